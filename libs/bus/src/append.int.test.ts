@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { appendEvent } from "./append.js";
+import type { Bus } from "./bus.js";
+import { readEvent } from "./read-event.js";
+
+function request(callId: string, principal = "alice"): ToolCallRequested {
+  return {
+    v: 1,
+    type: "ToolCallRequested",
+    eventId: newId(),
+    callId,
+    domain: "kb",
+    tool: "kb.search",
+    principal,
+    mode: "human",
+    ts: new Date().toISOString(),
+    causationId: null,
+    correlationId: "run1",
+    data: { args: { query: "x" }, scope: null, flags: {} },
+  };
+}
+
+describe("appendEvent", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+  });
+  afterAll(async () => nats.stop());
+
+  it("writes an event once and reports a second write as already written, as a value", async () => {
+    const callId = newId();
+    const first = request(callId);
+    expect((await appendEvent(bus, first)).status).toBe("written");
+    const again = await appendEvent(bus, { ...first, eventId: newId() });
+    expect(again.status).toBe("already_written");
+    if (again.status === "already_written") {
+      expect(again.ours).toBe(false);
+      expect(again.existing?.eventId).toBe(first.eventId);
+    }
+    const retry = await appendEvent(bus, first);
+    expect(retry).toMatchObject({ status: "already_written", ours: true });
+  });
+
+  it("treats a redelivered stage's new event with the same cause as ours", async () => {
+    const callId = newId();
+    const base: WardenEvent = {
+      ...request(callId),
+      type: "ToolCallRejected",
+      causationId: "cause1",
+      data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } },
+    };
+    expect((await appendEvent(bus, base)).status).toBe("written");
+    expect(await appendEvent(bus, { ...base, eventId: newId() })).toMatchObject({ status: "already_written", ours: true });
+  });
+
+  it("reads a request back whatever its principal token", async () => {
+    const callId = newId();
+    const ev = request(callId, "bob");
+    await appendEvent(bus, ev);
+    const back = await readEvent(bus, "kb", callId, "ToolCallRequested");
+    expect(back?.eventId).toBe(ev.eventId);
+    expect(await readEvent(bus, "kb", newId(), "ToolCallRequested")).toBeUndefined();
+  });
+});

@@ -1,0 +1,55 @@
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { callEventSubject, type WardenEvent } from "@warden/contracts";
+import type { Bus } from "./bus.js";
+import { encodeJson } from "./codec.js";
+import { readEvent } from "./read-event.js";
+
+export type AppendResult =
+  | { readonly status: "written"; readonly seq: number }
+  | {
+      readonly status: "already_written";
+      /** The event that holds the slot (undefined if it could not be read back). */
+      readonly existing: WardenEvent | undefined;
+      /** True when the stored event is this one, or answers the same cause (a redelivery). */
+      readonly ours: boolean;
+    };
+
+const MAX_MSGS_PER_SUBJECT_CODE = 10077;
+
+export function isAlreadyWrittenError(err: unknown): boolean {
+  if (!(err instanceof JetStreamApiError)) return false;
+  return (
+    err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+    err.code === MAX_MSGS_PER_SUBJECT_CODE ||
+    /maximum messages per subject/i.test(err.message)
+  );
+}
+
+/**
+ * Appends an event once. The stream keeps one message per subject and the publish expects the
+ * subject to be empty, so a second writer gets "already written" back as a value.
+ */
+export async function appendEvent(bus: Bus, event: WardenEvent): Promise<AppendResult> {
+  const principal = event.type === "ToolCallRequested" ? event.principal : undefined;
+  const subject = callEventSubject(event.domain, event.callId, event.type, principal);
+  try {
+    const ack = await bus.js.publish(subject, encodeJson(event), {
+      msgID: event.eventId,
+      expect: { lastSubjectSequence: 0 },
+    });
+    if (ack.duplicate) return alreadyWritten(bus, event, principal);
+    return { status: "written", seq: ack.seq };
+  } catch (err) {
+    if (isAlreadyWrittenError(err)) return alreadyWritten(bus, event, principal);
+    throw err;
+  }
+}
+
+async function alreadyWritten(bus: Bus, event: WardenEvent, principal: string | undefined): Promise<AppendResult> {
+  const existing = await readEvent(bus, event.domain, event.callId, event.type, principal);
+  const ours =
+    existing !== undefined &&
+    (existing.eventId === event.eventId ||
+      (event.causationId !== null && existing.causationId === event.causationId));
+  return { status: "already_written", existing, ours };
+}

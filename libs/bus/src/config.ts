@@ -1,0 +1,41 @@
+import { z } from "zod";
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export const BusConfigSchema = z.object({
+  NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+  /** Path to a NATS credentials file (JWT + NKey seed); optional for dev servers. */
+  NATS_CREDS: z.string().min(1).optional(),
+  /** Replicas for streams, KV buckets and the object store (3 on a cluster). */
+  WARDEN_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** Retention of WARDEN_CALLS in seconds; 0 keeps everything. */
+  WARDEN_STREAM_MAX_AGE_S: z.coerce.number().int().min(0).default(0),
+  /** Size cap of WARDEN_CALLS in bytes; -1 is unlimited. */
+  WARDEN_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+});
+export type BusConfig = z.infer<typeof BusConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Parses env with a zod schema; a bad value is a one-line error naming the variable. */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== "") picked[key] = v;
+  }
+  const r = schema.safeParse(picked);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const name = issue?.path.join(".") ?? "?";
+    throw new ConfigError(`invalid environment variable ${name}=${JSON.stringify(picked[name] ?? "")}: ${issue?.message ?? "invalid"}`);
+  }
+  return r.data;
+}
+
+export function loadBusConfig(env: NodeJS.ProcessEnv): BusConfig {
+  return parseEnv(BusConfigSchema, env);
+}

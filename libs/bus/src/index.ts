@@ -1,0 +1,12 @@
+export { appendEvent, isAlreadyWrittenError, type AppendResult } from "./append.js";
+export { busFromConnection, connectBus, type Bus } from "./bus.js";
+export { decodeJson, encodeJson } from "./codec.js";
+export { BusConfigSchema, ConfigError, loadBusConfig, LOG_LEVELS, parseEnv, type BusConfig } from "./config.js";
+export { copyToDlq, type DeadLetter } from "./dlq.js";
+export { entryToJson, kvCreateJson, kvGetJson, kvPutJson, kvUpdateJson, watchJsonMap, type JsonEntry } from "./kv-json.js";
+export { createLogger, silentLogger, type Logger } from "./logger.js";
+export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
+export { readEvent, type StoredEvent } from "./read-event.js";
+export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
+export { ACK, ensureStageConsumer, runStage, type StageContext, type StageOutcome, type StageRunner, type StageSpec } from "./stage-runner.js";
+export { callsStreamConfig, ensureTopology } from "./topology.js";

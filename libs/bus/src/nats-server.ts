@@ -1,0 +1,87 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const NATS_INSTALL_HINT =
+  "install nats-server (Debian/Ubuntu: `apt-get install nats-server`; or download it from https://github.com/nats-io/nats-server/releases), or set NATS_URL to a running server with JetStream";
+
+/** Finds a nats-server binary on PATH or in /usr/sbin, /usr/local/bin. */
+export function findNatsServerBinary(): string | undefined {
+  const which = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
+  const onPath = which.stdout.trim();
+  if (which.status === 0 && onPath) return onPath;
+  return ["/usr/sbin/nats-server", "/usr/local/bin/nats-server", "/usr/bin/nats-server"].find((p) => existsSync(p));
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LocalNatsServer {
+  readonly url: string;
+  readonly storeDir: string;
+  readonly process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface StartNatsOptions {
+  readonly binary?: string;
+  /** Store dir; a temp dir (removed on stop) when absent. */
+  readonly storeDir?: string;
+  readonly port?: number;
+}
+
+/** Starts a single-node nats-server with JetStream on loopback and waits until it accepts clients. */
+export async function startNatsServer(opts: StartNatsOptions = {}): Promise<LocalNatsServer> {
+  const binary = opts.binary ?? findNatsServerBinary();
+  if (binary === undefined) throw new Error(`nats-server not found: ${NATS_INSTALL_HINT}`);
+  const port = opts.port ?? (await freePort());
+  const tempStore = opts.storeDir === undefined;
+  const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "warden-nats-"));
+  mkdirSync(storeDir, { recursive: true });
+  const child = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not start within 10s:\n${log}`)), 10_000);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes("Server is ready")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nats-server exited with code ${code}:\n${log}`));
+    });
+  });
+  child.stderr?.removeAllListeners("data");
+  child.stderr?.resume();
+  child.removeAllListeners("exit");
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    storeDir,
+    process: child,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      if (tempStore) rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}

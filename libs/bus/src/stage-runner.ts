@@ -1,0 +1,200 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { parseCallSubject, STREAM_CALLS, WardenEventSchema, type EventOfType, type EventType, type ParsedCallSubject } from "@warden/contracts";
+import type { Bus } from "./bus.js";
+import { decodeJson } from "./codec.js";
+import { copyToDlq } from "./dlq.js";
+import type { Logger } from "./logger.js";
+
+const MS_NS = 1_000_000;
+
+/** What a handler decided; the runner is the one place where outcomes become acks. */
+export type StageOutcome =
+  | { readonly kind: "ack" }
+  /** A transient fault: nak with backoff, try again later. */
+  | { readonly kind: "retry"; readonly reason: string }
+  /** Input the stage can never process: term and copy to the DLQ with the reason. */
+  | { readonly kind: "poison"; readonly reason: string };
+
+export const ACK: StageOutcome = { kind: "ack" };
+
+export interface StageContext {
+  readonly log: Logger;
+  readonly subject: ParsedCallSubject;
+  readonly streamSeq: number;
+  readonly deliveryCount: number;
+  /** True on the last delivery the consumer will make. */
+  readonly lastAttempt: boolean;
+  /** Aborted when the runner stops. */
+  readonly signal: AbortSignal;
+}
+
+export interface StageSpec<T extends EventType> {
+  readonly bus: Bus;
+  readonly log: Logger;
+  /** Durable consumer name; every copy of the service shares it. */
+  readonly durable: string;
+  readonly eventType: T;
+  readonly filterSubject: string;
+  readonly concurrency?: number;
+  readonly maxDeliver?: number;
+  readonly ackWaitMs?: number;
+  /** Delay before redelivery after a retry, by delivery count (the last value repeats). */
+  readonly backoffMs?: readonly number[];
+  readonly handle: (event: EventOfType<T>, ctx: StageContext) => Promise<StageOutcome>;
+  /** Called when retries are exhausted, to publish a failure for the call before it is dropped. */
+  readonly onExhausted?: (event: EventOfType<T>, reason: string, ctx: StageContext) => Promise<void>;
+}
+
+export interface StageRunner {
+  /** Stops pulling, waits for in-flight messages to finish, leaves the durable in place. */
+  stop(): Promise<void>;
+  readonly done: Promise<void>;
+}
+
+export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: { maxDeliver: number; ackWaitMs: number; maxAckPending: number }): Promise<void> {
+  const config = {
+    durable_name: durable,
+    filter_subject: filterSubject,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    max_deliver: opts.maxDeliver,
+    ack_wait: opts.ackWaitMs * MS_NS,
+    max_ack_pending: opts.maxAckPending,
+  };
+  const existing = await bus.jsm.consumers.info(STREAM_CALLS, durable).catch(() => undefined);
+  if (existing === undefined) {
+    await bus.jsm.consumers.add(STREAM_CALLS, config).catch(async (err: unknown) => {
+      if ((await bus.jsm.consumers.info(STREAM_CALLS, durable).catch(() => undefined)) === undefined) throw err;
+    });
+  } else if (existing.config.filter_subject !== filterSubject) {
+    throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
+  } else if (existing.config.max_deliver !== opts.maxDeliver || existing.config.ack_wait !== config.ack_wait) {
+    await bus.jsm.consumers.update(STREAM_CALLS, durable, {
+      max_deliver: opts.maxDeliver,
+      ack_wait: config.ack_wait,
+      max_ack_pending: opts.maxAckPending,
+    });
+  }
+}
+
+/**
+ * Runs a durable pull consumer over one event type: parse and validate each message, hand it to
+ * the handler with bounded concurrency, and turn the outcome into ack / nak / term + DLQ.
+ */
+export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise<StageRunner> {
+  const concurrency = spec.concurrency ?? 64;
+  const maxDeliver = spec.maxDeliver ?? 5;
+  const ackWaitMs = spec.ackWaitMs ?? 30_000;
+  const backoff = spec.backoffMs ?? [250, 1_000, 5_000, 15_000];
+  const { bus, log } = spec;
+  await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
+  const consumer = await bus.js.consumers.get(STREAM_CALLS, spec.durable);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
+  const abort = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+  let slotFree: (() => void) | undefined;
+
+  const deadLetter = async (m: JsMsg, reason: string, mlog: Logger) => {
+    mlog.warn({ reason }, "message terminated to dlq");
+    try {
+      await copyToDlq(bus, { stage: spec.durable, reason, subject: m.subject, streamSeq: m.seq, data: m.data });
+    } catch (err) {
+      mlog.error({ err }, "dlq copy failed");
+    }
+    m.term(reason.slice(0, 200));
+  };
+
+  const processOne = async (m: JsMsg): Promise<void> => {
+    const deliveryCount = m.info.deliveryCount;
+    let mlog = log.child({ seq: m.seq, deliveryCount });
+    const subject = parseCallSubject(m.subject);
+    if (subject === undefined || subject.type !== spec.eventType) {
+      return deadLetter(m, `unexpected subject ${m.subject}`, mlog);
+    }
+    const decoded = decodeJson(m.data);
+    if (!decoded.ok) return deadLetter(m, decoded.reason, mlog);
+    const parsed = WardenEventSchema.safeParse(decoded.value);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      return deadLetter(m, `schema-invalid ${spec.eventType}: ${first?.path.join(".") ?? ""} ${first?.message ?? ""}`.trim(), mlog);
+    }
+    const event = parsed.data;
+    if (event.type !== spec.eventType || event.callId !== subject.callId || event.domain !== subject.domain) {
+      return deadLetter(m, `event does not match its subject ${m.subject}`, mlog);
+    }
+    mlog = mlog.child({ callId: event.callId, eventId: event.eventId });
+    const ctx: StageContext = {
+      log: mlog,
+      subject,
+      streamSeq: m.seq,
+      deliveryCount,
+      lastAttempt: deliveryCount >= maxDeliver,
+      signal: abort.signal,
+    };
+    // keep the message ours while a long handler runs
+    const heartbeat = setInterval(() => m.working(), Math.max(1_000, Math.floor(ackWaitMs / 3)));
+    let outcome: StageOutcome;
+    try {
+      outcome = await spec.handle(event as EventOfType<T>, ctx);
+    } catch (err) {
+      mlog.error({ err }, "stage handler failed");
+      outcome = { kind: "retry", reason: `handler error: ${(err as Error).message}` };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (outcome.kind === "ack") {
+      m.ack();
+    } else if (outcome.kind === "poison") {
+      await deadLetter(m, outcome.reason, mlog);
+    } else if (ctx.lastAttempt) {
+      const reason = `retries exhausted after ${deliveryCount} deliveries: ${outcome.reason}`;
+      try {
+        await spec.onExhausted?.(event as EventOfType<T>, reason, ctx);
+      } catch (err) {
+        mlog.error({ err }, "exhausted handler failed");
+      }
+      await deadLetter(m, reason, mlog);
+    } else {
+      const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)] ?? 1_000;
+      mlog.warn({ reason: outcome.reason, delayMs: delay }, "message will be retried");
+      m.nak(delay);
+    }
+  };
+
+  let stopped = false;
+  const loop = (async () => {
+    for await (const m of messages) {
+      if (stopped) {
+        m.nak();
+        continue;
+      }
+      while (inFlight.size >= concurrency) {
+        await new Promise<void>((resolve) => (slotFree = resolve));
+      }
+      const p = processOne(m)
+        .catch((err: unknown) => log.error({ err }, "stage message failed"))
+        .finally(() => {
+          inFlight.delete(p);
+          const free = slotFree;
+          slotFree = undefined;
+          free?.();
+        });
+      inFlight.add(p);
+    }
+  })();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    done: loop,
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        await messages.close();
+        await loop.catch(() => undefined);
+        await Promise.allSettled([...inFlight]);
+        abort.abort();
+      })();
+      return stopping;
+    },
+  };
+}

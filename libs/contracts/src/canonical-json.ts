@@ -1,0 +1,34 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Canonical JSON: object keys sorted, no whitespace, `undefined` members dropped. Two values
+ * that mean the same thing hash the same, so an approver's argsHash binds exactly what runs.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortDeep(value));
+}
+
+function sortDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortDeep(v)));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortDeep(v);
+    }
+    return out;
+  }
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw new TypeError("canonicalJson: non-finite numbers are not JSON");
+  }
+  return value;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** sha256 of the canonical JSON of a call's arguments, as `sha256:<hex>`. */
+export function argsHash(args: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(args))}`;
+}

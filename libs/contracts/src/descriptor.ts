@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { canonicalJson, sha256Hex } from "./canonical-json.js";
+import { GradeSchema } from "./grades.js";
+import { JsonObjectSchema } from "./json.js";
+import { TokenSchema, ToolNameSchema, VersionSchema } from "./tokens.js";
+
+/** A tool argument or output contract: a JSON Schema object (validated with ajv at run time). */
+export const JsonSchemaObjectSchema = JsonObjectSchema.refine(
+  (s) => s["type"] === "object",
+  "an inputSchema is a JSON Schema with type: object",
+);
+
+export const ToolDescriptorSchema = z.strictObject({
+  name: ToolNameSchema,
+  version: VersionSchema,
+  title: z.string().min(1).max(120),
+  /** Written as *when to use it*: the model reads this to choose a tool. */
+  description: z.string().min(10).max(2000),
+  inputSchema: JsonSchemaObjectSchema,
+  outputSchema: JsonObjectSchema.optional(),
+  grade: GradeSchema,
+  destructive: z.boolean().default(false),
+  idempotent: z.boolean().default(false),
+  openWorld: z.boolean().default(false),
+  /** The call's flags must set this one to true, else the tool is off for that call. */
+  featureFlag: TokenSchema.optional(),
+  /** The contexts (pages, screens) where the tool applies; empty = everywhere. */
+  scopes: z.array(TokenSchema).default([]),
+  /** Permission scopes the calling principal must hold. */
+  requiredScopes: z.array(z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/)).default([]),
+  timeoutMs: z.int().min(1).max(3_600_000).default(10_000),
+  maxOutputBytes: z.int().min(1).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
+export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
+
+export function descriptorHash(descriptor: ToolDescriptor): string {
+  return `sha256:${sha256Hex(canonicalJson(descriptor))}`;
+}
+
+export interface DescriptorLintIssue {
+  readonly rule: string;
+  readonly message: string;
+}
+
+/** Contradictions a registry refuses: flags that disagree with the grade. */
+export function lintDescriptor(d: ToolDescriptor): DescriptorLintIssue[] {
+  const issues: DescriptorLintIssue[] = [];
+  if (d.grade === "read" && d.destructive) {
+    issues.push({ rule: "read-not-destructive", message: "grade read cannot be destructive: nothing changes on a read" });
+  }
+  if (d.grade === "write" && d.destructive && d.openWorld) {
+    issues.push({
+      rule: "destructive-open-world-is-send",
+      message: "a destructive change seen by outsiders at once cannot be undone: grade it send",
+    });
+  }
+  if (d.grade !== "read" && d.description.length < 20) {
+    issues.push({ rule: "describe-side-effects", message: "a write or send tool needs a description of at least 20 characters" });
+  }
+  return issues;
+}

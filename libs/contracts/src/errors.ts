@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+/** Every error code that crosses a boundary, and whether retrying the same thing may succeed. */
+export const ERROR_CODES = {
+  UNKNOWN_TOOL: { retryable: false },
+  INVALID_ARGS: { retryable: false },
+  TOOL_DISABLED: { retryable: false },
+  INVALID_REQUEST: { retryable: false },
+  PAYLOAD_TOO_LARGE: { retryable: false },
+  PRINCIPAL_MISMATCH: { retryable: false },
+  DUPLICATE_CALL_ID: { retryable: false },
+  POLICY_DENIED: { retryable: false },
+  BUDGET_EXCEEDED: { retryable: false },
+  APPROVAL_DENIED: { retryable: false },
+  APPROVAL_EXPIRED: { retryable: false },
+  GRANT_INVALID: { retryable: false },
+  DESCRIPTOR_CHANGED: { retryable: false },
+  HANDLER_ERROR: { retryable: true },
+  TIMEOUT: { retryable: true },
+  OUTPUT_TOO_LARGE: { retryable: false },
+  OUTPUT_INVALID: { retryable: false },
+  OUTCOME_UNKNOWN: { retryable: false },
+  CONFIRMATION_REQUIRED: { retryable: false },
+  WAIT_TIMEOUT: { retryable: true },
+  NOT_FOUND: { retryable: false },
+  DECISION_REFUSED: { retryable: false },
+  REGISTRATION_CONFLICT: { retryable: false },
+  DESCRIPTOR_INVALID: { retryable: false },
+  UNAVAILABLE: { retryable: true },
+  INTERNAL: { retryable: true },
+} as const satisfies Record<string, { retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
+
+export const WardenErrorSchema = z.object({
+  code: ErrorCodeSchema,
+  message: z.string(),
+  retryable: z.boolean(),
+  details: z.record(z.string(), z.json()).optional(),
+});
+export type WardenError = z.infer<typeof WardenErrorSchema>;
+
+export function wardenError(
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, z.infer<ReturnType<typeof z.json>>>,
+): WardenError {
+  return details === undefined
+    ? { code, message, retryable: ERROR_CODES[code].retryable }
+    : { code, message, retryable: ERROR_CODES[code].retryable, details };
+}
+
+/** A value that is either a success or a structured error; crossing a boundary never throws. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WardenError };
+
+export function ok<T>(value: T): Outcome<T> {
+  return { ok: true, value };
+}
+
+export function fail<T = never>(code: ErrorCode, message: string, details?: WardenError["details"]): Outcome<T> {
+  return { ok: false, error: wardenError(code, message, details) };
+}

@@ -1,0 +1,241 @@
+import { z } from "zod";
+import { WardenErrorSchema } from "./errors.js";
+import { CallModeSchema, GradeSchema } from "./grades.js";
+import { JsonValueSchema } from "./json.js";
+import { DecisionSchema } from "./policy-decision.js";
+import { TokenSchema, VersionSchema } from "./tokens.js";
+
+export const EVENT_SCHEMA_VERSION = 1;
+
+export const EVENT_TYPES = [
+  "ToolCallRequested",
+  "ToolArgsValidated",
+  "ToolCallRejected",
+  "ToolPolicyChecked",
+  "ApprovalRequested",
+  "ApprovalGranted",
+  "ApprovalDenied",
+  "ApprovalExpired",
+  "ToolCallStarted",
+  "ToolCallFinished",
+  "ToolCallOutcomeUnknown",
+] as const;
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+/** Events after which nothing more happens to a call. */
+export const TERMINAL_EVENT_TYPES = [
+  "ToolCallRejected",
+  "ApprovalDenied",
+  "ApprovalExpired",
+  "ToolCallFinished",
+  "ToolCallOutcomeUnknown",
+] as const satisfies readonly EventType[];
+
+const HashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const IsoTimeSchema = z.iso.datetime();
+
+/**
+ * Fields every event carries. `tool` is the name as requested (it may be unknown or a wire name
+ * on a ToolCallRequested; later events carry the resolved name).
+ */
+export const EventEnvelopeSchema = z.object({
+  v: z.literal(EVENT_SCHEMA_VERSION),
+  eventId: TokenSchema,
+  callId: TokenSchema,
+  domain: TokenSchema,
+  tool: z.string().min(1).max(200),
+  principal: TokenSchema,
+  mode: CallModeSchema,
+  ts: IsoTimeSchema,
+  /** The event this one answers; null only on ToolCallRequested. */
+  causationId: TokenSchema.nullable(),
+  /** The run (a plan, an agent loop, a session) this call belongs to. */
+  correlationId: TokenSchema,
+  parentCallId: TokenSchema.optional(),
+});
+export type EventEnvelope = z.infer<typeof EventEnvelopeSchema>;
+
+export const CallContextSchema = z.object({
+  /** Where the caller is (a page, a screen); matched against a tool's scopes. */
+  scope: TokenSchema.nullable(),
+  flags: z.record(z.string(), z.boolean()),
+});
+
+export const ToolCallRequestedDataSchema = CallContextSchema.extend({
+  args: JsonValueSchema,
+  /** Pin a version; otherwise the newest enabled version runs. */
+  version: VersionSchema.optional(),
+});
+
+/** What a validated call is bound to from here on. */
+const BoundCallSchema = z.object({
+  version: VersionSchema,
+  descriptorHash: HashSchema,
+  grade: GradeSchema,
+  argsHash: HashSchema,
+});
+
+export const ToolArgsValidatedDataSchema = BoundCallSchema.extend(CallContextSchema.shape).extend({
+  args: JsonValueSchema,
+  /** Set when the request named the tool by its wire name. */
+  requestedAs: z.string().optional(),
+});
+
+export const REJECTING_STAGES = ["registry", "policy", "approver", "executor"] as const;
+
+export const ToolCallRejectedDataSchema = z.object({
+  stage: z.enum(REJECTING_STAGES),
+  error: WardenErrorSchema,
+  ruleIds: z.array(z.string()).optional(),
+  policyVersion: z.string().optional(),
+});
+
+export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
+  decision: DecisionSchema,
+  reason: z.string(),
+  ruleIds: z.array(z.string()).min(1),
+  policyVersion: z.string(),
+});
+
+export const ApproverRequirementSchema = z.object({
+  /** Only principals of kind human may decide. */
+  human: z.boolean(),
+  /** The requester may confirm their own call (a person's own button, mode human). */
+  requesterMayConfirm: z.boolean(),
+});
+
+export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
+  approvalId: TokenSchema,
+  argsPreview: z.string(),
+  args: JsonValueSchema,
+  title: z.string(),
+  expiresAt: IsoTimeSchema,
+  approvers: ApproverRequirementSchema,
+  reason: z.string(),
+  ruleIds: z.array(z.string()),
+  policyVersion: z.string(),
+});
+
+export const ApprovalGrantedDataSchema = z.object({
+  approvalId: TokenSchema,
+  approver: TokenSchema,
+  argsHash: HashSchema,
+  descriptorHash: HashSchema,
+  version: VersionSchema,
+  grantedAt: IsoTimeSchema,
+  /** The grant must be used before this time. */
+  expiresAt: IsoTimeSchema,
+  nonce: TokenSchema,
+  /** Ed25519 signature (base64) over grantSigningPayload(...). */
+  signature: z.string(),
+  keyId: z.string(),
+});
+
+export const ApprovalDeniedDataSchema = z.object({
+  approvalId: TokenSchema,
+  approver: TokenSchema,
+  reason: z.string(),
+});
+
+export const ApprovalExpiredDataSchema = z.object({
+  approvalId: TokenSchema,
+  expiresAt: IsoTimeSchema,
+});
+
+export const ToolCallStartedDataSchema = z.object({
+  executorId: TokenSchema,
+  version: VersionSchema,
+  descriptorHash: HashSchema,
+  argsHash: HashSchema,
+  /** The event that authorised the run: a ToolPolicyChecked allow or an ApprovalGranted. */
+  authorizedBy: z.object({ type: z.enum(["ToolPolicyChecked", "ApprovalGranted"]), eventId: TokenSchema }),
+  deadline: IsoTimeSchema,
+});
+
+export const ArtifactRefSchema = z.object({
+  id: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.int().nonnegative(),
+  contentType: z.string(),
+});
+export type ArtifactRef = z.infer<typeof ArtifactRefSchema>;
+
+export const ToolCallFinishedDataSchema = z.object({
+  ok: z.boolean(),
+  /** The output, or a valid-JSON preview of it when it went to the object store. */
+  output: JsonValueSchema.optional(),
+  truncated: z.boolean(),
+  outputBytes: z.int().nonnegative(),
+  artifacts: z.array(ArtifactRefSchema),
+  error: WardenErrorSchema.optional(),
+  durationMs: z.number().nonnegative(),
+  executorId: TokenSchema,
+  /** 1 normally; 2+ when an idempotent tool was re-run after a crash. */
+  attempt: z.int().min(1),
+});
+
+export const ToolCallOutcomeUnknownDataSchema = z.object({
+  reason: z.string(),
+  startedEventId: TokenSchema,
+  executorId: TokenSchema,
+});
+
+function event<T extends (typeof EVENT_TYPES)[number], D extends z.ZodType>(type: T, data: D) {
+  return EventEnvelopeSchema.extend({ type: z.literal(type), data });
+}
+
+export const ToolCallRequestedSchema = event("ToolCallRequested", ToolCallRequestedDataSchema);
+export const ToolArgsValidatedSchema = event("ToolArgsValidated", ToolArgsValidatedDataSchema);
+export const ToolCallRejectedSchema = event("ToolCallRejected", ToolCallRejectedDataSchema);
+export const ToolPolicyCheckedSchema = event("ToolPolicyChecked", ToolPolicyCheckedDataSchema);
+export const ApprovalRequestedSchema = event("ApprovalRequested", ApprovalRequestedDataSchema);
+export const ApprovalGrantedSchema = event("ApprovalGranted", ApprovalGrantedDataSchema);
+export const ApprovalDeniedSchema = event("ApprovalDenied", ApprovalDeniedDataSchema);
+export const ApprovalExpiredSchema = event("ApprovalExpired", ApprovalExpiredDataSchema);
+export const ToolCallStartedSchema = event("ToolCallStarted", ToolCallStartedDataSchema);
+export const ToolCallFinishedSchema = event("ToolCallFinished", ToolCallFinishedDataSchema);
+export const ToolCallOutcomeUnknownSchema = event("ToolCallOutcomeUnknown", ToolCallOutcomeUnknownDataSchema);
+
+export const WardenEventSchema = z.discriminatedUnion("type", [
+  ToolCallRequestedSchema,
+  ToolArgsValidatedSchema,
+  ToolCallRejectedSchema,
+  ToolPolicyCheckedSchema,
+  ApprovalRequestedSchema,
+  ApprovalGrantedSchema,
+  ApprovalDeniedSchema,
+  ApprovalExpiredSchema,
+  ToolCallStartedSchema,
+  ToolCallFinishedSchema,
+  ToolCallOutcomeUnknownSchema,
+]);
+
+export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
+export type ToolArgsValidated = z.infer<typeof ToolArgsValidatedSchema>;
+export type ToolCallRejected = z.infer<typeof ToolCallRejectedSchema>;
+export type ToolPolicyChecked = z.infer<typeof ToolPolicyCheckedSchema>;
+export type ApprovalRequested = z.infer<typeof ApprovalRequestedSchema>;
+export type ApprovalGranted = z.infer<typeof ApprovalGrantedSchema>;
+export type ApprovalDenied = z.infer<typeof ApprovalDeniedSchema>;
+export type ApprovalExpired = z.infer<typeof ApprovalExpiredSchema>;
+export type ToolCallStarted = z.infer<typeof ToolCallStartedSchema>;
+export type ToolCallFinished = z.infer<typeof ToolCallFinishedSchema>;
+export type ToolCallOutcomeUnknown = z.infer<typeof ToolCallOutcomeUnknownSchema>;
+export type WardenEvent = z.infer<typeof WardenEventSchema>;
+export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
+export type EventData<T extends EventType> = EventOfType<T>["data"];
+
+export const EVENT_SCHEMAS = {
+  ToolCallRequested: ToolCallRequestedSchema,
+  ToolArgsValidated: ToolArgsValidatedSchema,
+  ToolCallRejected: ToolCallRejectedSchema,
+  ToolPolicyChecked: ToolPolicyCheckedSchema,
+  ApprovalRequested: ApprovalRequestedSchema,
+  ApprovalGranted: ApprovalGrantedSchema,
+  ApprovalDenied: ApprovalDeniedSchema,
+  ApprovalExpired: ApprovalExpiredSchema,
+  ToolCallStarted: ToolCallStartedSchema,
+  ToolCallFinished: ToolCallFinishedSchema,
+  ToolCallOutcomeUnknown: ToolCallOutcomeUnknownSchema,
+} as const satisfies Record<EventType, z.ZodType>;

@@ -1,0 +1,121 @@
+import { EVENT_TYPES, type EventType } from "./events.js";
+import { isSafeToken } from "./tokens.js";
+
+/** Every subject, stream, consumer and bucket name Warden uses is built here and only here. */
+export const STREAM_CALLS = "WARDEN_CALLS";
+export const STREAM_DLQ = "WARDEN_DLQ";
+export const CALLS_SUBJECT_ROOT = "warden.call";
+export const CALLS_SUBJECTS = "warden.call.>";
+export const DLQ_SUBJECT_ROOT = "warden.dlq";
+export const DLQ_SUBJECTS = "warden.dlq.>";
+
+export const BUCKET_TOOLS = "warden_tools";
+export const BUCKET_POLICY = "warden_policy";
+export const BUCKET_CALLS = "warden_calls";
+export const BUCKET_APPROVALS = "warden_approvals";
+export const BUCKET_BUDGETS = "warden_budgets";
+export const OBJECT_STORE_ARTIFACTS = "warden_artifacts";
+
+/** Request-reply services. */
+export const SUBJECT_REGISTRY_REGISTER = "warden.registry.register";
+export const SUBJECT_REGISTRY_SET_STATUS = "warden.registry.status";
+export const SUBJECT_REGISTRY_LIST = "warden.registry.list";
+export const SUBJECT_REGISTRY_VIEW = "warden.registry.view";
+export const SUBJECT_APPROVER_PENDING = "warden.approver.pending";
+export const SUBJECT_DECIDE_ROOT = "warden.decide";
+export const QUEUE_REGISTRY = "warden-registry";
+export const QUEUE_APPROVER = "warden-approver";
+
+export class UnsafeTokenError extends Error {
+  override readonly name = "UnsafeTokenError";
+  constructor(what: string, value: unknown) {
+    super(`${what} ${JSON.stringify(value)} is not a safe subject token (^[A-Za-z0-9_-]{1,128}$)`);
+  }
+}
+
+function token(what: string, value: string): string {
+  if (!isSafeToken(value)) throw new UnsafeTokenError(what, value);
+  return value;
+}
+
+/** `warden.call.<domain>.<callId>.<EventType>`; a request adds `.<principal>`. */
+export function callEventSubject(domain: string, callId: string, type: EventType, principal?: string): string {
+  const base = `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.${type}`;
+  if (type === "ToolCallRequested") {
+    if (principal === undefined) throw new Error("a ToolCallRequested subject needs the principal");
+    return `${base}.${token("principal", principal)}`;
+  }
+  return base;
+}
+
+/** A call's request, whoever its principal: `warden.call.<domain>.<callId>.ToolCallRequested.*`. */
+export function callRequestedAnySubject(domain: string, callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.ToolCallRequested.*`;
+}
+
+/** One call's whole history. */
+export function callHistorySubject(domain: string, callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.>`;
+}
+
+/** What a stage consumes: one event type, optionally one domain. */
+export function stageFilterSubject(type: EventType, domain?: string): string {
+  const d = domain === undefined ? "*" : token("domain", domain);
+  return type === "ToolCallRequested"
+    ? `${CALLS_SUBJECT_ROOT}.${d}.*.${type}.*`
+    : `${CALLS_SUBJECT_ROOT}.${d}.*.${type}`;
+}
+
+export interface ParsedCallSubject {
+  readonly domain: string;
+  readonly callId: string;
+  readonly type: EventType;
+  readonly principal?: string;
+}
+
+export function parseCallSubject(subject: string): ParsedCallSubject | undefined {
+  const parts = subject.split(".");
+  if (parts[0] !== "warden" || parts[1] !== "call") return undefined;
+  const [, , domain, callId, type, principal, ...rest] = parts;
+  if (rest.length > 0 || !isSafeToken(domain) || !isSafeToken(callId)) return undefined;
+  if (!(EVENT_TYPES as readonly string[]).includes(type ?? "")) return undefined;
+  const eventType = type as EventType;
+  if (eventType === "ToolCallRequested") {
+    if (!isSafeToken(principal)) return undefined;
+    return { domain, callId, type: eventType, principal };
+  }
+  if (principal !== undefined) return undefined;
+  return { domain, callId, type: eventType };
+}
+
+export function decideSubject(approver: string, approvalId: string): string {
+  return `${SUBJECT_DECIDE_ROOT}.${token("approver", approver)}.${token("approvalId", approvalId)}`;
+}
+
+export const DECIDE_SUBJECTS = `${SUBJECT_DECIDE_ROOT}.*.*`;
+
+export function parseDecideSubject(subject: string): { approver: string; approvalId: string } | undefined {
+  const parts = subject.split(".");
+  if (parts.length !== 4 || parts[0] !== "warden" || parts[1] !== "decide") return undefined;
+  const [, , approver, approvalId] = parts;
+  if (!isSafeToken(approver) || !isSafeToken(approvalId)) return undefined;
+  return { approver, approvalId };
+}
+
+export function dlqSubject(stage: string): string {
+  return `${DLQ_SUBJECT_ROOT}.${token("stage", stage)}`;
+}
+
+/** Durable consumer names. */
+export function consumerName(stage: string, domain?: string): string {
+  return domain === undefined ? token("stage", stage) : `${token("stage", stage)}-${token("domain", domain)}`;
+}
+
+/** KV key of one descriptor version: `<domain>.<capability>.<major>.<minor>.<patch>`. */
+export function toolKey(name: string, version: string): string {
+  return `${name}.${version}`;
+}
+
+export function toolKeyPrefix(name: string): string {
+  return `${name}.>`;
+}

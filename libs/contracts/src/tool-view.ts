@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { CallModeSchema, GradeSchema } from "./grades.js";
+import { JsonObjectSchema } from "./json.js";
+import { TokenSchema } from "./tokens.js";
+
+export const TOOL_VIEW_FORMATS = ["openai", "anthropic", "mcp", "table"] as const;
+export const ToolViewFormatSchema = z.enum(TOOL_VIEW_FORMATS);
+export type ToolViewFormat = z.infer<typeof ToolViewFormatSchema>;
+
+/** Who is looking: a view is compiled per (principal, mode, flags, scope). */
+export const ToolViewQuerySchema = z.strictObject({
+  principal: TokenSchema,
+  mode: CallModeSchema,
+  flags: z.record(z.string(), z.boolean()).default({}),
+  scope: TokenSchema.nullable().default(null),
+  /** Restrict to these tool names (a subagent's allowed tools). */
+  only: z.array(z.string()).optional(),
+});
+export type ToolViewQuery = z.infer<typeof ToolViewQuerySchema>;
+export type ToolViewQueryInput = z.input<typeof ToolViewQuerySchema>;
+
+export const HIDDEN_REASONS = [
+  "send_never_listed_for_llm",
+  "write_not_opted_in_for_llm",
+  "feature_flag_off",
+  "out_of_scope",
+  "missing_principal_scope",
+  "disabled",
+  "policy_denied",
+  "not_in_allowed_tools",
+] as const;
+export const HiddenReasonSchema = z.enum(HIDDEN_REASONS);
+
+export const ToolViewEntrySchema = z.object({
+  name: z.string(),
+  wireName: z.string(),
+  version: z.string(),
+  title: z.string(),
+  description: z.string(),
+  grade: GradeSchema,
+  inputSchema: JsonObjectSchema,
+  /** What calling it will lead to for this caller. */
+  decision: z.enum(["allow", "require_approval"]),
+  reason: z.string(),
+  ruleIds: z.array(z.string()),
+});
+export type ToolViewEntry = z.infer<typeof ToolViewEntrySchema>;
+
+export const HiddenToolSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  grade: GradeSchema,
+  reason: HiddenReasonSchema,
+  detail: z.string(),
+  ruleIds: z.array(z.string()),
+});
+export type HiddenTool = z.infer<typeof HiddenToolSchema>;
+
+export const ToolViewSchema = z.object({
+  query: ToolViewQuerySchema,
+  policyVersion: z.string(),
+  tools: z.array(ToolViewEntrySchema),
+  hidden: z.array(HiddenToolSchema),
+});
+export type ToolView = z.infer<typeof ToolViewSchema>;
+
+export const ToolViewRequestSchema = ToolViewQuerySchema.extend({
+  format: ToolViewFormatSchema.default("openai"),
+  explain: z.boolean().default(false),
+});
+export type ToolViewRequest = z.infer<typeof ToolViewRequestSchema>;
+export type ToolViewRequestInput = z.input<typeof ToolViewRequestSchema>;
