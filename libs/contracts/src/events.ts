@@ -92,6 +92,8 @@ export const ToolCallRejectedDataSchema = z.object({
 });
 
 export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
+  /** Carried so an executor can run an allowed call without reading back; bound by argsHash. */
+  args: JsonValueSchema,
   decision: DecisionSchema,
   reason: z.string(),
   ruleIds: z.array(z.string()).min(1),

@@ -80,6 +80,7 @@ export {
   type Grade,
 } from "./grades.js";
 export { newId } from "./ids.js";
+export { previewJson } from "./preview-json.js";
 export { JsonObjectSchema, JsonValueSchema, type JsonObject, type JsonValue } from "./json.js";
 export { jsonSchemaFiles } from "./json-schemas.js";
 export { ARGS_PREVIEW_CHARS, MAX_REQUEST_BYTES, OUTPUT_PREVIEW_BYTES } from "./limits.js";

@@ -1,0 +1,21 @@
+import type { CallMode, Grade, PolicyDocument } from "@warden/contracts";
+import { principalOf } from "./principals.js";
+
+export interface ApprovalFacts {
+  readonly grade: Grade;
+  readonly mode: CallMode;
+  readonly requester: string;
+  readonly requesterMayConfirm: boolean;
+}
+
+/** Who may decide an approval: the requester in human mode, else a human allowed for the grade. */
+export function mayDecide(doc: PolicyDocument, approver: string, a: ApprovalFacts): { ok: true } | { ok: false; reason: string } {
+  if (a.requesterMayConfirm && approver === a.requester) return { ok: true };
+  const p = principalOf(doc, approver);
+  if (p.kind !== "human") return { ok: false, reason: `${approver} is not a person (${p.kind}); only a person may approve` };
+  if (approver === a.requester && a.mode !== "human") {
+    return { ok: false, reason: `${approver} requested this call and may not approve it` };
+  }
+  if (!p.approves.includes(a.grade)) return { ok: false, reason: `${approver} may not approve ${a.grade} calls` };
+  return { ok: true };
+}

@@ -1,0 +1,18 @@
+import { PolicyDocumentSchema, type Outcome, fail, ok, type PolicyDocument } from "@warden/contracts";
+import { parse as parseYaml } from "yaml";
+
+/** Parses a policy document from JSON or YAML text; errors name the path that is wrong. */
+export function parsePolicyDocument(text: string): Outcome<PolicyDocument> {
+  let raw: unknown;
+  try {
+    raw = text.trimStart().startsWith("{") ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    return fail("INVALID_REQUEST", `policy document is not valid JSON or YAML: ${(err as Error).message}`);
+  }
+  const parsed = PolicyDocumentSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    return fail("INVALID_REQUEST", `invalid policy document: ${issues.join("; ")}`, { issues });
+  }
+  return ok(parsed.data);
+}

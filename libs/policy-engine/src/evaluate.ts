@@ -1,0 +1,118 @@
+import {
+  decisionRank,
+  parseToolName,
+  type CallMode,
+  type Decision,
+  type Grade,
+  type PolicyDocument,
+  type PolicyRule,
+  type ToolDescriptor,
+} from "@warden/contracts";
+import { anyGlob } from "./glob.js";
+import { principalOf } from "./principals.js";
+
+/** The default table (DESIGN.md §4): grade x mode. */
+export const DEFAULT_TABLE: Readonly<Record<Grade, Readonly<Record<CallMode, Decision>>>> = {
+  read: { human: "allow", plan: "allow", llm: "allow" },
+  write: { human: "allow", plan: "allow", llm: "require_approval" },
+  send: { human: "require_approval", plan: "require_approval", llm: "deny" },
+};
+
+export const GATE_RULES = {
+  featureFlag: "gate.feature_flag",
+  scope: "gate.scope",
+  principalScope: "gate.principal_scope",
+  sendNeverForLlm: "invariant.send_never_llm",
+} as const;
+
+export type GateRuleId = (typeof GATE_RULES)[keyof typeof GATE_RULES];
+
+export interface CallFacts {
+  readonly tool: ToolDescriptor;
+  readonly principal: string;
+  readonly mode: CallMode;
+  readonly flags: Readonly<Record<string, boolean>>;
+  readonly scope: string | null;
+}
+
+export interface PolicyEvaluation {
+  readonly decision: Decision;
+  /** Every rule that made the decision; the first is the one that settled it. */
+  readonly ruleIds: readonly string[];
+  readonly reason: string;
+  /** Set when a gate refused the call before the table and the rules were consulted. */
+  readonly gate?: GateRuleId;
+}
+
+function gate(id: GateRuleId, reason: string): PolicyEvaluation {
+  return { decision: "deny", ruleIds: [id], reason, gate: id };
+}
+
+/** The three gates: feature flag, the caller's context scope, and the principal's permission scopes. */
+export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation | undefined {
+  const t = f.tool;
+  if (t.featureFlag !== undefined && f.flags[t.featureFlag] !== true) {
+    return gate(GATE_RULES.featureFlag, `feature flag ${t.featureFlag} is off for this call`);
+  }
+  if (t.scopes.length > 0 && (f.scope === null || !t.scopes.includes(f.scope))) {
+    return gate(GATE_RULES.scope, `${t.name} applies only in ${t.scopes.join("/")}, the call is in ${f.scope ?? "no scope"}`);
+  }
+  const held = principalOf(doc, f.principal).scopes;
+  const missing = t.requiredScopes.filter((s) => !held.includes(s));
+  if (missing.length > 0) {
+    return gate(GATE_RULES.principalScope, `${f.principal} lacks scope ${missing.join(", ")}`);
+  }
+  if (t.grade === "send" && f.mode === "llm") {
+    return gate(GATE_RULES.sendNeverForLlm, "a model never runs a send tool: it cannot be undone or is seen at once");
+  }
+  return undefined;
+}
+
+export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
+  const m = rule.match;
+  const domain = parseToolName(f.tool.name)?.domain ?? "";
+  return (
+    anyGlob(m.tool, f.tool.name) &&
+    anyGlob(m.domain, domain) &&
+    (m.grade === undefined || m.grade.includes(f.tool.grade)) &&
+    (m.mode === undefined || m.mode.includes(f.mode)) &&
+    anyGlob(m.principal, f.principal)
+  );
+}
+
+/**
+ * Decides a call: gates first, then the default table, then the document's rules. Deny wins;
+ * require_approval tightens an allow; an explicit allow rule may lift a write's approval, never
+ * a send's.
+ */
+export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
+  const gated = checkGates(doc, f);
+  if (gated) return gated;
+  const defaultId = `default.${f.tool.grade}.${f.mode}`;
+  const base = DEFAULT_TABLE[f.tool.grade][f.mode];
+  const matched = doc.rules.filter((r) => ruleMatches(r, f));
+  const denies = matched.filter((r) => r.effect === "deny");
+  if (denies.length > 0) return fromRules("deny", denies);
+  const approvals = matched.filter((r) => r.effect === "require_approval");
+  if (approvals.length > 0 && decisionRank(base) < decisionRank("require_approval")) {
+    return fromRules("require_approval", approvals);
+  }
+  const allows = matched.filter((r) => r.effect === "allow");
+  if (base === "require_approval" && approvals.length === 0 && allows.length > 0 && f.tool.grade !== "send") {
+    return fromRules("allow", allows);
+  }
+  const reasons: Record<Decision, string> = {
+    allow: `${f.tool.grade} in ${f.mode} mode is allowed by default`,
+    require_approval:
+      f.tool.grade === "send"
+        ? "send cannot be undone or is seen at once: a person must confirm it"
+        : "a model proposes a write, a person confirms it",
+    deny: `${f.tool.grade} in ${f.mode} mode is denied by default`,
+  };
+  const supporting = approvals.filter(() => base === "require_approval").map((r) => r.id);
+  return { decision: base, ruleIds: [defaultId, ...supporting], reason: reasons[base] };
+}
+
+function fromRules(decision: Decision, rules: readonly PolicyRule[]): PolicyEvaluation {
+  return { decision, ruleIds: rules.map((r) => r.id), reason: rules.map((r) => r.reason).join("; ") };
+}
