@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+import { connect } from "@nats-io/transport-node";
+import { busFromConnection, ensureTopology, loadBusConfig, requestRpc, startNatsServer } from "@warden/bus";
+import { SUBJECT_REGISTRY_LIST } from "@warden/contracts";
+import { fixedRate, peakRate } from "./load.js";
+import { PipelineClient } from "./pipeline-client.js";
+import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
+import { rawPublishRate } from "./raw-publish.js";
+
+/**
+ * End-to-end `read` calls in `llm` mode, every service in its own process, NATS on this box;
+ * printed next to raw JetStream append throughput from the same run.
+ */
+const EVENTS_PER_CALL = 5;
+const quick = process.argv.includes("--quick");
+const seconds = quick ? 3 : 10;
+
+const server = await startNatsServer();
+const env = { NATS_URL: server.url };
+const procs: ServiceProcess[] = [
+  spawnService("registry", "services/registry/dist/main.js", env),
+  spawnService("policy", "services/policy/dist/main.js", env),
+  spawnService("approver", "services/approver/dist/main.js", env),
+  spawnService("executor", "bench/dist/echo-executor.js", env),
+];
+const nc = await connect({ servers: server.url, name: "bench-client" });
+const bus = await busFromConnection(nc, loadBusConfig(env));
+
+try {
+  await ensureTopology(bus);
+  await waitForTool(bus, "bench.echo");
+  const client = new PipelineClient(bus);
+
+  process.stdout.write("warming up…\n");
+  await peakRate(client, 32, 2);
+
+  const raw = await rawPublishRate(bus, { messages: quick ? 20_000 : 100_000, window: 256, payloadBytes: 600 });
+  const peak = await peakRate(client, 256, seconds);
+  const low = await fixedRate(client, 50, seconds / 2);
+  const half = await fixedRate(client, Math.max(1, Math.round(peak / 2)), seconds);
+
+  const backlog = quick ? 20_000 : 100_000;
+  const baseline = procs.reduce((sum, p) => sum + rssBytes(p.child.pid), 0) + rssBytes(server.process.pid);
+  let peakRss = baseline;
+  const sampler = setInterval(() => {
+    const now = procs.reduce((sum, p) => sum + rssBytes(p.child.pid), 0) + rssBytes(server.process.pid);
+    peakRss = Math.max(peakRss, now);
+  }, 50);
+  const t0 = performance.now();
+  const finishes: Promise<boolean>[] = [];
+  for (let i = 0; i < backlog; i += 500) {
+    const batch = await Promise.all(Array.from({ length: Math.min(500, backlog - i) }, (_, j) => client.send(i + j, "bench-backlog")));
+    finishes.push(...batch);
+  }
+  const inFlightAtEnd = client.inFlight;
+  await Promise.all(finishes);
+  const drainRate = backlog / ((performance.now() - t0) / 1000);
+  clearInterval(sampler);
+  const memPer100k = ((peakRss - baseline) / backlog) * 100_000;
+
+  const ceiling = raw / EVENTS_PER_CALL;
+  const rows: [string, string][] = [
+    ["raw JetStream appends/s (same stream settings)", raw.toFixed(0)],
+    [`  ÷ ${EVENTS_PER_CALL} events per call = ceiling calls/s`, ceiling.toFixed(0)],
+    ["end-to-end calls/s (closed loop, 256 callers)", peak.toFixed(0)],
+    ["ratio end-to-end / ceiling", `${((peak / ceiling) * 100).toFixed(1)}%`],
+    ["p50 / p99 latency at 50 calls/s (ms)", `${low.p50.toFixed(2)} / ${low.p99.toFixed(2)}`],
+    [`p50 / p99 latency at half of peak, ${Math.round(peak / 2)} calls/s (ms)`, `${half.p50.toFixed(2)} / ${half.p99.toFixed(2)}`],
+    ["  achieved rate at half of peak (completed calls/s)", half.achievedRate.toFixed(0)],
+    [`backlog of ${backlog} calls: drained at calls/s`, drainRate.toFixed(0)],
+    [`  calls in flight when the last was published`, String(inFlightAtEnd)],
+    ["memory per 100k calls in flight (RSS growth, all processes)", `${(memPer100k / 1024 / 1024).toFixed(1)} MiB`],
+    ["failed calls", String(client.failed)],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  process.stdout.write(`\nWarden bench (${quick ? "quick" : "full"}; ${new Date().toISOString()})\n`);
+  for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+  client.close();
+} finally {
+  await bus.close();
+  await stopAll(procs);
+  await server.stop();
+}
+
+async function waitForTool(b: typeof bus, name: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const reply = await requestRpc(b, SUBJECT_REGISTRY_LIST, {}, 1_000);
+    if (reply.ok && JSON.stringify(reply.value).includes(`"${name}"`)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${name} was not registered within 30s`);
+}

@@ -1,0 +1,72 @@
+import type { Subscription } from "@nats-io/transport-node";
+import { appendEvent, decodeJson, type Bus } from "@warden/bus";
+import { newId, type ToolCallRequested } from "@warden/contracts";
+
+/**
+ * Publishes `bench.echo` requests in llm mode and resolves each when its terminal event
+ * arrives; one wildcard subscription serves every call, so the client is not the bottleneck.
+ */
+export class PipelineClient {
+  private readonly waiting = new Map<string, (ok: boolean) => void>();
+  private readonly subs: Subscription[] = [];
+  completed = 0;
+  failed = 0;
+
+  constructor(private readonly bus: Bus) {
+    for (const subject of ["warden.call.bench.*.ToolCallFinished", "warden.call.bench.*.ToolCallRejected"]) {
+      this.subs.push(
+        bus.nc.subscribe(subject, {
+          callback: (_err, msg) => {
+            const callId = msg.subject.split(".")[3] ?? "";
+            const done = this.waiting.get(callId);
+            if (!done) return;
+            this.waiting.delete(callId);
+            const decoded = decodeJson(msg.data);
+            const ok = decoded.ok && (decoded.value as { type?: string; data?: { ok?: boolean } }).data?.ok === true;
+            if (ok) this.completed++;
+            else this.failed++;
+            done(ok);
+          },
+        }),
+      );
+    }
+  }
+
+  get inFlight(): number {
+    return this.waiting.size;
+  }
+
+  /** Resolves with the latency in ms once the call finishes. */
+  async call(n: number, runId: string): Promise<{ ok: boolean; ms: number }> {
+    const t0 = performance.now();
+    const done = await this.send(n, runId);
+    const ok = await done;
+    return { ok, ms: performance.now() - t0 };
+  }
+
+  /** Appends the request; the returned promise settles when the call ends. */
+  async send(n: number, runId: string): Promise<Promise<boolean>> {
+    const callId = newId();
+    const finished = new Promise<boolean>((resolve) => this.waiting.set(callId, resolve));
+    const event: ToolCallRequested = {
+      v: 1,
+      type: "ToolCallRequested",
+      eventId: newId(),
+      callId,
+      domain: "bench",
+      tool: "bench.echo",
+      principal: "bench-agent",
+      mode: "llm",
+      ts: new Date().toISOString(),
+      causationId: null,
+      correlationId: runId,
+      data: { args: { n }, scope: null, flags: {} },
+    };
+    await appendEvent(this.bus, event);
+    return finished;
+  }
+
+  close(): void {
+    for (const s of this.subs) s.unsubscribe();
+  }
+}

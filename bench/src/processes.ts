@@ -1,0 +1,47 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+}
+
+/** Starts each Warden service as its own process, the way an operator would. */
+export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv): ServiceProcess {
+  const child = spawn(process.execPath, [join(root, entry)], {
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return { name, child };
+}
+
+export function rssBytes(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function stopAll(procs: readonly ServiceProcess[]): Promise<void> {
+  await Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.child.exitCode !== null) return resolve();
+          const t = setTimeout(() => p.child.kill("SIGKILL"), 5_000);
+          p.child.once("exit", () => {
+            clearTimeout(t);
+            resolve();
+          });
+          p.child.kill("SIGTERM");
+        }),
+    ),
+  );
+}

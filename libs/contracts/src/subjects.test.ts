@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { callEventSubject, decideSubject, parseCallSubject, parseDecideSubject, stageFilterSubject, UnsafeTokenError } from "./subjects.js";
+
+describe("subjects", () => {
+  it("builds and parses an event subject, with the principal on a request", () => {
+    expect(callEventSubject("kb", "c1", "ToolArgsValidated")).toBe("warden.call.kb.c1.ToolArgsValidated");
+    const req = callEventSubject("kb", "c1", "ToolCallRequested", "alice");
+    expect(req).toBe("warden.call.kb.c1.ToolCallRequested.alice");
+    expect(parseCallSubject(req)).toEqual({ domain: "kb", callId: "c1", type: "ToolCallRequested", principal: "alice" });
+    expect(parseCallSubject("warden.call.kb.c1.ToolCallFinished")).toEqual({ domain: "kb", callId: "c1", type: "ToolCallFinished" });
+  });
+
+  it("refuses tokens with dots, wildcards or spaces before they become subjects", () => {
+    for (const bad of ["a.b", "*", ">", "a b", "", "x>"]) {
+      expect(() => callEventSubject(bad, "c1", "ToolCallFinished")).toThrow(UnsafeTokenError);
+      expect(() => callEventSubject("kb", "c1", "ToolCallRequested", bad)).toThrow(UnsafeTokenError);
+      expect(() => decideSubject(bad, "a1")).toThrow(UnsafeTokenError);
+    }
+  });
+
+  it("parses nothing it did not build", () => {
+    expect(parseCallSubject("warden.call.kb.c1.NotAnEvent")).toBeUndefined();
+    expect(parseCallSubject("warden.call.kb.c1.ToolCallRequested")).toBeUndefined();
+    expect(parseCallSubject("warden.call.kb.c1.ToolCallFinished.extra")).toBeUndefined();
+    expect(parseCallSubject("other.call.kb.c1.ToolCallFinished")).toBeUndefined();
+    expect(parseDecideSubject("warden.decide.alice.a1")).toEqual({ approver: "alice", approvalId: "a1" });
+    expect(parseDecideSubject("warden.decide.alice")).toBeUndefined();
+  });
+
+  it("filters one event type, optionally one domain", () => {
+    expect(stageFilterSubject("ToolCallRequested")).toBe("warden.call.*.*.ToolCallRequested.*");
+    expect(stageFilterSubject("ToolPolicyChecked", "kb")).toBe("warden.call.kb.*.ToolPolicyChecked");
+  });
+});
