@@ -3,6 +3,7 @@ import { newId, type ToolCallRequested, type WardenEvent } from "@warden/contrac
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { appendEvent } from "./append.js";
 import type { Bus } from "./bus.js";
+import { readCallHistory } from "./call-history.js";
 import { readEvent } from "./read-event.js";
 
 function request(callId: string, principal = "alice"): ToolCallRequested {
@@ -64,5 +65,32 @@ describe("appendEvent", () => {
     const back = await readEvent(bus, "kb", callId, "ToolCallRequested");
     expect(back?.eventId).toBe(ev.eventId);
     expect(await readEvent(bus, "kb", newId(), "ToolCallRequested")).toBeUndefined();
+  });
+});
+
+describe("readCallHistory", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+  });
+  afterAll(async () => nats.stop());
+
+  it("returns one call's events in stream order and nothing of other calls", async () => {
+    const callId = newId();
+    const req = request(callId);
+    await appendEvent(bus, request(newId()));
+    await appendEvent(bus, req);
+    await appendEvent(bus, {
+      ...req,
+      eventId: newId(),
+      type: "ToolCallRejected",
+      causationId: req.eventId,
+      data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } },
+    });
+    const history = await readCallHistory(bus, callId);
+    expect(history.map((h) => h.event?.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
+    expect(await readCallHistory(bus, "a.b")).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 export { appendEvent, isAlreadyWrittenError, type AppendResult } from "./append.js";
+export { readCallHistory, type HistoryEntry } from "./call-history.js";
 export { busFromConnection, connectBus, type Bus } from "./bus.js";
 export { decodeJson, encodeJson } from "./codec.js";
 export { BusConfigSchema, ConfigError, loadBusConfig, LOG_LEVELS, parseEnv, type BusConfig } from "./config.js";

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { fromWireName } from "@warden/contracts";
+import { callEvents, eventTypes } from "../support/events.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+describe("the three gates and grade x mode, end to end over the demo domain", () => {
+  let w: TestWarden;
+  let bot: AgentClient;
+  let alice: AgentClient;
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true });
+    bot = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    alice = createAgentClient({ bus: w.bus, principal: "alice" });
+  });
+  afterAll(async () => w.stop());
+
+  it("runs a read in llm mode and records the whole chain once", async () => {
+    const r = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
+    expect(r).toMatchObject({ ok: true, status: "succeeded" });
+    expect(Array.isArray((r.data as { articles?: unknown[] }).articles ?? r.data)).toBe(true);
+    expect(eventTypes(await callEvents(w.bus, r.callId))).toEqual([
+      "ToolCallRequested",
+      "ToolArgsValidated",
+      "ToolPolicyChecked",
+      "ToolCallStarted",
+      "ToolCallFinished",
+    ]);
+  });
+
+  it("lets the feature-flag gate refuse kb.reindex without kbAdmin and allow it with the flag", async () => {
+    const off = await bot.call("kb.reindex", {}, { mode: "llm" });
+    expect(off).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    const checked = (await callEvents(w.bus, off.callId)).find((e) => e.type === "ToolPolicyChecked");
+    expect(checked?.type === "ToolPolicyChecked" && checked.data.ruleIds).toContain("gate.feature_flag");
+    const on = await bot.call("kb.reindex", {}, { mode: "llm", flags: { kbAdmin: true } });
+    expect(on).toMatchObject({ ok: true, status: "succeeded" });
+  });
+
+  it("lets the scope gate refuse ticket.fill outside the ticket page and allow it there", async () => {
+    const args = { ticketId: "T-1", fields: { priority: "high" } };
+    const outside = await alice.call("ticket.fill", args, { mode: "human" });
+    expect(outside).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    expect(outside.error?.message).toMatch(/ticket_page/);
+    const inside = await alice.call("ticket.fill", args, { mode: "human", scope: "ticket_page" });
+    expect(inside).toMatchObject({ ok: true, status: "succeeded" });
+  });
+
+  it("allows a write in plan mode and holds the same write in llm mode for approval", async () => {
+    const args = { title: "Refund", body: "Customer asks for a refund", customerId: "C-7" };
+    const planned = await bot.call("ticket.submit", args, { mode: "plan" });
+    expect(planned).toMatchObject({ ok: true, status: "succeeded" });
+    const proposed = await bot.call("ticket.submit", args, { mode: "llm" });
+    expect(proposed).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true });
+    expect(proposed.approvalId).toBeTruthy();
+    expect(eventTypes(await callEvents(w.bus, proposed.callId))).not.toContain("ToolCallStarted");
+  });
+
+  it("refuses send in llm mode and never lists it in the llm ToolView", async () => {
+    const r = await bot.call("customer.message", { customerId: "C-1", text: "hi" }, { mode: "llm" });
+    expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    const view = await bot.toolView({ principal: "support-bot", mode: "llm", explain: true, format: "openai" });
+    expect(view.ok).toBe(true);
+    if (!view.ok) return;
+    const names = view.value.view.tools.map((t) => t.name);
+    expect(names).toContain("kb.search");
+    expect(names).not.toContain("customer.message");
+    expect(names).not.toContain("ticket.submit");
+    expect(names).toContain("ticket.fill");
+    expect(view.value.view.hidden).toContainEqual(expect.objectContaining({ name: "customer.message", reason: "send_never_listed_for_llm" }));
+  });
+
+  it("offers wire names that map back to the tools and runs a call made by wire name", async () => {
+    const view = await bot.toolView({ principal: "support-bot", mode: "llm", format: "openai" });
+    if (!view.ok) throw new Error(view.error.message);
+    for (const t of view.value.view.tools) {
+      expect(t.wireName).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(fromWireName(t.wireName)).toBe(t.name);
+    }
+    const r = await bot.call("kb__search", { query: "password" }, { mode: "llm" });
+    expect(r).toMatchObject({ ok: true, status: "succeeded" });
+  });
+
+  it("turns hallucinated tools, dead wire names and invalid args into structured errors", async () => {
+    for (const name of ["weather.get", "kb__nothing", "getWeather"]) {
+      const r = await bot.call(name, {}, { mode: "llm" });
+      expect(r, name).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL", retryable: false } });
+    }
+    const bad = await bot.call("kb.search", { query: 42, limit: 99 }, { mode: "llm" });
+    expect(bad).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_ARGS" } });
+    const paths = JSON.stringify(bad.error?.details);
+    expect(paths).toContain("/query");
+    expect(paths).toContain("/limit");
+  });
+
+  it("refuses unsafe names and oversized requests before anything is published", async () => {
+    const star = await bot.call("kb.*", {}, { mode: "llm" });
+    expect(star).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    expect(await callEvents(w.bus, star.callId)).toEqual([]);
+    const huge = await bot.call("kb.search", { query: "x".repeat(300_000) }, { mode: "llm" });
+    expect(huge).toMatchObject({ ok: false, error: { code: "PAYLOAD_TOO_LARGE" } });
+    expect(await callEvents(w.bus, huge.callId)).toEqual([]);
+    const evil = createAgentClient({ bus: w.bus, principal: "mallory.*" });
+    const r = await evil.call("kb.search", { query: "x" }, { mode: "llm" });
+    expect(r).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+  });
+
+  it("turns a throwing handler and a hanging handler into error results for that call only", async () => {
+    const thrown = await bot.call("demo.fail", {}, { mode: "llm" });
+    expect(thrown).toMatchObject({ ok: false, status: "failed", error: { code: "HANDLER_ERROR" } });
+    const slow = await bot.call("demo.slow", {}, { mode: "llm" });
+    expect(slow).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
+    expect(await bot.call("kb.search", { query: "refund" }, { mode: "llm" })).toMatchObject({ ok: true });
+  });
+});

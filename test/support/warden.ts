@@ -1,0 +1,66 @@
+import { silentLogger, type Bus } from "@warden/bus";
+import { startApproverService } from "@warden/approver";
+import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startRegistryService } from "@warden/registry";
+import type { PolicyDocumentInput } from "@warden/contracts";
+import { startTestNats, type TestNats } from "./nats.js";
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export interface TestWarden {
+  readonly nats: TestNats;
+  readonly bus: Bus;
+  /** Starts another copy of something (a second executor, a restarted service) and stops it with the rest. */
+  track<T extends Stoppable>(s: T): T;
+  stopServices(): Promise<void>;
+  startServices(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface TestWardenOptions {
+  readonly demo?: boolean;
+  readonly policy?: PolicyDocumentInput;
+  readonly sweepIntervalMs?: number;
+}
+
+/** Every core service in-process over one real nats-server, plus the demo domain if asked. */
+export async function startTestWarden(opts: TestWardenOptions = {}): Promise<TestWarden> {
+  const nats = await startTestNats();
+  const bus = await nats.bus("warden-test");
+  const log = silentLogger();
+  const policy = opts.policy ?? (opts.demo ? supportDeskPolicy : undefined);
+  if (policy) {
+    const put = await putPolicyDocument(bus, policy);
+    if (!put.ok) throw new Error(`test policy refused: ${put.error.message}`);
+  }
+  let services: Stoppable[] = [];
+  const extra: Stoppable[] = [];
+  const startServices = async () => {
+    const registry = await startRegistryService({ bus, log });
+    const policyService = await startPolicyService({ bus, log });
+    const approver = await startApproverService({ bus, log, sweepIntervalMs: opts.sweepIntervalMs ?? 200 });
+    services = [registry, policyService, approver];
+    if (opts.demo) services.push(await startSupportDesk({ bus, log }));
+  };
+  await startServices();
+  return {
+    nats,
+    bus,
+    track(s) {
+      extra.push(s);
+      return s;
+    },
+    startServices,
+    async stopServices() {
+      await Promise.all(services.map((s) => s.stop()));
+      services = [];
+    },
+    async stop() {
+      await Promise.allSettled([...extra, ...services].map((s) => s.stop()));
+      await nats.stop();
+    },
+  };
+}
