@@ -34,7 +34,7 @@ export async function fixedRate(client: PipelineClient, rate: number, seconds: n
       const scheduled = t0 + (sent / rate) * 1000;
       sent++;
       pending.push(
-        client.send(sent, "bench-rate").then(async (finished) => {
+        client.send(sent, "bench-rate").then(async ({ finished }) => {
           const ok = await finished;
           if (ok) latencies.push(performance.now() - scheduled);
           else failed++;

@@ -50,7 +50,7 @@ try {
   const finishes: Promise<boolean>[] = [];
   for (let i = 0; i < backlog; i += 500) {
     const batch = await Promise.all(Array.from({ length: Math.min(500, backlog - i) }, (_, j) => client.send(i + j, "bench-backlog")));
-    finishes.push(...batch);
+    finishes.push(...batch.map((b) => b.finished));
   }
   const inFlightAtEnd = client.inFlight;
   await Promise.all(finishes);

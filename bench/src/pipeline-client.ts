@@ -39,13 +39,13 @@ export class PipelineClient {
   /** Resolves with the latency in ms once the call finishes. */
   async call(n: number, runId: string): Promise<{ ok: boolean; ms: number }> {
     const t0 = performance.now();
-    const done = await this.send(n, runId);
-    const ok = await done;
+    const { finished } = await this.send(n, runId);
+    const ok = await finished;
     return { ok, ms: performance.now() - t0 };
   }
 
   /** Appends the request; the returned promise settles when the call ends. */
-  async send(n: number, runId: string): Promise<Promise<boolean>> {
+  async send(n: number, runId: string): Promise<{ finished: Promise<boolean> }> {
     const callId = newId();
     const finished = new Promise<boolean>((resolve) => this.waiting.set(callId, resolve));
     const event: ToolCallRequested = {
@@ -63,7 +63,7 @@ export class PipelineClient {
       data: { args: { n }, scope: null, flags: {} },
     };
     await appendEvent(this.bus, event);
-    return finished;
+    return { finished };
   }
 
   close(): void {

@@ -10,6 +10,7 @@ export {
   type PendingApproval,
 } from "./approval.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
+export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyGrantSignature } from "./grant-signature.js";
 export {
   descriptorHash,
   JsonSchemaObjectSchema,
@@ -118,6 +119,7 @@ export {
   type ToolResult,
 } from "./results.js";
 export {
+  approverKeyKey,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -125,6 +127,7 @@ export {
   BUCKET_TOOLS,
   CALLS_SUBJECT_ROOT,
   CALLS_SUBJECTS,
+  callAnyDomainSubject,
   callEventSubject,
   callHistorySubject,
   callRequestedAnySubject,
@@ -138,6 +141,7 @@ export {
   parseDecideSubject,
   QUEUE_APPROVER,
   QUEUE_REGISTRY,
+  runBudgetKey,
   stageFilterSubject,
   STREAM_CALLS,
   STREAM_DLQ,

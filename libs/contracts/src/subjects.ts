@@ -58,6 +58,11 @@ export function callHistorySubject(domain: string, callId: string): string {
   return `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.>`;
 }
 
+/** Every event of a call id under any domain: finds the domain of a call known only by its id. */
+export function callAnyDomainSubject(callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.*.${token("callId", callId)}.>`;
+}
+
 /** What a stage consumes: one event type, optionally one domain. */
 export function stageFilterSubject(type: EventType, domain?: string): string {
   const d = domain === undefined ? "*" : token("domain", domain);
@@ -118,4 +123,14 @@ export function toolKey(name: string, version: string): string {
 
 export function toolKeyPrefix(name: string): string {
   return `${name}.>`;
+}
+
+/** `warden_policy` key of an approver's public key. */
+export function approverKeyKey(keyId: string): string {
+  return `approver-key.${token("keyId", keyId)}`;
+}
+
+/** `warden_budgets` key of one run's call count. */
+export function runBudgetKey(runId: string): string {
+  return `run.${token("runId", runId)}`;
 }

@@ -13,9 +13,8 @@ export function mayDecide(doc: PolicyDocument, approver: string, a: ApprovalFact
   if (a.requesterMayConfirm && approver === a.requester) return { ok: true };
   const p = principalOf(doc, approver);
   if (p.kind !== "human") return { ok: false, reason: `${approver} is not a person (${p.kind}); only a person may approve` };
-  if (approver === a.requester && a.mode !== "human") {
-    return { ok: false, reason: `${approver} requested this call and may not approve it` };
-  }
+  // the requester confirms only where requesterMayConfirm says so (their own button, mode human)
+  if (approver === a.requester) return { ok: false, reason: `${approver} requested this call and may not approve it` };
   if (!p.approves.includes(a.grade)) return { ok: false, reason: `${approver} may not approve ${a.grade} calls` };
   return { ok: true };
 }

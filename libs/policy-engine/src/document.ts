@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 export function parsePolicyDocument(text: string): Outcome<PolicyDocument> {
   let raw: unknown;
   try {
-    raw = text.trimStart().startsWith("{") ? JSON.parse(text) : parseYaml(text);
+    raw = parseJsonOrYaml(text);
   } catch (err) {
     return fail("INVALID_REQUEST", `policy document is not valid JSON or YAML: ${(err as Error).message}`);
   }
@@ -15,4 +15,16 @@ export function parsePolicyDocument(text: string): Outcome<PolicyDocument> {
     return fail("INVALID_REQUEST", `invalid policy document: ${issues.join("; ")}`, { issues });
   }
   return ok(parsed.data);
+}
+
+/** JSON first (exact, duplicate keys allowed); a YAML flow mapping also starts with `{`, so fall back. */
+function parseJsonOrYaml(text: string): unknown {
+  if (text.trimStart().startsWith("{")) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return parseYaml(text);
+    }
+  }
+  return parseYaml(text);
 }

@@ -1,0 +1,217 @@
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApproverService } from "@warden/approver";
+import { freePort, silentLogger, type Bus } from "@warden/bus";
+import { newId, PolicyDocumentSchema } from "@warden/contracts";
+import { readOutbox, startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startRegistryService } from "@warden/registry";
+import { stringify as toYaml } from "yaml";
+import { eventually } from "../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../test/support/nats.js";
+import { exampleApprover } from "./domain/up-text.js";
+
+const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as exactly one JSON document. */
+  readonly doc: Record<string, unknown>;
+}
+
+function warden(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+      let doc: Record<string, unknown> = {};
+      try {
+        doc = JSON.parse(stdout) as Record<string, unknown>;
+      } catch {
+        doc = { unparsable: stdout };
+      }
+      done({ code, stdout, stderr, doc });
+    });
+  });
+}
+
+describe("the warden CLI against a real nats-server and the services", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let env: Record<string, string>;
+  let approver: string;
+  const running: { stop(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus("cli-test");
+    const log = silentLogger();
+    running.push(await startRegistryService({ bus, log }));
+    running.push(await startPolicyService({ bus, log }));
+    running.push(await startApproverService({ bus, log }));
+    const put = await putPolicyDocument(bus, supportDeskPolicy);
+    if (!put.ok) throw new Error(put.error.message);
+    running.push(await startSupportDesk({ bus, log }));
+    approver = exampleApprover(PolicyDocumentSchema.parse(supportDeskPolicy)) ?? "no-human-in-demo-policy";
+    env = { NATS_URL: nats.url, LOG_LEVEL: "silent" };
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const r of running.reverse()) await r.stop();
+    await nats.stop();
+  });
+
+  it("lists an llm caller's tools without send tools, and explains why they are hidden", async () => {
+    const r = await warden(["tools", "--mode", "llm", "--principal", "support-bot", "--explain", "--format", "openai", "--json"], env);
+    expect(r.code).toBe(0);
+    const view = r.doc["view"] as { tools: { name: string }[]; hidden: { name: string; reason: string }[] };
+    expect(view.tools.map((t) => t.name)).toContain("kb.search");
+    expect(view.tools.map((t) => t.name)).not.toContain("customer.message");
+    expect(view.hidden).toContainEqual(expect.objectContaining({ name: "customer.message", reason: "send_never_listed_for_llm" }));
+    expect(r.doc["formatted"]).toContainEqual(expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "kb__search" }) }));
+  });
+
+  it("runs a read call and prints its result as one JSON document", async () => {
+    const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--mode", "llm", "--principal", "support-bot", "--json"], env);
+    expect(r.code).toBe(0);
+    expect(r.doc).toMatchObject({ ok: true, status: "succeeded" });
+    expect(typeof r.doc["callId"]).toBe("string");
+  });
+
+  it("exits 1 with a structured error for a hallucinated tool", async () => {
+    const r = await warden(["call", "kb.searchEverything", "--args", "{}", "--json"], env);
+    expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" } });
+  });
+
+  it("holds a send for approval, lists it, and runs it once a human approves", async () => {
+    const customerId = `cust-${newId()}`;
+    const args = JSON.stringify({ customerId, text: "Your refund is on its way" });
+    const call = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--json"], env);
+    expect(call.code).toBe(1);
+    expect(call.doc).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true });
+    const approvalId = call.doc["approvalId"] as string;
+    const callId = call.doc["callId"] as string;
+
+    const list = await warden(["approvals", "--json"], env);
+    expect(list.code).toBe(0);
+    expect(list.doc["approvals"]).toContainEqual(expect.objectContaining({ approvalId, callId, tool: "customer.message" }));
+    expect(JSON.stringify(await readOutbox(bus))).not.toContain(customerId);
+
+    const granted = await warden(["approve", approvalId, "--as", approver, "--reason", "checked", "--json"], env);
+    expect(granted.code).toBe(0);
+    expect(granted.doc).toMatchObject({ ok: true, approvalId, callId, decision: "grant" });
+
+    await eventually(async () => expect(JSON.stringify(await readOutbox(bus))).toContain(customerId));
+    const trace = await eventually(async () => {
+      const t = await warden(["trace", callId, "--json"], env);
+      const types = (t.doc["events"] as { type: string }[]).map((e) => e.type);
+      expect(types.at(-1)).toBe("ToolCallFinished");
+      return types;
+    });
+    expect(trace).toEqual([
+      "ToolCallRequested",
+      "ToolArgsValidated",
+      "ToolPolicyChecked",
+      "ApprovalRequested",
+      "ApprovalGranted",
+      "ToolCallStarted",
+      "ToolCallFinished",
+    ]);
+    const text = await warden(["trace", callId], env);
+    expect(text.stdout).toMatch(/ApprovalGranted +support-bot {2}approvalId=/);
+  });
+
+  it("waits through a denial with --wait and reports the approver's reason", async () => {
+    const customerId = `cust-${newId()}`;
+    const args = JSON.stringify({ customerId, text: "hello" });
+    const waiting = warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--wait", "--json"], env);
+    const approvalId = await eventually(async () => {
+      const list = await warden(["approvals", "--json"], env);
+      const found = (list.doc["approvals"] as { approvalId: string; argsPreview: string }[]).find((a) => a.argsPreview.includes(customerId));
+      if (!found) throw new Error("not pending yet");
+      return found.approvalId;
+    });
+    const denied = await warden(["deny", approvalId, "--as", approver, "--reason", "wrong customer", "--json"], env);
+    expect(denied.doc).toMatchObject({ ok: true, decision: "deny" });
+    const r = await waiting;
+    expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ ok: false, status: "denied", error: { code: "APPROVAL_DENIED" } });
+    expect((r.doc["error"] as { message: string }).message).toContain("wrong customer");
+  });
+
+  it("refuses a decision on an approval that is not pending", async () => {
+    const r = await warden(["approve", "no-such-approval", "--as", approver, "--json"], env);
+    expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+  });
+
+  it("disables and re-enables a tool", async () => {
+    const off = await warden(["tools", "disable", "kb.reindex", "--json"], env);
+    expect(off.code).toBe(0);
+    expect(off.doc["tools"]).toContainEqual(expect.objectContaining({ name: "kb.reindex", status: "disabled" }));
+    const call = await warden(["call", "kb.reindex", "--flags", "kbAdmin=true", "--json"], env);
+    expect(call.doc).toMatchObject({ status: "rejected", error: { code: "TOOL_DISABLED" } });
+    const on = await warden(["tools", "enable", "kb.reindex", "--json"], env);
+    expect(on.doc["tools"]).toContainEqual(expect.objectContaining({ name: "kb.reindex", status: "enabled" }));
+  });
+
+  it("stores a YAML policy document and shows it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-cli-"));
+    try {
+      const version = `test-${newId()}`;
+      const file = join(dir, "policy.yaml");
+      writeFileSync(file, toYaml({ ...PolicyDocumentSchema.parse(supportDeskPolicy), version }));
+      const set = await warden(["policy", "set", file, "--json"], env);
+      expect(set.code).toBe(0);
+      expect(set.doc).toMatchObject({ ok: true, version });
+      const show = await warden(["policy", "show", "--json"], env);
+      expect(show.doc).toMatchObject({ stored: true, document: { version } });
+      const bad = join(dir, "bad.yaml");
+      writeFileSync(bad, "version: x\nrules: [{ id: r1, effect: maybe }]\n");
+      const refused = await warden(["policy", "set", bad, "--json"], env);
+      expect(refused.code).toBe(1);
+      expect(refused.doc).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits 2 with one line when NATS cannot be reached", async () => {
+    const url = `nats://127.0.0.1:${await freePort()}`;
+    const json = await warden(["approvals", "--json"], { NATS_URL: url });
+    expect(json.code).toBe(2);
+    expect(json.doc).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+    const text = await warden(["call", "kb.search", "--args", "{}"], { NATS_URL: url });
+    expect(text.code).toBe(2);
+    expect(text.stderr.trim().split("\n")).toHaveLength(1);
+    expect(text.stderr).toContain(url);
+  });
+
+  it("brings everything up with `up --demo` and drains on SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
+    const { NATS_URL: _unset, ...parentEnv } = process.env;
+    const child = spawn(process.execPath, [MAIN, "up", "--demo", "--json"], { cwd: dir, env: { ...parentEnv, LOG_LEVEL: "silent" } });
+    try {
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; url: string; services: string[]; tools: string[] }, 20_000, 100);
+      expect(summary.ok).toBe(true);
+      expect(summary.services).toEqual(["registry", "policy", "approver", "support-desk"]);
+      expect(summary.tools).toContain("customer.message");
+      const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--json"], { NATS_URL: summary.url });
+      expect(r.doc).toMatchObject({ ok: true, status: "succeeded" });
+      const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
+});

@@ -1,0 +1,29 @@
+import { createApproverClient } from "@warden/sdk";
+import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import { withBus } from "../connect.js";
+import { CliError, EXIT_OK } from "../errors.js";
+import type { Command } from "../io.js";
+import { emit, renderTable } from "../output.js";
+
+/** `warden approvals`: what waits for a person, with the argsHash a decision must echo. */
+export const approvalsCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+  if (positionals.length > 0) throw new CliError("INVALID_REQUEST", `unexpected arguments: ${positionals.join(" ")}`);
+  const r = await withBus(io.env, "warden-cli", (bus) => createApproverClient({ bus, approver: "cli" }).pending());
+  if (!r.ok) throw new CliError(r.error.code, r.error.message);
+  const approvals = r.value;
+  emit(io, values.json ?? false, { approvals }, () =>
+    approvals.length === 0
+      ? "no pending approvals"
+      : renderTable(approvals, [
+          { title: "APPROVAL", value: (a) => a.approvalId },
+          { title: "TOOL", value: (a) => a.tool },
+          { title: "GRADE", value: (a) => a.grade },
+          { title: "BY", value: (a) => `${a.principal} (${a.mode})` },
+          { title: "EXPIRES", value: (a) => a.expiresAt },
+          { title: "WHO MAY DECIDE", value: (a) => (a.approvers.requesterMayConfirm ? "the requester or a human approver" : "a human approver") },
+          { title: "ARGS", value: (a) => a.argsPreview, max: 80 },
+        ]),
+  );
+  return EXIT_OK;
+};

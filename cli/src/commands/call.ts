@@ -1,0 +1,43 @@
+import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
+import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { withBus } from "../connect.js";
+import { callDocument, callText } from "../domain/call-output.js";
+import { parseDuration, parseFlags, parseJsonArgs, parseMode, parseToken } from "../domain/options.js";
+import { EXIT_FAILED, EXIT_OK } from "../errors.js";
+import type { Command } from "../io.js";
+import { emit } from "../output.js";
+
+const OPTIONS = {
+  ...JSON_OPTION,
+  ...CALLER_OPTIONS,
+  args: { type: "string" },
+  version: { type: "string" },
+  wait: { type: "boolean" },
+  timeout: { type: "string" },
+  "run-id": { type: "string" },
+} as const;
+
+/** `warden call TOOL --args JSON`: returns at the call's end, or at its approval request unless --wait. */
+export const callCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  const tool = onePositional(positionals, "TOOL (e.g. kb.search)");
+  const args = parseJsonArgs(values.args);
+  const mode = parseMode(values.mode, "human");
+  const principal = values.principal ?? defaultPrincipal(io.env);
+  const flags = parseFlags(values.flags);
+  const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
+  const timeoutMs = parseDuration("--timeout", values.timeout, DEFAULT_CALL_TIMEOUT_MS);
+  const runId = values["run-id"] === undefined ? undefined : parseToken("--run-id", values["run-id"]);
+  const result = await withBus(io.env, "warden-cli", async (bus) => {
+    const client = createAgentClient({ bus, principal, mode, ...(runId === undefined ? {} : { runId }) });
+    return client.call(tool, args, {
+      flags,
+      scope,
+      wait: values.wait ?? false,
+      timeoutMs,
+      ...(values.version === undefined ? {} : { version: values.version }),
+    });
+  });
+  emit(io, values.json ?? false, callDocument(result), () => callText(result));
+  return result.ok ? EXIT_OK : EXIT_FAILED;
+};

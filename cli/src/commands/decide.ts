@@ -1,0 +1,47 @@
+import { createApproverClient, type DecisionOutcome } from "@warden/sdk";
+import { JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { withBus } from "../connect.js";
+import { parseToken } from "../domain/options.js";
+import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
+import type { Command, CommandIo } from "../io.js";
+import { emit } from "../output.js";
+
+const OPTIONS = { ...JSON_OPTION, as: { type: "string" }, reason: { type: "string" }, "args-hash": { type: "string" } } as const;
+
+/** `warden approve ID --as P [--reason R]`. */
+export const approveCommand: Command = (argv, io) => decide("grant", argv, io);
+
+/** `warden deny ID --as P --reason R`. */
+export const denyCommand: Command = (argv, io) => decide("deny", argv, io);
+
+async function decide(decision: "grant" | "deny", argv: string[], io: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  const approvalId = parseToken("approval id", onePositional(positionals, "APPROVAL_ID"));
+  if (values.as === undefined) throw usageError("--as PRINCIPAL is required: who decides");
+  const approver = parseToken("--as", values.as);
+  const reason = values.reason;
+  if (decision === "deny" && (reason === undefined || reason.trim() === "")) throw usageError("--reason is required to deny");
+  const { outcome, argsHash } = await withBus(io.env, "warden-cli", async (bus) => {
+    const client = createApproverClient({ bus, approver });
+    // a decision must echo the argsHash of the args the approver saw
+    let hash = values["args-hash"];
+    if (hash === undefined) {
+      const pending = await client.pending();
+      if (!pending.ok) throw new CliError(pending.error.code, pending.error.message);
+      hash = pending.value.find((p) => p.approvalId === approvalId)?.argsHash;
+      if (hash === undefined) throw new CliError("NOT_FOUND", `no pending approval ${approvalId} (it may be unknown, decided or expired)`);
+    }
+    const outcome: DecisionOutcome =
+      decision === "grant" ? await client.approve(approvalId, hash, reason) : await client.deny(approvalId, hash, reason ?? "");
+    return { outcome, argsHash: hash };
+  });
+  const doc = outcome.ok
+    ? { ok: true, approvalId: outcome.approvalId, callId: outcome.callId, decision: outcome.decision, approver, argsHash }
+    : { ok: false, approvalId, decision, approver, argsHash, refusal: outcome.refusal, error: { code: "DECISION_REFUSED", message: outcome.message } };
+  emit(io, values.json ?? false, doc, () =>
+    outcome.ok
+      ? `${outcome.decision === "grant" ? "granted" : "denied"} ${outcome.approvalId} as ${approver} (call ${outcome.callId}; args ${argsHash})\nnext: npm run warden -- trace ${outcome.callId}`
+      : `refused: ${outcome.refusal}: ${outcome.message}`,
+  );
+  return outcome.ok ? EXIT_OK : EXIT_FAILED;
+}

@@ -1,0 +1,57 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { entryToJson, type Bus } from "@warden/bus";
+import { BUCKET_POLICY, EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts";
+import { putPolicyDocument } from "@warden/policy";
+import { stringify as toYaml } from "yaml";
+import { JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { withBus } from "../connect.js";
+import { CliError, EXIT_OK, usageError } from "../errors.js";
+import type { Command, CommandIo } from "../io.js";
+import { emit } from "../output.js";
+
+/** `warden policy set FILE` (JSON or YAML) and `warden policy show`. */
+export const policyCommand: Command = async (argv, io) => {
+  const [sub, ...rest] = argv;
+  if (sub === "set") return setPolicy(rest, io);
+  if (sub === "show") return showPolicy(rest, io);
+  throw usageError("usage: warden policy set FILE | warden policy show");
+};
+
+async function setPolicy(argv: string[], io: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+  const file = resolve(io.cwd, onePositional(positionals, "FILE (a JSON or YAML policy document)"));
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
+  }
+  const r = await withBus(io.env, "warden-cli", (bus) => putPolicyDocument(bus, text));
+  if (!r.ok) throw new CliError(r.error.code, r.error.message);
+  const { document, revision } = r.value;
+  emit(io, values.json ?? false, { ok: true, version: document.version, revision, document }, () =>
+    `policy ${document.version} stored (revision ${revision}); services reload it at once`,
+  );
+  return EXIT_OK;
+}
+
+async function showPolicy(argv: string[], io: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+  const { document, stored } = await withBus(io.env, "warden-cli", readPolicy);
+  emit(io, values.json ?? false, { stored, document }, () =>
+    `${stored ? "# the stored policy document" : "# no policy document is stored: the built-in defaults are in force"}\n${toYaml(document)}`,
+  );
+  return EXIT_OK;
+}
+
+async function readPolicy(bus: Bus): Promise<{ document: PolicyDocument; stored: boolean }> {
+  const kv = await bus.kvm.open(BUCKET_POLICY);
+  const raw = await kv.get(POLICY_DOCUMENT_KEY);
+  if (raw === null || raw.operation !== "PUT") return { document: EMPTY_POLICY_DOCUMENT, stored: false };
+  const entry = entryToJson(raw, PolicyDocumentSchema);
+  // the services keep the last valid document in force when an invalid one is written
+  if (entry === undefined) throw new CliError("INTERNAL", "the stored policy document is invalid; store a valid one with `warden policy set FILE`");
+  return { document: entry.value, stored: true };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { wardenError } from "@warden/contracts";
+import { callDocument, callText } from "./call-output.js";
+
+describe("callDocument", () => {
+  it("keeps the documented fields and drops what is absent", () => {
+    expect(callDocument({ callId: "c1", ok: true, status: "succeeded", data: { hits: 1 } })).toEqual({
+      callId: "c1",
+      ok: true,
+      status: "succeeded",
+      data: { hits: 1 },
+    });
+  });
+
+  it("reduces the error to code and message and keeps approval fields", () => {
+    const doc = callDocument({
+      callId: "c2",
+      ok: false,
+      status: "awaiting_approval",
+      requiresConfirm: true,
+      approvalId: "ap1",
+      error: wardenError("CONFIRMATION_REQUIRED", "needs a person"),
+    });
+    expect(doc).toEqual({
+      callId: "c2",
+      ok: false,
+      status: "awaiting_approval",
+      requiresConfirm: true,
+      approvalId: "ap1",
+      error: { code: "CONFIRMATION_REQUIRED", message: "needs a person" },
+    });
+  });
+});
+
+describe("callText", () => {
+  it("tells a person how to approve a call that waits", () => {
+    const text = callText({ callId: "c2", ok: false, status: "awaiting_approval", approvalId: "ap1", error: wardenError("CONFIRMATION_REQUIRED", "x") });
+    expect(text).toContain("awaiting_approval");
+    expect(text).toContain("approve ap1 --as");
+  });
+
+  it("lists artifacts of a truncated output", () => {
+    const text = callText({
+      callId: "c3",
+      ok: true,
+      status: "succeeded",
+      data: ["a"],
+      truncated: true,
+      artifacts: [{ id: "c3.output.json", sha256: "f".repeat(64), bytes: 10, contentType: "application/json" }],
+    });
+    expect(text).toContain("artifact c3.output.json  10 bytes");
+  });
+});

@@ -1,0 +1,45 @@
+import type { ToolResult } from "@warden/contracts";
+
+/** The one JSON document `warden call --json` prints. */
+export interface CallDocument {
+  readonly callId: string;
+  readonly ok: boolean;
+  readonly status: ToolResult["status"];
+  readonly data?: ToolResult["data"];
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly requiresConfirm?: boolean;
+  readonly approvalId?: string;
+  readonly artifacts?: ToolResult["artifacts"];
+  readonly truncated?: boolean;
+}
+
+export function callDocument(r: ToolResult): CallDocument {
+  return {
+    callId: r.callId,
+    ok: r.ok,
+    status: r.status,
+    ...(r.data === undefined ? {} : { data: r.data }),
+    ...(r.error === undefined ? {} : { error: { code: r.error.code, message: r.error.message } }),
+    ...(r.requiresConfirm ? { requiresConfirm: true } : {}),
+    ...(r.approvalId === undefined ? {} : { approvalId: r.approvalId }),
+    ...(r.artifacts?.length ? { artifacts: r.artifacts } : {}),
+    ...(r.truncated ? { truncated: true } : {}),
+  };
+}
+
+/** The text a person reads: the status, then the data or the error and what to do next. */
+export function callText(r: ToolResult): string {
+  const lines = [`${r.status}  (call ${r.callId})`];
+  if (r.error) lines.push(`${r.error.code}: ${r.error.message}`);
+  if (r.data !== undefined) lines.push(JSON.stringify(r.data, null, 2));
+  if (r.truncated) lines.push("(the output above is a preview; the full output is stored as an artifact)");
+  for (const a of r.artifacts ?? []) lines.push(`artifact ${a.id}  ${a.bytes} bytes  sha256 ${a.sha256}`);
+  if (r.status === "awaiting_approval" && r.approvalId) {
+    lines.push(
+      `next: npm run warden -- approve ${r.approvalId} --as <approver>   (or deny ${r.approvalId} --as <approver> --reason "...")`,
+      `      npm run warden -- trace ${r.callId}`,
+    );
+  }
+  if (r.status === "pending") lines.push(`next: npm run warden -- trace ${r.callId}`);
+  return lines.join("\n");
+}

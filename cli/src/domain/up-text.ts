@@ -1,0 +1,53 @@
+import type { PolicyDocument } from "@warden/contracts";
+
+export interface UpSummary {
+  readonly url: string;
+  readonly startedNats: boolean;
+  readonly storeDir?: string;
+  readonly services: readonly string[];
+  readonly demo: boolean;
+  readonly tools: readonly string[];
+  readonly policyVersion?: string;
+  /** A principal the policy lets approve sends, for the example commands. */
+  readonly approver?: string;
+}
+
+/** A human principal of the policy that may approve `send` calls, for the examples. */
+export function exampleApprover(policy: PolicyDocument | undefined): string | undefined {
+  if (policy === undefined) return undefined;
+  const humans = Object.entries(policy.principals).filter(([, p]) => p.kind === "human");
+  return (humans.find(([, p]) => p.approves.includes("send")) ?? humans[0])?.[0];
+}
+
+/** What `warden up` prints once everything runs: where it is and what to try next. */
+export function upText(s: UpSummary): string {
+  const approver = s.approver ?? "<approver>";
+  const nats = s.startedNats ? `${s.url} (nats-server started here, store ${s.storeDir ?? "?"})` : `${s.url} (from NATS_URL)`;
+  const lines = [
+    "Warden is up.",
+    `  NATS      ${nats}`,
+    `  services  ${s.services.join(", ")}`,
+    `  tools     ${s.tools.length > 0 ? s.tools.join(", ") : "(none registered yet)"}`,
+  ];
+  if (s.policyVersion) lines.push(`  policy    ${s.policyVersion}`);
+  lines.push("", "Try, in another terminal:", `  export NATS_URL=${s.url}`);
+  if (s.demo) {
+    lines.push(
+      "  npm run warden -- tools --mode llm --principal support-bot --explain",
+      `  npm run warden -- call kb.search --args '{"query":"refund"}' --mode llm --principal support-bot`,
+      `  npm run warden -- call customer.message --args '{"customerId":"c-1","text":"Your refund is on its way"}' --mode plan --principal support-bot`,
+      "  npm run warden -- approvals",
+      `  npm run warden -- approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
+      "  npm run warden -- trace <callId>",
+    );
+  } else {
+    lines.push(
+      "  npm run warden -- tools --explain",
+      `  npm run warden -- call <domain.tool> --args '{}'`,
+      "  npm run warden -- approvals",
+      "  (start with --demo for the support-desk example domain)",
+    );
+  }
+  lines.push("", "Ctrl-C stops everything.");
+  return lines.join("\n");
+}

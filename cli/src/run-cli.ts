@@ -1,0 +1,47 @@
+import { approvalsCommand } from "./commands/approvals.js";
+import { callCommand } from "./commands/call.js";
+import { approveCommand, denyCommand } from "./commands/decide.js";
+import { helpCommand, USAGE } from "./commands/help.js";
+import { policyCommand } from "./commands/policy.js";
+import { toolsCommand } from "./commands/tools.js";
+import { traceCommand } from "./commands/trace.js";
+import { upCommand } from "./commands/up.js";
+import { CliError, EXIT_FAILED } from "./errors.js";
+import type { Command, CommandIo } from "./io.js";
+import { emitError } from "./output.js";
+
+const COMMANDS: Record<string, Command> = {
+  up: upCommand,
+  tools: toolsCommand,
+  call: callCommand,
+  approvals: approvalsCommand,
+  approve: approveCommand,
+  deny: denyCommand,
+  trace: traceCommand,
+  policy: policyCommand,
+  help: helpCommand,
+  "--help": helpCommand,
+  "-h": helpCommand,
+};
+
+/** Runs one command and turns every expected failure into one line (or one JSON document) and an exit code. */
+export async function runCli(argv: string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  const json = argv.includes("--json");
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (command === undefined) {
+    if (name === undefined) io.err(USAGE);
+    else emitError(io, json, "INVALID_REQUEST", `unknown command ${JSON.stringify(name)}; try \`warden help\``);
+    return EXIT_FAILED;
+  }
+  try {
+    return await command(rest, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      emitError(io, json, err.code, err.message);
+      return err.exitCode;
+    }
+    emitError(io, json, "INTERNAL", `internal error: ${(err as Error).message ?? String(err)}`);
+    return EXIT_FAILED;
+  }
+}

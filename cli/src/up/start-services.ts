@@ -1,0 +1,50 @@
+import type { Bus, Logger } from "@warden/bus";
+import { startApproverService } from "@warden/approver";
+import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startRegistryService } from "@warden/registry";
+import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import type { PolicyDocument } from "@warden/contracts";
+
+interface Running {
+  readonly name: string;
+  stop(): Promise<void>;
+}
+
+export interface StartedServices {
+  readonly names: string[];
+  /** The demo's policy document, when --demo stored it. */
+  readonly policy?: PolicyDocument;
+  /** Stops everything, last started first. */
+  stop(): Promise<void>;
+}
+
+/** Starts the core services in this process and, for the demo, its policy and domain. */
+export async function startServices(bus: Bus, log: Logger, demo: boolean): Promise<StartedServices> {
+  const running: Running[] = [];
+  const stopAll = async () => {
+    for (const r of running.reverse()) {
+      await r.stop().catch((err: unknown) => log.error({ err, service: r.name }, "service stop failed"));
+    }
+  };
+  const start = async (name: string, run: () => Promise<{ stop(): Promise<void> }>) => {
+    const handle = await run();
+    running.push({ name, stop: () => handle.stop() });
+  };
+  try {
+    await start("registry", () => startRegistryService({ bus, log: log.child({ service: "registry" }) }));
+    await start("policy", () => startPolicyService({ bus, log: log.child({ service: "policy" }) }));
+    await start("approver", () => startApproverService({ bus, log: log.child({ service: "approver" }) }));
+    let policy: PolicyDocument | undefined;
+    if (demo) {
+      const put = await putPolicyDocument(bus, supportDeskPolicy);
+      if (!put.ok) throw new Error(`demo policy refused: ${put.error.message}`);
+      policy = put.value.document;
+      await start("support-desk", () => startSupportDesk({ bus, log: log.child({ service: "support-desk" }) }));
+    }
+    const names = running.map((r) => r.name);
+    return { names, ...(policy === undefined ? {} : { policy }), stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

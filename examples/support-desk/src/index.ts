@@ -1,0 +1,12 @@
+export { ARTICLES, type Article } from "./data/articles.js";
+export { SESSIONS, type Turn } from "./data/sessions.js";
+export { BUCKET_DEMO_OUTBOX, OutboxMessageSchema, readOutbox, type OutboxMessage } from "./outbox.js";
+export { supportDeskPolicy } from "./policy.js";
+export { startSupportDesk, type SupportDesk, type SupportDeskOptions } from "./start-support-desk.js";
+export { BUCKET_DEMO_TICKETS } from "./tickets.js";
+export { customerTools } from "./tools/customer.js";
+export { bigOutput, demoBig, demoFail, demoSlow } from "./tools/demo.js";
+export { kbReindex, kbSearch } from "./tools/kb.js";
+export { sessionFetch } from "./tools/session.js";
+export { ticketTools } from "./tools/ticket.js";
+export { SUPPORT_DESK_DOMAINS, supportDeskTools, type SupportDeskDomain } from "./tools.js";

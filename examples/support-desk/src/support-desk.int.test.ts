@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEvent, silentLogger, type Bus } from "@warden/bus";
+import { BUCKET_TOOLS, sha256Hex, type ToolCallFinished } from "@warden/contracts";
+import { readArtifact, type ExecutableTool } from "@warden/executor";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import {
+  append,
+  approvalRequested,
+  grantFor,
+  policyChecked,
+  publishApproverKey,
+  serveFakeRegistry,
+  waitForEvent,
+  type ApproverKey,
+} from "../../../services/executor/test/harness.js";
+import { readOutbox } from "./outbox.js";
+import { startSupportDesk, type SupportDesk } from "./start-support-desk.js";
+import { SUPPORT_DESK_DOMAINS, supportDeskTools } from "./tools.js";
+
+describe("the support desk over a real nats-server", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let desk: SupportDesk;
+  let key: ApproverKey;
+  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  let tool: (name: string) => ExecutableTool;
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+    registry = await serveFakeRegistry(bus);
+    key = await publishApproverKey(bus);
+    desk = await startSupportDesk({ bus, log: silentLogger() });
+    const tools = supportDeskTools(bus);
+    const byName = new Map(SUPPORT_DESK_DOMAINS.flatMap((d) => tools[d]).map((t) => [t.descriptor.name, t]));
+    tool = (name) => byName.get(name)!;
+  });
+  afterAll(async () => {
+    await desk?.stop();
+    await registry?.stop();
+    await nats?.stop();
+  });
+
+  async function runAllowed(name: string, args: Parameters<typeof policyChecked>[1]): Promise<ToolCallFinished> {
+    const pc = policyChecked(tool(name), args, { principal: "support-bot", mode: "plan" });
+    await append(bus, pc);
+    return waitForEvent(bus, pc.domain, pc.callId, "ToolCallFinished");
+  }
+
+  it("registers every tool of its five domains", async () => {
+    expect(desk.executors.map((e) => e.domain).sort()).toEqual([...SUPPORT_DESK_DOMAINS].sort());
+    const kv = await bus.kvm.open(BUCKET_TOOLS);
+    const keys: string[] = [];
+    for await (const k of await kv.keys()) keys.push(k);
+    expect(keys.sort()).toEqual([
+      "customer.message.1.0.0",
+      "demo.big.1.0.0",
+      "demo.fail.1.0.0",
+      "demo.slow.1.0.0",
+      "kb.reindex.1.0.0",
+      "kb.search.1.0.0",
+      "session.fetch.1.0.0",
+      "ticket.fill.1.0.0",
+      "ticket.submit.1.0.0",
+    ]);
+  });
+
+  it("answers kb.search and session.fetch, and fails session.fetch for an unknown session", async () => {
+    const found = await runAllowed("kb.search", { query: "password reset", limit: 1 });
+    expect(found.data).toMatchObject({ ok: true, output: { articles: [{ id: "KB-003" }] } });
+    const turns = await runAllowed("session.fetch", { id: 2 });
+    expect(turns.data.output).toEqual(expect.arrayContaining([{ role: "customer", text: "password reset email never arrives" }]));
+    const missing = await runAllowed("session.fetch", { id: 404 });
+    expect(missing.data).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "no session 404" } });
+  });
+
+  it("fills a ticket draft field by field and submits a ticket, returning its id", async () => {
+    await runAllowed("ticket.fill", { ticketId: "T-draft1", fields: { priority: "high" } });
+    const filled = await runAllowed("ticket.fill", { ticketId: "T-draft1", fields: { category: "refund" } });
+    expect(filled.data.output).toEqual({ ticketId: "T-draft1", draft: { priority: "high", category: "refund" } });
+    const submitted = await runAllowed("ticket.submit", { title: "Broken blender", body: "Wants a refund", customerId: "C-1" });
+    expect(submitted.data.output).toEqual({ ticketId: `T-${submitted.callId}` });
+  });
+
+  it("sends a customer message only under a grant, and the outbox shows exactly what was sent", async () => {
+    const args = { customerId: "C-outbox", text: "Your refund is on its way." };
+    const allowedOnly = policyChecked(tool("customer.message"), args);
+    await append(bus, allowedOnly);
+    const refused = await waitForEvent(bus, "customer", allowedOnly.callId, "ToolCallRejected");
+    expect(refused.data.error.code).toBe("GRANT_INVALID");
+    expect((await readOutbox(bus)).filter((m) => m.customerId === "C-outbox")).toEqual([]);
+
+    const request = approvalRequested(tool("customer.message"), args, { principal: "support-bot", mode: "plan" });
+    await append(bus, request);
+    await append(bus, grantFor(request, key));
+    const finished = await waitForEvent(bus, "customer", request.callId, "ToolCallFinished");
+    expect(finished.data).toMatchObject({ ok: true, output: { delivered: true, messageId: `C-outbox.${request.callId}` } });
+    expect((await readOutbox(bus)).filter((m) => m.customerId === "C-outbox")).toEqual([
+      expect.objectContaining({ customerId: "C-outbox", text: args.text, callId: request.callId, principal: "support-bot" }),
+    ]);
+  });
+
+  it("turns demo.fail into HANDLER_ERROR and demo.slow into TIMEOUT", async () => {
+    expect((await runAllowed("demo.fail", {})).data).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR" } });
+    const slow = await runAllowed("demo.slow", {});
+    expect(slow.data).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
+    expect(slow.data.durationMs).toBeLessThan(5_000);
+  });
+
+  it("stores demo.big's megabyte as an artifact and keeps a preview in the event", async () => {
+    const big = await runAllowed("demo.big", {});
+    expect(big.data).toMatchObject({ ok: true, truncated: true });
+    const ref = big.data.artifacts[0]!;
+    expect(ref.bytes).toBeGreaterThan(900_000);
+    const bytes = await readArtifact(bus, ref.id);
+    expect(sha256Hex(bytes!)).toBe(ref.sha256);
+    expect(Array.isArray(big.data.output)).toBe(true);
+    expect(await readEvent(bus, "demo", big.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+  });
+});

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { kvGetJson, kvPutJson, type Bus } from "@warden/bus";
+import { defineTool } from "@warden/executor";
+import { openTickets } from "../tickets.js";
+
+const KeyPart = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, '-' and '_' only");
+const Fields = z.record(z.string(), z.json());
+
+/** The ticket tools keep their state in the `demo_tickets` bucket of this bus. */
+export function ticketTools(bus: Bus) {
+  let kv: ReturnType<typeof openTickets> | undefined;
+  const tickets = () => (kv ??= openTickets(bus));
+
+  const fill = defineTool({
+    name: "ticket.fill",
+    version: "1.0.0",
+    title: "Fill in fields of a ticket draft",
+    description:
+      "Use when the agent has the ticket page open and you want to pre-fill fields of its draft (priority, category, summary); the agent reviews the draft before anything is submitted.",
+    grade: "write",
+    idempotent: true,
+    scopes: ["ticket_page"],
+    input: z.strictObject({ ticketId: KeyPart, fields: z.record(z.string(), z.unknown()) }),
+    handler: async ({ ticketId, fields }) => {
+      const store = await tickets();
+      const key = `draft.${ticketId}`;
+      const existing = await kvGetJson(store, key, Fields);
+      const draft = { ...existing?.value, ...Fields.parse(fields) };
+      await kvPutJson(store, key, draft);
+      return { ticketId, draft };
+    },
+  });
+
+  const submit = defineTool({
+    name: "ticket.submit",
+    version: "1.0.0",
+    title: "Submit a support ticket",
+    description:
+      "Use when a customer's problem needs follow-up by the support team: files a new ticket with a title, the details and the customer's id, and returns the ticket id. The team sees it later; it can be edited or closed.",
+    grade: "write",
+    input: z.strictObject({ title: z.string().min(1), body: z.string(), customerId: KeyPart }),
+    handler: async ({ title, body, customerId }, ctx) => {
+      const store = await tickets();
+      const ticketId = `T-${ctx.callId}`;
+      await kvPutJson(store, `ticket.${ticketId}`, { ticketId, title, body, customerId, filedBy: ctx.principal, filedAt: new Date().toISOString() });
+      return { ticketId };
+    },
+  });
+
+  return [fill, submit] as const;
+}

@@ -1,0 +1,44 @@
+import { createPublicKey, verify } from "node:crypto";
+import { z } from "zod";
+import { grantSigningPayload, type GrantStatement } from "./approval.js";
+import { sha256Hex } from "./canonical-json.js";
+
+/**
+ * The value under `approver-key.<keyId>` in `warden_policy`: the approver's Ed25519 public key,
+ * SPKI DER as base64, stored as a JSON string (read it with kvGetJson and this schema).
+ */
+export const ApproverPublicKeySchema = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/);
+
+/** The id a grant names its key by: the first 16 hex characters of sha256 of the SPKI DER. */
+export function approverKeyId(publicKeyDer: Uint8Array): string {
+  return sha256Hex(publicKeyDer).slice(0, 16);
+}
+
+/** The statement an ApprovalGranted signs, from the call id and the event's data. */
+export function grantStatementOf(callId: string, grant: Omit<GrantStatement, "callId">): GrantStatement {
+  return {
+    callId,
+    approvalId: grant.approvalId,
+    argsHash: grant.argsHash,
+    descriptorHash: grant.descriptorHash,
+    version: grant.version,
+    approver: grant.approver,
+    expiresAt: grant.expiresAt,
+    nonce: grant.nonce,
+  };
+}
+
+/**
+ * Checks an Ed25519 grant signature. Pure: the caller fetches the key (by the grant's keyId) and
+ * checks binding and expiry itself. A malformed key or signature is simply not valid.
+ */
+export function verifyGrantSignature(publicKeyDerBase64: string, statement: GrantStatement, signatureBase64: string): boolean {
+  try {
+    const der = Buffer.from(publicKeyDerBase64, "base64");
+    const key = createPublicKey({ key: der, format: "der", type: "spki" });
+    if (key.asymmetricKeyType !== "ed25519") return false;
+    return verify(null, grantSigningPayload(statement), key, Buffer.from(signatureBase64, "base64"));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import {
+  CALL_MODES,
+  GRADES,
+  PolicyDocumentSchema,
+  ToolDescriptorSchema,
+  type CallMode,
+  type Grade,
+  type PolicyDocumentInput,
+  type ToolDescriptorInput,
+} from "@warden/contracts";
+import { DEFAULT_TABLE, evaluatePolicy, type CallFacts } from "./evaluate.js";
+
+function tool(over: Partial<ToolDescriptorInput> = {}) {
+  return ToolDescriptorSchema.parse({
+    name: "kb.search",
+    version: "1.0.0",
+    title: "Search",
+    description: "Use it to search the knowledge base for articles.",
+    inputSchema: { type: "object" },
+    grade: "read",
+    ...over,
+  });
+}
+
+function doc(over: Partial<PolicyDocumentInput> = {}) {
+  return PolicyDocumentSchema.parse({ version: "t1", ...over });
+}
+
+function facts(over: Partial<CallFacts> & { grade?: Grade } = {}): CallFacts {
+  const { grade, ...rest } = over;
+  return { tool: tool({ grade: grade ?? "read" }), principal: "alice", mode: "human", flags: {}, scope: null, ...rest };
+}
+
+describe("the default table", () => {
+  const expected: Record<Grade, Record<CallMode, string>> = {
+    read: { human: "allow", plan: "allow", llm: "allow" },
+    write: { human: "allow", plan: "allow", llm: "require_approval" },
+    send: { human: "require_approval", plan: "require_approval", llm: "deny" },
+  };
+  for (const grade of GRADES) {
+    for (const mode of CALL_MODES) {
+      it(`decides ${grade} in ${mode} mode as ${expected[grade][mode]}`, () => {
+        const r = evaluatePolicy(doc(), facts({ grade, mode }));
+        expect(DEFAULT_TABLE[grade][mode]).toBe(expected[grade][mode]);
+        expect(r.decision).toBe(expected[grade][mode]);
+        const ruleId = grade === "send" && mode === "llm" ? "invariant.send_never_llm" : `default.${grade}.${mode}`;
+        expect(r.ruleIds[0]).toBe(ruleId);
+        expect(r.reason.length).toBeGreaterThan(0);
+      });
+    }
+  }
+});
+
+describe("the gates", () => {
+  it("allows a flagged tool when the call sets the flag", () => {
+    const r = evaluatePolicy(doc(), facts({ tool: tool({ featureFlag: "kbAdmin" }), flags: { kbAdmin: true } }));
+    expect(r.decision).toBe("allow");
+  });
+
+  it("refuses a flagged tool when the flag is off or missing", () => {
+    for (const flags of [{}, { kbAdmin: false }]) {
+      const r = evaluatePolicy(doc(), facts({ tool: tool({ featureFlag: "kbAdmin" }), flags }));
+      expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"], gate: "gate.feature_flag" });
+    }
+  });
+
+  it("allows a scoped tool called from one of its scopes", () => {
+    const r = evaluatePolicy(doc(), facts({ tool: tool({ scopes: ["ticket_page"], grade: "write" }), scope: "ticket_page" }));
+    expect(r.decision).toBe("allow");
+  });
+
+  it("refuses a scoped tool called from another scope or from none", () => {
+    for (const scope of ["home", null]) {
+      const r = evaluatePolicy(doc(), facts({ tool: tool({ scopes: ["ticket_page"] }), scope }));
+      expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.scope"] });
+    }
+  });
+
+  it("allows a tool with required scopes to a principal holding all of them", () => {
+    const d = doc({ principals: { alice: { kind: "human", scopes: ["crm:read", "crm:write"] } } });
+    const r = evaluatePolicy(d, facts({ tool: tool({ requiredScopes: ["crm:read"] }) }));
+    expect(r.decision).toBe("allow");
+  });
+
+  it("refuses a tool with required scopes to a principal missing one, and to an unknown principal", () => {
+    const d = doc({ principals: { alice: { kind: "human", scopes: ["crm:read"] } } });
+    const t = tool({ requiredScopes: ["crm:read", "crm:write"] });
+    expect(evaluatePolicy(d, facts({ tool: t }))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
+    expect(evaluatePolicy(d, facts({ tool: t, principal: "mallory" }))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
+  });
+
+  it("refuses send in llm mode even when a rule allows it", () => {
+    const d = doc({ rules: [{ id: "allow-all", effect: "allow", reason: "open", match: {} }] });
+    const r = evaluatePolicy(d, facts({ grade: "send", mode: "llm" }));
+    expect(r).toMatchObject({ decision: "deny", ruleIds: ["invariant.send_never_llm"] });
+  });
+
+  it("checks the gates before any allow rule", () => {
+    const d = doc({ rules: [{ id: "allow-all", effect: "allow", reason: "open", match: {} }] });
+    const r = evaluatePolicy(d, facts({ tool: tool({ featureFlag: "beta" }) }));
+    expect(r.ruleIds).toEqual(["gate.feature_flag"]);
+  });
+});
+
+describe("the document's rules", () => {
+  it("lets a deny rule win over allow and require_approval rules that also match", () => {
+    const d = doc({
+      rules: [
+        { id: "ok", effect: "allow", reason: "fine", match: { tool: "kb.*" } },
+        { id: "ask", effect: "require_approval", reason: "ask first", match: { domain: "kb" } },
+        { id: "no", effect: "deny", reason: "kb is closed", match: { grade: "read" } },
+      ],
+    });
+    const r = evaluatePolicy(d, facts());
+    expect(r).toMatchObject({ decision: "deny", ruleIds: ["no"], reason: "kb is closed" });
+  });
+
+  it("tightens an allowed call with a require_approval rule", () => {
+    const d = doc({ rules: [{ id: "ask-bob", effect: "require_approval", reason: "bob asks first", match: { principal: "bob" } }] });
+    expect(evaluatePolicy(d, facts({ principal: "bob" }))).toMatchObject({ decision: "require_approval", ruleIds: ["ask-bob"] });
+    expect(evaluatePolicy(d, facts({ principal: "alice" }))).toMatchObject({ decision: "allow", ruleIds: ["default.read.human"] });
+  });
+
+  it("lifts a write's approval for a model with an explicit allow rule", () => {
+    const d = doc({ rules: [{ id: "fill-ok", effect: "allow", reason: "drafts are harmless", match: { tool: "ticket.fill" } }] });
+    const r = evaluatePolicy(d, facts({ tool: tool({ name: "ticket.fill", grade: "write" }), mode: "llm" }));
+    expect(r).toMatchObject({ decision: "allow", ruleIds: ["fill-ok"] });
+  });
+
+  it("never lifts a send's approval with an allow rule", () => {
+    const d = doc({ rules: [{ id: "send-ok", effect: "allow", reason: "trust me", match: { grade: "send" } }] });
+    for (const mode of ["human", "plan"] as const) {
+      const r = evaluatePolicy(d, facts({ grade: "send", mode }));
+      expect(r).toMatchObject({ decision: "require_approval", ruleIds: [`default.send.${mode}`] });
+    }
+  });
+
+  it("does not lift an approval when a require_approval rule also matches", () => {
+    const d = doc({
+      rules: [
+        { id: "ok", effect: "allow", reason: "fine", match: { grade: "write" } },
+        { id: "ask", effect: "require_approval", reason: "ask", match: { mode: "llm" } },
+      ],
+    });
+    const r = evaluatePolicy(d, facts({ grade: "write", mode: "llm" }));
+    expect(r).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm", "ask"] });
+  });
+
+  it("ignores rules that do not match the call", () => {
+    const d = doc({
+      rules: [
+        { id: "other-tool", effect: "deny", reason: "x", match: { tool: "crm.*" } },
+        { id: "other-mode", effect: "deny", reason: "x", match: { mode: ["plan", "llm"] } },
+        { id: "other-principal", effect: "deny", reason: "x", match: { principal: "bo*" } },
+      ],
+    });
+    expect(evaluatePolicy(d, facts()).decision).toBe("allow");
+    expect(evaluatePolicy(d, facts({ principal: "bob" })).ruleIds).toEqual(["other-principal"]);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { PolicyDocumentSchema, ToolDescriptorSchema, type CallMode, type Grade, type PolicyDocumentInput } from "@warden/contracts";
+import { toolVisibility } from "./visibility.js";
+
+function tool(name: string, grade: Grade, featureFlag?: string) {
+  return ToolDescriptorSchema.parse({
+    name,
+    version: "1.0.0",
+    title: name,
+    description: "Use it when the test needs a tool of this grade.",
+    inputSchema: { type: "object" },
+    grade,
+    ...(featureFlag ? { featureFlag } : {}),
+  });
+}
+
+const doc = (over: Partial<PolicyDocumentInput> = {}) => PolicyDocumentSchema.parse({ version: "t1", ...over });
+const q = (mode: CallMode) => ({ principal: "alice", mode, flags: {}, scope: null });
+
+describe("toolVisibility", () => {
+  it("never shows a send tool to a model, whatever the document says", () => {
+    const d = doc({ llm: { showWrite: ["*"] }, rules: [{ id: "open", effect: "allow", reason: "x", match: {} }] });
+    const v = toolVisibility(d, tool("customer.message", "send"), q("llm"));
+    expect(v).toMatchObject({ visible: false, reason: "send_never_listed_for_llm" });
+  });
+
+  it("shows a send tool to a person and a plan, pending approval", () => {
+    for (const mode of ["human", "plan"] as const) {
+      const v = toolVisibility(doc(), tool("customer.message", "send"), q(mode));
+      expect(v).toMatchObject({ visible: true, evaluation: { decision: "require_approval" } });
+    }
+  });
+
+  it("hides a write tool from a model unless the document opts it in", () => {
+    const t = tool("ticket.submit", "write");
+    expect(toolVisibility(doc(), t, q("llm"))).toMatchObject({ visible: false, reason: "write_not_opted_in_for_llm" });
+    expect(toolVisibility(doc({ llm: { showWrite: ["ticket.*"] } }), t, q("llm"))).toMatchObject({
+      visible: true,
+      evaluation: { decision: "require_approval" },
+    });
+  });
+
+  it("shows read tools to a model", () => {
+    expect(toolVisibility(doc(), tool("kb.search", "read"), q("llm"))).toMatchObject({ visible: true, evaluation: { decision: "allow" } });
+  });
+
+  it("hides a tool whose call would be denied, with the gate as the reason", () => {
+    expect(toolVisibility(doc(), tool("kb.reindex", "read", "kbAdmin"), q("human"))).toMatchObject({ visible: false, reason: "feature_flag_off" });
+    const d = doc({ rules: [{ id: "no-kb", effect: "deny", reason: "closed", match: { domain: "kb" } }] });
+    expect(toolVisibility(d, tool("kb.search", "read"), q("human"))).toMatchObject({ visible: false, reason: "policy_denied", ruleIds: ["no-kb"] });
+  });
+});

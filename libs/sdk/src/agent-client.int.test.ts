@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { appendEvent, decodeJson, readEvent, type Bus } from "@warden/bus";
+import {
+  argsHash,
+  MAX_REQUEST_BYTES,
+  newId,
+  stageFilterSubject,
+  ToolCallRequestedSchema,
+  type ToolCallRequested,
+  type WardenEvent,
+} from "@warden/contracts";
+import { eventually } from "../../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { createAgentClient, type AgentClient } from "./agent-client.js";
+
+const HASH = argsHash({});
+
+/** The test plays the services: for each request it appends what `respond` returns, in order. */
+type Responder = (req: ToolCallRequested) => Promise<void> | void;
+
+function answer(req: ToolCallRequested, type: WardenEvent["type"], data: unknown, causationId = req.eventId): WardenEvent {
+  const { v, callId, domain, tool, principal, mode, correlationId } = req;
+  return { v, callId, domain, tool, principal, mode, correlationId, eventId: newId(), ts: new Date().toISOString(), causationId, type, data } as WardenEvent;
+}
+
+function approvalRequested(req: ToolCallRequested, approvalId: string): WardenEvent {
+  return answer(req, "ApprovalRequested", {
+    version: "1.0.0",
+    descriptorHash: HASH,
+    grade: "send",
+    argsHash: argsHash(req.data.args),
+    approvalId,
+    argsPreview: JSON.stringify(req.data.args),
+    args: req.data.args,
+    title: "Message a customer",
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    approvers: { human: true, requesterMayConfirm: false },
+    reason: "send needs a human",
+    ruleIds: ["default.send.plan"],
+    policyVersion: "test",
+  });
+}
+
+function finished(req: ToolCallRequested, data: object): WardenEvent {
+  return answer(req, "ToolCallFinished", { truncated: false, outputBytes: 10, artifacts: [], durationMs: 1, executorId: "test", attempt: 1, ...data });
+}
+
+describe("createAgentClient().call against a real nats-server", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let pipeline: Bus;
+  let client: AgentClient;
+  let respond: Responder;
+  const requests: ToolCallRequested[] = [];
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus("agent");
+    pipeline = await nats.bus("pipeline");
+    pipeline.nc.subscribe(stageFilterSubject("ToolCallRequested"), {
+      callback: (_err, msg) => {
+        const decoded = decodeJson(msg.data);
+        const req = decoded.ok ? ToolCallRequestedSchema.safeParse(decoded.value) : undefined;
+        if (!req?.success) return;
+        requests.push(req.data);
+        void respond(req.data);
+      },
+    });
+    await pipeline.nc.flush();
+    client = createAgentClient({ bus, principal: "support-bot", mode: "llm", runId: "run-int" });
+  });
+  afterAll(async () => {
+    await client.close();
+    await nats.stop();
+  });
+  beforeEach(() => {
+    respond = () => {};
+    requests.length = 0;
+  });
+
+  it("returns succeeded with the data when the call finishes well", async () => {
+    respond = async (req) => {
+      await appendEvent(pipeline, answer(req, "ToolCallStarted", {
+        executorId: "test",
+        version: "1.0.0",
+        descriptorHash: HASH,
+        argsHash: HASH,
+        authorizedBy: { type: "ToolPolicyChecked", eventId: req.eventId },
+        deadline: new Date(Date.now() + 5_000).toISOString(),
+      }));
+      await appendEvent(pipeline, finished(req, { ok: true, output: { hits: ["refunds"] } }));
+    };
+    const result = await client.call("kb.search", { query: "refund" });
+    expect(result).toEqual({ callId: result.callId, ok: true, status: "succeeded", data: { hits: ["refunds"] } });
+    const stored = await readEvent(bus, "kb", result.callId, "ToolCallRequested", "support-bot");
+    expect(stored).toMatchObject({ tool: "kb.search", mode: "llm", correlationId: "run-int", data: { args: { query: "refund" }, scope: null, flags: {} } });
+  });
+
+  it("passes call options into the request and publishes a wire name under its domain", async () => {
+    respond = (req) => void appendEvent(pipeline, finished(req, { ok: true, output: null }));
+    const result = await client.call("kb__search", { query: "x" }, {
+      mode: "human",
+      principal: "alice",
+      scope: "ticket_page",
+      flags: { kbAdmin: true },
+      runId: "run-other",
+      version: "1.2.3",
+      parentCallId: "parent-1",
+    });
+    expect(result.status).toBe("succeeded");
+    expect(requests[0]).toMatchObject({
+      callId: result.callId,
+      domain: "kb",
+      tool: "kb__search",
+      principal: "alice",
+      mode: "human",
+      correlationId: "run-other",
+      parentCallId: "parent-1",
+      data: { scope: "ticket_page", flags: { kbAdmin: true }, version: "1.2.3" },
+    });
+  });
+
+  it("returns the rejection of a hallucinated tool published under the unresolved domain", async () => {
+    respond = (req) =>
+      void appendEvent(pipeline, answer(req, "ToolCallRejected", {
+        stage: "registry",
+        error: { code: "UNKNOWN_TOOL", message: `no tool named ${req.tool}`, retryable: false },
+      }));
+    const result = await client.call("searchTheWeb", {});
+    expect(result).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL", message: "no tool named searchTheWeb" } });
+    expect(requests[0]?.domain).toBe("unresolved");
+  });
+
+  it("returns a failed result with the tool's error and keeps artifacts of a truncated output", async () => {
+    const artifact = { id: "x.output.json", sha256: "c".repeat(64), bytes: 2_000_000, contentType: "application/json" };
+    respond = (req) =>
+      void appendEvent(pipeline, finished(req, req.tool === "demo.fail"
+        ? { ok: false, error: { code: "HANDLER_ERROR", message: "boom", retryable: true } }
+        : { ok: true, output: ["first"], truncated: true, artifacts: [artifact] }));
+    expect(await client.call("demo.fail", {})).toMatchObject({ ok: false, status: "failed", error: { code: "HANDLER_ERROR", message: "boom" } });
+    expect(await client.call("demo.big", {})).toMatchObject({ ok: true, status: "succeeded", data: ["first"], truncated: true, artifacts: [artifact] });
+  });
+
+  it("returns at ApprovalRequested with requiresConfirm when not waiting", async () => {
+    respond = (req) => void appendEvent(pipeline, approvalRequested(req, "ap-nowait"));
+    const result = await client.call("customer.message", { customerId: "c1", text: "hi" }, { mode: "plan" });
+    expect(result).toMatchObject({
+      ok: false,
+      status: "awaiting_approval",
+      requiresConfirm: true,
+      approvalId: "ap-nowait",
+      error: { code: "CONFIRMATION_REQUIRED" },
+    });
+  });
+
+  it("waits through the approval to a denial whose message names the approver and reason", async () => {
+    let requested: ToolCallRequested | undefined;
+    respond = async (req) => {
+      await appendEvent(pipeline, approvalRequested(req, "ap-wait"));
+      requested = req;
+    };
+    const pending = client.call("customer.message", { customerId: "c1", text: "hi" }, { mode: "plan", wait: true });
+    const req = await eventually(() => {
+      if (!requested) throw new Error("no approval requested yet");
+      return requested;
+    });
+    await appendEvent(pipeline, answer(req, "ApprovalDenied", { approvalId: "ap-wait", approver: "alice", reason: "wrong customer" }));
+    const result = await pending;
+    expect(result).toMatchObject({ ok: false, status: "denied", approvalId: "ap-wait", error: { code: "APPROVAL_DENIED" } });
+    expect(result.error?.message).toMatch(/alice/);
+    expect(result.error?.message).toMatch(/wrong customer/);
+  });
+
+  it("maps an expired approval and an unknown outcome", async () => {
+    respond = (req) =>
+      void appendEvent(pipeline, req.tool === "ticket.submit"
+        ? answer(req, "ApprovalExpired", { approvalId: "ap-exp", expiresAt: new Date().toISOString() })
+        : answer(req, "ToolCallOutcomeUnknown", { reason: "executor stopped mid-run", startedEventId: "s1", executorId: "ex1" }));
+    expect(await client.call("ticket.submit", {}, { wait: true })).toMatchObject({ status: "expired", error: { code: "APPROVAL_EXPIRED" } });
+    expect(await client.call("ticket.fill", {})).toMatchObject({ status: "outcome_unknown", error: { code: "OUTCOME_UNKNOWN" } });
+  });
+
+  it("comes back pending with WAIT_TIMEOUT when nothing answers in time", async () => {
+    const result = await client.call("kb.search", { query: "slow" }, { timeoutMs: 200 });
+    expect(result).toMatchObject({ ok: false, status: "pending", error: { code: "WAIT_TIMEOUT", retryable: true } });
+    expect(await readEvent(bus, "kb", result.callId, "ToolCallRequested")).toBeDefined();
+  });
+
+  it("keeps the approval id of a waiting call whose wait runs out", async () => {
+    respond = (req) => void appendEvent(pipeline, approvalRequested(req, "ap-timeout"));
+    const result = await client.call("customer.message", { customerId: "c", text: "t" }, { wait: true, timeoutMs: 300 });
+    expect(result).toMatchObject({ status: "pending", approvalId: "ap-timeout", requiresConfirm: true, error: { code: "WAIT_TIMEOUT" } });
+  });
+
+  it("refuses an unsafe principal and a wildcard tool name without publishing anything", async () => {
+    const badPrincipal = await client.call("kb.search", {}, { principal: "bob.smith" });
+    const badTool = await client.call("kb.>", {});
+    for (const r of [badPrincipal, badTool]) {
+      expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_REQUEST" } });
+    }
+    expect(await readEvent(bus, "kb", badPrincipal.callId, "ToolCallRequested")).toBeUndefined();
+    expect(requests).toHaveLength(0);
+  });
+
+  it("refuses an oversize request with PAYLOAD_TOO_LARGE without publishing it", async () => {
+    const result = await client.call("ticket.submit", { title: "t", body: "x".repeat(MAX_REQUEST_BYTES), customerId: "c" });
+    expect(result).toMatchObject({ ok: false, status: "rejected", error: { code: "PAYLOAD_TOO_LARGE" } });
+    expect(await readEvent(bus, "ticket", result.callId, "ToolCallRequested")).toBeUndefined();
+  });
+
+  it("answers a tool view request with UNAVAILABLE when no registry is running", async () => {
+    const view = await client.toolView({ format: "openai" });
+    expect(view).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+  });
+});

@@ -1,0 +1,64 @@
+import { wardenError, type ToolResult, type WardenEvent } from "@warden/contracts";
+
+/**
+ * The caller's answer for an event of its call, or undefined when the call goes on. A
+ * non-waiting caller returns at ApprovalRequested; a waiting one only at a terminal event.
+ */
+export function resultFromEvent(event: WardenEvent, wait: boolean): ToolResult | undefined {
+  const callId = event.callId;
+  switch (event.type) {
+    case "ToolCallFinished": {
+      const d = event.data;
+      const extras = {
+        ...(d.artifacts.length > 0 ? { artifacts: d.artifacts } : {}),
+        ...(d.truncated ? { truncated: true } : {}),
+      };
+      if (d.ok) return { callId, ok: true, status: "succeeded", ...(d.output === undefined ? {} : { data: d.output }), ...extras };
+      return { callId, ok: false, status: "failed", error: d.error ?? wardenError("HANDLER_ERROR", "the tool failed"), ...extras };
+    }
+    case "ToolCallRejected":
+      return { callId, ok: false, status: "rejected", error: event.data.error };
+    case "ApprovalDenied": {
+      const { approver, reason, approvalId } = event.data;
+      return { callId, ok: false, status: "denied", approvalId, error: wardenError("APPROVAL_DENIED", `denied by ${approver}: ${reason}`) };
+    }
+    case "ApprovalExpired": {
+      const { approvalId, expiresAt } = event.data;
+      return {
+        callId,
+        ok: false,
+        status: "expired",
+        approvalId,
+        error: wardenError("APPROVAL_EXPIRED", `approval ${approvalId} expired at ${expiresAt} without a decision`),
+      };
+    }
+    case "ToolCallOutcomeUnknown":
+      return { callId, ok: false, status: "outcome_unknown", error: wardenError("OUTCOME_UNKNOWN", event.data.reason) };
+    case "ApprovalRequested":
+      return wait ? undefined : awaitingApproval(callId, event.data.approvalId, event.data.reason);
+    default:
+      return undefined;
+  }
+}
+
+export function awaitingApproval(callId: string, approvalId: string, reason: string): ToolResult {
+  return {
+    callId,
+    ok: false,
+    status: "awaiting_approval",
+    requiresConfirm: true,
+    approvalId,
+    error: wardenError("CONFIRMATION_REQUIRED", `this call waits for a person's approval (${approvalId}): ${reason}`),
+  };
+}
+
+/** What a caller gets when its wait ran out before the call ended. */
+export function pendingResult(callId: string, timeoutMs: number, approvalId?: string): ToolResult {
+  return {
+    callId,
+    ok: false,
+    status: "pending",
+    ...(approvalId === undefined ? {} : { approvalId, requiresConfirm: true }),
+    error: wardenError("WAIT_TIMEOUT", `no outcome within ${timeoutMs} ms; the call may still complete (callId ${callId})`),
+  };
+}

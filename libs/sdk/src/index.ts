@@ -1,0 +1,32 @@
+export { toModelMessage, type ToolResult } from "@warden/contracts";
+export {
+  createAgentClient,
+  DEFAULT_CALL_TIMEOUT_MS,
+  type AgentClient,
+  type AgentClientOptions,
+  type AgentToolViewQuery,
+  type CallOptions,
+  type ToolViewResult,
+} from "./agent-client.js";
+export {
+  createApproverClient,
+  type ApprovalWatch,
+  type ApproverClient,
+  type ApproverClientOptions,
+  type DecisionOutcome,
+} from "./approver-client.js";
+export { buildCallRequest, type CallRequestInput } from "./domain/call-request.js";
+export { pendingResult, resultFromEvent } from "./domain/event-result.js";
+export { domainOfTool, isAcceptableToolName, UNRESOLVED_DOMAIN } from "./domain/tool-domain.js";
+export {
+  runPlan,
+  type Plan,
+  type PlanClient,
+  type PlanContext,
+  type PlanResult,
+  type PlanStep,
+  type PlanStepReport,
+  type PlanStepStatus,
+  type PlanStopReason,
+  type RunPlanOptions,
+} from "./run-plan.js";

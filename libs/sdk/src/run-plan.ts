@@ -1,0 +1,100 @@
+import { newId, type ToolResult } from "@warden/contracts";
+import type { CallOptions } from "./agent-client.js";
+
+/** What a plan step sees: the seed and every earlier result, by tool and by position. */
+export interface PlanContext<Seed> {
+  readonly seed: Seed;
+  readonly byTool: Readonly<Record<string, ToolResult>>;
+  /** One entry per earlier step; undefined where a step was skipped. */
+  readonly byStep: readonly (ToolResult | undefined)[];
+}
+
+export interface PlanStep<Seed> {
+  readonly id?: string;
+  readonly tool: string;
+  /** Static args. */
+  readonly input?: unknown;
+  /** Args built from earlier results; undefined skips the step. Wins over `input`. */
+  readonly buildInput?: (ctx: PlanContext<Seed>) => unknown;
+  /** Ends the plan (successfully) after this step when true. */
+  readonly stopIf?: (result: ToolResult, ctx: PlanContext<Seed>) => boolean;
+}
+
+export type Plan<Seed> = readonly PlanStep<Seed>[] | { readonly steps: readonly PlanStep<Seed>[] };
+
+/** The one thing a plan needs from a client; an AgentClient is one. */
+export interface PlanClient {
+  call(tool: string, args: unknown, opts?: CallOptions): Promise<ToolResult>;
+}
+
+export interface RunPlanOptions {
+  readonly client: PlanClient;
+  readonly flags?: Readonly<Record<string, boolean>>;
+  readonly scope?: string | null;
+  readonly runId?: string;
+}
+
+export type PlanStepStatus = "ran" | "skipped" | "not_run";
+
+export interface PlanStepReport {
+  readonly id?: string;
+  readonly tool: string;
+  readonly status: PlanStepStatus;
+  readonly result?: ToolResult;
+}
+
+export type PlanStopReason = "stopIf" | "error" | "requires_confirm";
+
+export interface PlanResult {
+  /** True when every step ran or was skipped, or a stopIf ended the plan. */
+  readonly ok: boolean;
+  readonly steps: PlanStepReport[];
+  /** Index of the step that ended the plan early. */
+  readonly stoppedAt?: number;
+  readonly stoppedBy?: PlanStopReason;
+  /** Set when a step waits for a person: it has not run, and neither has anything after it. */
+  readonly requiresConfirm?: boolean;
+  readonly approvalId?: string;
+  readonly runId: string;
+}
+
+/**
+ * Runs a fixed plan in `plan` mode under one run id. A failed step stops the plan; a step that
+ * needs approval (any `send`) comes back awaiting_approval and stops it before it runs.
+ */
+export async function runPlan<Seed>(plan: Plan<Seed>, seed: Seed, opts: RunPlanOptions): Promise<PlanResult> {
+  const steps = "steps" in plan ? plan.steps : plan;
+  const runId = opts.runId ?? newId();
+  const byTool: Record<string, ToolResult> = {};
+  const byStep: (ToolResult | undefined)[] = [];
+  const reports: PlanStepReport[] = [];
+  const ctx: PlanContext<Seed> = { seed, byTool, byStep };
+  const callOpts: CallOptions = { mode: "plan", runId, flags: opts.flags ?? {}, scope: opts.scope ?? null, wait: false };
+
+  const stop = (at: number, by: PlanStopReason, result: ToolResult): PlanResult => {
+    for (const s of steps.slice(at + 1)) reports.push(report(s, "not_run"));
+    const confirm = by === "requires_confirm" ? { requiresConfirm: true, ...(result.approvalId ? { approvalId: result.approvalId } : {}) } : {};
+    return { ok: by === "stopIf", steps: reports, stoppedAt: at, stoppedBy: by, ...confirm, runId };
+  };
+
+  for (const [i, step] of steps.entries()) {
+    const args = step.buildInput ? step.buildInput(ctx) : step.input;
+    if (args === undefined && step.buildInput) {
+      byStep.push(undefined);
+      reports.push(report(step, "skipped"));
+      continue;
+    }
+    const result = await opts.client.call(step.tool, args ?? {}, callOpts);
+    byStep.push(result);
+    byTool[step.tool] = result;
+    reports.push(report(step, "ran", result));
+    if (result.status === "awaiting_approval") return stop(i, "requires_confirm", result);
+    if (!result.ok) return stop(i, "error", result);
+    if (step.stopIf?.(result, ctx)) return stop(i, "stopIf", result);
+  }
+  return { ok: true, steps: reports, runId };
+}
+
+function report<Seed>(step: PlanStep<Seed>, status: PlanStepStatus, result?: ToolResult): PlanStepReport {
+  return { ...(step.id === undefined ? {} : { id: step.id }), tool: step.tool, status, ...(result ? { result } : {}) };
+}

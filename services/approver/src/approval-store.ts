@@ -1,0 +1,58 @@
+import { entryToJson, kvCreateJson, kvGetJson, kvUpdateJson, type Bus, type JsonEntry, type Logger } from "@warden/bus";
+import { BUCKET_APPROVALS } from "@warden/contracts";
+import { ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
+import type { KV } from "./kv.js";
+
+/** The inbox records in `warden_approvals`; every change of status is a compare-and-set. */
+export interface ApprovalStore {
+  get(approvalId: string): Promise<JsonEntry<ApprovalRecord> | undefined>;
+  /** False when the key exists already. */
+  create(record: ApprovalRecord): Promise<boolean>;
+  /** False when the record changed since `revision` (someone decided first). */
+  update(record: ApprovalRecord, revision: number): Promise<boolean>;
+  /** Removes a record that never reached the stream (an orphan), only if unchanged since `revision`. */
+  remove(approvalId: string, revision?: number): Promise<void>;
+  /** Records that need attention: pending ones, and decided ones until settle() says their event is there. */
+  open(): readonly JsonEntry<ApprovalRecord>[];
+  settle(approvalId: string, revision: number): void;
+  stop(): void;
+}
+
+export async function openApprovalStore(bus: Bus, log: Logger): Promise<ApprovalStore> {
+  const kv: KV = await bus.kvm.open(BUCKET_APPROVALS);
+  const open = new Map<string, JsonEntry<ApprovalRecord>>();
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  const iter = await kv.watch();
+  if ((await kv.status()).values === 0) markReady();
+  void (async () => {
+    for await (const e of iter) {
+      const entry = e.operation === "PUT" ? entryToJson(e, ApprovalRecordSchema) : undefined;
+      if (entry !== undefined) open.set(e.key, entry);
+      else {
+        if (e.operation === "PUT") log.warn({ key: e.key }, "unreadable approval record ignored");
+        open.delete(e.key);
+      }
+      // the last of the replayed values is flagged as an update
+      if (e.isUpdate) markReady();
+    }
+  })();
+  await ready;
+  return {
+    get: (approvalId) => kvGetJson(kv, approvalId, ApprovalRecordSchema),
+    create: (record) => kvCreateJson(kv, record.approvalId, record),
+    update: (record, revision) => kvUpdateJson(kv, record.approvalId, record, revision),
+    async remove(approvalId, revision) {
+      try {
+        await kv.delete(approvalId, revision === undefined ? undefined : { previousSeq: revision });
+      } catch (err) {
+        if (!/wrong last sequence/i.test((err as Error).message)) throw err;
+      }
+    },
+    open: () => [...open.values()],
+    settle(approvalId, revision) {
+      if (open.get(approvalId)?.revision === revision) open.delete(approvalId);
+    },
+    stop: () => iter.stop(),
+  };
+}

@@ -1,0 +1,16 @@
+import { BusConfigSchema, parseEnv } from "@warden/bus";
+import { z } from "zod";
+
+export const ApproverConfigSchema = BusConfigSchema.extend({
+  /** PEM file with the Ed25519 private key grants are signed with; a fresh key is made when unset. */
+  WARDEN_APPROVER_KEY_FILE: z.string().min(1).optional(),
+  /** How often the sweeper expires overdue approvals and repairs missing decision events. */
+  WARDEN_APPROVER_SWEEP_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+  WARDEN_APPROVER_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+});
+export type ApproverConfig = z.infer<typeof ApproverConfigSchema>;
+
+/** The only reader of the environment. */
+export function loadConfig(env: NodeJS.ProcessEnv): ApproverConfig {
+  return parseEnv(ApproverConfigSchema, env);
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import {
+  ApprovalRequestedSchema,
+  ARGS_PREVIEW_CHARS,
+  argsHash,
+  PolicyDocumentSchema,
+  type Grade,
+  type ToolPolicyChecked,
+} from "@warden/contracts";
+import { approvalRequestedEvent, approvalTtlSeconds, argsPreview } from "./approval-events.js";
+import { recordOf, toPendingApproval } from "./approval-record.js";
+
+const doc = PolicyDocumentSchema.parse({ version: "v3", approvalTtlSeconds: { write: 600, send: 60 } });
+
+function checked(mode: ToolPolicyChecked["mode"], grade: Grade = "send"): ToolPolicyChecked {
+  const args = { customerId: "c1", text: "hi" };
+  return {
+    v: 1,
+    type: "ToolPolicyChecked",
+    eventId: "pc1",
+    callId: "call1",
+    domain: "customer",
+    tool: "customer.message",
+    principal: "dave",
+    mode,
+    ts: "2030-01-01T00:00:00.000Z",
+    causationId: "val1",
+    correlationId: "run1",
+    data: {
+      version: "1.0.0",
+      descriptorHash: `sha256:${"d".repeat(64)}`,
+      grade,
+      argsHash: argsHash(args),
+      args,
+      decision: "require_approval",
+      reason: "a person must confirm",
+      ruleIds: [`default.${grade}.${mode}`],
+      policyVersion: "v3",
+    },
+  };
+}
+
+const NOW = new Date("2030-01-01T00:00:00.000Z");
+
+describe("approvalRequestedEvent", () => {
+  it("asks a person, lets the requester confirm only in human mode, and expires per grade", () => {
+    for (const mode of ["human", "plan", "llm"] as const) {
+      const ev = approvalRequestedEvent(checked(mode), { approvalId: "a1", title: "Message", doc, now: NOW }, { eventId: "e1", ts: NOW.toISOString() });
+      expect(ApprovalRequestedSchema.parse(ev)).toEqual(ev);
+      expect(ev.data.approvers).toEqual({ human: true, requesterMayConfirm: mode === "human" });
+      expect(ev.data.expiresAt).toBe("2030-01-01T00:01:00.000Z");
+      expect(ev).toMatchObject({ causationId: "pc1", principal: "dave", mode });
+      expect(ev.data).toMatchObject({ reason: "a person must confirm", policyVersion: "v3", title: "Message", argsPreview: '{"customerId":"c1","text":"hi"}' });
+    }
+  });
+
+  it("gives a write, and a read a rule made wait, the write lifetime", () => {
+    expect(approvalTtlSeconds(doc, "write")).toBe(600);
+    expect(approvalTtlSeconds(doc, "read")).toBe(600);
+    expect(approvalTtlSeconds(doc, "send")).toBe(60);
+  });
+
+  it("builds the inbox record and its pending view from the event alone", () => {
+    const ev = approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW }, { eventId: "e1", ts: NOW.toISOString() });
+    const record = recordOf(ev);
+    expect(record).toMatchObject({ approvalId: "a1", status: "pending", requestEventId: "e1", principal: "dave", requestedAt: NOW.toISOString() });
+    expect(toPendingApproval(record)).toMatchObject({ approvalId: "a1", callId: "call1", grade: "send", argsHash: ev.data.argsHash });
+  });
+});
+
+describe("argsPreview", () => {
+  it("shows canonical JSON and cuts long args to the preview size", () => {
+    expect(argsPreview({ b: 1, a: [true, null] })).toBe('{"a":[true,null],"b":1}');
+    const long = argsPreview({ text: "x".repeat(ARGS_PREVIEW_CHARS * 2) });
+    expect(long.length).toBe(ARGS_PREVIEW_CHARS);
+    expect(long.endsWith("…")).toBe(true);
+  });
+});

@@ -1,0 +1,93 @@
+import {
+  ARGS_PREVIEW_CHARS,
+  canonicalJson,
+  type ApprovalDenied,
+  type ApprovalExpired,
+  type ApprovalGranted,
+  type ApprovalRequested,
+  type EventEnvelope,
+  type Grade,
+  type JsonValue,
+  type PolicyDocument,
+  type ToolPolicyChecked,
+} from "@warden/contracts";
+
+export interface Stamp {
+  readonly eventId: string;
+  readonly ts: string;
+}
+
+/** The envelope of an event that answers `cause`: same call, run and principal (the requester). */
+function answering(cause: EventEnvelope, stamp: Stamp): EventEnvelope {
+  return {
+    v: cause.v,
+    eventId: stamp.eventId,
+    callId: cause.callId,
+    domain: cause.domain,
+    tool: cause.tool,
+    principal: cause.principal,
+    mode: cause.mode,
+    ts: stamp.ts,
+    causationId: cause.eventId,
+    correlationId: cause.correlationId,
+    ...(cause.parentCallId === undefined ? {} : { parentCallId: cause.parentCallId }),
+  };
+}
+
+/** How long an approval stays open; a `read` that a rule made wait lives as long as a write's. */
+export function approvalTtlSeconds(doc: PolicyDocument, grade: Grade): number {
+  return grade === "send" ? doc.approvalTtlSeconds.send : doc.approvalTtlSeconds.write;
+}
+
+/** The args as an approver reads them: canonical JSON, cut to ARGS_PREVIEW_CHARS. */
+export function argsPreview(args: JsonValue): string {
+  const text = canonicalJson(args);
+  return text.length <= ARGS_PREVIEW_CHARS ? text : `${text.slice(0, ARGS_PREVIEW_CHARS - 1)}…`;
+}
+
+export interface RequestFacts {
+  readonly approvalId: string;
+  readonly title: string;
+  readonly doc: PolicyDocument;
+  readonly now: Date;
+}
+
+export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFacts, stamp: Stamp): ApprovalRequested {
+  const d = checked.data;
+  const expiresAt = new Date(f.now.getTime() + approvalTtlSeconds(f.doc, d.grade) * 1000).toISOString();
+  return {
+    ...answering(checked, stamp),
+    type: "ApprovalRequested",
+    data: {
+      approvalId: f.approvalId,
+      version: d.version,
+      descriptorHash: d.descriptorHash,
+      grade: d.grade,
+      argsHash: d.argsHash,
+      args: d.args,
+      argsPreview: argsPreview(d.args),
+      title: f.title,
+      expiresAt,
+      approvers: { human: true, requesterMayConfirm: checked.mode === "human" },
+      reason: d.reason,
+      ruleIds: [...d.ruleIds],
+      policyVersion: d.policyVersion,
+    },
+  };
+}
+
+export function approvalGrantedEvent(requested: ApprovalRequested, grant: ApprovalGranted["data"], stamp: Stamp): ApprovalGranted {
+  return { ...answering(requested, stamp), type: "ApprovalGranted", data: grant };
+}
+
+export function approvalDeniedEvent(requested: ApprovalRequested, approver: string, reason: string, stamp: Stamp): ApprovalDenied {
+  return { ...answering(requested, stamp), type: "ApprovalDenied", data: { approvalId: requested.data.approvalId, approver, reason } };
+}
+
+export function approvalExpiredEvent(requested: ApprovalRequested, stamp: Stamp): ApprovalExpired {
+  return {
+    ...answering(requested, stamp),
+    type: "ApprovalExpired",
+    data: { approvalId: requested.data.approvalId, expiresAt: requested.data.expiresAt },
+  };
+}

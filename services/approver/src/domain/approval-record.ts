@@ -1,0 +1,97 @@
+import {
+  ApprovalGrantedSchema,
+  ApprovalRequestedSchema,
+  CallModeSchema,
+  GradeSchema,
+  TokenSchema,
+  type ApprovalRequested,
+  type PendingApproval,
+} from "@warden/contracts";
+import { z } from "zod";
+
+export const APPROVAL_STATUSES = ["pending", "granted", "denied", "expired"] as const;
+
+const DecisionMadeSchema = z.discriminatedUnion("decision", [
+  z.object({
+    decision: z.literal("grant"),
+    approver: TokenSchema,
+    decidedAt: z.iso.datetime(),
+    /** The signed grant, kept so a missing ApprovalGranted can be appended again as it was. */
+    grant: ApprovalGrantedSchema.shape.data,
+  }),
+  z.object({ decision: z.literal("deny"), approver: TokenSchema, decidedAt: z.iso.datetime(), reason: z.string() }),
+]);
+export type DecisionMade = z.infer<typeof DecisionMadeSchema>;
+
+/**
+ * The approver's inbox record in `warden_approvals` under the approvalId. Its KV revision is what
+ * makes a decision single-use: every change from pending is a compare-and-set.
+ */
+export const ApprovalRecordSchema = z.object({
+  approvalId: TokenSchema,
+  callId: TokenSchema,
+  domain: TokenSchema,
+  tool: z.string(),
+  title: z.string(),
+  grade: GradeSchema,
+  principal: TokenSchema,
+  mode: CallModeSchema,
+  argsHash: z.string(),
+  argsPreview: z.string(),
+  reason: z.string(),
+  requestedAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  approvers: ApprovalRequestedSchema.shape.data.shape.approvers,
+  /** The ApprovalRequested this record belongs to; decision events answer it. */
+  requestEventId: TokenSchema,
+  status: z.enum(APPROVAL_STATUSES),
+  decision: DecisionMadeSchema.optional(),
+  expiredAt: z.iso.datetime().optional(),
+});
+export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
+
+/** The pending record of a request, built from the event itself so either can be rebuilt from it. */
+export function recordOf(requested: ApprovalRequested): ApprovalRecord {
+  const d = requested.data;
+  return {
+    approvalId: d.approvalId,
+    callId: requested.callId,
+    domain: requested.domain,
+    tool: requested.tool,
+    title: d.title,
+    grade: d.grade,
+    principal: requested.principal,
+    mode: requested.mode,
+    argsHash: d.argsHash,
+    argsPreview: d.argsPreview,
+    reason: d.reason,
+    requestedAt: requested.ts,
+    expiresAt: d.expiresAt,
+    approvers: d.approvers,
+    requestEventId: requested.eventId,
+    status: "pending",
+  };
+}
+
+export function isOverdue(record: ApprovalRecord, now: Date): boolean {
+  return Date.parse(record.expiresAt) <= now.getTime();
+}
+
+export function toPendingApproval(r: ApprovalRecord): PendingApproval {
+  return {
+    approvalId: r.approvalId,
+    callId: r.callId,
+    domain: r.domain,
+    tool: r.tool,
+    title: r.title,
+    grade: r.grade,
+    principal: r.principal,
+    mode: r.mode,
+    argsHash: r.argsHash,
+    argsPreview: r.argsPreview,
+    reason: r.reason,
+    requestedAt: r.requestedAt,
+    expiresAt: r.expiresAt,
+    approvers: r.approvers,
+  };
+}

@@ -1,0 +1,5 @@
+export { ApproverConfigSchema, loadConfig, type ApproverConfig } from "./config.js";
+export { APPROVAL_STATUSES, ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
+export { GRANT_LIFETIME_MS } from "./domain/decision.js";
+export { APPROVER_STAGE, startApproverService, type ApproverService, type ApproverServiceDeps } from "./service.js";
+export { loadSigningKey, type SigningKey } from "./signing-key.js";

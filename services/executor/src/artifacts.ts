@@ -1,0 +1,46 @@
+import type { Bus } from "@warden/bus";
+import { fail, ok, OBJECT_STORE_ARTIFACTS, type ArtifactRef, type JsonValue, type Outcome } from "@warden/contracts";
+
+type ObjectStore = Awaited<ReturnType<Bus["objm"]["open"]>>;
+
+export const ARTIFACT_CONTENT_TYPE = "application/json";
+
+/** The object name of a call's full output. */
+export function outputArtifactId(callId: string): string {
+  return `${callId}.output.json`;
+}
+
+/** Writes outputs to `warden_artifacts`; the store handle is opened once. */
+export class ArtifactWriter {
+  private store: Promise<ObjectStore> | undefined;
+
+  constructor(private readonly bus: Bus) {}
+
+  async putOutput(callId: string, json: Uint8Array, sha256: string): Promise<ArtifactRef> {
+    this.store ??= this.bus.objm.open(OBJECT_STORE_ARTIFACTS);
+    const store = await this.store.catch((err: unknown) => {
+      this.store = undefined;
+      throw err;
+    });
+    const id = outputArtifactId(callId);
+    await store.putBlob({ name: id, description: `output of call ${callId}` }, json);
+    return { id, sha256, bytes: json.byteLength, contentType: ARTIFACT_CONTENT_TYPE };
+  }
+}
+
+/** Reads an artifact's bytes back (compare their sha256 with the event's ArtifactRef); undefined when absent. */
+export async function readArtifact(bus: Bus, id: string): Promise<Uint8Array | undefined> {
+  const store = await bus.objm.open(OBJECT_STORE_ARTIFACTS);
+  return (await store.getBlob(id)) ?? undefined;
+}
+
+/** Reads a JSON artifact (a call's full output) and parses it; NOT_FOUND or OUTPUT_INVALID otherwise. */
+export async function readArtifactJson(bus: Bus, id: string): Promise<Outcome<JsonValue>> {
+  const bytes = await readArtifact(bus, id);
+  if (bytes === undefined) return fail("NOT_FOUND", `no artifact ${JSON.stringify(id)} in ${OBJECT_STORE_ARTIFACTS}`);
+  try {
+    return ok(JSON.parse(Buffer.from(bytes).toString("utf8")) as JsonValue);
+  } catch (err) {
+    return fail("OUTPUT_INVALID", `artifact ${id} is not JSON: ${(err as Error).message}`);
+  }
+}

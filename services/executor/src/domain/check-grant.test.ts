@@ -1,0 +1,124 @@
+import { generateKeyPairSync, sign } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  argsHash,
+  grantSigningPayload,
+  grantStatementOf,
+  verifyGrantSignature,
+  type ApprovalGranted,
+  type ApprovalRequested,
+} from "@warden/contracts";
+import { checkGrant } from "./check-grant.js";
+
+const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+const keyB64 = publicKey.export({ type: "spki", format: "der" }).toString("base64");
+const other = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "der" }).toString("base64");
+const args = { customerId: "c1", text: "hello" };
+const dHash = `sha256:${"d".repeat(64)}`;
+const now = new Date("2030-01-01T00:00:00.000Z");
+const envelope = {
+  v: 1 as const,
+  callId: "call1",
+  domain: "customer",
+  tool: "customer.message",
+  principal: "bot",
+  mode: "plan" as const,
+  ts: now.toISOString(),
+  correlationId: "run1",
+};
+
+const request: ApprovalRequested = {
+  ...envelope,
+  type: "ApprovalRequested",
+  eventId: "req1",
+  causationId: "pc1",
+  data: {
+    approvalId: "ap1",
+    version: "1.0.0",
+    descriptorHash: dHash,
+    grade: "send",
+    argsHash: argsHash(args),
+    argsPreview: JSON.stringify(args),
+    args,
+    title: "Message a customer",
+    expiresAt: "2030-01-01T00:15:00.000Z",
+    approvers: { human: true, requesterMayConfirm: false },
+    reason: "send needs a human",
+    ruleIds: ["default.send.plan"],
+    policyVersion: "p1",
+  },
+};
+
+function grant(overrides: Partial<ApprovalGranted["data"]> = {}, signWith = privateKey): ApprovalGranted {
+  const data: ApprovalGranted["data"] = {
+    approvalId: "ap1",
+    approver: "alice",
+    argsHash: argsHash(args),
+    descriptorHash: dHash,
+    version: "1.0.0",
+    grantedAt: now.toISOString(),
+    expiresAt: "2030-01-01T00:05:00.000Z",
+    nonce: "n1",
+    keyId: "k1",
+    signature: "",
+  };
+  const unsigned = { ...data, ...overrides };
+  const signature = overrides.signature ?? sign(null, grantSigningPayload(grantStatementOf("call1", unsigned)), signWith).toString("base64");
+  return { ...envelope, type: "ApprovalGranted", eventId: "gr1", causationId: "req1", data: { ...unsigned, signature } };
+}
+
+const facts = (g: ApprovalGranted, over: Partial<Parameters<typeof checkGrant>[0]> = {}) => ({
+  grant: g,
+  request,
+  publicKey: keyB64,
+  now,
+  verify: verifyGrantSignature,
+  ...over,
+});
+
+function reason(r: ReturnType<typeof checkGrant>): string {
+  expect(r.ok).toBe(false);
+  if (r.ok) return "";
+  expect(r.error.code).toBe("GRANT_INVALID");
+  return r.error.message;
+}
+
+describe("checkGrant", () => {
+  it("accepts a signed, unexpired grant bound to the request's args and descriptor", () => {
+    expect(checkGrant(facts(grant()))).toEqual({ ok: true, value: request });
+  });
+
+  it("refuses a grant signed with another key", () => {
+    expect(reason(checkGrant(facts(grant(), { publicKey: other })))).toMatch(/signature/);
+  });
+
+  it("refuses a grant whose fields were changed after signing", () => {
+    const g = grant();
+    const tampered = { ...g, data: { ...g.data, approver: "mallory" } };
+    expect(reason(checkGrant(facts(tampered)))).toMatch(/signature/);
+  });
+
+  it("refuses a grant copied onto another call", () => {
+    expect(reason(checkGrant(facts({ ...grant(), callId: "call2" })))).toMatch(/signature/);
+  });
+
+  it("refuses an expired grant", () => {
+    expect(reason(checkGrant(facts(grant(), { now: new Date("2030-01-01T00:05:00.000Z") })))).toMatch(/expired/);
+  });
+
+  it("refuses a grant for other args, another approval or another descriptor", () => {
+    expect(reason(checkGrant(facts(grant({ argsHash: argsHash({ other: 1 }) }))))).toMatch(/argsHash/);
+    expect(reason(checkGrant(facts(grant({ approvalId: "ap2" }))))).toMatch(/approval/);
+    expect(reason(checkGrant(facts(grant({ descriptorHash: `sha256:${"e".repeat(64)}` }))))).toMatch(/descriptor/);
+  });
+
+  it("refuses a request whose args were changed under their hash", () => {
+    const forged = { ...request, data: { ...request.data, args: { customerId: "c1", text: "pay me" } } };
+    expect(reason(checkGrant(facts(grant(), { request: forged })))).toMatch(/hash/);
+  });
+
+  it("refuses when the request is missing or the key is unknown", () => {
+    expect(reason(checkGrant(facts(grant(), { request: undefined })))).toMatch(/ApprovalRequested/);
+    expect(reason(checkGrant(facts(grant(), { publicKey: undefined })))).toMatch(/key/);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import type { ToolCallStarted } from "@warden/contracts";
+import { decideRecovery } from "./decide-recovery.js";
+
+const started: ToolCallStarted = {
+  v: 1,
+  type: "ToolCallStarted",
+  eventId: "ev1",
+  callId: "c1",
+  domain: "kb",
+  tool: "kb.search",
+  principal: "alice",
+  mode: "human",
+  ts: "2030-01-01T00:00:00.000Z",
+  causationId: "pc1",
+  correlationId: "run1",
+  data: {
+    executorId: "kb-1",
+    version: "1.0.0",
+    descriptorHash: `sha256:${"a".repeat(64)}`,
+    argsHash: `sha256:${"b".repeat(64)}`,
+    authorizedBy: { type: "ToolPolicyChecked", eventId: "pc1" },
+    deadline: "2030-01-01T00:00:10.000Z",
+  },
+};
+const deadlineMs = Date.parse(started.data.deadline);
+const base = { started, hasResult: false, graceMs: 1_000, canRerun: true, deliveryCount: 3 };
+
+describe("decideRecovery", () => {
+  it("does nothing more when a result is already recorded", () => {
+    expect(decideRecovery({ ...base, hasResult: true, nowMs: deadlineMs + 60_000 })).toEqual({ kind: "done" });
+  });
+
+  it("waits while the claimant may still be running, until the deadline plus the grace", () => {
+    expect(decideRecovery({ ...base, nowMs: deadlineMs })).toEqual({ kind: "wait", untilMs: deadlineMs + 1_000 });
+  });
+
+  it("re-runs an idempotent tool after the deadline, as attempt = delivery count", () => {
+    expect(decideRecovery({ ...base, nowMs: deadlineMs + 1_000 })).toEqual({ kind: "rerun", attempt: 3 });
+  });
+
+  it("numbers a re-run at least 2 even on a first delivery", () => {
+    expect(decideRecovery({ ...base, deliveryCount: 1, nowMs: deadlineMs + 5_000 })).toEqual({ kind: "rerun", attempt: 2 });
+  });
+
+  it("declares the outcome unknown for a tool that may not run twice, naming the claimant", () => {
+    const r = decideRecovery({ ...base, canRerun: false, nowMs: deadlineMs + 5_000 });
+    expect(r.kind).toBe("unknown");
+    if (r.kind === "unknown") expect(r.reason).toContain("kb-1");
+  });
+});

@@ -1,0 +1,40 @@
+import type { ToolCallStarted } from "@warden/contracts";
+
+export interface RecoveryFacts {
+  /** The claim someone else (or an earlier delivery of ours) wrote. */
+  readonly started: ToolCallStarted;
+  /** A ToolCallFinished or ToolCallOutcomeUnknown is already on the stream. */
+  readonly hasResult: boolean;
+  readonly nowMs: number;
+  /** How long past the claim's deadline the claimant may still be writing its result. */
+  readonly graceMs: number;
+  /** Our tool is idempotent, has the claimed descriptor, and the args still hash to the claimed argsHash. */
+  readonly canRerun: boolean;
+  readonly deliveryCount: number;
+}
+
+export type Recovery =
+  | { readonly kind: "done" }
+  /** The claimant may still be running: look again at `untilMs`. */
+  | { readonly kind: "wait"; readonly untilMs: number }
+  | { readonly kind: "rerun"; readonly attempt: number }
+  | { readonly kind: "unknown"; readonly reason: string };
+
+/**
+ * What to do with a call someone already claimed (invariant 6): nothing if it has a result; wait
+ * while the claimant may be alive; then re-run an idempotent tool, or record that the outcome is
+ * unknown — running anything else twice could do its effect twice.
+ */
+export function decideRecovery(f: RecoveryFacts): Recovery {
+  if (f.hasResult) return { kind: "done" };
+  const untilMs = Date.parse(f.started.data.deadline) + f.graceMs;
+  if (f.nowMs < untilMs) return { kind: "wait", untilMs };
+  // the re-run is at least the second attempt, whatever the delivery count says
+  if (f.canRerun) return { kind: "rerun", attempt: Math.max(2, f.deliveryCount) };
+  return {
+    kind: "unknown",
+    reason:
+      `executor ${f.started.data.executorId} claimed the call at ${f.started.ts} and recorded no result by its deadline ` +
+      `${f.started.data.deadline}; the tool is not idempotent, so it is not run again and may or may not have taken effect`,
+  };
+}

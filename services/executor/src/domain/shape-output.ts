@@ -1,0 +1,46 @@
+import { previewJson, sha256Hex, wardenError, type JsonValue, type WardenError } from "@warden/contracts";
+
+export type ShapedOutput =
+  /** Small enough to travel in the event. */
+  | { readonly kind: "inline"; readonly output: JsonValue; readonly bytes: number }
+  /** Goes to the object store; the event keeps a valid-JSON preview. */
+  | {
+      readonly kind: "artifact";
+      readonly json: Uint8Array;
+      readonly bytes: number;
+      readonly sha256: string;
+      readonly preview: JsonValue;
+    }
+  | { readonly kind: "error"; readonly error: WardenError; readonly bytes: number };
+
+/**
+ * Decides how a handler's return value is recorded: inline, as an artifact with a preview, or
+ * as an error (not JSON, or over the tool's output cap). `undefined` is recorded as null.
+ */
+export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes: number): ShapedOutput {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value === undefined ? null : value);
+  } catch (err) {
+    return { kind: "error", bytes: 0, error: wardenError("OUTPUT_INVALID", `the output is not JSON-serialisable: ${(err as Error).message}`) };
+  }
+  if (text === undefined) {
+    return { kind: "error", bytes: 0, error: wardenError("OUTPUT_INVALID", `the output is not JSON-serialisable (a ${typeof value})`) };
+  }
+  const json = Buffer.from(text, "utf8");
+  const bytes = json.byteLength;
+  if (bytes > maxOutputBytes) {
+    return {
+      kind: "error",
+      bytes,
+      error: wardenError("OUTPUT_TOO_LARGE", `the output is ${bytes} bytes of JSON, over the tool's limit of ${maxOutputBytes}`, {
+        bytes,
+        maxOutputBytes,
+      }),
+    };
+  }
+  // parsed back so the event holds exactly what JSON keeps (no undefined members, Dates as strings)
+  const parsed = JSON.parse(text) as JsonValue;
+  if (bytes <= previewBytes) return { kind: "inline", output: parsed, bytes };
+  return { kind: "artifact", json, bytes, sha256: sha256Hex(json), preview: previewJson(parsed, previewBytes) as JsonValue };
+}

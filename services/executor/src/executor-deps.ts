@@ -1,0 +1,17 @@
+import type { Bus } from "@warden/bus";
+import type { ArtifactWriter } from "./artifacts.js";
+import type { ExecutableTool } from "./define-tool.js";
+
+/** What the executor's stage handlers share. */
+export interface ExecutorDeps {
+  readonly bus: Bus;
+  readonly executorId: string;
+  /** By tool name; one version per name in one executor. */
+  readonly tools: ReadonlyMap<string, ExecutableTool>;
+  readonly artifacts: ArtifactWriter;
+  readonly approverKey: (keyId: string) => Promise<string | undefined>;
+  /** Aborted when the executor stops, to cut short a wait on someone else's claim. */
+  readonly stopping: AbortSignal;
+  /** How long past a claim's deadline its claimant may still be writing the result. */
+  readonly claimGraceMs: number;
+}

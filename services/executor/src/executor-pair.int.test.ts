@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { readEvent, silentLogger, type Bus } from "@warden/bus";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { append, approvalRequested, grantFor, policyChecked, publishApproverKey, serveFakeRegistry, waitForEvent, type ApproverKey } from "../test/harness.js";
+import { defineTool } from "./define-tool.js";
+import { startExecutor, type Executor } from "./start-executor.js";
+
+const runs = new Map<string, number>();
+const count = defineTool({
+  name: "pair.count",
+  version: "1.0.0",
+  title: "Count",
+  description: "Use when testing that a call runs exactly once.",
+  grade: "write",
+  input: z.strictObject({ i: z.int() }),
+  handler: async ({ i }, ctx) => {
+    runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
+    // widen the window in which a second runner could slip in
+    await new Promise((r) => setTimeout(r, 5));
+    return i;
+  },
+});
+
+describe("two executors of one domain", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let key: ApproverKey;
+  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  const executors: Executor[] = [];
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+    registry = await serveFakeRegistry(bus);
+    key = await publishApproverKey(bus);
+    for (const id of ["pair-a", "pair-b"]) {
+      executors.push(await startExecutor({ bus: await nats.bus(id), log: silentLogger(), domain: "pair", tools: [count], executorId: id, concurrency: 8 }));
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(executors.map((e) => e.stop()));
+    await registry?.stop();
+    await nats?.stop();
+  });
+
+  it("share the work and run every call exactly once", async () => {
+    const calls = Array.from({ length: 200 }, (_, i) => policyChecked(count, { i }));
+    await Promise.all(calls.map((pc) => append(bus, pc)));
+    const finished = await Promise.all(calls.map((pc) => waitForEvent(bus, "pair", pc.callId, "ToolCallFinished", 20_000)));
+    expect(finished.every((f) => f.data.ok)).toBe(true);
+    expect(calls.map((pc) => runs.get(pc.callId))).toEqual(calls.map(() => 1));
+    const by = new Set(finished.map((f) => f.data.executorId));
+    expect([...by].every((id) => id === "pair-a" || id === "pair-b")).toBe(true);
+  });
+
+  it("never both run a call that reaches them twice at once (allowed and granted): the Started append decides", async () => {
+    const calls = Array.from({ length: 40 }, (_, i) => {
+      const request = approvalRequested(count, { i });
+      const pc = policyChecked(count, { i }, { callId: request.callId });
+      return { request, pc, grant: grantFor(request, key) };
+    });
+    await Promise.all(calls.map(async (c) => {
+      await append(bus, c.request);
+      await Promise.all([append(bus, c.pc), append(bus, c.grant)]);
+    }));
+    for (const c of calls) {
+      const finished = await waitForEvent(bus, "pair", c.pc.callId, "ToolCallFinished", 20_000);
+      expect(finished.data.ok).toBe(true);
+    }
+    expect(calls.map((c) => runs.get(c.pc.callId))).toEqual(calls.map(() => 1));
+    for (const c of calls) {
+      expect(await readEvent(bus, "pair", c.pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+      expect(await readEvent(bus, "pair", c.pc.callId, "ToolCallRejected")).toBeUndefined();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { readEvent, silentLogger, type Bus } from "@warden/bus";
+import { argsHash, newId, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts";
+import { eventually } from "../../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { append, policyChecked, serveFakeRegistry, waitForAck, waitForEvent } from "../test/harness.js";
+import { defineTool, type ExecutableTool } from "./define-tool.js";
+import { startExecutor, type Executor } from "./start-executor.js";
+
+const runs = new Map<string, number>();
+const count = (callId: string) => runs.get(callId) ?? 0;
+/** The first run of each call hangs until aborted (the crash window); later runs return at once. */
+function recTool(domain: string, capability: string, idempotent: boolean, timeoutMs = 10_000) {
+  return defineTool({
+    name: `${domain}.${capability}`,
+    version: "1.0.0",
+    title: capability,
+    description: `Use when testing recovery of a ${idempotent ? "re-runnable" : "run-once"} write after a crash.`,
+    grade: "write",
+    idempotent,
+    timeoutMs,
+    input: z.strictObject({ n: z.int() }),
+    handler: async ({ n }, ctx) => {
+      runs.set(ctx.callId, count(ctx.callId) + 1);
+      if (count(ctx.callId) === 1 && domain === "crash") {
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+      }
+      return { n, attempt: ctx.attempt };
+    },
+  });
+}
+
+/** A claim written by an executor that is gone (or still running, if its deadline is ahead). */
+function ghostClaim(pc: ToolPolicyChecked, tool: ExecutableTool, deadline: Date): ToolCallStarted {
+  return {
+    ...pc,
+    type: "ToolCallStarted",
+    eventId: newId(),
+    ts: new Date().toISOString(),
+    causationId: pc.eventId,
+    data: {
+      executorId: "ghost",
+      version: tool.descriptor.version,
+      descriptorHash: tool.descriptorHash,
+      argsHash: argsHash(pc.data.args),
+      authorizedBy: { type: "ToolPolicyChecked", eventId: pc.eventId },
+      deadline: deadline.toISOString(),
+    },
+  };
+}
+
+describe("executor: a call someone else claimed", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let executor: Executor;
+  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  const idem = recTool("rec", "idem", true);
+  const once = recTool("rec", "once", false);
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+    registry = await serveFakeRegistry(bus);
+    executor = await startExecutor({ bus, log: silentLogger(), domain: "rec", tools: [idem, once], executorId: "rec-1", claimGraceMs: 200 });
+  });
+  afterAll(async () => {
+    await executor?.stop();
+    await registry?.stop();
+    await nats?.stop();
+  });
+
+  it("re-runs an idempotent tool whose claimant left no result, as a second attempt under the old claim", async () => {
+    const pc = policyChecked(idem, { n: 1 });
+    const ghost = ghostClaim(pc, idem, new Date(Date.now() - 1_000));
+    await append(bus, ghost);
+    await append(bus, pc);
+    const finished = await waitForEvent(bus, "rec", pc.callId, "ToolCallFinished");
+    expect(finished).toMatchObject({ causationId: ghost.eventId, data: { ok: true, executorId: "rec-1", output: { n: 1 } } });
+    expect(finished.data.attempt).toBeGreaterThanOrEqual(2);
+    expect(count(pc.callId)).toBe(1);
+    expect((await readEvent(bus, "rec", pc.callId, "ToolCallStarted"))?.eventId).toBe(ghost.eventId);
+  });
+
+  it("records ToolCallOutcomeUnknown for any other tool and does not run it", async () => {
+    const pc = policyChecked(once, { n: 2 });
+    const ghost = ghostClaim(pc, once, new Date(Date.now() - 1_000));
+    await append(bus, ghost);
+    await append(bus, pc);
+    const unknown = await waitForEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown");
+    expect(unknown).toMatchObject({ causationId: ghost.eventId, data: { startedEventId: ghost.eventId, executorId: "rec-1" } });
+    expect(unknown.data.reason).toMatch(/ghost/);
+    expect(await readEvent(bus, "rec", pc.callId, "ToolCallFinished")).toBeUndefined();
+    expect(count(pc.callId)).toBe(0);
+  });
+
+  it("leaves a claimed call alone once its result is recorded", async () => {
+    const pc = policyChecked(once, { n: 3 });
+    const ghost = ghostClaim(pc, once, new Date(Date.now() - 1_000));
+    await append(bus, ghost);
+    await append(bus, {
+      ...ghost,
+      type: "ToolCallFinished",
+      eventId: newId(),
+      causationId: ghost.eventId,
+      data: { ok: true, output: 3, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
+    });
+    const seq = await append(bus, pc);
+    await waitForAck(bus, "executor-allowed-rec", seq);
+    expect(await readEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+    expect(count(pc.callId)).toBe(0);
+  });
+
+  it("waits for a claimant still inside its deadline and takes its result, without running the call", async () => {
+    const pc = policyChecked(once, { n: 4 });
+    const ghost = ghostClaim(pc, once, new Date(Date.now() + 5_000));
+    await append(bus, ghost);
+    const seq = await append(bus, pc);
+    // the executor holds the call (un-acked) while the claimant may still be running
+    await eventually(async () => {
+      const info = await bus.jsm.consumers.info("WARDEN_CALLS", "executor-allowed-rec");
+      expect(info.delivered.stream_seq).toBeGreaterThanOrEqual(seq);
+      expect(info.num_ack_pending).toBe(1);
+    });
+    expect(await readEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+    await append(bus, {
+      ...ghost,
+      type: "ToolCallFinished",
+      eventId: newId(),
+      causationId: ghost.eventId,
+      data: { ok: true, output: 4, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
+    });
+    await waitForAck(bus, "executor-allowed-rec", seq);
+    expect(await readEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+    expect(count(pc.callId)).toBe(0);
+  });
+});
+
+describe("executor: an executor that dies mid-run", () => {
+  let nats: TestNats;
+  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  const idem = recTool("crash", "idem", true, 1_000);
+  const once = recTool("crash", "once", false, 1_000);
+  const opts = { log: silentLogger(), domain: "crash", tools: [idem, once], ackWaitMs: 3_000, claimGraceMs: 200 };
+  let survivor: Executor | undefined;
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    registry = await serveFakeRegistry(await nats.bus("registry"));
+  });
+  afterAll(async () => {
+    await survivor?.stop();
+    await registry?.stop();
+    await nats?.stop();
+  });
+
+  it("has its idempotent call re-run by another executor and its other call marked outcome unknown", async () => {
+    const bus = await nats.bus("observer");
+    const doomedBus = await nats.bus("doomed");
+    await startExecutor({ ...opts, bus: doomedBus, executorId: "doomed" });
+    const a = policyChecked(idem, { n: 1 });
+    const b = policyChecked(once, { n: 2 });
+    await append(bus, a);
+    await append(bus, b);
+    const startedA = await waitForEvent(bus, "crash", a.callId, "ToolCallStarted");
+    const startedB = await waitForEvent(bus, "crash", b.callId, "ToolCallStarted");
+    expect([startedA.data.executorId, startedB.data.executorId]).toEqual(["doomed", "doomed"]);
+    // the process dies: no result, no ack
+    await doomedBus.nc.close();
+
+    survivor = await startExecutor({ ...opts, bus: await nats.bus("survivor"), executorId: "survivor" });
+    const finished = await waitForEvent(bus, "crash", a.callId, "ToolCallFinished", 15_000);
+    expect(finished).toMatchObject({ causationId: startedA.eventId, data: { ok: true, executorId: "survivor" } });
+    expect(finished.data.attempt).toBeGreaterThanOrEqual(2);
+    expect(count(a.callId)).toBe(2);
+
+    const unknown = await waitForEvent(bus, "crash", b.callId, "ToolCallOutcomeUnknown", 15_000);
+    expect(unknown.data).toMatchObject({ startedEventId: startedB.eventId, executorId: "survivor" });
+    expect(unknown.data.reason).toMatch(/doomed/);
+    expect(await readEvent(bus, "crash", b.callId, "ToolCallFinished")).toBeUndefined();
+    expect(count(b.callId)).toBe(1);
+  }, 30_000);
+});

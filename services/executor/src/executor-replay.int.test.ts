@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { readEvent, silentLogger, type Bus } from "@warden/bus";
+import { EVENT_TYPES, newId, STREAM_CALLS } from "@warden/contracts";
+import { eventually } from "../../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import {
+  append,
+  approvalRequested,
+  grantFor,
+  policyChecked,
+  publishApproverKey,
+  serveFakeRegistry,
+  unpublishedKey,
+  waitForAck,
+  waitForEvent,
+  type ApproverKey,
+} from "../test/harness.js";
+import { defineTool } from "./define-tool.js";
+import { startExecutor, type Executor } from "./start-executor.js";
+
+const runs = new Map<string, number>();
+const tick = (callId: string) => runs.set(callId, (runs.get(callId) ?? 0) + 1);
+const note = defineTool({
+  name: "replay.note",
+  version: "1.0.0",
+  title: "Note",
+  description: "Use when testing replays: writes a note, not idempotent.",
+  grade: "write",
+  input: z.strictObject({ n: z.int() }),
+  handler: ({ n }, ctx) => {
+    tick(ctx.callId);
+    return n;
+  },
+});
+const tell = defineTool({
+  name: "replay.tell",
+  version: "1.0.0",
+  title: "Tell",
+  description: "Use when testing replays: tells a customer something, needs a grant.",
+  grade: "send",
+  input: z.strictObject({ n: z.int() }),
+  handler: ({ n }, ctx) => {
+    tick(ctx.callId);
+    return n;
+  },
+});
+
+async function history(bus: Bus, callId: string): Promise<string[]> {
+  const found = await Promise.all(EVENT_TYPES.map((t) => readEvent(bus, "replay", callId, t)));
+  return found.flatMap((e) => (e ? [e.type] : []));
+}
+
+describe("executor: authorisations delivered again to a recreated consumer", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let key: ApproverKey;
+  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  let executor: Executor | undefined;
+  const start = async () => (executor = await startExecutor({ bus, log: silentLogger(), domain: "replay", tools: [note, tell] }));
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+    registry = await serveFakeRegistry(bus);
+    key = await publishApproverKey(bus);
+  });
+  afterAll(async () => {
+    await executor?.stop();
+    await registry?.stop();
+    await nats?.stop();
+  });
+
+  it("adds nothing to calls that ran (even under a grant expired since) or were refused, and runs nothing again", async () => {
+    await start();
+    const allowed = policyChecked(note, { n: 1 });
+    const request = approvalRequested(tell, { n: 2 });
+    const shortGrant = grantFor(request, key, { expiresAt: new Date(Date.now() + 1_500).toISOString() });
+    const forgedRequest = approvalRequested(tell, { n: 3 });
+    await append(bus, allowed);
+    await append(bus, request);
+    await append(bus, shortGrant);
+    await append(bus, forgedRequest);
+    await append(bus, grantFor(forgedRequest, unpublishedKey(key.keyId)));
+    await waitForEvent(bus, "replay", allowed.callId, "ToolCallFinished");
+    await waitForEvent(bus, "replay", request.callId, "ToolCallFinished");
+    await waitForEvent(bus, "replay", forgedRequest.callId, "ToolCallRejected");
+    const ids = [allowed.callId, request.callId, forgedRequest.callId];
+    const before = await Promise.all(ids.map((id) => history(bus, id)));
+
+    await executor!.stop();
+    for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) await bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(shortGrant.data.expiresAt)), 5_000);
+    await start();
+    await eventually(async () => {
+      for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) {
+        const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+        expect(info.num_pending + info.num_ack_pending).toBe(0);
+      }
+    });
+    expect(await Promise.all(ids.map((id) => history(bus, id)))).toEqual(before);
+    expect(ids.map((id) => runs.get(id) ?? 0)).toEqual([1, 1, 0]);
+  });
+
+  it("does not run an old authorisation of a call that was already refused", async () => {
+    const pc = { ...policyChecked(note, { n: 4 }), ts: new Date(Date.now() - 120_000).toISOString() };
+    await append(bus, {
+      ...pc,
+      type: "ToolCallRejected",
+      eventId: newId(),
+      causationId: pc.eventId,
+      data: { stage: "executor", error: { code: "DESCRIPTOR_CHANGED", message: "refused earlier", retryable: false } },
+    });
+    const seq = await append(bus, pc);
+    await waitForAck(bus, "executor-allowed-replay", seq);
+    expect(await readEvent(bus, "replay", pc.callId, "ToolCallStarted")).toBeUndefined();
+    expect(runs.get(pc.callId)).toBeUndefined();
+  });
+});

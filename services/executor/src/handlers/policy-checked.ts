@@ -1,0 +1,24 @@
+import { ACK, type StageContext, type StageOutcome } from "@warden/bus";
+import { argsHash, fail, ok, type ToolPolicyChecked } from "@warden/contracts";
+import type { Authorisation } from "../authorisation.js";
+import { executeCall } from "../execute-call.js";
+import type { ExecutorDeps } from "../executor-deps.js";
+
+/** `executor-allowed-<domain>`: runs calls the policy allowed; other decisions are not ours. */
+export function handlePolicyChecked(deps: ExecutorDeps) {
+  return async (event: ToolPolicyChecked, sctx: StageContext): Promise<StageOutcome> => {
+    if (event.data.decision !== "allow") return ACK;
+    const d = event.data;
+    const auth: Authorisation = {
+      event,
+      bind: async () => ok({ args: d.args, argsHash: d.argsHash, version: d.version, descriptorHash: d.descriptorHash }),
+      verify: async (b, tool) => {
+        if (argsHash(b.args) !== b.argsHash) return fail("INVALID_ARGS", "the args do not hash to the argsHash the policy decided on");
+        // invariant 4, held here too: a send never runs on a policy allow alone
+        if (tool.descriptor.grade === "send") return fail("GRANT_INVALID", "a send tool runs only after a signed human grant");
+        return ok(undefined);
+      },
+    };
+    return executeCall(deps, auth, sctx);
+  };
+}

@@ -1,0 +1,13 @@
+export { outputArtifactId, readArtifact, readArtifactJson } from "./artifacts.js";
+export {
+  defineTool,
+  ToolDefinitionError,
+  type ExecutableTool,
+  type JsonSchemaToolDefinition,
+  type PreparedCall,
+  type Tool,
+  type ZodToolDefinition,
+} from "./define-tool.js";
+export type { Registered } from "./register.js";
+export { ExecutorStartError, startExecutor, type Executor, type ExecutorOptions } from "./start-executor.js";
+export type { ToolContext } from "./tool-context.js";

@@ -1,0 +1,147 @@
+import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
+import {
+  consumerName,
+  DomainSchema,
+  isSafeToken,
+  newId,
+  stageFilterSubject,
+  type ToolStatus,
+  type WardenError,
+} from "@warden/contracts";
+import { approverKeyReader } from "./approver-keys.js";
+import { ArtifactWriter } from "./artifacts.js";
+import type { ExecutableTool } from "./define-tool.js";
+import type { ExecutorDeps } from "./executor-deps.js";
+import { handleApprovalGranted } from "./handlers/approval-granted.js";
+import { handleExhausted } from "./handlers/exhausted.js";
+import { handlePolicyChecked } from "./handlers/policy-checked.js";
+import { registerTools, type Registered } from "./register.js";
+
+export interface ExecutorOptions {
+  readonly bus: Bus;
+  readonly log: Logger;
+  /** Every tool must be `<domain>.<capability>` of this domain. */
+  readonly domain: string;
+  readonly tools: readonly ExecutableTool[];
+  /** A subject-safe id recorded on the events this executor writes; default `<domain>-<random>`. */
+  readonly executorId?: string;
+  /** Calls run at once per stage (allowed, granted). */
+  readonly concurrency?: number;
+  /** How long to keep retrying while the registry is unavailable (default 30 s). */
+  readonly registerTimeoutMs?: number;
+  /** Status of versions the registry has not seen before (default enabled). */
+  readonly initialStatus?: ToolStatus;
+  /** How long a delivered call stays ours without a heartbeat before another executor may take it. */
+  readonly ackWaitMs?: number;
+  /** How long past a claim's deadline its claimant may still be writing its result (default 2 s). */
+  readonly claimGraceMs?: number;
+}
+
+export interface Executor {
+  readonly executorId: string;
+  readonly domain: string;
+  /** What the registry answered: name, version, descriptorHash, status, created. */
+  readonly registered: Registered;
+  /** Stops taking calls and waits for running ones to finish (each is bounded by its timeout). */
+  stop(): Promise<void>;
+}
+
+/** A refused start: the registry refused the descriptors, or could not be reached in time. */
+export class ExecutorStartError extends Error {
+  override readonly name = "ExecutorStartError";
+  constructor(readonly error: WardenError) {
+    super(`${error.code}: ${error.message}`);
+  }
+  get code(): WardenError["code"] {
+    return this.error.code;
+  }
+}
+
+/**
+ * Starts a domain's executor: registers its descriptors, then consumes the domain's allowed and
+ * granted calls on two durable stages shared by every copy of this executor.
+ */
+export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
+  const tools = toolMap(o.domain, o.tools);
+  const executorId = o.executorId ?? `${o.domain}-${newId()}`;
+  if (!isSafeToken(executorId)) throw new Error(`executorId ${JSON.stringify(executorId)} is not a safe subject token`);
+  const log = o.log.child({ executorId, domain: o.domain });
+
+  const registered = await registerTools({
+    bus: o.bus,
+    log,
+    tools: [...tools.values()],
+    initialStatus: o.initialStatus ?? "enabled",
+    timeoutMs: o.registerTimeoutMs ?? 30_000,
+  });
+  if (!registered.ok) throw new ExecutorStartError(registered.error);
+  log.info({ tools: [...tools.keys()] }, "tools registered");
+
+  const stopping = new AbortController();
+  const deps: ExecutorDeps = {
+    bus: o.bus,
+    executorId,
+    tools,
+    artifacts: new ArtifactWriter(o.bus),
+    approverKey: approverKeyReader(o.bus),
+    stopping: stopping.signal,
+    claimGraceMs: o.claimGraceMs ?? 2_000,
+  };
+  const common = { bus: o.bus, concurrency: o.concurrency ?? 64, ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }) };
+  const runners: StageRunner[] = [];
+  try {
+    runners.push(
+      await runStage({
+        ...common,
+        log: log.child({ stage: "executor-allowed" }),
+        durable: consumerName("executor-allowed", o.domain),
+        eventType: "ToolPolicyChecked",
+        filterSubject: stageFilterSubject("ToolPolicyChecked", o.domain),
+        handle: handlePolicyChecked(deps),
+        onExhausted: handleExhausted(deps),
+      }),
+    );
+    runners.push(
+      await runStage({
+        ...common,
+        log: log.child({ stage: "executor-granted" }),
+        durable: consumerName("executor-granted", o.domain),
+        eventType: "ApprovalGranted",
+        filterSubject: stageFilterSubject("ApprovalGranted", o.domain),
+        handle: handleApprovalGranted(deps),
+        onExhausted: handleExhausted(deps),
+      }),
+    );
+  } catch (err) {
+    await Promise.allSettled(runners.map((r) => r.stop()));
+    throw err;
+  }
+  log.info("executor started");
+
+  let stopped: Promise<void> | undefined;
+  return {
+    executorId,
+    domain: o.domain,
+    registered: registered.value,
+    stop() {
+      stopped ??= (async () => {
+        stopping.abort();
+        await Promise.all(runners.map((r) => r.stop()));
+        log.info("executor stopped");
+      })();
+      return stopped;
+    },
+  };
+}
+
+function toolMap(domain: string, list: readonly ExecutableTool[]): Map<string, ExecutableTool> {
+  if (!DomainSchema.safeParse(domain).success || !isSafeToken(domain)) throw new Error(`domain ${JSON.stringify(domain)} is not a valid domain`);
+  if (list.length === 0) throw new Error(`the ${domain} executor has no tools`);
+  const tools = new Map<string, ExecutableTool>();
+  for (const t of list) {
+    if (t.domain !== domain) throw new Error(`tool ${t.descriptor.name} is not in domain ${domain}`);
+    if (tools.has(t.descriptor.name)) throw new Error(`tool ${t.descriptor.name} is given twice; run one version per executor`);
+    tools.set(t.descriptor.name, t);
+  }
+  return tools;
+}

@@ -1,0 +1,72 @@
+import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
+import type { BudgetStore } from "../budget-store.js";
+import type { DescriptorCache } from "../descriptor-cache.js";
+import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
+import { budgetExceeded, decideCall } from "../domain/verdict.js";
+import type { PolicyDocumentWatch } from "../policy-document.js";
+
+export interface PolicyCheckDeps {
+  readonly bus: Bus;
+  readonly documents: PolicyDocumentWatch;
+  readonly descriptors: DescriptorCache;
+  readonly budgets: BudgetStore;
+}
+
+const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
+
+/**
+ * ToolArgsValidated -> ToolPolicyChecked (+ ToolCallRejected on deny). Redelivery-safe: a decision
+ * already written for this input is reused, and the budget counts each call once.
+ */
+export function policyCheckHandler(deps: PolicyCheckDeps) {
+  const { bus } = deps;
+  return async (event: ToolArgsValidated, ctx: StageContext): Promise<StageOutcome> => {
+    // a first delivery cannot find its own decision; only a redelivery pays for the read
+    const earlier = ctx.deliveryCount > 1 ? await readEvent(bus, event.domain, event.callId, "ToolPolicyChecked") : undefined;
+    const checked = earlier ?? (await decide(deps, event));
+    if (checked === undefined) {
+      ctx.log.warn("policy decision slot is taken by an unreadable event");
+      return ACK;
+    }
+    if (checked.causationId !== event.eventId) {
+      ctx.log.warn({ existingEventId: checked.eventId }, "call already has a policy decision for another cause");
+      return ACK;
+    }
+    ctx.log.debug({ decision: checked.data.decision, ruleIds: checked.data.ruleIds }, "policy decided");
+    if (checked.data.decision !== "deny") return ACK;
+    const rejected = await appendEvent(bus, policyRejectedEvent(checked, stamp()));
+    if (rejected.status === "already_written" && !rejected.ours) {
+      ctx.log.warn({ existingEventId: rejected.existing?.eventId }, "call was already rejected by another cause");
+    }
+    return ACK;
+  };
+}
+
+/**
+ * Retries ran out (KV or the stream unreachable for a while): close the call with a rejection
+ * rather than leave its caller waiting for a decision that will never come.
+ */
+export function policyCheckExhausted(deps: Pick<PolicyCheckDeps, "bus">) {
+  return async (event: ToolArgsValidated, reason: string, ctx: StageContext): Promise<void> => {
+    if (await readEvent(deps.bus, event.domain, event.callId, "ToolPolicyChecked")) return;
+    const r = await appendEvent(deps.bus, policyFailedEvent(event, reason, stamp()));
+    ctx.log.error({ reason, appended: r.status }, "policy check gave up on the call");
+  };
+}
+
+/** Decides and appends; returns the decision that holds the slot (ours, or an earlier one). */
+async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<ToolPolicyChecked | undefined> {
+  const doc = deps.documents.current();
+  const record = await deps.descriptors.get(event.tool, event.data.version);
+  let verdict = decideCall(doc, record, event);
+  const max = doc.budgets.maxCallsPerRun;
+  if (verdict.decision !== "deny" && max !== undefined) {
+    const step = await deps.budgets.count(event.correlationId, event.callId, max);
+    if (step.kind === "exceeded") verdict = budgetExceeded(event.correlationId, max);
+  }
+  const checked = policyCheckedEvent(event, verdict, doc.version, stamp());
+  const appended = await appendEvent(deps.bus, checked);
+  if (appended.status === "written") return checked;
+  return appended.existing?.type === "ToolPolicyChecked" ? appended.existing : undefined;
+}

@@ -1,0 +1,257 @@
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendEvent, kvGetJson, kvPutJson, readEvent, silentLogger, type Bus, type StageContext } from "@warden/bus";
+import {
+  argsHash,
+  BUCKET_BUDGETS,
+  BUCKET_POLICY,
+  BUCKET_TOOLS,
+  descriptorHash,
+  newId,
+  POLICY_DOCUMENT_KEY,
+  runBudgetKey,
+  toolKey,
+  ToolDescriptorSchema,
+  type CallMode,
+  type EventType,
+  type PolicyDocumentInput,
+  type ToolArgsValidated,
+  type ToolDescriptorInput,
+  type ToolRecord,
+} from "@warden/contracts";
+import { eventually } from "../../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { openBudgetStore } from "./budget-store.js";
+import { startDescriptorCache } from "./descriptor-cache.js";
+import { BudgetRecordSchema } from "./domain/budget.js";
+import { policyCheckHandler } from "./handlers/tool-args-validated.js";
+import { getPolicyDocument, putPolicyDocument, watchPolicyDocument } from "./policy-document.js";
+import { startPolicyService, type PolicyService } from "./service.js";
+
+let nats: TestNats;
+let bus: Bus;
+let service: PolicyService;
+
+async function register(input: Partial<ToolDescriptorInput> & { name: string; grade: ToolDescriptorInput["grade"] }): Promise<ToolRecord> {
+  const descriptor = ToolDescriptorSchema.parse({
+    version: "1.0.0",
+    title: input.name,
+    description: "Use it when the policy tests need a tool of this grade.",
+    inputSchema: { type: "object" },
+    ...input,
+  });
+  const now = new Date().toISOString();
+  const record: ToolRecord = { descriptor, descriptorHash: descriptorHash(descriptor), status: "enabled", registeredAt: now, statusChangedAt: now };
+  await kvPutJson(await bus.kvm.open(BUCKET_TOOLS), toolKey(descriptor.name, descriptor.version), record);
+  return record;
+}
+
+interface CallOptions {
+  mode?: CallMode;
+  principal?: string;
+  runId?: string;
+  scope?: string | null;
+  flags?: Record<string, boolean>;
+  descriptorHash?: string;
+}
+
+function validated(record: ToolRecord, o: CallOptions = {}): ToolArgsValidated {
+  const args = { n: Math.random() };
+  const d = record.descriptor;
+  return {
+    v: 1,
+    type: "ToolArgsValidated",
+    eventId: newId(),
+    callId: newId(),
+    domain: d.name.split(".")[0]!,
+    tool: d.name,
+    principal: o.principal ?? "alice",
+    mode: o.mode ?? "human",
+    ts: new Date().toISOString(),
+    causationId: newId(),
+    correlationId: o.runId ?? newId(),
+    data: {
+      version: d.version,
+      descriptorHash: o.descriptorHash ?? record.descriptorHash,
+      grade: d.grade,
+      argsHash: argsHash(args),
+      args,
+      scope: o.scope ?? null,
+      flags: o.flags ?? {},
+    },
+  };
+}
+
+async function eventOf<T extends EventType>(ev: ToolArgsValidated, type: T) {
+  return eventually(async () => {
+    const found = await readEvent(bus, ev.domain, ev.callId, type);
+    expect(found, `${type} of ${ev.callId}`).toBeDefined();
+    return found!;
+  });
+}
+
+/** Calls and waits for the decision. */
+async function call(record: ToolRecord, o: CallOptions = {}) {
+  const ev = validated(record, o);
+  expect((await appendEvent(bus, ev)).status).toBe("written");
+  return { ev, checked: await eventOf(ev, "ToolPolicyChecked") };
+}
+
+async function useDocument(doc: PolicyDocumentInput): Promise<void> {
+  const r = await putPolicyDocument(bus, doc);
+  expect(r.ok).toBe(true);
+  await eventually(() => expect(service.document().version).toBe(doc.version));
+}
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  bus = await nats.bus();
+  service = await startPolicyService({ bus, log: silentLogger() });
+});
+afterAll(async () => {
+  await service.stop();
+  await nats.stop();
+});
+
+describe("the policy-check stage", () => {
+  it("allows a read call and names the default rule and the policy version", async () => {
+    await useDocument({ version: "allow-1" });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const { ev, checked } = await call(kb, { mode: "llm" });
+    expect(checked).toMatchObject({ causationId: ev.eventId, correlationId: ev.correlationId, principal: "alice", mode: "llm" });
+    expect(checked.data).toMatchObject({
+      decision: "allow",
+      ruleIds: ["default.read.llm"],
+      policyVersion: "allow-1",
+      version: "1.0.0",
+      descriptorHash: kb.descriptorHash,
+      grade: "read",
+      argsHash: ev.data.argsHash,
+      args: ev.data.args,
+    });
+    expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+  });
+
+  it("denies a send in llm mode and closes the call with ToolCallRejected POLICY_DENIED", async () => {
+    await useDocument({ version: "deny-1" });
+    const msg = await register({ name: "customer.message", grade: "send" });
+    const { ev, checked } = await call(msg, { mode: "llm" });
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["invariant.send_never_llm"] });
+    const rejected = await eventOf(ev, "ToolCallRejected");
+    expect(rejected.causationId).toBe(checked.eventId);
+    expect(rejected.data).toMatchObject({
+      stage: "policy",
+      error: { code: "POLICY_DENIED", retryable: false },
+      ruleIds: ["invariant.send_never_llm"],
+      policyVersion: "deny-1",
+    });
+  });
+
+  it("denies a call that fails a gate, with the gate's rule", async () => {
+    const reindex = await register({ name: "kb.reindex", grade: "read", featureFlag: "kbAdmin" });
+    const off = await call(reindex);
+    expect(off.checked.data).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
+    const on = await call(reindex, { flags: { kbAdmin: true } });
+    expect(on.checked.data.decision).toBe("allow");
+  });
+
+  it("asks for approval when a model calls a write tool, and rejects nothing", async () => {
+    const submit = await register({ name: "ticket.submit", grade: "write" });
+    const { ev, checked } = await call(submit, { mode: "llm", principal: "bot" });
+    expect(checked.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
+    expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+  });
+
+  it("denies the (n+1)th call of a run with BUDGET_EXCEEDED and leaves other runs alone", async () => {
+    await useDocument({ version: "budget-2", budgets: { maxCallsPerRun: 2 } });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const runId = newId();
+    expect((await call(kb, { runId })).checked.data.decision).toBe("allow");
+    expect((await call(kb, { runId })).checked.data.decision).toBe("allow");
+    const third = await call(kb, { runId });
+    expect(third.checked.data).toMatchObject({ decision: "deny", ruleIds: ["budget.max_calls_per_run"], policyVersion: "budget-2" });
+    expect((await eventOf(third.ev, "ToolCallRejected")).data.error.code).toBe("BUDGET_EXCEEDED");
+    expect((await call(kb, { runId: newId() })).checked.data.decision).toBe("allow");
+    const budget = await kvGetJson(await bus.kvm.open(BUCKET_BUDGETS), runBudgetKey(runId), BudgetRecordSchema);
+    expect(budget?.value.calls).toBe(2);
+  });
+
+  it("changes the next decision when a new document is put, without a restart", async () => {
+    await useDocument({ version: "open-1" });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    expect((await call(kb)).checked.data.decision).toBe("allow");
+    const yaml = ["version: closed-2", "rules:", "  - id: kb-closed", "    effect: deny", "    reason: the knowledge base is closed for maintenance", "    match: { domain: kb }"].join("\n");
+    const put = await putPolicyDocument(bus, yaml);
+    expect(put.ok).toBe(true);
+    await eventually(() => expect(service.document().version).toBe("closed-2"));
+    const { ev, checked } = await call(kb);
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["kb-closed"], policyVersion: "closed-2", reason: "the knowledge base is closed for maintenance" });
+    expect((await eventOf(ev, "ToolCallRejected")).data.error.code).toBe("POLICY_DENIED");
+  });
+
+  it("denies a call whose descriptor changed since it was validated, with DESCRIPTOR_CHANGED", async () => {
+    await useDocument({ version: "bound-1" });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const { ev, checked } = await call(kb, { descriptorHash: `sha256:${"0".repeat(64)}` });
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["invariant.descriptor_bound"] });
+    expect((await eventOf(ev, "ToolCallRejected")).data.error.code).toBe("DESCRIPTOR_CHANGED");
+  });
+});
+
+describe("the policy document", () => {
+  it("is stored from YAML, read back, and an invalid one is refused as a value and leaves the stored one in force", async () => {
+    const put = await putPolicyDocument(bus, "version: yaml-1\nbudgets:\n  maxCallsPerRun: 5\n");
+    expect(put.ok).toBe(true);
+    const got = await getPolicyDocument(bus);
+    expect(got.ok && got.value).toMatchObject({ version: "yaml-1", budgets: { maxCallsPerRun: 5 } });
+    const bad = await putPolicyDocument(bus, "version: bad\nrules:\n  - effect: maybe\n");
+    expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    const still = await getPolicyDocument(bus);
+    expect(still.ok && still.value.version).toBe("yaml-1");
+  });
+
+  it("keeps the last valid document in force when an invalid one is written behind its back, and falls back to the defaults when deleted", async () => {
+    const kv = await bus.kvm.open(BUCKET_POLICY);
+    const lines: string[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    const watch = await watchPolicyDocument(bus, log);
+    try {
+      await putPolicyDocument(bus, { version: "valid-8" });
+      await eventually(() => expect(watch.current().version).toBe("valid-8"));
+      await kvPutJson(kv, POLICY_DOCUMENT_KEY, { version: "broken", rules: "not a list" });
+      await eventually(() => expect(lines.some((l) => l.includes("invalid policy document ignored"))).toBe(true));
+      expect(watch.current().version).toBe("valid-8");
+      await kv.delete(POLICY_DOCUMENT_KEY);
+      await eventually(() => expect(watch.current().version).toBe("builtin-0"));
+    } finally {
+      watch.stop();
+    }
+  });
+});
+
+describe("redelivery", () => {
+  it("reuses a decision already written and never counts the budget twice", async () => {
+    await useDocument({ version: "redeliver-1", budgets: { maxCallsPerRun: 3 } });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const documents = await watchPolicyDocument(bus, silentLogger());
+    const descriptors = await startDescriptorCache(bus);
+    const handle = policyCheckHandler({ bus, documents, descriptors, budgets: await openBudgetStore(bus) });
+    const ctx = (deliveryCount: number) => ({ log: silentLogger(), deliveryCount }) as unknown as StageContext;
+    try {
+      const runId = newId();
+      const ev = validated(kb, { runId });
+      await appendEvent(bus, ev);
+      // the handler runs directly here, as a stage copy would on each (re)delivery
+      expect(await handle(ev, ctx(1))).toEqual({ kind: "ack" });
+      const first = await eventOf(ev, "ToolPolicyChecked");
+      expect(await handle(ev, ctx(1))).toEqual({ kind: "ack" });
+      expect(await handle(ev, ctx(2))).toEqual({ kind: "ack" });
+      expect((await readEvent(bus, ev.domain, ev.callId, "ToolPolicyChecked"))?.eventId).toBe(first.eventId);
+      const budget = await kvGetJson(await bus.kvm.open(BUCKET_BUDGETS), runBudgetKey(runId), BudgetRecordSchema);
+      expect(budget?.value).toEqual({ calls: 1, callIds: [ev.callId] });
+    } finally {
+      descriptors.stop();
+      documents.stop();
+    }
+  });
+});

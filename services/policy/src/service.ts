@@ -1,0 +1,46 @@
+import { runStage, type Bus, type Logger } from "@warden/bus";
+import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { openBudgetStore } from "./budget-store.js";
+import { startDescriptorCache } from "./descriptor-cache.js";
+import { policyCheckExhausted, policyCheckHandler } from "./handlers/tool-args-validated.js";
+import { watchPolicyDocument } from "./policy-document.js";
+
+export const POLICY_STAGE = "policy-check";
+
+export interface PolicyServiceDeps {
+  readonly bus: Bus;
+  readonly log: Logger;
+  readonly concurrency?: number;
+}
+
+export interface PolicyService {
+  /** The document the stage decides with right now (hot-reloaded from KV). */
+  document(): PolicyDocument;
+  stop(): Promise<void>;
+}
+
+export async function startPolicyService(deps: PolicyServiceDeps): Promise<PolicyService> {
+  const { bus } = deps;
+  const log = deps.log.child({ stage: POLICY_STAGE });
+  const documents = await watchPolicyDocument(bus, log);
+  const descriptors = await startDescriptorCache(bus);
+  const budgets = await openBudgetStore(bus);
+  const stage = await runStage({
+    bus,
+    log,
+    durable: consumerName(POLICY_STAGE),
+    eventType: "ToolArgsValidated",
+    filterSubject: stageFilterSubject("ToolArgsValidated"),
+    ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
+    handle: policyCheckHandler({ bus, documents, descriptors, budgets }),
+    onExhausted: policyCheckExhausted({ bus }),
+  });
+  return {
+    document: () => documents.current(),
+    async stop() {
+      await stage.stop();
+      descriptors.stop();
+      documents.stop();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { BusConfigSchema, parseEnv } from "@warden/bus";
+import { z } from "zod";
+
+export const RegistryConfigSchema = BusConfigSchema.extend({
+  /** Requests the validation stage works on at once. */
+  REGISTRY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+});
+export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
+
+/** The only reader of the environment; a bad value is a one-line error naming the variable. */
+export function loadRegistryConfig(env: NodeJS.ProcessEnv): RegistryConfig {
+  return parseEnv(RegistryConfigSchema, env);
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord, type ToolViewQueryInput } from "@warden/contracts";
+import { record } from "../../test-support/fixtures.js";
+import { compileToolView } from "./compile-tool-view.js";
+
+const obj = (properties: Record<string, unknown> = {}) => ({ type: "object", properties }) as Record<string, never>;
+const sideEffects = "Use when the change is wanted; it changes what others see later.";
+
+const registry: ToolRecord[] = [
+  record(),
+  record({ version: "0.9.0" }),
+  record({ name: "kb.reindex", title: "Reindex", featureFlag: "kbAdmin", inputSchema: obj() }),
+  record({ name: "ticket.fill", title: "Fill a ticket", grade: "write", scopes: ["ticket_page"], description: sideEffects, inputSchema: obj() }),
+  record({ name: "ticket.submit", title: "Submit a ticket", grade: "write", description: sideEffects, inputSchema: obj() }),
+  record({ name: "customer.message", title: "Message a customer", grade: "send", openWorld: true, description: sideEffects, inputSchema: obj() }),
+  record({ name: "billing.refund", title: "Refund", grade: "read", requiredScopes: ["billing"], inputSchema: obj() }),
+  record({ name: "old.lookup", title: "Old lookup", inputSchema: obj() }, "disabled"),
+];
+
+/** A record under a name the descriptor schema would refuse: only the compiler's own guards stand. */
+const renamed = (r: ToolRecord, name: string): ToolRecord => ({ ...r, descriptor: { ...r.descriptor, name } });
+const q = (input: Partial<ToolViewQueryInput> = {}) => ToolViewQuerySchema.parse({ principal: "agent-1", mode: "llm", ...input });
+const explained = { explain: true };
+const names = (v: { tools: { name: string }[] }) => v.tools.map((t) => t.name);
+const reasonOf = (v: { hidden: { name: string; reason: string }[] }, name: string) => v.hidden.find((h) => h.name === name)?.reason;
+
+describe("compileToolView", () => {
+  it("leaves the hidden list empty unless explained", () => {
+    expect(compileToolView(registry, EMPTY_POLICY_DOCUMENT, q()).hidden).toEqual([]);
+  });
+
+  it("lists only read tools for a model by default, each hidden tool with its reason", () => {
+    const v = compileToolView(registry, EMPTY_POLICY_DOCUMENT, q(), explained);
+    expect(names(v)).toEqual(["kb.search"]);
+    expect(reasonOf(v, "customer.message")).toBe("send_never_listed_for_llm");
+    expect(reasonOf(v, "ticket.submit")).toBe("write_not_opted_in_for_llm");
+    expect(reasonOf(v, "kb.reindex")).toBe("feature_flag_off");
+    expect(reasonOf(v, "billing.refund")).toBe("missing_principal_scope");
+    expect(reasonOf(v, "old.lookup")).toBe("disabled");
+    expect(v.policyVersion).toBe(EMPTY_POLICY_DOCUMENT.version);
+    // every registered name is either shown or hidden, never lost
+    expect(v.tools.length + v.hidden.length).toBe(7);
+  });
+
+  it("lists a write for a model only where llm.showWrite opts in, and then it needs approval", () => {
+    const doc = PolicyDocumentSchema.parse({ version: "p1", llm: { showWrite: ["ticket.*"] } });
+    const v = compileToolView(registry, doc, q({ scope: "ticket_page" }), explained);
+    expect(names(v)).toEqual(["kb.search", "ticket.fill", "ticket.submit"]);
+    expect(v.tools.find((t) => t.name === "ticket.submit")).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
+  });
+
+  it("never lists send for a model, whatever the document says", () => {
+    const doc = PolicyDocumentSchema.parse({
+      version: "p2",
+      llm: { showWrite: ["*"] },
+      rules: [{ id: "allow-all", match: {}, effect: "allow", reason: "trust" }],
+    });
+    const v = compileToolView(registry, doc, q({ flags: { kbAdmin: true }, scope: "ticket_page" }), explained);
+    expect(names(v)).toContain("ticket.submit");
+    expect(v.tools.every((t) => t.grade !== "send")).toBe(true);
+    expect(reasonOf(v, "customer.message")).toBe("send_never_listed_for_llm");
+  });
+
+  it("shows a person every tool their context allows, send needing approval", () => {
+    const v = compileToolView(registry, EMPTY_POLICY_DOCUMENT, q({ principal: "alice", mode: "human", flags: { kbAdmin: true } }), explained);
+    expect(names(v)).toEqual(["customer.message", "kb.reindex", "kb.search", "ticket.submit"]);
+    expect(v.tools.find((t) => t.name === "customer.message")?.decision).toBe("require_approval");
+    expect(reasonOf(v, "ticket.fill")).toBe("out_of_scope");
+  });
+
+  it("lists each name once, at its newest enabled version", () => {
+    const v = compileToolView([...registry, record({ version: "3.0.0" }, "disabled")], EMPTY_POLICY_DOCUMENT, q(), explained);
+    expect(v.tools.filter((t) => t.name === "kb.search").map((t) => t.version)).toEqual(["1.0.0"]);
+  });
+
+  it("restricts to the allowed tools, by name or wire name", () => {
+    const v = compileToolView(registry, EMPTY_POLICY_DOCUMENT, q({ mode: "human", only: ["kb__search", "ticket.submit"] }), explained);
+    expect(names(v)).toEqual(["kb.search", "ticket.submit"]);
+    expect(reasonOf(v, "customer.message")).toBe("not_in_allowed_tools");
+  });
+
+  it("hides a denied tool with the rule that denied it", () => {
+    const doc = PolicyDocumentSchema.parse({ version: "p3", rules: [{ id: "no-kb", match: { domain: "kb" }, effect: "deny", reason: "kb is down" }] });
+    const v = compileToolView(registry, doc, q(), explained);
+    expect(v.hidden.find((h) => h.name === "kb.search")).toMatchObject({ reason: "policy_denied", ruleIds: ["no-kb"], detail: "kb is down" });
+  });
+
+  it("hides both tools of a wire-name collision, with a detail naming both", () => {
+    // valid names cannot collide; these bypass the name grammar to prove the guard holds
+    const clash = [renamed(record(), "a_.b"), renamed(record(), "a._b"), record()];
+    const v = compileToolView(clash, EMPTY_POLICY_DOCUMENT, q(), explained);
+    expect(names(v)).toEqual(["kb.search"]);
+    for (const name of ["a_.b", "a._b"]) {
+      const h = v.hidden.find((x) => x.name === name);
+      expect(h).toMatchObject({ reason: "policy_denied", ruleIds: ["wire_name.collision"] });
+      expect(h?.detail).toContain("a___b");
+      expect(h?.detail).toContain("a_.b");
+      expect(h?.detail).toContain("a._b");
+    }
+  });
+
+  it("hides a valid 64-character name whose wire name is too long for a model's API", () => {
+    const long = `${"d".repeat(31)}.${"c".repeat(32)}`;
+    const v = compileToolView([record({ name: long, inputSchema: obj() })], EMPTY_POLICY_DOCUMENT, q(), explained);
+    expect(v.tools).toEqual([]);
+    expect(v.hidden[0]).toMatchObject({ name: long, ruleIds: ["wire_name.invalid"] });
+  });
+});

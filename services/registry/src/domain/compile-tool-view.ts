@@ -1,0 +1,89 @@
+import {
+  checkWireNames,
+  resolveToolName,
+  toWireName,
+  type HiddenTool,
+  type PolicyDocument,
+  type ToolRecord,
+  type ToolView,
+  type ToolViewEntry,
+  type ToolViewQuery,
+} from "@warden/contracts";
+import { toolVisibility } from "@warden/policy-engine";
+import { newestEnabled, versionsByName } from "./tool-versions.js";
+
+function hidden(r: ToolRecord, reason: HiddenTool["reason"], detail: string, ruleIds: readonly string[] = []): HiddenTool {
+  return { name: r.descriptor.name, version: r.descriptor.version, grade: r.descriptor.grade, reason, detail, ruleIds: [...ruleIds] };
+}
+
+function entry(r: ToolRecord, decision: ToolViewEntry["decision"], reason: string, ruleIds: readonly string[]): ToolViewEntry {
+  const d = r.descriptor;
+  return {
+    name: d.name,
+    wireName: toWireName(d.name),
+    version: d.version,
+    title: d.title,
+    description: d.description,
+    grade: d.grade,
+    inputSchema: d.inputSchema,
+    decision,
+    reason,
+    ruleIds: [...ruleIds],
+  };
+}
+
+/**
+ * What one caller sees (pure): for each tool name its newest enabled version, if the policy
+ * would not deny the call and the caller's mode may see its grade. With `explain`, every tool
+ * left out is in `hidden` with its reason; without it the list stays empty, since it names
+ * tools the caller may not use.
+ */
+export function compileToolView(
+  records: Iterable<ToolRecord>,
+  doc: PolicyDocument,
+  query: ToolViewQuery,
+  options: { readonly explain?: boolean } = {},
+): ToolView {
+  const allowed = query.only === undefined ? undefined : new Set(query.only.map((n) => resolveToolName(n) ?? n));
+  const shown: { record: ToolRecord; entry: ToolViewEntry }[] = [];
+  const out: HiddenTool[] = [];
+  const groups = [...versionsByName(records)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, versions] of groups) {
+    const newest = versions[0]!;
+    if (allowed !== undefined && !allowed.has(name)) {
+      out.push(hidden(newest, "not_in_allowed_tools", `${name} is not among the tools this caller may use`));
+      continue;
+    }
+    const record = newestEnabled(versions);
+    if (record === undefined) {
+      out.push(hidden(newest, "disabled", `${name} has no enabled version (newest ${newest.descriptor.version} is ${newest.status})`));
+      continue;
+    }
+    const v = toolVisibility(doc, record.descriptor, query);
+    if (!v.visible) {
+      out.push(hidden(record, v.reason, v.detail, v.ruleIds));
+      continue;
+    }
+    const decision = v.evaluation.decision === "require_approval" ? "require_approval" : "allow";
+    shown.push({ record, entry: entry(record, decision, v.evaluation.reason, v.evaluation.ruleIds) });
+  }
+  // a model answers with wire names: an ambiguous or unusable one would call the wrong tool
+  const bad = new Map<string, { detail: string; ruleId: string }>();
+  for (const p of checkWireNames(shown.map((s) => s.entry.name))) {
+    if (p.problem === "collision") {
+      const detail = `wire name ${p.wireName} is shared by ${p.other ?? "?"} and ${p.name}; both are hidden so a model cannot call the wrong one`;
+      bad.set(p.name, { detail, ruleId: "wire_name.collision" });
+      if (p.other !== undefined) bad.set(p.other, { detail, ruleId: "wire_name.collision" });
+    } else {
+      bad.set(p.name, { detail: `${p.name} has no usable wire name (${p.wireName}: ${p.problem.replace(/_/g, " ")})`, ruleId: "wire_name.invalid" });
+    }
+  }
+  const tools: ToolViewEntry[] = [];
+  for (const s of shown) {
+    const problem = bad.get(s.entry.name);
+    if (problem === undefined) tools.push(s.entry);
+    // no hidden reason names wire names; policy_denied with its own rule id is the closest
+    else out.push(hidden(s.record, "policy_denied", problem.detail, [problem.ruleId]));
+  }
+  return { query, policyVersion: doc.version, tools, hidden: options.explain === true ? out : [] };
+}

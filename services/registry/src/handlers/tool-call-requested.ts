@@ -1,0 +1,63 @@
+import { ACK, appendEvent, readEvent, type AppendResult, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import { newId, type EventType, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import type { ArgsValidators } from "../domain/args-validator.js";
+import { argsValidatedEvent, registryRejectedEvent } from "../domain/call-events.js";
+import { validateCall } from "../domain/validate-call.js";
+import type { DescriptorCache } from "../store/descriptor-cache.js";
+
+export interface ValidateStageDeps {
+  readonly bus: Bus;
+  readonly cache: DescriptorCache;
+  readonly validators: ArgsValidators;
+}
+
+function settle(result: AppendResult, ev: WardenEvent): StageOutcome {
+  if (result.status === "written" || result.ours) return ACK;
+  return {
+    kind: "poison",
+    reason: `call ${ev.callId} already has a ${ev.type} answering another request (${result.existing?.causationId ?? "unreadable"}): a second request reused the callId`,
+  };
+}
+
+/**
+ * The other answer this stage could have written for the call. Found with our request as its
+ * cause, it is an earlier delivery's answer (the tool changed since): that answer stands. Found
+ * for another request, the callId was reused.
+ */
+async function otherAnswer(bus: Bus, req: ToolCallRequested, type: EventType): Promise<StageOutcome | undefined> {
+  const prior = await readEvent(bus, req.domain, req.callId, type);
+  if (prior === undefined) return undefined;
+  if (prior.causationId === req.eventId) return ACK;
+  return { kind: "poison", reason: `call ${req.callId} already has a ${type} answering another request: a second request reused the callId` };
+}
+
+/** ToolCallRequested → ToolArgsValidated, or ToolCallRejected (stage registry). */
+export function handleToolCallRequested(deps: ValidateStageDeps) {
+  const { bus, cache, validators } = deps;
+  const lookup = {
+    versionsOf: (name: string) => cache.versionsOf(name),
+    checkArgs: validators.validate.bind(validators),
+  };
+  return async (req: ToolCallRequested, ctx: StageContext): Promise<StageOutcome> => {
+    const verdict = validateCall(req, ctx.subject.principal, lookup);
+    const now = new Date();
+    if (verdict.ok) {
+      // only a redelivery can have rejected this request already; a first delivery skips the read
+      if (ctx.deliveryCount > 1) {
+        const other = await otherAnswer(bus, req, "ToolCallRejected");
+        if (other) return other;
+      }
+      const ev = argsValidatedEvent(req, verdict.value, newId(), now);
+      ctx.log.debug({ tool: ev.tool, version: ev.data.version }, "call validated");
+      return settle(await appendEvent(bus, ev), ev);
+    }
+    // rejections are rare: check they do not contradict a validation already on the call
+    const other = await otherAnswer(bus, req, "ToolArgsValidated");
+    if (other) return other;
+    // identity comes from the subject: a mismatch is answered in the name the server let through
+    const principal = verdict.error.code === "PRINCIPAL_MISMATCH" ? ctx.subject.principal : undefined;
+    const ev = registryRejectedEvent(req, verdict.error, newId(), now, principal);
+    ctx.log.debug({ code: verdict.error.code, tool: req.tool }, "call rejected");
+    return settle(await appendEvent(bus, ev), ev);
+  };
+}

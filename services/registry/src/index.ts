@@ -1,0 +1,30 @@
+export { loadRegistryConfig, RegistryConfigSchema, type RegistryConfig } from "./config.js";
+export { ArgsValidators, MAX_ARGS_ERRORS, toArgsErrors, type ArgsCheck, type ArgsError } from "./domain/args-validator.js";
+export { compileToolView } from "./domain/compile-tool-view.js";
+export {
+  formatToolView,
+  toAnthropicTools,
+  toMcpToolList,
+  toOpenAiTools,
+  toToolTable,
+  type AnthropicTool,
+  type DescriptorOf,
+  type McpTool,
+  type McpToolAnnotations,
+  type OpenAiTool,
+  type ToolTableRow,
+} from "./domain/format-tool-view.js";
+export { parseDescriptors, type ParsedDescriptor } from "./domain/parse-descriptors.js";
+export { validateCall, type CallLookup, type ValidatedCall } from "./domain/validate-call.js";
+export { newestEnabled, versionsByName } from "./domain/tool-versions.js";
+export { startRegistryService, VALIDATE_STAGE, type RegistryService, type RegistryServiceDeps } from "./registry-service.js";
+export { fetchToolView, listTools, registerTools, setToolStatus, type RpcOptions } from "./rpc/client.js";
+export {
+  RegisteredToolSchema,
+  RegisterReplySchema,
+  ToolRecordListSchema,
+  ToolViewReplySchema,
+  type RegisterReply,
+  type ToolViewReply,
+} from "./rpc/protocol.js";
+export type { RegisteredTool } from "./store/tool-store.js";

@@ -1,0 +1,58 @@
+import { runStage, type Bus, type Logger } from "@warden/bus";
+import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, stageFilterSubject } from "@warden/contracts";
+import { ArgsValidators } from "./domain/args-validator.js";
+import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
+import { serveRegistryRpc } from "./rpc/serve-registry.js";
+import { startDescriptorCache } from "./store/descriptor-cache.js";
+import { startPolicyWatch } from "./store/policy-watch.js";
+
+export interface RegistryServiceDeps {
+  readonly bus: Bus;
+  readonly log: Logger;
+  /** Requests the validation stage works on at once (default 64). */
+  readonly concurrency?: number;
+}
+
+export interface RegistryService {
+  stop(): Promise<void>;
+}
+
+export const VALIDATE_STAGE = "registry-validate";
+
+/**
+ * Starts the registry: the descriptor and policy caches, the register / status / list / view
+ * request-reply subjects, and the validation stage. Expects the topology to exist.
+ */
+export async function startRegistryService(deps: RegistryServiceDeps): Promise<RegistryService> {
+  const log = deps.log;
+  const bus = deps.bus;
+  const tools = await bus.kvm.open(BUCKET_TOOLS);
+  const cache = await startDescriptorCache(tools);
+  const policy = await startPolicyWatch(await bus.kvm.open(BUCKET_POLICY), log);
+  const validators = new ArgsValidators();
+  const subscriptions = serveRegistryRpc({ bus, log, tools, cache, policy, validators });
+  const stage = await runStage({
+    bus,
+    log: log.child({ stage: VALIDATE_STAGE }),
+    durable: consumerName(VALIDATE_STAGE),
+    eventType: "ToolCallRequested",
+    filterSubject: stageFilterSubject("ToolCallRequested"),
+    ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
+    handle: handleToolCallRequested({ bus, cache, validators }),
+  });
+  log.info({ tools: cache.records().length }, "registry started");
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        await Promise.allSettled(subscriptions.map((s) => s.drain()));
+        await stage.stop();
+        cache.stop();
+        policy.stop();
+        log.info("registry stopped");
+      })();
+      return stopping;
+    },
+  };
+}

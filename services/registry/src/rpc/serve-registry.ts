@@ -1,0 +1,102 @@
+import { serveRpc, type Bus, type Logger } from "@warden/bus";
+import {
+  compareVersions,
+  QUEUE_REGISTRY,
+  RegisterRequestSchema,
+  SetStatusRequestSchema,
+  SUBJECT_REGISTRY_LIST,
+  SUBJECT_REGISTRY_REGISTER,
+  SUBJECT_REGISTRY_SET_STATUS,
+  SUBJECT_REGISTRY_VIEW,
+  ToolViewRequestSchema,
+  wardenError,
+  type JsonValue,
+  type Outcome,
+  type Reply,
+  type ToolRecord,
+} from "@warden/contracts";
+import type { z } from "zod";
+import type { ArgsValidators } from "../domain/args-validator.js";
+import { compileToolView } from "../domain/compile-tool-view.js";
+import { formatToolView } from "../domain/format-tool-view.js";
+import { parseDescriptors } from "../domain/parse-descriptors.js";
+import type { DescriptorCache } from "../store/descriptor-cache.js";
+import type { KV } from "../store/kv.js";
+import type { PolicyWatch } from "../store/policy-watch.js";
+import { registerDescriptors, updateToolStatus } from "../store/tool-store.js";
+
+export interface RegistryRpcDeps {
+  readonly bus: Bus;
+  readonly log: Logger;
+  readonly tools: KV;
+  readonly cache: DescriptorCache;
+  readonly policy: PolicyWatch;
+  readonly validators: ArgsValidators;
+}
+
+type Subscription = ReturnType<typeof serveRpc>;
+
+function reply<T>(outcome: Outcome<T>): Reply {
+  // the values are plain JSON (records, views); the cast drops their optional-field types
+  return outcome.ok ? { ok: true, value: outcome.value as JsonValue } : outcome;
+}
+
+function invalid(subject: string, error: z.ZodError): Reply {
+  const issues = error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  return { ok: false, error: wardenError("INVALID_REQUEST", `bad request on ${subject}: ${issues.join("; ")}`) };
+}
+
+function byNameAndVersion(a: ToolRecord, b: ToolRecord): number {
+  const n = a.descriptor.name.localeCompare(b.descriptor.name);
+  return n !== 0 ? n : compareVersions(a.descriptor.version, b.descriptor.version);
+}
+
+/** Serves register / status / list / view in the registry's queue group. */
+export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
+  const { bus, log, tools, cache, policy, validators } = deps;
+  // after a write, answer only once this copy's cache shows it, so a list or view that follows sees it
+  const cacheShows = (written: readonly { name: string; version: string }[], matches: (r: ToolRecord, i: number) => boolean) =>
+    cache.waitFor(() =>
+      written.every((w, i) => {
+        const r = cache.get(w.name, w.version);
+        return r !== undefined && matches(r, i);
+      }),
+    );
+
+  return [
+    serveRpc(bus, SUBJECT_REGISTRY_REGISTER, QUEUE_REGISTRY, log, async (payload) => {
+      const req = RegisterRequestSchema.safeParse(payload);
+      if (!req.success) return invalid(SUBJECT_REGISTRY_REGISTER, req.error);
+      const parsed = parseDescriptors(req.data.descriptors, (s) => validators.checkSchema(s));
+      if (!parsed.ok) return parsed;
+      const result = await registerDescriptors(tools, parsed.value, req.data.initialStatus);
+      if (!result.ok) return result;
+      const registered = result.value;
+      await cacheShows(registered, (r, i) => r.descriptorHash === registered[i]?.descriptorHash);
+      log.info({ tools: result.value.map((t) => `${t.name}@${t.version}`), created: result.value.filter((t) => t.created).length }, "tools registered");
+      return reply({ ok: true, value: { registered: result.value } });
+    }),
+    serveRpc(bus, SUBJECT_REGISTRY_SET_STATUS, QUEUE_REGISTRY, log, async (payload) => {
+      const req = SetStatusRequestSchema.safeParse(payload);
+      if (!req.success) return invalid(SUBJECT_REGISTRY_SET_STATUS, req.error);
+      const result = await updateToolStatus(tools, req.data);
+      if (!result.ok) return result;
+      const updated = result.value;
+      const keys = updated.map((u) => ({ name: u.descriptor.name, version: u.descriptor.version }));
+      await cacheShows(keys, (r, i) => r.statusChangedAt === updated[i]?.statusChangedAt && r.status === updated[i]?.status);
+      log.info({ tool: req.data.name, version: req.data.version, status: req.data.status }, "tool status set");
+      return reply(result);
+    }),
+    serveRpc(bus, SUBJECT_REGISTRY_LIST, QUEUE_REGISTRY, log, async () => {
+      return reply({ ok: true, value: cache.records().sort(byNameAndVersion) });
+    }),
+    serveRpc(bus, SUBJECT_REGISTRY_VIEW, QUEUE_REGISTRY, log, async (payload) => {
+      const req = ToolViewRequestSchema.safeParse(payload);
+      if (!req.success) return invalid(SUBJECT_REGISTRY_VIEW, req.error);
+      const { format, explain, ...query } = req.data;
+      const view = compileToolView(cache.records(), policy.current(), query, { explain });
+      const formatted = formatToolView(view, format, (name, version) => cache.get(name, version)?.descriptor);
+      return reply({ ok: true, value: { view, formatted } });
+    }),
+  ];
+}

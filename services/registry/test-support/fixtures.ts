@@ -1,0 +1,58 @@
+import {
+  descriptorHash,
+  newId,
+  ToolDescriptorSchema,
+  type ToolCallRequested,
+  type ToolDescriptorInput,
+  type ToolRecord,
+  type ToolStatus,
+} from "@warden/contracts";
+
+/** Test fixtures: descriptors, records and requests with sensible defaults. */
+export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {
+  return {
+    name: "kb.search",
+    version: "1.0.0",
+    title: "Search the knowledge base",
+    description: "Use when the customer asks a question the help articles may answer.",
+    inputSchema: {
+      type: "object",
+      required: ["query"],
+      additionalProperties: false,
+      properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 20 } },
+    },
+    grade: "read",
+    idempotent: true,
+    ...overrides,
+  };
+}
+
+export function record(overrides: Partial<ToolDescriptorInput> = {}, status: ToolStatus = "enabled"): ToolRecord {
+  const d = ToolDescriptorSchema.parse(descriptor(overrides));
+  const at = "2025-01-01T00:00:00.000Z";
+  return { descriptor: d, descriptorHash: descriptorHash(d), status, registeredAt: at, statusChangedAt: at };
+}
+
+export function request(overrides: Partial<ToolCallRequested> & { args?: unknown; version?: string } = {}): ToolCallRequested {
+  const { args, version, ...rest } = overrides;
+  return {
+    v: 1,
+    type: "ToolCallRequested",
+    eventId: newId(),
+    callId: newId(),
+    domain: "kb",
+    tool: "kb.search",
+    principal: "alice",
+    mode: "llm",
+    ts: new Date().toISOString(),
+    causationId: null,
+    correlationId: "run-1",
+    data: {
+      args: (args ?? { query: "refund" }) as ToolCallRequested["data"]["args"],
+      scope: null,
+      flags: {},
+      ...(version === undefined ? {} : { version }),
+    },
+    ...rest,
+  };
+}

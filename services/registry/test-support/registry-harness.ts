@@ -1,0 +1,32 @@
+import { randomBytes } from "node:crypto";
+import { silentLogger, type Bus } from "@warden/bus";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startRegistryService, type RegistryService } from "../src/registry-service.js";
+
+/** A real nats-server with the topology and one registry service running in-process. */
+export interface RegistryHarness {
+  readonly nats: TestNats;
+  readonly bus: Bus;
+  readonly service: RegistryService;
+  stop(): Promise<void>;
+}
+
+export async function startRegistryHarness(): Promise<RegistryHarness> {
+  const nats = await startTestNats();
+  const bus = await nats.bus("registry-test");
+  const service = await startRegistryService({ bus: await nats.bus("registry"), log: silentLogger() });
+  return {
+    nats,
+    bus,
+    service,
+    async stop() {
+      await service.stop();
+      await nats.stop();
+    },
+  };
+}
+
+/** A domain no other test uses, so tests sharing one server stay apart. */
+export function uniqueDomain(prefix = "t"): string {
+  return `${prefix}${randomBytes(5).toString("hex")}`;
+}
