@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { readOutbox } from "@warden/example-support-desk";
 import { eventually } from "../support/eventually.js";
 import { callEvents, eventTypes } from "../support/events.js";
@@ -30,6 +30,11 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
   afterAll(async () => w.stop());
 
   const message = (text: string) => ({ customerId: `C-${text}`, text });
+  const pendingOf = async (client: ApproverClient) => {
+    const r = await client.pending();
+    if (!r.ok) throw new Error(r.error.message);
+    return r.value;
+  };
 
   it("holds a send in plan mode with requiresConfirm and sends nothing until a human grants, then sends once", async () => {
     const args = message("grant");
@@ -38,7 +43,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     expect((await readOutbox(w.bus)).filter((m) => m.customerId === args.customerId)).toHaveLength(0);
 
     const alice = createApproverClient({ bus: w.bus, approver: "alice" });
-    const inbox = await alice.pending();
+    const inbox = await pendingOf(alice);
     const item = inbox.find((p) => p.approvalId === pending.approvalId);
     expect(item).toMatchObject({ tool: "customer.message", grade: "send", principal: "planner" });
     const reply = await alice.approve(item!.approvalId, item!.argsHash);
@@ -58,7 +63,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
   it("refuses a grant from an agent, from a person without the grade, and for args the approver did not see", async () => {
     const pending = await planner.call("customer.message", message("refuse"), { mode: "plan" });
     const id = pending.approvalId!;
-    const inbox = await createApproverClient({ bus: w.bus, approver: "alice" }).pending();
+    const inbox = await pendingOf(createApproverClient({ bus: w.bus, approver: "alice" }));
     const hash = inbox.find((p) => p.approvalId === id)!.argsHash;
     expect(await createApproverClient({ bus: w.bus, approver: "support-bot" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     expect(await createApproverClient({ bus: w.bus, approver: "bob" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
@@ -74,7 +79,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     const waiting = planner.call("customer.message", args, { mode: "plan", wait: true, timeoutMs: 10_000 });
     const alice = createApproverClient({ bus: w.bus, approver: "alice" });
     const item = await eventually(async () => {
-      const found = (await alice.pending()).find((p) => p.argsPreview.includes("C-deny"));
+      const found = (await pendingOf(alice)).find((p) => p.argsPreview.includes("C-deny"));
       expect(found).toBeDefined();
       return found!;
     });
@@ -101,7 +106,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     const args = message("self");
     const pending = await alice.call("customer.message", args, { mode: "human" });
     expect(pending).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });
-    const hash = (await createApproverClient({ bus: w.bus, approver: "bob" }).pending()).find((p) => p.approvalId === pending.approvalId)!.argsHash;
+    const hash = (await pendingOf(createApproverClient({ bus: w.bus, approver: "bob" }))).find((p) => p.approvalId === pending.approvalId)!.argsHash;
     expect(await createApproverClient({ bus: w.bus, approver: "bob" }).approve(pending.approvalId!, hash)).toMatchObject({ ok: true });
     await eventually(async () => {
       expect((await readOutbox(w.bus)).filter((m) => m.customerId === args.customerId)).toHaveLength(1);
@@ -113,7 +118,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     const r = await bot.call("ticket.submit", { title: "t", body: "b", customerId: "C-9" }, { mode: "llm" });
     expect(r.status).toBe("awaiting_approval");
     const alice = createApproverClient({ bus: w.bus, approver: "alice" });
-    const item = (await alice.pending()).find((p) => p.approvalId === r.approvalId)!;
+    const item = (await pendingOf(alice)).find((p) => p.approvalId === r.approvalId)!;
     expect(item.grade).toBe("write");
     expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true });
     await eventually(async () => {

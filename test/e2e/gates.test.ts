@@ -59,7 +59,7 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
   it("refuses send in llm mode and never lists it in the llm ToolView", async () => {
     const r = await bot.call("customer.message", { customerId: "C-1", text: "hi" }, { mode: "llm" });
     expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
-    const view = await bot.toolView({ principal: "support-bot", mode: "llm", explain: true, format: "openai" });
+    const view = await bot.toolView({ principal: "support-bot", mode: "llm", scope: "ticket_page", explain: true, format: "openai" });
     expect(view.ok).toBe(true);
     if (!view.ok) return;
     const names = view.value.view.tools.map((t) => t.name);

@@ -1,4 +1,4 @@
-import { silentLogger, type Bus } from "@warden/bus";
+import { createLogger, silentLogger, type Bus } from "@warden/bus";
 import { startApproverService } from "@warden/approver";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
@@ -30,7 +30,9 @@ export interface TestWardenOptions {
 export async function startTestWarden(opts: TestWardenOptions = {}): Promise<TestWarden> {
   const nats = await startTestNats();
   const bus = await nats.bus("warden-test");
-  const log = silentLogger();
+  // WARDEN_TEST_LOG=debug shows the services' logs when a test needs explaining
+  const level = process.env["WARDEN_TEST_LOG"];
+  const log = level ? createLogger("test-warden", level) : silentLogger();
   const policy = opts.policy ?? (opts.demo ? supportDeskPolicy : undefined);
   if (policy) {
     const put = await putPolicyDocument(bus, policy);

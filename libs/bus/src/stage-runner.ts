@@ -101,7 +101,8 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     } catch (err) {
       mlog.error({ err }, "dlq copy failed");
     }
-    m.term(reason.slice(0, 200));
+    // no reason on the term: servers before 2.10 ignore "+TERM <reason>" and would redeliver
+    m.term();
   };
 
   const processOne = async (m: JsMsg): Promise<void> => {
