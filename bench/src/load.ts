@@ -21,7 +21,7 @@ export async function peakRate(client: PipelineClient, workers: number, seconds:
  * terminal event, so a stall is not hidden by callers slowing down.
  */
 export async function fixedRate(client: PipelineClient, rate: number, seconds: number) {
-  const tickMs = 5;
+  const tickMs = 1;
   const total = Math.round(rate * seconds);
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
@@ -29,7 +29,8 @@ export async function fixedRate(client: PipelineClient, rate: number, seconds: n
   let sent = 0;
   let failed = 0;
   while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate));
+    // call k is due at k / rate seconds
+    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate) + 1);
     while (sent < due) {
       const scheduled = t0 + (sent / rate) * 1000;
       sent++;

@@ -6,6 +6,7 @@ import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
 import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
 import { rawPublishRate } from "./raw-publish.js";
+import { summarize } from "./stats.js";
 
 /**
  * End-to-end `read` calls in `llm` mode, every service in its own process, NATS on this box;
@@ -13,17 +14,20 @@ import { rawPublishRate } from "./raw-publish.js";
  */
 const EVENTS_PER_CALL = 5;
 const quick = process.argv.includes("--quick");
+// --profile DIR: only the peak phase, with a V8 CPU profile of every service written to DIR
+const profileAt = process.argv.indexOf("--profile");
+const profileDir = profileAt >= 0 ? process.argv[profileAt + 1] : undefined;
 const seconds = quick ? 3 : 10;
 
 const server = await startNatsServer();
 const env = { NATS_URL: server.url };
 const procs: ServiceProcess[] = [
-  spawnService("registry", "services/registry/dist/main.js", env),
-  spawnService("policy", "services/policy/dist/main.js", env),
-  spawnService("approver", "services/approver/dist/main.js", env),
-  spawnService("executor", "bench/dist/echo-executor.js", env),
+  spawnService("registry", "services/registry/dist/main.js", env, profileDir),
+  spawnService("policy", "services/policy/dist/main.js", env, profileDir),
+  spawnService("approver", "services/approver/dist/main.js", env, profileDir),
+  spawnService("executor", "bench/dist/echo-executor.js", env, profileDir),
 ];
-const nc = await connect({ servers: server.url, name: "bench-client" });
+const nc = await connect({ servers: server.url, name: "bench-client", noAsyncTraces: true });
 const bus = await busFromConnection(nc, loadBusConfig(env));
 
 try {
@@ -33,17 +37,33 @@ try {
 
   process.stdout.write("warming up…\n");
   await peakRate(client, 32, 2);
+  if (profileDir !== undefined) {
+    const rate = await peakRate(client, 256, 15);
+    process.stdout.write(`profiled peak: ${rate.toFixed(0)} calls/s; profiles in ${profileDir}\n`);
+    process.exit(await shutdown());
+  }
 
   const raw = await rawPublishRate(bus, { messages: quick ? 20_000 : 100_000, window: 256, payloadBytes: 600 });
-  const peak = await peakRate(client, 256, seconds);
+  const peak = await peakRate(client, 1024, seconds);
+  client.traceHops();
   const low = await fixedRate(client, 50, seconds / 2);
+  const hopRows = hopBreakdown(client.hops!);
+  client.hops = undefined;
   const half = await fixedRate(client, Math.max(1, Math.round(peak / 2)), seconds);
 
   const backlog = quick ? 20_000 : 100_000;
   const baseline = procs.reduce((sum, p) => sum + rssBytes(p.child.pid), 0) + rssBytes(server.process.pid);
   let peakRss = baseline;
+  const all = [...procs.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "nats-server", pid: server.process.pid }];
+  const base = new Map(all.map((p) => [p.name, rssBytes(p.pid)]));
+  const peakBy = new Map(base);
   const sampler = setInterval(() => {
-    const now = procs.reduce((sum, p) => sum + rssBytes(p.child.pid), 0) + rssBytes(server.process.pid);
+    let now = 0;
+    for (const p of all) {
+      const r = rssBytes(p.pid);
+      now += r;
+      peakBy.set(p.name, Math.max(peakBy.get(p.name) ?? 0, r));
+    }
     peakRss = Math.max(peakRss, now);
   }, 50);
   const t0 = performance.now();
@@ -62,7 +82,7 @@ try {
   const rows: [string, string][] = [
     ["raw JetStream appends/s (same stream settings)", raw.toFixed(0)],
     [`  ÷ ${EVENTS_PER_CALL} events per call = ceiling calls/s`, ceiling.toFixed(0)],
-    ["end-to-end calls/s (closed loop, 256 callers)", peak.toFixed(0)],
+    ["end-to-end calls/s (closed loop, 1024 callers)", peak.toFixed(0)],
     ["ratio end-to-end / ceiling", `${((peak / ceiling) * 100).toFixed(1)}%`],
     ["p50 / p99 latency at 50 calls/s (ms)", `${low.p50.toFixed(2)} / ${low.p99.toFixed(2)}`],
     [`p50 / p99 latency at half of peak, ${Math.round(peak / 2)} calls/s (ms)`, `${half.p50.toFixed(2)} / ${half.p99.toFixed(2)}`],
@@ -70,16 +90,33 @@ try {
     [`backlog of ${backlog} calls: drained at calls/s`, drainRate.toFixed(0)],
     [`  calls in flight when the last was published`, String(inFlightAtEnd)],
     ["memory per 100k calls in flight (RSS growth, all processes)", `${(memPer100k / 1024 / 1024).toFixed(1)} MiB`],
+    ...all.map((p): [string, string] => [`  peak RSS growth: ${p.name}`, `${(((peakBy.get(p.name) ?? 0) - (base.get(p.name) ?? 0)) / 1024 / 1024).toFixed(1)} MiB`]),
     ["failed calls", String(client.failed)],
   ];
+  rows.push(...hopRows);
   const width = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`\nWarden bench (${quick ? "quick" : "full"}; ${new Date().toISOString()})\n`);
   for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
   client.close();
 } finally {
+  await shutdown();
+}
+
+async function shutdown(): Promise<number> {
   await bus.close();
   await stopAll(procs);
   await server.stop();
+  return 0;
+}
+
+/** Median time from the request until each event was seen by the client, at low load. */
+function hopBreakdown(hops: Map<string, Map<string, number>>): [string, string][] {
+  const types = ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", "ToolCallFinished"];
+  return types.map((t) => {
+    const values = [...hops.values()].flatMap((m) => (m.has(t) ? [m.get(t)!] : []));
+    const s = summarize(values);
+    return [`  at 50 calls/s, ${t} seen after (p50 ms)`, s.p50.toFixed(2)];
+  });
 }
 
 async function waitForTool(b: typeof bus, name: string): Promise<void> {

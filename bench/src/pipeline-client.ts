@@ -11,6 +11,9 @@ export class PipelineClient {
   private readonly subs: Subscription[] = [];
   completed = 0;
   failed = 0;
+  /** When set, records when each event of a call was seen, relative to its request. */
+  hops: Map<string, Map<string, number>> | undefined;
+  private readonly sentAt = new Map<string, number>();
 
   constructor(private readonly bus: Bus) {
     for (const subject of ["warden.call.bench.*.ToolCallFinished", "warden.call.bench.*.ToolCallRejected"]) {
@@ -32,6 +35,23 @@ export class PipelineClient {
     }
   }
 
+  /** Records the arrival of every event of bench calls (per-hop latency). */
+  traceHops(): void {
+    this.hops = new Map();
+    this.subs.push(
+      this.bus.nc.subscribe("warden.call.bench.>", {
+        callback: (_err, msg) => {
+          const [, , , callId = "", type = ""] = msg.subject.split(".");
+          const t0 = this.sentAt.get(callId);
+          if (t0 === undefined || !this.hops) return;
+          let m = this.hops.get(callId);
+          if (!m) this.hops.set(callId, (m = new Map()));
+          m.set(type, performance.now() - t0);
+        },
+      }),
+    );
+  }
+
   get inFlight(): number {
     return this.waiting.size;
   }
@@ -48,6 +68,7 @@ export class PipelineClient {
   async send(n: number, runId: string): Promise<{ finished: Promise<boolean> }> {
     const callId = newId();
     const finished = new Promise<boolean>((resolve) => this.waiting.set(callId, resolve));
+    if (this.hops) this.sentAt.set(callId, performance.now());
     const event: ToolCallRequested = {
       v: 1,
       type: "ToolCallRequested",

@@ -11,8 +11,9 @@ export interface ServiceProcess {
 }
 
 /** Starts each Warden service as its own process, the way an operator would. */
-export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv): ServiceProcess {
-  const child = spawn(process.execPath, [join(root, entry)], {
+export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, profileDir?: string): ServiceProcess {
+  const flags = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...flags, join(root, entry)], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });

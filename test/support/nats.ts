@@ -30,7 +30,7 @@ export async function startTestNats(): Promise<TestNats> {
   return {
     url: serverUrl,
     async bus(name = "test") {
-      const nc = await connect({ servers: serverUrl, name });
+      const nc = await connect({ servers: serverUrl, name, noAsyncTraces: true });
       const bus = await busFromConnection(nc, loadBusConfig({ NATS_URL: serverUrl }));
       if (!topologyReady) {
         await ensureTopology(bus);

@@ -21,6 +21,8 @@ export async function connectBus(config: BusConfig, name: string): Promise<Bus> 
     servers: config.NATS_URL.split(","),
     name,
     maxReconnectAttempts: -1,
+    // an Error with a stack per request costs ~10% CPU on the hot path (measured by the bench)
+    noAsyncTraces: true,
     ...(config.NATS_CREDS ? { authenticator: credsAuthenticator(readFileSync(config.NATS_CREDS)) } : {}),
   });
   return busFromConnection(nc, config);

@@ -1,3 +1,4 @@
+export { acceptDecision } from "./accept-decision.js";
 export { appendEvent, isAlreadyWrittenError, type AppendResult } from "./append.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
 export { busFromConnection, connectBus, type Bus } from "./bus.js";

@@ -1,4 +1,4 @@
-import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { acceptDecision, runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, SUBJECT_APPROVER_PENDING, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
@@ -53,6 +53,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     durable: consumerName(APPROVER_STAGE),
     eventType: "ToolPolicyChecked",
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
+    accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
     handle: approvalRequestHandler({ bus, documents, approvals, titleOf }),
   });

@@ -1,4 +1,4 @@
-import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
+import { acceptDecision, runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
 import {
   consumerName,
   DomainSchema,
@@ -97,6 +97,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
         durable: consumerName("executor-allowed", o.domain),
         eventType: "ToolPolicyChecked",
         filterSubject: stageFilterSubject("ToolPolicyChecked", o.domain),
+        accept: acceptDecision("allow"),
         handle: handlePolicyChecked(deps),
         onExhausted: handleExhausted(deps),
       }),
