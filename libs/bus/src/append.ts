@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { callEventSubject, type WardenEvent } from "@warden/contracts";
+import { callEventSubject, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
 import { readEvent } from "./read-event.js";
@@ -30,23 +30,23 @@ export function isAlreadyWrittenError(err: unknown): boolean {
  * subject to be empty, so a second writer gets "already written" back as a value.
  */
 export async function appendEvent(bus: Bus, event: WardenEvent): Promise<AppendResult> {
-  const principal = event.type === "ToolCallRequested" ? event.principal : undefined;
-  const subject = callEventSubject(event.domain, event.callId, event.type, principal);
+  const suffix = eventSubjectSuffix(event);
+  const subject = callEventSubject(event.domain, event.callId, event.type, suffix);
   try {
     const ack = await bus.js.publish(subject, encodeJson(event), {
       msgID: event.eventId,
       expect: { lastSubjectSequence: 0 },
     });
-    if (ack.duplicate) return alreadyWritten(bus, event, principal);
+    if (ack.duplicate) return alreadyWritten(bus, event, suffix);
     return { status: "written", seq: ack.seq };
   } catch (err) {
-    if (isAlreadyWrittenError(err)) return alreadyWritten(bus, event, principal);
+    if (isAlreadyWrittenError(err)) return alreadyWritten(bus, event, suffix);
     throw err;
   }
 }
 
-async function alreadyWritten(bus: Bus, event: WardenEvent, principal: string | undefined): Promise<AppendResult> {
-  const existing = await readEvent(bus, event.domain, event.callId, event.type, principal);
+async function alreadyWritten(bus: Bus, event: WardenEvent, suffix: string | undefined): Promise<AppendResult> {
+  const existing = await readEvent(bus, event.domain, event.callId, event.type, suffix);
   const ours =
     existing !== undefined &&
     (existing.eventId === event.eventId ||

@@ -2,18 +2,22 @@ import { callEventSubject, callRequestedAnySubject, STREAM_CALLS, WardenEventSch
 import type { Bus } from "./bus.js";
 import { decodeJson } from "./codec.js";
 
-/** Reads one event of a call (each type is written at most once); undefined when absent or unreadable. */
+/**
+ * Reads one event of a call (each type is written at most once; a ToolViewCompiled once per turn,
+ * named by `suffix` = `t<turn>`); undefined when absent or unreadable. A request is found whatever
+ * its principal when `suffix` is omitted.
+ */
 export async function readEvent<T extends EventType>(
   bus: Bus,
   domain: string,
   callId: string,
   type: T,
-  principal?: string,
+  suffix?: string,
 ): Promise<EventOfType<T> | undefined> {
   const subject =
-    type === "ToolCallRequested" && principal === undefined
+    type === "ToolCallRequested" && suffix === undefined
       ? callRequestedAnySubject(domain, callId)
-      : callEventSubject(domain, callId, type, principal);
+      : callEventSubject(domain, callId, type, suffix);
   const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
   if (msg === null) return undefined;
   const decoded = decodeJson(msg.data);

@@ -19,9 +19,13 @@ export const EVENT_TYPES = [
   "ToolCallStarted",
   "ToolCallFinished",
   "ToolCallOutcomeUnknown",
+  "ToolViewCompiled",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
+
+/** Event types whose subject carries one more token (several per call, or the principal). */
+export const SUFFIXED_EVENT_TYPES = ["ToolCallRequested", "ToolViewCompiled"] as const satisfies readonly EventType[];
 
 /** Events after which nothing more happens to a call. */
 export const TERMINAL_EVENT_TYPES = [
@@ -183,6 +187,21 @@ export const ToolCallOutcomeUnknownDataSchema = z.object({
   executorId: TokenSchema,
 });
 
+/**
+ * What a model was shown on one turn of a subagent's loop (recorded on the subagent's own call),
+ * so an auditor sees exactly which tools the model could choose from and why others were hidden.
+ * Its subject adds the turn: `warden.call.<domain>.<callId>.ToolViewCompiled.t<turn>`.
+ */
+export const ToolViewCompiledDataSchema = z.object({
+  turn: z.int().min(1),
+  /** The principal and mode the view was compiled for (the subagent's own, mode llm). */
+  viewPrincipal: TokenSchema,
+  viewMode: CallModeSchema,
+  policyVersion: z.string(),
+  tools: z.array(z.object({ name: z.string(), wireName: z.string(), version: z.string(), grade: GradeSchema })),
+  hidden: z.array(z.object({ name: z.string(), reason: z.string(), detail: z.string() })),
+});
+
 function event<T extends (typeof EVENT_TYPES)[number], D extends z.ZodType>(type: T, data: D) {
   return EventEnvelopeSchema.extend({ type: z.literal(type), data });
 }
@@ -198,6 +217,7 @@ export const ApprovalExpiredSchema = event("ApprovalExpired", ApprovalExpiredDat
 export const ToolCallStartedSchema = event("ToolCallStarted", ToolCallStartedDataSchema);
 export const ToolCallFinishedSchema = event("ToolCallFinished", ToolCallFinishedDataSchema);
 export const ToolCallOutcomeUnknownSchema = event("ToolCallOutcomeUnknown", ToolCallOutcomeUnknownDataSchema);
+export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiledDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -211,6 +231,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallStartedSchema,
   ToolCallFinishedSchema,
   ToolCallOutcomeUnknownSchema,
+  ToolViewCompiledSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -224,6 +245,7 @@ export type ApprovalExpired = z.infer<typeof ApprovalExpiredSchema>;
 export type ToolCallStarted = z.infer<typeof ToolCallStartedSchema>;
 export type ToolCallFinished = z.infer<typeof ToolCallFinishedSchema>;
 export type ToolCallOutcomeUnknown = z.infer<typeof ToolCallOutcomeUnknownSchema>;
+export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -240,4 +262,5 @@ export const EVENT_SCHEMAS = {
   ToolCallStarted: ToolCallStartedSchema,
   ToolCallFinished: ToolCallFinishedSchema,
   ToolCallOutcomeUnknown: ToolCallOutcomeUnknownSchema,
+  ToolViewCompiled: ToolViewCompiledSchema,
 } as const satisfies Record<EventType, z.ZodType>;

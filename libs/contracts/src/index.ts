@@ -51,6 +51,9 @@ export {
   ToolCallRequestedSchema,
   ToolCallStartedSchema,
   ToolPolicyCheckedSchema,
+  ToolViewCompiledDataSchema,
+  ToolViewCompiledSchema,
+  SUFFIXED_EVENT_TYPES,
   WardenEventSchema,
   type ApprovalDenied,
   type ApprovalExpired,
@@ -68,6 +71,7 @@ export {
   type ToolCallRequested,
   type ToolCallStarted,
   type ToolPolicyChecked,
+  type ToolViewCompiled,
   type WardenEvent,
 } from "./events.js";
 export {
@@ -136,6 +140,8 @@ export {
   decideSubject,
   DLQ_SUBJECTS,
   dlqSubject,
+  eventSubjectSuffix,
+  subjectOfEvent,
   OBJECT_STORE_ARTIFACTS,
   parseCallSubject,
   parseDecideSubject,

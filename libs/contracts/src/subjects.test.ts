@@ -18,6 +18,14 @@ describe("subjects", () => {
     }
   });
 
+  it("gives each turn's ToolViewCompiled its own subject", () => {
+    const s = callEventSubject("agent", "c1", "ToolViewCompiled", "t2");
+    expect(s).toBe("warden.call.agent.c1.ToolViewCompiled.t2");
+    expect(parseCallSubject(s)).toEqual({ domain: "agent", callId: "c1", type: "ToolViewCompiled", turn: "t2" });
+    expect(parseCallSubject("warden.call.agent.c1.ToolViewCompiled.x")).toBeUndefined();
+    expect(() => callEventSubject("agent", "c1", "ToolViewCompiled")).toThrow();
+  });
+
   it("parses nothing it did not build", () => {
     expect(parseCallSubject("warden.call.kb.c1.NotAnEvent")).toBeUndefined();
     expect(parseCallSubject("warden.call.kb.c1.ToolCallRequested")).toBeUndefined();

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from "./events.js";
+import { EVENT_TYPES, type EventType, type WardenEvent } from "./events.js";
 import { isSafeToken } from "./tokens.js";
 
 /** Every subject, stream, consumer and bucket name Warden uses is built here and only here. */
@@ -38,14 +38,29 @@ function token(what: string, value: string): string {
   return value;
 }
 
-/** `warden.call.<domain>.<callId>.<EventType>`; a request adds `.<principal>`. */
-export function callEventSubject(domain: string, callId: string, type: EventType, principal?: string): string {
+/**
+ * `warden.call.<domain>.<callId>.<EventType>`; a request adds `.<principal>`, a ToolViewCompiled
+ * adds `.t<turn>` (the `suffix` argument).
+ */
+export function callEventSubject(domain: string, callId: string, type: EventType, suffix?: string): string {
   const base = `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.${type}`;
-  if (type === "ToolCallRequested") {
-    if (principal === undefined) throw new Error("a ToolCallRequested subject needs the principal");
-    return `${base}.${token("principal", principal)}`;
+  if (type === "ToolCallRequested" || type === "ToolViewCompiled") {
+    if (suffix === undefined) throw new Error(`a ${type} subject needs its last token`);
+    return `${base}.${token(type === "ToolCallRequested" ? "principal" : "turn", suffix)}`;
   }
   return base;
+}
+
+/** The last subject token of an event that has one (the principal, or `t<turn>`). */
+export function eventSubjectSuffix(event: WardenEvent): string | undefined {
+  if (event.type === "ToolCallRequested") return event.principal;
+  if (event.type === "ToolViewCompiled") return `t${event.data.turn}`;
+  return undefined;
+}
+
+/** The subject an event is appended on. */
+export function subjectOfEvent(event: WardenEvent): string {
+  return callEventSubject(event.domain, event.callId, event.type, eventSubjectSuffix(event));
 }
 
 /** A call's request, whoever its principal: `warden.call.<domain>.<callId>.ToolCallRequested.*`. */
@@ -66,7 +81,7 @@ export function callAnyDomainSubject(callId: string): string {
 /** What a stage consumes: one event type, optionally one domain. */
 export function stageFilterSubject(type: EventType, domain?: string): string {
   const d = domain === undefined ? "*" : token("domain", domain);
-  return type === "ToolCallRequested"
+  return type === "ToolCallRequested" || type === "ToolViewCompiled"
     ? `${CALLS_SUBJECT_ROOT}.${d}.*.${type}.*`
     : `${CALLS_SUBJECT_ROOT}.${d}.*.${type}`;
 }
@@ -75,7 +90,10 @@ export interface ParsedCallSubject {
   readonly domain: string;
   readonly callId: string;
   readonly type: EventType;
+  /** The last token of a ToolCallRequested subject. */
   readonly principal?: string;
+  /** The last token of a ToolViewCompiled subject (`t<turn>`). */
+  readonly turn?: string;
 }
 
 export function parseCallSubject(subject: string): ParsedCallSubject | undefined {
@@ -88,6 +106,10 @@ export function parseCallSubject(subject: string): ParsedCallSubject | undefined
   if (eventType === "ToolCallRequested") {
     if (!isSafeToken(principal)) return undefined;
     return { domain, callId, type: eventType, principal };
+  }
+  if (eventType === "ToolViewCompiled") {
+    if (!isSafeToken(principal) || !/^t\d+$/.test(principal)) return undefined;
+    return { domain, callId, type: eventType, turn: principal };
   }
   if (principal !== undefined) return undefined;
   return { domain, callId, type: eventType };
