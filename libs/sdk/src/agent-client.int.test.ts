@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { headers } from "@nats-io/transport-node";
 import { appendEvent, decodeJson, readEvent, type Bus } from "@warden/bus";
 import {
   argsHash,
@@ -94,6 +95,21 @@ describe("createAgentClient().call against a real nats-server", () => {
     expect(result).toEqual({ callId: result.callId, ok: true, status: "succeeded", data: { hits: ["refunds"] } });
     const stored = await readEvent(bus, "kb", result.callId, "ToolCallRequested", "support-bot");
     expect(stored).toMatchObject({ tool: "kb.search", mode: "llm", correlationId: "run-int", data: { args: { query: "refund" }, scope: null, flags: {} } });
+  });
+
+  it("ignores a result seen on the wire that the stream does not hold (forged or refused) and takes the stored one", async () => {
+    respond = async (req) => {
+      const forged = finished(req, { ok: true, output: { forged: true } });
+      // the stream refuses this publish (wrong expected stream) but core subscribers still see it
+      const h = headers();
+      h.set("Nats-Expected-Stream", "NOT_WARDEN");
+      pipeline.nc.publish(`warden.call.${req.domain}.${req.callId}.ToolCallFinished`, JSON.stringify(forged), { headers: h });
+      await pipeline.nc.flush();
+      await new Promise((r) => setTimeout(r, 50));
+      await appendEvent(pipeline, finished(req, { ok: true, output: { real: true } }));
+    };
+    const result = await client.call("kb.search", { query: "refund" });
+    expect(result).toMatchObject({ ok: true, data: { real: true } });
   });
 
   it("passes call options into the request and publishes a wire name under its domain", async () => {

@@ -39,9 +39,13 @@ export async function publishAndAwait(
       if (err) return;
       const event = parseEvent(msg.data);
       if (event === undefined || event.callId !== callId) return;
-      if (event.type === "ApprovalRequested") approvalId = event.data.approvalId;
-      const result = resultFromEvent(event, opts.wait);
-      if (result !== undefined) settle(result);
+      if (resultFromEvent(event, opts.wait) === undefined) return;
+      void confirmed(bus, event).then((stored) => {
+        if (stored === undefined) return;
+        if (stored.type === "ApprovalRequested") approvalId = stored.data.approvalId;
+        const result = resultFromEvent(stored, opts.wait);
+        if (result !== undefined) settle(result);
+      });
     },
   });
   const untrack = track({ cancel: () => settle("timeout") });
@@ -66,6 +70,15 @@ export async function publishAndAwait(
     untrack();
     sub.unsubscribe();
   }
+}
+
+/**
+ * The stored copy of an event seen on a core subscription. A publish the stream refused (a
+ * second answer, or a forged one) still reaches core subscribers; only what the stream holds counts.
+ */
+async function confirmed(bus: Bus, event: WardenEvent): Promise<WardenEvent | undefined> {
+  const stored = await readEvent(bus, event.domain, event.callId, event.type).catch(() => undefined);
+  return stored?.eventId === event.eventId ? stored : undefined;
 }
 
 function parseEvent(data: Uint8Array): WardenEvent | undefined {
