@@ -14,6 +14,8 @@ function configSources(): string {
     "libs/bus/src/config.ts",
     ...["registry", "policy", "approver", "executor"].map((s) => `services/${s}/src/config.ts`),
     "examples/support-desk/src/config.ts",
+    "services/subagent/src/config.ts",
+    "services/adapters/src/config.ts",
   ];
   return files.filter((f) => existsSync(join(root, f))).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
 }
@@ -34,7 +36,7 @@ describe("docker-compose.yml", () => {
 
   it("has one container per Warden service, each running an entry point that exists in the tree", () => {
     const wardens = services.filter(([, s]) => s.command?.[0] === "node");
-    expect(wardens.map(([name]) => name).sort()).toEqual(["approver", "policy", "registry", "support-desk"]);
+    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "policy", "registry", "subagent", "support-desk"]);
     for (const [, s] of wardens) {
       const entry = s.command![1]!;
       const source = entry.replace("/dist/", "/src/").replace(/\.js$/, ".ts");

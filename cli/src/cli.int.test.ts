@@ -195,17 +195,22 @@ describe("the warden CLI against a real nats-server and the services", () => {
 
   it("brings everything up with `up --demo` and drains on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
-    const { NATS_URL: _unset, ...parentEnv } = process.env;
+    // no model endpoint: the demo subagent must then answer with what to set
+    const { NATS_URL: _unset, OPENAI_BASE_URL: _url, OPENAI_API_KEY: _key, ...parentEnv } = process.env;
     const child = spawn(process.execPath, [MAIN, "up", "--demo", "--json"], { cwd: dir, env: { ...parentEnv, LOG_LEVEL: "silent" } });
     try {
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
       const summary = await eventually(() => JSON.parse(out) as { ok: boolean; url: string; services: string[]; tools: string[] }, 20_000, 100);
       expect(summary.ok).toBe(true);
-      expect(summary.services).toEqual(["registry", "policy", "approver", "support-desk"]);
+      expect(summary.services).toEqual(expect.arrayContaining(["registry", "policy", "approver", "support-desk", "subagent"]));
       expect(summary.tools).toContain("customer.message");
+      expect(summary.tools).toContain("agent.triage");
       const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--json"], { NATS_URL: summary.url });
       expect(r.doc).toMatchObject({ ok: true, status: "succeeded" });
+      const triage = await warden(["call", "agent.triage", "--args", '{"task":"look into session 1"}', "--json"], { NATS_URL: summary.url });
+      expect(triage.doc).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE" } });
+      expect(JSON.stringify(triage.doc)).toMatch(/OPENAI_BASE_URL.*OPENAI_API_KEY/);
       const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
       child.kill("SIGTERM");
       expect(await exited).toBe(0);

@@ -3,6 +3,7 @@ import { callCommand } from "./commands/call.js";
 import { approveCommand, denyCommand } from "./commands/decide.js";
 import { helpCommand, USAGE } from "./commands/help.js";
 import { policyCommand } from "./commands/policy.js";
+import { registerCommand } from "./commands/register.js";
 import { toolsCommand } from "./commands/tools.js";
 import { traceCommand } from "./commands/trace.js";
 import { upCommand } from "./commands/up.js";
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   deny: denyCommand,
   trace: traceCommand,
   policy: policyCommand,
+  register: registerCommand,
   help: helpCommand,
   "--help": helpCommand,
   "-h": helpCommand,

@@ -19,6 +19,8 @@ usage: warden <command> [options]        (every command takes --json; NATS_URL p
   trace CALL_ID                                  a call's events in order
   policy set FILE                                store a policy document (JSON or YAML)
   policy show                                    the policy document in force
+  register FILE [--status S] [--discover] [--dry-run]
+                                                 validate a tool manifest (CLI, HTTP, MCP) and register its tools
 
 defaults: --mode human, --principal $WARDEN_PRINCIPAL or "cli"
 exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable`;

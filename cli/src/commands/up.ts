@@ -38,7 +38,7 @@ export const upCommand: Command = async (argv, io) => {
     const config = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: nats.url });
     bus = await openBus(config, "warden-up");
     await ensureTopology(bus);
-    services = await startServices(bus, log, demo);
+    services = await startServices(bus, log, demo, io.env);
     const tools = await listTools(bus);
     const approver = exampleApprover(services.policy);
     const summary: UpSummary = {

@@ -17,6 +17,7 @@ describe("upText", () => {
     expect(text).toContain("export NATS_URL=nats://127.0.0.1:4333");
     expect(text).toContain("npm run warden -- tools --mode llm --principal support-bot");
     expect(text).toContain("approve <approvalId> --as alice");
+    expect(text).toContain("call agent.triage");
     expect(text).toContain("Ctrl-C");
   });
 

@@ -39,6 +39,7 @@ export function upText(s: UpSummary): string {
       "  npm run warden -- approvals",
       `  npm run warden -- approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
       "  npm run warden -- trace <callId>",
+      `  npm run warden -- call agent.triage --args '{"task":"Triage session 1"}' --principal ${approver}     (a subagent: needs OPENAI_BASE_URL, see docs/subagents.md)`,
     );
   } else {
     lines.push(

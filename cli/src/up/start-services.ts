@@ -3,6 +3,7 @@ import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startRegistryService } from "@warden/registry";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
 import type { PolicyDocument } from "@warden/contracts";
 
 interface Running {
@@ -18,8 +19,11 @@ export interface StartedServices {
   stop(): Promise<void>;
 }
 
-/** Starts the core services in this process and, for the demo, its policy and domain. */
-export async function startServices(bus: Bus, log: Logger, demo: boolean): Promise<StartedServices> {
+/**
+ * Starts the core services in this process and, for the demo, its policy, domain and subagent
+ * (`env` gives the subagent its model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY).
+ */
+export async function startServices(bus: Bus, log: Logger, demo: boolean, env: NodeJS.ProcessEnv = {}): Promise<StartedServices> {
   const running: Running[] = [];
   const stopAll = async () => {
     for (const r of running.reverse()) {
@@ -40,6 +44,8 @@ export async function startServices(bus: Bus, log: Logger, demo: boolean): Promi
       if (!put.ok) throw new Error(`demo policy refused: ${put.error.message}`);
       policy = put.value.document;
       await start("support-desk", () => startSupportDesk({ bus, log: log.child({ service: "support-desk" }) }));
+      const endpoint = endpointOf(loadSubagentConfig(env));
+      await start("subagent", () => startSubagentService({ bus, log: log.child({ service: "subagent" }), agents: [triageAgent], endpoint }));
     }
     const names = running.map((r) => r.name);
     return { names, ...(policy === undefined ? {} : { policy }), stop: stopAll };

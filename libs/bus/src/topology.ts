@@ -1,9 +1,11 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import {
+  BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
   BUCKET_POLICY,
+  BUCKET_PROJECTOR,
   BUCKET_TOOLS,
   CALLS_SUBJECTS,
   DLQ_SUBJECTS,
@@ -50,7 +52,7 @@ export async function ensureTopology(bus: Bus): Promise<void> {
   for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY]) {
     await bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File });
   }
-  for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS]) {
+  for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR]) {
     await bus.kvm.create(bucket, { replicas, history: 1, storage: StorageType.File });
   }
   await bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File });

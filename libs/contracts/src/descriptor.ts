@@ -30,6 +30,10 @@ export const ToolDescriptorSchema = z.strictObject({
   requiredScopes: z.array(z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/)).default([]),
   timeoutMs: z.int().min(1).max(3_600_000).default(10_000),
   maxOutputBytes: z.int().min(1).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  /** Set by adapters that run a process: `none` = no network (own network namespace), `host` = the host's network. */
+  network: z.enum(["none", "host"]).optional(),
+  /** Names of the secrets the executor injects at run time; their values never travel. */
+  secrets: z.array(TokenSchema).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -12,6 +12,19 @@ export {
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyGrantSignature } from "./grant-signature.js";
 export {
+  AGENT_BUDGET_KEYS,
+  AGENT_DOMAIN,
+  agentBudgetCeiling,
+  agentBudgetJsonSchema,
+  AgentBudgetSchema,
+  effectiveAgentBudget,
+  isAgentTool,
+  MAX_DELEGATION_DEPTH,
+  subagentPrincipal,
+  type AgentBudget,
+  type AgentBudgetKey,
+} from "./delegation.js";
+export {
   descriptorHash,
   JsonSchemaObjectSchema,
   lintDescriptor,
@@ -103,6 +116,20 @@ export {
   type Principal,
 } from "./policy-document.js";
 export {
+  APPROVAL_INBOX_STATUSES,
+  ApprovalInboxRecordSchema,
+  BUDGET_MODEL_KINDS,
+  BudgetModelSchema,
+  CALL_COUNTERS,
+  CallCountersSchema,
+  ProjectorCursorSchema,
+  type ApprovalInboxRecord,
+  type BudgetModel,
+  type CallCounter,
+  type CallCounters,
+  type ProjectorCursor,
+} from "./read-models.js";
+export {
   RegisterRequestSchema,
   ReplySchema,
   SetStatusRequestSchema,
@@ -124,10 +151,12 @@ export {
 } from "./results.js";
 export {
   approverKeyKey,
+  BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
   BUCKET_POLICY,
+  BUCKET_PROJECTOR,
   BUCKET_TOOLS,
   CALLS_SUBJECT_ROOT,
   CALLS_SUBJECTS,
@@ -138,6 +167,7 @@ export {
   consumerName,
   DECIDE_SUBJECTS,
   decideSubject,
+  delegationBudgetKey,
   DLQ_SUBJECTS,
   dlqSubject,
   eventSubjectSuffix,
@@ -145,6 +175,11 @@ export {
   OBJECT_STORE_ARTIFACTS,
   parseCallSubject,
   parseDecideSubject,
+  principalBudgetKey,
+  PROJECTOR_CURSOR_KEY,
+  PROJECTOR_LEASE_KEY,
+  READ_MODEL_BUCKETS,
+  rebuildBucketName,
   QUEUE_APPROVER,
   QUEUE_REGISTRY,
   runBudgetKey,
@@ -156,6 +191,7 @@ export {
   SUBJECT_REGISTRY_REGISTER,
   SUBJECT_REGISTRY_SET_STATUS,
   SUBJECT_REGISTRY_VIEW,
+  toolBudgetKey,
   toolKey,
   toolKeyPrefix,
   UnsafeTokenError,

@@ -1,4 +1,5 @@
 import { EVENT_TYPES, type EventType, type WardenEvent } from "./events.js";
+import { sha256Hex } from "./canonical-json.js";
 import { isSafeToken } from "./tokens.js";
 
 /** Every subject, stream, consumer and bucket name Warden uses is built here and only here. */
@@ -14,6 +15,15 @@ export const BUCKET_POLICY = "warden_policy";
 export const BUCKET_CALLS = "warden_calls";
 export const BUCKET_APPROVALS = "warden_approvals";
 export const BUCKET_BUDGETS = "warden_budgets";
+/** The approver's own decision locks (compare-and-set makes a decision single-use); not a read model. */
+export const BUCKET_APPROVAL_LOCKS = "warden_approval_locks";
+/** The projector's progress: key PROJECTOR_CURSOR_KEY holds the last stream sequence applied to every read model. */
+export const BUCKET_PROJECTOR = "warden_projector";
+export const PROJECTOR_CURSOR_KEY = "cursor";
+/** `warden_projector` key naming the projector copy that projects now (the others stand by). */
+export const PROJECTOR_LEASE_KEY = "lease";
+/** The read-model buckets a projector keeps, in a fixed order. */
+export const READ_MODEL_BUCKETS = [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS] as const;
 export const OBJECT_STORE_ARTIFACTS = "warden_artifacts";
 
 /** Request-reply services. */
@@ -155,4 +165,24 @@ export function approverKeyKey(keyId: string): string {
 /** `warden_budgets` key of one run's call count. */
 export function runBudgetKey(runId: string): string {
   return `run.${token("runId", runId)}`;
+}
+
+/** `warden_budgets` key of the child calls counted against one delegating (subagent) call. */
+export function delegationBudgetKey(callId: string): string {
+  return `delegation.${token("callId", callId)}`;
+}
+
+/** `warden_budgets` key of one tool's counters; a name that is not a plain dotted token is keyed by its hash. */
+export function toolBudgetKey(tool: string): string {
+  return /^[A-Za-z0-9_-]{1,128}(\.[A-Za-z0-9_-]{1,128}){0,3}$/.test(tool) ? `tool.${tool}` : `tool.=${sha256Hex(tool).slice(0, 32)}`;
+}
+
+/** `warden_budgets` key of one principal's counters. */
+export function principalBudgetKey(principal: string): string {
+  return `principal.${token("principal", principal)}`;
+}
+
+/** A fresh bucket a replay rebuilds a read model into, e.g. `warden_calls_rebuild`. */
+export function rebuildBucketName(bucket: string, suffix: string): string {
+  return `${bucket}_${token("suffix", suffix)}`;
 }

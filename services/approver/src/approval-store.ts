@@ -1,9 +1,13 @@
 import { entryToJson, kvCreateJson, kvGetJson, kvUpdateJson, type Bus, type JsonEntry, type Logger } from "@warden/bus";
-import { BUCKET_APPROVALS } from "@warden/contracts";
+import { BUCKET_APPROVAL_LOCKS } from "@warden/contracts";
 import { ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
 import type { KV } from "./kv.js";
 
-/** The inbox records in `warden_approvals`; every change of status is a compare-and-set. */
+/**
+ * The approver's decision locks in `warden_approval_locks` (one per approvalId); every change of
+ * status is a compare-and-set, which makes a decision single-use. The inbox people read is the
+ * projected one (`warden_approvals`).
+ */
 export interface ApprovalStore {
   get(approvalId: string): Promise<JsonEntry<ApprovalRecord> | undefined>;
   /** False when the key exists already. */
@@ -19,7 +23,7 @@ export interface ApprovalStore {
 }
 
 export async function openApprovalStore(bus: Bus, log: Logger): Promise<ApprovalStore> {
-  const kv: KV = await bus.kvm.open(BUCKET_APPROVALS);
+  const kv: KV = await bus.kvm.open(BUCKET_APPROVAL_LOCKS);
   const open = new Map<string, JsonEntry<ApprovalRecord>>();
   let markReady!: () => void;
   const ready = new Promise<void>((r) => (markReady = r));

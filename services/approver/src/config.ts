@@ -7,6 +7,8 @@ export const ApproverConfigSchema = BusConfigSchema.extend({
   /** How often the sweeper expires overdue approvals and repairs missing decision events. */
   WARDEN_APPROVER_SWEEP_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
   WARDEN_APPROVER_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  /** How long `pending` waits for the projected inbox (the projector) to reach the stream's end. */
+  WARDEN_APPROVER_INBOX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
 });
 export type ApproverConfig = z.infer<typeof ApproverConfigSchema>;
 

@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     ...(signingKeyPem === undefined ? {} : { signingKeyPem }),
     sweepIntervalMs: config.WARDEN_APPROVER_SWEEP_MS,
     concurrency: config.WARDEN_APPROVER_CONCURRENCY,
+    inboxWaitMs: config.WARDEN_APPROVER_INBOX_WAIT_MS,
   });
   log.info({ keyId: service.signingKey.keyId }, "approver service started");
   const shutdown = (signal: string) => {

@@ -4,6 +4,7 @@ import { openApprovalStore } from "./approval-store.js";
 import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
 import { watchPolicyDocument } from "./policy-document.js";
 import { decideHandler } from "./rpc/decide.js";
+import { openProjectedInbox } from "./projected-inbox.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { loadSigningKey, publishSigningKey } from "./signing-key.js";
 import { startSweeper } from "./sweeper.js";
@@ -20,6 +21,8 @@ export interface ApproverServiceDeps {
   readonly concurrency?: number;
   /** How long a decided record may miss its event before the sweeper appends it. */
   readonly repairGraceMs?: number;
+  /** How long `pending` waits for the projected inbox to reach the stream's end. */
+  readonly inboxWaitMs?: number;
 }
 
 export interface ApproverService {
@@ -37,9 +40,10 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   await publishSigningKey(bus, key);
   const documents = await watchPolicyDocument(bus, log);
   const approvals = await openApprovalStore(bus, log);
+  const inbox = await openProjectedInbox(bus, log, deps.inboxWaitMs ?? 2_000);
   const titleOf = await toolTitleReader(bus);
   const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key }));
-  const pending = serveRpc(bus, SUBJECT_APPROVER_PENDING, QUEUE_APPROVER, log, pendingHandler(bus, approvals));
+  const pending = serveRpc(bus, SUBJECT_APPROVER_PENDING, QUEUE_APPROVER, log, pendingHandler(inbox, approvals));
   const sweeper = startSweeper({
     bus,
     log,
@@ -66,6 +70,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
       await Promise.allSettled([decide.drain(), pending.drain()]);
       await sweeper.stop();
       approvals.stop();
+      inbox.stop();
       documents.stop();
     },
   };

@@ -11,3 +11,4 @@ export {
 export type { Registered } from "./register.js";
 export { ExecutorStartError, startExecutor, type Executor, type ExecutorOptions } from "./start-executor.js";
 export type { ToolContext } from "./tool-context.js";
+export { ToolError } from "./tool-error.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runWithTimeout } from "./run-with-timeout.js";
+import { ToolError } from "./tool-error.js";
 
 describe("runWithTimeout", () => {
   it("returns the handler's value", async () => {
@@ -13,6 +14,12 @@ describe("runWithTimeout", () => {
     expect(sync).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "boom", retryable: true } });
     const rejected = await runWithTimeout(() => Promise.reject("plain string"), 1_000);
     expect(rejected).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "plain string" } });
+  });
+
+  it("keeps the error value of a ToolError instead of HANDLER_ERROR", async () => {
+    const error = { code: "HANDLER_ERROR" as const, message: "exit code 2", retryable: false, details: { exitCode: 2 } };
+    const r = await runWithTimeout(() => Promise.reject(new ToolError(error)), 1_000);
+    expect(r).toEqual({ ok: false, error });
   });
 
   it("answers TIMEOUT without waiting for a handler that ignores its signal, and aborts the signal", async () => {

@@ -1,4 +1,5 @@
 import { wardenError, type WardenError } from "@warden/contracts";
+import { ToolError } from "./tool-error.js";
 
 export type HandlerResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: WardenError };
 
@@ -22,7 +23,8 @@ export async function runWithTimeout(run: (signal: AbortSignal) => Promise<unkno
     .then(() => run(controller.signal))
     .then(
       (value): HandlerResult => ({ ok: true, value }),
-      (err: unknown): HandlerResult => ({ ok: false, error: wardenError("HANDLER_ERROR", messageOf(err)) }),
+      (err: unknown): HandlerResult =>
+        err instanceof ToolError ? { ok: false, error: err.error } : { ok: false, error: wardenError("HANDLER_ERROR", messageOf(err)) },
     );
   try {
     return await Promise.race([work, timedOut]);

@@ -1,5 +1,6 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
 import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetStore } from "./budget-store.js";
 import { startDescriptorCache } from "./descriptor-cache.js";
 import { policyCheckExhausted, policyCheckHandler } from "./handlers/tool-args-validated.js";
@@ -25,6 +26,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const documents = await watchPolicyDocument(bus, log);
   const descriptors = await startDescriptorCache(bus);
   const budgets = await openBudgetStore(bus);
+  const attenuation = await openAttenuation(bus, descriptors);
   const stage = await runStage({
     bus,
     log,
@@ -32,7 +34,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: policyCheckHandler({ bus, documents, descriptors, budgets }),
+    handle: policyCheckHandler({ bus, documents, descriptors, budgets, attenuation }),
     onExhausted: policyCheckExhausted({ bus }),
   });
   return {

@@ -4,6 +4,7 @@ import {
   CallModeSchema,
   GradeSchema,
   TokenSchema,
+  type ApprovalInboxRecord,
   type ApprovalRequested,
   type PendingApproval,
 } from "@warden/contracts";
@@ -73,11 +74,31 @@ export function recordOf(requested: ApprovalRequested): ApprovalRecord {
   };
 }
 
-export function isOverdue(record: ApprovalRecord, now: Date): boolean {
+export function isOverdue(record: { readonly expiresAt: string }, now: Date): boolean {
   return Date.parse(record.expiresAt) <= now.getTime();
 }
 
 export function toPendingApproval(r: ApprovalRecord): PendingApproval {
+  return {
+    approvalId: r.approvalId,
+    callId: r.callId,
+    domain: r.domain,
+    tool: r.tool,
+    title: r.title,
+    grade: r.grade,
+    principal: r.principal,
+    mode: r.mode,
+    argsHash: r.argsHash,
+    argsPreview: r.argsPreview,
+    reason: r.reason,
+    requestedAt: r.requestedAt,
+    expiresAt: r.expiresAt,
+    approvers: r.approvers,
+  };
+}
+
+/** A projected inbox record as the pending list shows it. */
+export function inboxToPending(r: ApprovalInboxRecord): PendingApproval {
   return {
     approvalId: r.approvalId,
     callId: r.callId,

@@ -3,6 +3,8 @@ import { evaluatePolicy } from "@warden/policy-engine";
 
 export const DESCRIPTOR_BOUND_RULE = "invariant.descriptor_bound";
 export const BUDGET_RULE = "budget.max_calls_per_run";
+/** A delegated call over what its delegating subagent has left (see attenuation.ts). */
+export const ATTENUATION_BUDGET_RULE = "attenuation.budget";
 
 /** What the policy stage decided for one call, before it becomes an event. */
 export interface Verdict {
@@ -40,7 +42,7 @@ export function budgetExceeded(runId: string, max: number): Verdict {
 /** The error a denied call is rejected with, from the rule that denied it. */
 export function rejectionCode(ruleIds: readonly string[]): ErrorCode {
   if (ruleIds.includes(DESCRIPTOR_BOUND_RULE)) return "DESCRIPTOR_CHANGED";
-  if (ruleIds.includes(BUDGET_RULE)) return "BUDGET_EXCEEDED";
+  if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE)) return "BUDGET_EXCEEDED";
   return "POLICY_DENIED";
 }
 

@@ -1,5 +1,6 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
+import type { Attenuation } from "../attenuation-check.js";
 import type { BudgetStore } from "../budget-store.js";
 import type { DescriptorCache } from "../descriptor-cache.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
@@ -11,6 +12,8 @@ export interface PolicyCheckDeps {
   readonly documents: PolicyDocumentWatch;
   readonly descriptors: DescriptorCache;
   readonly budgets: BudgetStore;
+  /** Checks calls made on behalf of another (parentCallId) against the recorded chain. */
+  readonly attenuation?: Attenuation;
 }
 
 const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
@@ -60,6 +63,9 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
   const doc = deps.documents.current();
   const record = await deps.descriptors.get(event.tool, event.data.version);
   let verdict = decideCall(doc, record, event);
+  if (verdict.decision !== "deny" && event.parentCallId !== undefined && record !== undefined && deps.attenuation) {
+    verdict = await deps.attenuation.check(doc, record.descriptor, event, verdict);
+  }
   const max = doc.budgets.maxCallsPerRun;
   if (verdict.decision !== "deny" && max !== undefined) {
     const step = await deps.budgets.count(event.correlationId, event.callId, max);

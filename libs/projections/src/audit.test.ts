@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { PolicyDocumentSchema, type WardenEvent } from "@warden/contracts";
+import { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "../../../test/support/crafted-violations.js";
+import { auditRow, matchesAudit, verifyCalls } from "./audit.js";
+import type { CallModel } from "./call-model.js";
+import { applyCallEvent } from "./reduce-call.js";
+import { syntheticCall } from "./synthetic-calls.js";
+import { AUDIT_VIOLATION_KINDS } from "./violations.js";
+
+const doc = PolicyDocumentSchema.parse(CRAFTED_POLICY);
+
+function models(events: readonly WardenEvent[]): CallModel[] {
+  const m = new Map<string, CallModel>();
+  events.forEach((e, i) => m.set(e.callId, applyCallEvent(m.get(e.callId), e, i + 1)));
+  return [...m.values()];
+}
+
+describe("verifyCalls", () => {
+  it.each(AUDIT_VIOLATION_KINDS)("finds %s with the policy document", (kind) => {
+    const found = verifyCalls(models(CRAFTED_VIOLATIONS[kind]("c1", "run1")), doc);
+    expect(found.filter((f) => f.kind === kind).map((f) => f.callId)).toEqual(["c1"]);
+  });
+
+  it("passes clean calls, a human's grant and a requester's own confirmation in human mode", () => {
+    const clean = [
+      ...syntheticCall({ callId: "a", outcome: "approved", tool: "customer.message" }),
+      ...syntheticCall({ callId: "b", outcome: "approved", tool: "customer.message", mode: "human", principal: "dave", approver: "dave", runId: "r2" }),
+      ...syntheticCall({ callId: "c", outcome: "failed", runId: "r3" }),
+    ];
+    expect(verifyCalls(models(clean), doc)).toEqual([]);
+  });
+
+  it("reports every violation a call model recorded, naming the event", () => {
+    const found = verifyCalls(models(CRAFTED_VIOLATIONS.binding_mismatch("c1", "run1")), doc);
+    expect(found).toEqual([expect.objectContaining({ kind: "binding_mismatch", callId: "c1", type: "ToolCallStarted", eventId: "c1-e3" })]);
+  });
+});
+
+describe("audit rows", () => {
+  it("summarise a call and filter on principal, tool, domain, mode and outcome", () => {
+    const [m] = models(syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message" }));
+    expect(auditRow(m!)).toMatchObject({
+      callId: "c1",
+      tool: "customer.message",
+      status: "succeeded",
+      decision: "require_approval",
+      ruleIds: ["default.send.plan"],
+      approver: "alice",
+      durationMs: 18,
+      violations: [],
+    });
+    expect(matchesAudit(m!, { principal: "bot", tool: "customer.message", domain: "customer", mode: "plan", outcome: "succeeded" })).toBe(true);
+    expect(matchesAudit(m!, { outcome: "failed" })).toBe(false);
+    expect(matchesAudit(m!, { mode: "llm" })).toBe(false);
+  });
+});

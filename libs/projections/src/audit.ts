@@ -1,0 +1,148 @@
+import { CALL_MODES, type CallMode, type PolicyDocument } from "@warden/contracts";
+import type { CallModel } from "./call-model.js";
+import type { CallState } from "./call-state.js";
+import type { AuditViolationKind, CallViolationKind } from "./violations.js";
+
+/** One call as an audit lists it. */
+export interface AuditRow {
+  readonly callId: string;
+  readonly requestedAt: string;
+  readonly domain: string;
+  readonly tool: string;
+  readonly principal: string;
+  readonly mode: CallMode;
+  readonly correlationId: string;
+  readonly parentCallId?: string;
+  readonly status: CallState;
+  readonly decision?: string;
+  readonly ruleIds: readonly string[];
+  readonly policyVersion?: string;
+  readonly approver?: string;
+  readonly argsHash?: string;
+  /** From the request to the last event. */
+  readonly durationMs: number;
+  readonly errorCode?: string;
+  readonly artifacts: readonly string[];
+  readonly violations: readonly CallViolationKind[];
+}
+
+export function auditRow(m: CallModel): AuditRow {
+  const errorCode = m.rejection?.code ?? m.result?.error?.code ?? (m.outcomeUnknown ? "OUTCOME_UNKNOWN" : undefined);
+  return {
+    callId: m.callId,
+    requestedAt: m.requestedAt ?? m.firstTs,
+    domain: m.domain,
+    tool: m.tool,
+    principal: m.principal,
+    mode: m.mode,
+    correlationId: m.correlationId,
+    ...(m.parentCallId === undefined ? {} : { parentCallId: m.parentCallId }),
+    status: m.status,
+    ...(m.decision === undefined ? {} : { decision: m.decision.decision, policyVersion: m.decision.policyVersion }),
+    ruleIds: m.rejection?.ruleIds ?? m.decision?.ruleIds ?? [],
+    ...(m.approval?.approver === undefined ? {} : { approver: m.approval.approver }),
+    ...(m.argsHash === undefined ? {} : { argsHash: m.argsHash }),
+    durationMs: Date.parse(m.lastTs) - Date.parse(m.requestedAt ?? m.firstTs),
+    ...(errorCode === undefined ? {} : { errorCode }),
+    artifacts: m.result?.artifacts.map((a) => a.id) ?? [],
+    violations: m.violations.map((v) => v.kind),
+  };
+}
+
+export interface AuditFilter {
+  readonly principal?: string;
+  readonly tool?: string;
+  readonly domain?: string;
+  readonly mode?: CallMode;
+  /** A call state, e.g. succeeded, denied, outcome_unknown. */
+  readonly outcome?: CallState;
+}
+
+export function matchesAudit(m: CallModel, f: AuditFilter): boolean {
+  return (
+    (f.principal === undefined || m.principal === f.principal) &&
+    (f.tool === undefined || m.tool === f.tool || m.requestedTool === f.tool) &&
+    (f.domain === undefined || m.domain === f.domain) &&
+    (f.mode === undefined || m.mode === f.mode) &&
+    (f.outcome === undefined || m.status === f.outcome)
+  );
+}
+
+export const AUDIT_MODES = CALL_MODES;
+
+/** A violation found by an audit: the call's own, or one only the policy document or other calls reveal. */
+export interface Finding {
+  readonly kind: CallViolationKind | AuditViolationKind;
+  readonly callId: string;
+  readonly detail: string;
+  readonly seq?: number;
+  readonly eventId?: string;
+  readonly type?: string;
+}
+
+/**
+ * Checks calls against the invariants (DESIGN.md §6): every violation their models recorded,
+ * grants against the policy document's principals (the reducer cannot know who is a person),
+ * and run budgets across the calls given.
+ */
+export function verifyCalls(models: readonly CallModel[], doc: PolicyDocument): Finding[] {
+  const findings: Finding[] = [];
+  for (const m of models) {
+    for (const v of m.violations) findings.push({ kind: v.kind, callId: m.callId, detail: v.detail, seq: v.seq, eventId: v.eventId, type: v.type });
+    const grant = grantFinding(m, doc);
+    if (grant !== undefined) findings.push(grant);
+  }
+  findings.push(...budgetFindings(models, doc));
+  return findings;
+}
+
+function grantFinding(m: CallModel, doc: PolicyDocument): Finding | undefined {
+  const a = m.approval;
+  if (a?.outcome !== "granted" || a.approver === undefined) return undefined;
+  const at = { callId: m.callId, type: "ApprovalGranted", ...(a.grantEventId === undefined ? {} : { eventId: a.grantEventId }) };
+  const approver = a.approver;
+  if (approver === m.principal) {
+    // the requester's own button: only in human mode, where the request said so
+    if (a.requesterMayConfirm && m.mode === "human") return undefined;
+    return { ...at, kind: "grant_by_requester", detail: `${approver} approved their own ${m.mode}-mode call` };
+  }
+  const p = Object.hasOwn(doc.principals, approver) ? doc.principals[approver] : undefined;
+  if (p?.kind !== "human") {
+    return { ...at, kind: "grant_approver_not_human", detail: `${approver} is ${p === undefined ? "not in the policy document" : `a ${p.kind}`} (policy ${doc.version})` };
+  }
+  if (m.grade !== undefined && !p.approves.includes(m.grade)) {
+    return { ...at, kind: "grant_approver_not_allowed", detail: `${approver} is a person who may not approve ${m.grade} calls (policy ${doc.version})` };
+  }
+  return undefined;
+}
+
+function budgetFindings(models: readonly CallModel[], doc: PolicyDocument): Finding[] {
+  const max = doc.budgets.maxCallsPerRun;
+  if (max === undefined) return [];
+  const admittedByRun = new Map<string, CallModel[]>();
+  for (const m of models) {
+    if (m.decision === undefined || m.decision.decision === "deny") continue;
+    const list = admittedByRun.get(m.correlationId) ?? [];
+    list.push(m);
+    admittedByRun.set(m.correlationId, list);
+  }
+  const out: Finding[] = [];
+  for (const [run, calls] of admittedByRun) {
+    if (calls.length <= max) continue;
+    const ordered = [...calls].sort((a, b) => decisionSeq(a) - decisionSeq(b));
+    ordered.slice(max).forEach((m, i) =>
+      out.push({
+        kind: "budget_exceeded",
+        callId: m.callId,
+        type: "ToolPolicyChecked",
+        eventId: m.decision!.eventId,
+        detail: `call ${max + i + 1} admitted in run ${run}; budgets.maxCallsPerRun is ${max} (policy ${doc.version})`,
+      }),
+    );
+  }
+  return out;
+}
+
+function decisionSeq(m: CallModel): number {
+  return m.events.find((e) => e.type === "ToolPolicyChecked")?.seq ?? m.seq;
+}

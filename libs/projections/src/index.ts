@@ -1,0 +1,29 @@
+export { AUDIT_MODES, auditRow, matchesAudit, verifyCalls, type AuditFilter, type AuditRow, type Finding } from "./audit.js";
+export { CallModelSchema, type CallModel } from "./call-model.js";
+export { ALLOWED_FROM, CALL_STATES, isAllowed, isTerminalState, TERMINAL_CALL_STATES, type CallState, type StateBefore } from "./call-state.js";
+export { decodeCallMessage, type DecodedEvent } from "./decode.js";
+export { digestModel, digestModels } from "./digest.js";
+export { emptyModelMaps, foldEvent, type ModelMaps } from "./fold.js";
+export {
+  APPROVALS_MODEL,
+  BUDGETS_MODEL,
+  CALLS_MODEL,
+  READ_MODEL_NAMES,
+  READ_MODELS,
+  type AnyReadModelSpec,
+  type ReadModelName,
+  type ReadModelSpec,
+} from "./read-models.js";
+export { applyApprovalEvent, approvalKeysOf } from "./reduce-approval.js";
+export { applyBudgetEvent, budgetKeysOf, counterOf, counterToolName, isBudgetModelKey, ZERO_COUNTERS } from "./reduce-budget.js";
+export { applyCallEvent, ARGS_SUMMARY_CHARS, GRANT_CLOCK_SKEW_MS, linkChildCall, OUTPUT_SUMMARY_BYTES } from "./reduce-call.js";
+export { actorOf, buildTrace, RESULT_PREVIEW_CHARS, type CallTrace, type TraceEntry, type TraceStep } from "./trace.js";
+export {
+  AUDIT_VIOLATION_KINDS,
+  CALL_VIOLATION_KINDS,
+  ViolationSchema,
+  type AuditViolationKind,
+  type CallViolationKind,
+  type Violation,
+} from "./violations.js";
+export { SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

@@ -1,0 +1,155 @@
+import type { WardenEvent } from "@warden/contracts";
+import type { CallModel } from "./call-model.js";
+import type { CallState } from "./call-state.js";
+import { applyCallEvent } from "./reduce-call.js";
+import type { Violation } from "./violations.js";
+
+/** A result is shown cut to this many characters of JSON. */
+export const RESULT_PREVIEW_CHARS = 200;
+
+export interface TraceEntry {
+  readonly seq: number;
+  readonly event: WardenEvent;
+}
+
+/** One event of a call as an auditor reads it. */
+export interface TraceStep {
+  readonly seq: number;
+  readonly ts: string;
+  readonly type: WardenEvent["type"];
+  readonly eventId: string;
+  /** Who did it: the requester, a stage, the approver, the executor. */
+  readonly actor: string;
+  /** Milliseconds since the call's first event, and since the previous one. */
+  readonly sinceStartMs: number;
+  readonly sincePrevMs: number;
+  readonly decision?: string;
+  readonly ruleIds?: readonly string[];
+  readonly policyVersion?: string;
+  readonly reason?: string;
+  readonly argsHash?: string;
+  readonly args?: string;
+  readonly approvalId?: string;
+  readonly approver?: string;
+  readonly expiresAt?: string;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly ok?: boolean;
+  readonly durationMs?: number;
+  readonly resultPreview?: string;
+  readonly artifacts?: readonly { readonly id: string; readonly bytes: number; readonly sha256: string }[];
+  readonly turn?: number;
+  readonly tools?: readonly string[];
+  readonly hidden?: number;
+}
+
+export interface CallTrace {
+  readonly callId: string;
+  readonly domain: string;
+  readonly tool: string;
+  readonly principal: string;
+  readonly mode: string;
+  readonly correlationId: string;
+  readonly parentCallId?: string;
+  readonly status: CallState;
+  /** From the first event to the last. */
+  readonly totalMs: number;
+  readonly steps: readonly TraceStep[];
+  readonly violations: readonly Violation[];
+  /** Child calls of a subagent, each with its own trace, in the order they were requested. */
+  readonly children: readonly CallTrace[];
+}
+
+/** A call's timeline from its events in stream order; undefined when there are none. */
+export function buildTrace(entries: readonly TraceEntry[], children: readonly CallTrace[] = []): CallTrace | undefined {
+  const first = entries[0];
+  if (first === undefined) return undefined;
+  let model: CallModel | undefined;
+  for (const { seq, event } of entries) model = applyCallEvent(model, event, seq);
+  const m = model!;
+  const start = Date.parse(first.event.ts);
+  let prev = start;
+  const steps = entries.map(({ seq, event }) => {
+    const at = Date.parse(event.ts);
+    const step: TraceStep = { seq, ts: event.ts, type: event.type, eventId: event.eventId, actor: actorOf(event), sinceStartMs: at - start, sincePrevMs: at - prev, ...detailsOf(event) };
+    prev = at;
+    return step;
+  });
+  return {
+    callId: m.callId,
+    domain: m.domain,
+    tool: m.tool,
+    principal: m.principal,
+    mode: m.mode,
+    correlationId: m.correlationId,
+    ...(m.parentCallId === undefined ? {} : { parentCallId: m.parentCallId }),
+    status: m.status,
+    totalMs: prev - start,
+    steps,
+    violations: m.violations,
+    children,
+  };
+}
+
+export function actorOf(e: WardenEvent): string {
+  switch (e.type) {
+    case "ToolCallRequested":
+      return e.principal;
+    case "ToolArgsValidated":
+      return "registry";
+    case "ToolPolicyChecked":
+      return "policy";
+    case "ApprovalRequested":
+    case "ApprovalExpired":
+      return "approver";
+    case "ApprovalGranted":
+    case "ApprovalDenied":
+      return e.data.approver;
+    case "ToolCallStarted":
+    case "ToolCallFinished":
+    case "ToolCallOutcomeUnknown":
+      return e.data.executorId;
+    case "ToolCallRejected":
+      return e.data.stage;
+    case "ToolViewCompiled":
+      return e.data.viewPrincipal;
+  }
+}
+
+function detailsOf(e: WardenEvent): Partial<TraceStep> {
+  switch (e.type) {
+    case "ToolCallRequested":
+      return { args: cut(JSON.stringify(e.data.args), RESULT_PREVIEW_CHARS) };
+    case "ToolArgsValidated":
+      return { argsHash: e.data.argsHash };
+    case "ToolPolicyChecked":
+      return { decision: e.data.decision, ruleIds: e.data.ruleIds, policyVersion: e.data.policyVersion, reason: e.data.reason, argsHash: e.data.argsHash };
+    case "ApprovalRequested":
+      return { approvalId: e.data.approvalId, argsHash: e.data.argsHash, expiresAt: e.data.expiresAt, reason: e.data.reason };
+    case "ApprovalGranted":
+      return { approvalId: e.data.approvalId, approver: e.data.approver, argsHash: e.data.argsHash, expiresAt: e.data.expiresAt };
+    case "ApprovalDenied":
+      return { approvalId: e.data.approvalId, approver: e.data.approver, reason: e.data.reason };
+    case "ApprovalExpired":
+      return { approvalId: e.data.approvalId, expiresAt: e.data.expiresAt };
+    case "ToolCallStarted":
+      return { argsHash: e.data.argsHash, reason: `authorised by ${e.data.authorizedBy.type}` };
+    case "ToolCallFinished":
+      return {
+        ok: e.data.ok,
+        durationMs: e.data.durationMs,
+        ...(e.data.output === undefined ? {} : { resultPreview: cut(JSON.stringify(e.data.output), RESULT_PREVIEW_CHARS) }),
+        ...(e.data.artifacts.length === 0 ? {} : { artifacts: e.data.artifacts.map((a) => ({ id: a.id, bytes: a.bytes, sha256: a.sha256 })) }),
+        ...(e.data.error === undefined ? {} : { error: { code: e.data.error.code, message: e.data.error.message } }),
+      };
+    case "ToolCallOutcomeUnknown":
+      return { reason: e.data.reason };
+    case "ToolCallRejected":
+      return { error: { code: e.data.error.code, message: e.data.error.message }, ...(e.data.ruleIds === undefined ? {} : { ruleIds: e.data.ruleIds }) };
+    case "ToolViewCompiled":
+      return { turn: e.data.turn, tools: e.data.tools.map((t) => t.name), hidden: e.data.hidden.length, policyVersion: e.data.policyVersion };
+  }
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,32 @@
+import { ToolError } from "@warden/executor";
+import type { ErrorCode } from "@warden/contracts";
+import type { Redactor } from "./domain/redact.js";
+
+/** A manifest that is valid but cannot run here (a missing root, no network sandbox): refused at start. */
+export class AdapterConfigError extends Error {
+  override readonly name = "AdapterConfigError";
+}
+
+/** Fails a call with a chosen code; the message and details are redacted first. */
+export function toolFailure(
+  redactor: Redactor,
+  code: ErrorCode,
+  message: string,
+  retryable: boolean,
+  details?: Record<string, string | number | boolean | null>,
+): ToolError {
+  const error = { code, message: redactor.text(message), retryable };
+  return new ToolError(details === undefined ? error : { ...error, details: redactor.value(details) });
+}
+
+/** Any other throw from adapter code, with secrets taken out of its message. */
+export function redactedError(redactor: Redactor, err: unknown): Error {
+  if (err instanceof ToolError) return err;
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return new Error(redactor.text(text));
+}
+
+/** The last `max` characters of a text, for error details. */
+export function tail(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(text.length - max)}`;
+}

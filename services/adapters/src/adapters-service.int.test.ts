@@ -1,0 +1,118 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listTools } from "@warden/registry";
+import { createAgentClient } from "@warden/sdk";
+import { stringify } from "yaml";
+import { eventually } from "../../../test/support/eventually.js";
+import { NODE, startAdaptersWarden, tempDir, TEST_POLICY, type AdaptersWarden } from "../test/harness.js";
+import { AdapterConfigError } from "./adapter-errors.js";
+import { startAdaptersService } from "./adapters-service.js";
+import { loadManifestDir, ManifestError } from "./manifest/load-manifests.js";
+
+const MAIN = join(import.meta.dirname, "../dist/main.js");
+const EXAMPLES = join(import.meta.dirname, "../examples/manifests");
+
+const echoTool = (domain: string) => ({
+  domain,
+  tools: [
+    {
+      name: "echo",
+      version: "1.0.0",
+      title: "Echo",
+      description: "Use to echo a word back from a command.",
+      grade: "read",
+      inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
+      cli: { command: NODE, argv: ["-e", "process.stdout.write(process.argv[1])", "{word}"], roots: ["."] },
+    },
+  ],
+});
+
+describe("the adapters service: a folder of manifests, one executor per domain", () => {
+  let w: AdaptersWarden;
+
+  beforeAll(async () => {
+    w = await startAdaptersWarden(TEST_POLICY);
+  });
+  afterAll(async () => w?.stop());
+
+  it("loads every manifest of a folder and runs each domain", async () => {
+    const dir = tempDir("folder");
+    writeFileSync(join(dir, "one.yaml"), stringify(echoTool("one")));
+    writeFileSync(join(dir, "two.json"), JSON.stringify(echoTool("two")));
+    writeFileSync(join(dir, "notes.txt"), "not a manifest");
+    const service = w.track(await startAdaptersService({ bus: w.bus, log: w.log, manifests: dir, env: {} }));
+    expect(service.domains.map((d) => d.domain)).toEqual(["one", "two"]);
+    const agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "llm", timeoutMs: 15_000 });
+    expect(await agent.call("two.echo", { word: "hello" })).toMatchObject({ ok: true, data: { stdout: "hello" } });
+  });
+
+  it("refuses a folder with an invalid manifest or two manifests for one domain, naming the files", async () => {
+    const dir = tempDir("bad-folder");
+    writeFileSync(join(dir, "a.yaml"), stringify(echoTool("same")));
+    writeFileSync(join(dir, "b.yaml"), stringify(echoTool("same")));
+    writeFileSync(join(dir, "c.yaml"), "domain: c\ntools:\n  - name: x\n");
+    const err = await loadManifestDir(dir).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ManifestError);
+    expect((err as Error).message).toMatch(/c\.yaml:3:\d+: tools\[0\]/);
+    expect((err as Error).message).toMatch(/b\.yaml: domain same is already declared by .*a\.yaml/);
+  });
+
+  it("refuses to start a tool that needs no network where no network sandbox is available", async () => {
+    const dir = tempDir("no-sandbox");
+    writeFileSync(join(dir, "x.yaml"), stringify(echoTool("nosandbox")));
+    await expect(
+      startAdaptersService({ bus: w.bus, log: w.log, manifests: dir, env: {}, sandbox: { available: false, reason: "test machine" } }),
+    ).rejects.toThrow(AdapterConfigError);
+  });
+
+  it("refuses to start a domain whose MCP server cannot be started, saying why", async () => {
+    const dir = tempDir("bad-mcp");
+    writeFileSync(join(dir, "m.yaml"), stringify({ domain: "badmcp", mcp: { transport: "stdio", command: NODE, args: ["-e", "process.exit(1)"], connectTimeoutMs: 2_000 } }));
+    const err = await startAdaptersService({ bus: w.bus, log: w.log, manifests: dir, env: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdapterConfigError);
+    expect((err as Error).message).toMatch(/m\.yaml: the MCP server cannot be used: /);
+  });
+
+  it("runs the example manifests the documentation shows", async () => {
+    const loaded = await loadManifestDir(EXAMPLES);
+    expect(loaded.map((l) => l.manifest.domain).sort()).toEqual(["everything", "files", "weather"]);
+    w.track(await startAdaptersService({ bus: w.bus, log: w.log, manifests: loaded, env: { PATH: process.env["PATH"] } }));
+    const agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "llm", timeoutMs: 15_000 });
+    const grep = await agent.call("files.grep", { pattern: "domain: files" });
+    expect(grep).toMatchObject({ ok: true, data: { exitCode: 0, stdout: expect.stringContaining("files.yaml") } });
+    const records = await listTools(w.bus);
+    expect(records.ok && records.value.find((t) => t.descriptor.name === "everything.get-env")).toMatchObject({ status: "discovered", descriptor: { grade: "send" } });
+  });
+
+  it("runs as a process from WARDEN_MANIFESTS_DIR and stops cleanly on SIGTERM", async () => {
+    const dir = tempDir("main");
+    mkdirSync(join(dir, "manifests"));
+    writeFileSync(join(dir, "manifests", "proc.yaml"), stringify(echoTool("proc")));
+    const child = spawn(NODE, [MAIN], {
+      env: { PATH: process.env["PATH"] ?? "", NATS_URL: w.nats.url, WARDEN_MANIFESTS_DIR: join(dir, "manifests"), LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    await eventually(async () => {
+      const records = await listTools(w.bus);
+      expect(records.ok && records.value.some((t) => t.descriptor.name === "proc.echo")).toBe(true);
+    }, 15_000);
+    const agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "llm", timeoutMs: 15_000 });
+    expect(await agent.call("proc.echo", { word: "from-a-process" })).toMatchObject({ ok: true, data: { stdout: "from-a-process" } });
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("exits with the manifest's error when a manifest is invalid", async () => {
+    const dir = tempDir("main-bad");
+    writeFileSync(join(dir, "bad.yaml"), "domain: bad\ntools: []\n");
+    const child = spawn(NODE, [MAIN], { env: { PATH: process.env["PATH"] ?? "", NATS_URL: w.nats.url, WARDEN_MANIFESTS_DIR: dir, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()));
+    const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/bad\.yaml:1:1: a manifest needs tools, an mcp server, or both/);
+  });
+});

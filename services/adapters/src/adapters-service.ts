@@ -1,0 +1,61 @@
+import type { Bus, Logger } from "@warden/bus";
+import { startDomainExecutor, type DomainExecutor } from "./domain-executor.js";
+import { loadManifestDir, type LoadedManifest } from "./manifest/load-manifests.js";
+import { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
+
+export interface AdaptersServiceOptions {
+  readonly bus: Bus;
+  readonly log: Logger;
+  /** A folder of manifests (`*.yaml`, `*.yml`, `*.json`), or manifests already loaded. */
+  readonly manifests: string | readonly LoadedManifest[];
+  /** The executor's environment: allow-listed variables and `env:` secrets come from here. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly secretsFile?: string | undefined;
+  /** How to cut processes off the network; probed when not given. */
+  readonly sandbox?: NetworkSandbox;
+  readonly concurrency?: number;
+  readonly registryPatienceMs?: number;
+  readonly ackWaitMs?: number;
+}
+
+export interface AdaptersService {
+  readonly domains: readonly DomainExecutor[];
+  readonly sandbox: NetworkSandbox;
+  stop(): Promise<void>;
+}
+
+/** Loads every manifest and runs one executor per domain; any manifest that cannot run stops the start. */
+export async function startAdaptersService(o: AdaptersServiceOptions): Promise<AdaptersService> {
+  const manifests = typeof o.manifests === "string" ? await loadManifestDir(o.manifests) : o.manifests;
+  const sandbox = o.sandbox ?? (await probeNetworkSandbox());
+  o.log.info({ manifests: manifests.length, networkSandbox: sandbox.available ? sandbox.method : `unavailable: ${sandbox.reason}` }, "adapters starting");
+  const domains: DomainExecutor[] = [];
+  try {
+    for (const loaded of manifests) {
+      domains.push(
+        await startDomainExecutor({
+          bus: o.bus,
+          log: o.log,
+          loaded,
+          env: o.env,
+          secretsFile: o.secretsFile,
+          sandbox,
+          ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+          ...(o.registryPatienceMs === undefined ? {} : { registryPatienceMs: o.registryPatienceMs }),
+          ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
+        }),
+      );
+    }
+  } catch (err) {
+    await Promise.allSettled(domains.map((d) => d.stop()));
+    throw err;
+  }
+  return {
+    domains,
+    sandbox,
+    async stop() {
+      await Promise.all(domains.map((d) => d.stop()));
+      o.log.info("adapters stopped");
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEvent } from "@warden/bus";
+import { readArtifactJson } from "@warden/executor";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { eventually } from "../../../../test/support/eventually.js";
+import { FIXTURES, NODE, processGone, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { startAdaptersService } from "../adapters-service.js";
+
+const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
+const tool = (name: string, description: string, extra: Record<string, unknown>) => ({
+  name,
+  version: "1.0.0",
+  title: name,
+  description,
+  grade: "read",
+  inputSchema: obj({}),
+  ...extra,
+});
+
+describe("CLI adapter: commands run sandboxed through the full chain", () => {
+  let w: AdaptersWarden;
+  let agent: AgentClient;
+  let work: string;
+  let tcp: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    w = await startAdaptersWarden(TEST_POLICY);
+    work = tempDir("cli");
+    mkdirSync(join(work, "root", "sub"), { recursive: true });
+    mkdirSync(join(work, "outside"));
+    symlinkSync(join(work, "outside"), join(work, "root", "escape"));
+    tcp = createServer((s) => s.end());
+    await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+    port = (tcp.address() as { port: number }).port;
+    process.env["WARDEN_TEST_LEAK"] = "leaked-parent-value";
+    const loaded = await writeManifest(work, "clitest.yaml", {
+      domain: "clitest",
+      tools: [
+        tool("env", "Use to see the environment, working directory and argv a command gets.", {
+          inputSchema: obj({ a: { type: "string" }, b: { type: "integer" }, dir: { type: "string" }, loud: { type: "boolean" } }, ["a"]),
+          cli: {
+            command: NODE,
+            argv: [join(FIXTURES, "print-env.mjs"), "{a}", "--b={b}", { when: "loud", argv: ["--loud"] }],
+            roots: ["root"],
+            cwd: "{dir}",
+            env: { allow: ["ALLOWED_VAR"], set: { FIXED: "fixed-value" } },
+            output: "json",
+          },
+        }),
+        tool("hang", "Use to start a command that never ends, with a child of its own.", {
+          inputSchema: obj({ pidfile: { type: "string" } }, ["pidfile"]),
+          timeoutMs: 1_500,
+          cli: { command: NODE, argv: [join(FIXTURES, "hang-with-child.mjs"), "{pidfile}"], roots: ["root"] },
+        }),
+        tool("connect", "Use to try a TCP connection to a local port with no network.", {
+          inputSchema: obj({ port: { type: "integer" } }, ["port"]),
+          cli: { command: NODE, argv: [join(FIXTURES, "connect.mjs"), "{port}"], roots: ["root"], output: "json" },
+        }),
+        tool("connect-host", "Use to try a TCP connection to a local port with the host network.", {
+          inputSchema: obj({ port: { type: "integer" } }, ["port"]),
+          cli: { command: NODE, argv: [join(FIXTURES, "connect.mjs"), "{port}"], roots: ["root"], output: "json", network: "host" },
+        }),
+        tool("fail", "Use to run a command that fails with exit code 3.", {
+          cli: { command: NODE, argv: ["-e", "process.stderr.write('disk on fire\\n'); process.exit(3)"], roots: ["root"] },
+        }),
+        tool("lines", "Use to print many JSON lines, more than fit in an event.", {
+          inputSchema: obj({ n: { type: "integer", minimum: 1 } }, ["n"]),
+          cli: { command: NODE, argv: [join(FIXTURES, "big-output.mjs"), "FIXED", "{n}"], roots: ["root"], env: { set: { FIXED: "x" } }, output: "jsonl" },
+        }),
+      ],
+    });
+    w.track(
+      await startAdaptersService({
+        bus: w.bus,
+        log: w.log,
+        manifests: [loaded],
+        env: { ...process.env, ALLOWED_VAR: "allowed-value" },
+      }),
+    );
+    agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "plan", timeoutMs: 15_000 });
+  });
+  afterAll(async () => {
+    delete process.env["WARDEN_TEST_LEAK"];
+    tcp?.close();
+    await w?.stop();
+  });
+
+  it("runs the command with its argv filled from the args, no shell, in the working directory asked for", async () => {
+    const r = await agent.call("clitest.env", { a: "two words; $(rm -rf /)", b: 7, dir: "sub", loud: true });
+    expect(r).toMatchObject({ ok: true, status: "succeeded" });
+    const data = r.data as { exitCode: number; network: string; stdout: { argv: string[]; cwd: string } };
+    expect(data.stdout.argv).toEqual(["two words; $(rm -rf /)", "--b=7", "--loud"]);
+    expect(data.stdout.cwd).toBe(realpathSync(join(work, "root", "sub")));
+    expect(data).toMatchObject({ exitCode: 0, network: "none" });
+  });
+
+  it("gives the command only its allow-listed and fixed variables, nothing else of the parent's environment", async () => {
+    const r = await agent.call("clitest.env", { a: "x" });
+    const env = (r.data as { stdout: { env: Record<string, string> } }).stdout.env;
+    expect(env).toMatchObject({ ALLOWED_VAR: "allowed-value", FIXED: "fixed-value" });
+    expect(env).not.toHaveProperty("WARDEN_TEST_LEAK");
+    expect(env).not.toHaveProperty("HOME");
+    expect(Object.keys(env).sort()).toEqual(["ALLOWED_VAR", "FIXED", "PATH"]);
+  });
+
+  it("refuses a working directory outside its roots before running anything, also through a symlink", async () => {
+    for (const dir of ["../outside", "/etc", "escape"]) {
+      const r = await agent.call("clitest.env", { a: "x", dir });
+      expect(r, dir).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_ARGS", message: expect.stringMatching(/outside the tool's roots/) } });
+      expect(await readEvent(w.bus, "clitest", r.callId, "ToolCallStarted")).toBeUndefined();
+    }
+  });
+
+  it("refuses an arg that would become an option of the command", async () => {
+    const r = await agent.call("clitest.env", { a: "--inspect=0.0.0.0:9229" });
+    expect(r).toMatchObject({ status: "rejected", error: { code: "INVALID_ARGS", message: expect.stringMatching(/may not start with "-"/) } });
+  });
+
+  it("kills a command that outlives its timeout together with its children", async () => {
+    const pidfile = join(work, "root", "child.pid");
+    const r = await agent.call("clitest.hang", { pidfile });
+    expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
+    const [pid, childPid] = readFileSync(pidfile, "utf8").split(" ").map(Number);
+    expect(childPid).toBeGreaterThan(0);
+    await eventually(() => {
+      expect(processGone(pid!)).toBe(true);
+      expect(processGone(childPid!)).toBe(true);
+    }, 5_000);
+  });
+
+  it("cuts the command off the network unless the manifest declares host, and says which it got", async () => {
+    const none = await agent.call("clitest.connect", { port });
+    expect(none.data).toMatchObject({ network: "none", stdout: { connected: false } });
+    const host = await agent.call("clitest.connect-host", { port });
+    expect(host.data).toMatchObject({ network: "host", stdout: { connected: true } });
+  });
+
+  it("turns a failing exit code into an error result that carries the code and the end of stderr", async () => {
+    const r = await agent.call("clitest.fail", {});
+    expect(r).toMatchObject({
+      ok: false,
+      status: "failed",
+      error: { code: "HANDLER_ERROR", retryable: false, message: expect.stringMatching(/exited with code 3: disk on fire/), details: { exitCode: 3 } },
+    });
+  });
+
+  it("parses JSON lines and stores output over the preview limit as an artifact with a valid preview", async () => {
+    const r = await agent.call("clitest.lines", { n: 2_000 });
+    expect(r).toMatchObject({ ok: true, truncated: true });
+    const preview = r.data as { stdout: unknown[] };
+    expect(Array.isArray(preview.stdout)).toBe(true);
+    const artifact = r.artifacts![0]!;
+    const full = await readArtifactJson(w.bus, artifact.id);
+    expect(full.ok && (full.value as { stdout: unknown[] }).stdout).toHaveLength(2_000);
+  });
+});

@@ -1,0 +1,123 @@
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
+import type { ExecutableTool, PreparedCall, ToolContext } from "@warden/executor";
+import { adapterTool, type Args } from "../adapter-tool.js";
+import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { buildArgv } from "../domain/argv.js";
+import { buildChildEnv } from "../domain/child-env.js";
+import { parseOutput } from "../domain/output-parsers.js";
+import { isInside } from "../domain/paths.js";
+import { Redactor } from "../domain/redact.js";
+import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
+import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
+import { toolDescriptor } from "../manifest/tool-descriptor.js";
+import { wrapNoNetwork, type NetworkSandbox } from "../sandbox/network-sandbox.js";
+import { runProcess } from "../sandbox/run-process.js";
+import type { SecretStore } from "../secrets/secret-store.js";
+
+export interface CliToolDeps {
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly secrets: SecretStore;
+  readonly sandbox: NetworkSandbox;
+  /** The manifest's folder: relative roots and commands are resolved against it. */
+  readonly dir: string;
+}
+
+const ERROR_TEXT = 2_000;
+
+/** A manifest tool that runs a command: argv from args, no shell, confined cwd, allow-listed env, no network by default. */
+export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, deps: CliToolDeps): ExecutableTool {
+  const cli = entry.cli;
+  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
+  if (cli.network === "none" && !deps.sandbox.available) {
+    throw new AdapterConfigError(
+      `${descriptor.name} declares network: none, but this machine cannot start a process without network (${deps.sandbox.reason}); run the executor as root or where user namespaces are allowed, or declare network: host`,
+    );
+  }
+  const roots = cli.roots.map((r) => {
+    try {
+      return realpathSync(resolve(deps.dir, r));
+    } catch {
+      throw new AdapterConfigError(`${descriptor.name}: root ${r} does not exist (relative to ${deps.dir})`);
+    }
+  });
+  const command = cli.command.includes("/") && !isAbsolute(cli.command) ? resolve(deps.dir, cli.command) : cli.command;
+  const cwdParsed = cli.cwd === undefined ? undefined : parseTemplate(cli.cwd);
+  if (cwdParsed !== undefined && !cwdParsed.ok) throw new AdapterConfigError(`${descriptor.name}: cli.cwd: ${cwdParsed.error.message}`);
+  const cwdTemplate = cwdParsed?.ok ? cwdParsed.value : undefined;
+  const uses = entry.secrets;
+
+  const prepare = (args: Args): PreparedCall => {
+    const argv = buildArgv(cli.argv, args);
+    if (!argv.ok) return { ok: false, message: argv.error.message };
+    const cwd = workingDirectory(cwdTemplate, args, roots);
+    if (!cwd.ok) return { ok: false, message: cwd.message };
+    return { ok: true, run: (ctx) => run(argv.value, cwd.path, ctx) };
+  };
+
+  const run = async (argv: string[], cwd: string, ctx: ToolContext): Promise<JsonValue> => {
+    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
+    if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
+    const redactor = new Redactor(secrets.value);
+    try {
+      const injected: Record<string, string> = {};
+      for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.value.get(u.secret)!}`;
+      const env = buildChildEnv(cli.env, deps.hostEnv, injected);
+      const line = cli.network === "none" && deps.sandbox.available ? wrapNoNetwork(deps.sandbox, command, argv) : { command, args: argv };
+      ctx.log.debug({ command, argc: argv.length, cwd, network: cli.network }, "running command");
+      const r = await runProcess({ ...line, cwd, env, signal: ctx.signal, maxStdoutBytes: cli.maxStdoutBytes, maxStderrBytes: cli.maxStderrBytes });
+      if (r.aborted) throw toolFailure(redactor, "TIMEOUT", "the command was killed with its process group: the call timed out", true);
+      const stdout = redactor.text(r.stdout.toString("utf8"), r.stdoutTruncated);
+      const stderr = redactor.text(r.stderr.toString("utf8"), r.stderrTruncated);
+      if (r.exitCode === null || !cli.okExitCodes.includes(r.exitCode)) {
+        const how = r.exitCode === null ? `was killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}`;
+        const last = stderr.trim().split("\n").at(-1) ?? "";
+        throw toolFailure(redactor, "HANDLER_ERROR", `the command ${how}${last ? `: ${tail(last, 300)}` : ""}`, false, {
+          exitCode: r.exitCode,
+          signal: r.signal,
+          stderr: tail(stderr, ERROR_TEXT),
+        });
+      }
+      if (r.stdoutTruncated && cli.output !== "text") {
+        throw toolFailure(redactor, "OUTPUT_TOO_LARGE", `stdout passed the tool's cap of ${cli.maxStdoutBytes} bytes, so it cannot be parsed as ${cli.output}`, false);
+      }
+      const parsed = parseOutput(stdout, cli.output);
+      if (!parsed.ok) throw toolFailure(redactor, parsed.error.code, parsed.error.message, false);
+      const out: Record<string, JsonValue> = { exitCode: r.exitCode, stdout: redactor.value(parsed.value), stderr, network: cli.network };
+      if (r.stdoutTruncated) out["stdoutTruncated"] = true;
+      if (r.stderrTruncated) out["stderrTruncated"] = true;
+      return out;
+    } catch (err) {
+      throw redactedError(redactor, err);
+    }
+  };
+
+  return adapterTool(descriptor, prepare);
+}
+
+/** The call's working directory: the template filled (default: the first root), resolved, and inside a root. */
+function workingDirectory(
+  template: readonly TemplatePart[] | undefined,
+  args: Args,
+  roots: readonly string[],
+): { ok: true; path: string } | { ok: false; message: string } {
+  let wanted = roots[0]!;
+  if (template !== undefined) {
+    const filled = fillTemplate(template, args);
+    if (!filled.ok) return { ok: false, message: filled.error.message };
+    if (filled.value.kind === "text") wanted = resolve(roots[0]!, filled.value.text);
+  }
+  let real: string;
+  try {
+    // symlinks resolved first: a link inside a root must not lead out of it
+    real = realpathSync(wanted);
+  } catch {
+    return { ok: false, message: `working directory ${wanted} does not exist` };
+  }
+  if (!roots.some((root) => isInside(root, real))) {
+    return { ok: false, message: `working directory ${real} is outside the tool's roots (${roots.join(", ")}); refused before running` };
+  }
+  if (!statSync(real).isDirectory()) return { ok: false, message: `working directory ${real} is not a directory` };
+  return { ok: true, path: real };
+}

@@ -1,0 +1,17 @@
+import { BusConfigSchema, parseEnv } from "@warden/bus";
+import { z } from "zod";
+
+export const AdaptersConfigSchema = BusConfigSchema.extend({
+  /** The folder of tool manifests (YAML or JSON), one domain each. */
+  WARDEN_MANIFESTS_DIR: z.string().min(1).default("manifests"),
+  /** A YAML or JSON file of `key: value` secrets that manifests name with `file: key`. */
+  WARDEN_SECRETS_FILE: z.string().min(1).optional(),
+  /** Calls each domain's executor runs at once per stage. */
+  ADAPTERS_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(16),
+});
+export type AdaptersConfig = z.infer<typeof AdaptersConfigSchema>;
+
+/** Reads the service's settings; a bad value is a one-line error naming the variable. */
+export function loadAdaptersConfig(env: NodeJS.ProcessEnv): AdaptersConfig {
+  return parseEnv(AdaptersConfigSchema, env);
+}

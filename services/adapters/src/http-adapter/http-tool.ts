@@ -1,0 +1,95 @@
+import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
+import type { ExecutableTool, PreparedCall, ToolContext } from "@warden/executor";
+import { adapterTool, type Args } from "../adapter-tool.js";
+import { redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { buildHttpRequest, checkMethodForGrade, type HttpRequestPlan } from "../domain/http-request.js";
+import { Redactor } from "../domain/redact.js";
+import type { HttpSection, ToolEntry } from "../manifest/manifest-schema.js";
+import { toolDescriptor } from "../manifest/tool-descriptor.js";
+import type { SecretStore } from "../secrets/secret-store.js";
+import { readCapped } from "./read-body.js";
+
+export interface HttpToolDeps {
+  readonly secrets: SecretStore;
+  readonly fetch?: typeof fetch;
+}
+
+const ERROR_TEXT = 2_000;
+
+/** A manifest tool that makes one HTTP request: allow-listed hosts, safe methods for reads, capped bodies. */
+export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection }, deps: HttpToolDeps): ExecutableTool {
+  const http = entry.http;
+  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
+  const doFetch = deps.fetch ?? fetch;
+  const uses = entry.secrets;
+
+  const prepare = (args: Args): PreparedCall => {
+    const plan = buildHttpRequest(http, args, descriptor.grade);
+    if (!plan.ok) return { ok: false, message: plan.error.message };
+    return { ok: true, run: (ctx) => run(plan.value, ctx) };
+  };
+
+  const run = async (plan: HttpRequestPlan, ctx: ToolContext): Promise<JsonValue> => {
+    // checked again right before sending: the plan may come from anywhere, the rule may not bend
+    const method = checkMethodForGrade(plan.method, descriptor.grade);
+    if (!method.ok) throw toolFailure(Redactor.none(), "INVALID_ARGS", method.error.message, false);
+    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
+    if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
+    const redactor = new Redactor(secrets.value);
+    try {
+      const headers = { ...plan.headers };
+      for (const u of uses) if (u.header !== undefined) headers[u.header] = `${u.prefix}${secrets.value.get(u.secret)!}`;
+      ctx.log.debug({ method: plan.method, host: plan.url.host }, "sending request");
+      let res: Response;
+      try {
+        res = await doFetch(plan.url, { method: plan.method, headers, body: plan.body ?? null, redirect: "manual", signal: ctx.signal });
+      } catch (err) {
+        if (ctx.signal.aborted) throw toolFailure(redactor, "TIMEOUT", "the request was aborted: the call timed out", true);
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        throw toolFailure(redactor, "UNAVAILABLE", `the request to ${plan.url.host} failed: ${cause?.code ?? cause?.message ?? (err as Error).message}`, true);
+      }
+      const body = await readCapped(res.body, http.maxResponseBytes);
+      if (body.over) {
+        throw toolFailure(redactor, "OUTPUT_TOO_LARGE", `the response body passed the tool's cap of ${http.maxResponseBytes} bytes`, false, { status: res.status });
+      }
+      const contentType = res.headers.get("content-type") ?? "";
+      if (res.status >= 300 && res.status < 400) {
+        throw toolFailure(redactor, "HANDLER_ERROR", `the server answered ${res.status}; redirects are not followed (to ${res.headers.get("location") ?? "?"})`, false, {
+          status: res.status,
+        });
+      }
+      const decoded = decode(body.bytes, contentType, http.response, redactor);
+      if (res.status >= 400) {
+        const retryable = res.status >= 500 || res.status === 429 || res.status === 408;
+        const text = typeof decoded.value === "string" ? decoded.value : JSON.stringify(decoded.value);
+        throw toolFailure(redactor, "HANDLER_ERROR", `the server answered ${res.status} ${res.statusText}`, retryable, {
+          status: res.status,
+          body: tail(text, ERROR_TEXT),
+        });
+      }
+      if (!decoded.ok) throw toolFailure(redactor, "OUTPUT_INVALID", decoded.message, false);
+      return { status: res.status, contentType, body: decoded.value };
+    } catch (err) {
+      throw redactedError(redactor, err);
+    }
+  };
+
+  return adapterTool(descriptor, prepare);
+}
+
+type Decoded = { ok: true; value: JsonValue } | { ok: false; message: string; value: JsonValue };
+
+/** JSON when the manifest or the content type says so, text for text, base64 for anything else; secrets redacted first. */
+function decode(bytes: Buffer, contentType: string, mode: HttpSection["response"], redactor: Redactor): Decoded {
+  const isJson = mode === "json" || (mode === "auto" && /[/+]json\b/i.test(contentType));
+  const isText = mode === "text" || isJson || /^text\/|xml|x-www-form-urlencoded|javascript/i.test(contentType) || contentType === "";
+  if (!isText) return { ok: true, value: { base64: redactor.text(bytes.toString("base64")) } };
+  const text = redactor.text(bytes.toString("utf8"));
+  if (!isJson) return { ok: true, value: text };
+  if (text.trim() === "") return { ok: true, value: null };
+  try {
+    return { ok: true, value: redactor.value(JSON.parse(text) as JsonValue) };
+  } catch (err) {
+    return { ok: false, message: `the response is not JSON: ${(err as Error).message}`, value: text };
+  }
+}

@@ -1,0 +1,13 @@
+export { AdapterConfigError } from "./adapter-errors.js";
+export { startAdaptersService, type AdaptersService, type AdaptersServiceOptions } from "./adapters-service.js";
+export { AdaptersConfigSchema, loadAdaptersConfig, type AdaptersConfig } from "./config.js";
+export { startDomainExecutor, type DomainExecutor, type DomainExecutorOptions } from "./domain-executor.js";
+export { gradeFromHints, type GradeAndFlags, type McpHints } from "./domain/mcp-grade.js";
+export { Redactor } from "./domain/redact.js";
+export { loadManifestDir, loadManifestFile, ManifestError, MANIFEST_EXTENSIONS, type LoadedManifest } from "./manifest/load-manifests.js";
+export { ManifestSchema, ToolEntrySchema, type Manifest, type ToolEntry } from "./manifest/manifest-schema.js";
+export { parseManifest, type ManifestIssue, type ManifestParse } from "./manifest/parse-manifest.js";
+export { fullToolName, toolDescriptor } from "./manifest/tool-descriptor.js";
+export type { DiscoveredTool, McpDiscovery } from "./mcp-adapter/mcp-discovery.js";
+export { registerMcpTools, type RegisterMcpOptions } from "./mcp-adapter/register-mcp-tools.js";
+export { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";

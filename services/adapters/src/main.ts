@@ -1,0 +1,53 @@
+import { ConfigError, connectBus, createLogger, ensureTopology } from "@warden/bus";
+import { AdapterConfigError } from "./adapter-errors.js";
+import { startAdaptersService } from "./adapters-service.js";
+import { loadAdaptersConfig, type AdaptersConfig } from "./config.js";
+import { ManifestError } from "./manifest/load-manifests.js";
+
+/** Process entry: env → config → logger → connect → topology → start → drain on SIGTERM/SIGINT. */
+let config: AdaptersConfig;
+try {
+  config = loadAdaptersConfig(process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`warden-adapters: ${err.message}\n`);
+  process.exit(1);
+}
+const log = createLogger("adapters", config.LOG_LEVEL);
+const bus = await connectBus(config, "warden-adapters");
+await ensureTopology(bus);
+let service: Awaited<ReturnType<typeof startAdaptersService>>;
+try {
+  service = await startAdaptersService({
+    bus,
+    log,
+    manifests: config.WARDEN_MANIFESTS_DIR,
+    // the adapters pass allow-listed variables and env secrets on from here, and nothing else
+    env: process.env,
+    secretsFile: config.WARDEN_SECRETS_FILE,
+    concurrency: config.ADAPTERS_CONCURRENCY,
+  });
+} catch (err) {
+  if (!(err instanceof ManifestError || err instanceof AdapterConfigError)) throw err;
+  log.error({ reason: err.message }, "adapters refused to start");
+  process.stderr.write(`warden-adapters: ${err.message}\n`);
+  await bus.close();
+  process.exit(1);
+}
+
+let shuttingDown = false;
+async function shutdown(signal: string): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  log.info({ signal }, "shutting down");
+  try {
+    await service.stop();
+    await bus.close();
+    process.exit(0);
+  } catch (err) {
+    log.error({ err }, "shutdown failed");
+    process.exit(1);
+  }
+}
+process.once("SIGTERM", () => void shutdown("SIGTERM"));
+process.once("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { parseManifest } from "./parse-manifest.js";
+import { toolDescriptor } from "./tool-descriptor.js";
+
+const good = `domain: files
+secrets:
+  - name: api_token
+    env: FILES_API_TOKEN
+tools:
+  - name: grep
+    version: 1.0.0
+    title: Search files
+    description: Use to find lines matching a pattern in the project files.
+    grade: read
+    inputSchema:
+      type: object
+      properties:
+        pattern: { type: string }
+        dir: { type: string }
+      required: [pattern]
+    cli:
+      command: /usr/bin/grep
+      argv: ["-rn", "--", "{pattern}", "."]
+      roots: ["."]
+      cwd: "{dir}"
+      output: text
+      okExitCodes: [0, 1]
+  - name: files.lookup
+    version: 1.0.0
+    title: Look up a file record
+    description: Use to read one file record from the catalogue API.
+    grade: read
+    inputSchema: { type: object, properties: { id: { type: string } }, required: [id] }
+    http:
+      url: https://api.example.com/files/{id}
+      allowHosts: [api.example.com]
+    secrets:
+      - { secret: api_token, header: Authorization, prefix: "Bearer " }
+`;
+
+function errorsOf(text: string) {
+  const r = parseManifest(text, "m.yaml");
+  if (r.ok) throw new Error("expected the manifest to be refused");
+  return r;
+}
+
+describe("parseManifest", () => {
+  it("accepts a valid manifest, filling defaults, and builds descriptors naming their network and secrets", () => {
+    const r = parseManifest(good, "m.yaml");
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const [grep, lookup] = r.manifest.tools;
+    expect(grep!.cli).toMatchObject({ network: "none", output: "text", maxStdoutBytes: 1024 * 1024, env: { allow: [], set: {} } });
+    expect(toolDescriptor("files", grep!)).toMatchObject({ name: "files.grep", network: "none" });
+    expect(toolDescriptor("files", lookup!)).toMatchObject({ name: "files.lookup", secrets: ["api_token"] });
+    expect(toolDescriptor("files", lookup!)).not.toHaveProperty("network");
+  });
+
+  it("reads JSON manifests too", () => {
+    const json = JSON.stringify({ domain: "d", mcp: { transport: "stdio", command: "node", args: ["server.js"] } });
+    expect(parseManifest(json).ok).toBe(true);
+  });
+
+  it("names the line, column and path of a schema error", () => {
+    const r = errorsOf(good.replace("    grade: read\n    inputSchema:\n      type: object", "    grade: reed\n    inputSchema:\n      type: object"));
+    expect(r.issues).toEqual([expect.objectContaining({ path: "tools[0].grade", line: 10, col: 12 })]);
+    expect(r.message).toMatch(/^m\.yaml:10:12: tools\[0\]\.grade: /);
+  });
+
+  it("points an unknown key at the key itself", () => {
+    const r = errorsOf(good.replace("      output: text", "      output: text\n      shell: true"));
+    expect(r.issues[0]).toMatchObject({ path: "tools[0].cli.shell", line: 23 });
+  });
+
+  it("refuses an unsafe method on a read tool at load time, on the method's line", () => {
+    const r = errorsOf(good.replace("      url: https://api.example.com/files/{id}", "      method: DELETE\n      url: https://api.example.com/files/{id}"));
+    expect(r.issues).toEqual([expect.objectContaining({ path: "tools[1].http.method", line: 31, message: expect.stringMatching(/not allowed for a read tool/) })]);
+  });
+
+  it("refuses a fixed URL whose host is off the allow-list", () => {
+    const r = errorsOf(good.replace("allowHosts: [api.example.com]", "allowHosts: [other.example.com]"));
+    expect(r.issues[0]).toMatchObject({ path: "tools[1].http.url", message: expect.stringMatching(/not on the tool's allow-list/) });
+  });
+
+  it("refuses placeholders that name no input property and secrets that are not declared", () => {
+    const r = errorsOf(good.replace('"{pattern}", "."', '"{patern}", "."').replace("secret: api_token,", "secret: other_token,"));
+    expect(r.issues.map((i) => i.path)).toEqual(["tools[0].cli.argv", "tools[1].secrets[0].secret"]);
+    expect(r.issues[0]!.message).toMatch(/\{patern\} names no property/);
+  });
+
+  it("refuses a tool with no adapter section, or both, and a read tool flagged destructive", () => {
+    const both = errorsOf(good.replace("    http:\n", "    cli: { command: x, roots: [.] }\n    http:\n"));
+    expect(both.issues[0]).toMatchObject({ path: "tools[1]", message: expect.stringMatching(/exactly one adapter/) });
+    const lint = errorsOf(good.replace("    grade: read\n    inputSchema:\n      type", "    grade: read\n    destructive: true\n    inputSchema:\n      type"));
+    expect(lint.issues[0]!.message).toMatch(/read-not-destructive/);
+  });
+
+  it("reports YAML syntax errors with their line", () => {
+    const r = errorsOf("domain: x\ntools: [\n");
+    expect(r.issues[0]!.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it("requires a command for a stdio MCP server and env (not header) secrets for it", () => {
+    const r = errorsOf(`domain: d\nsecrets: [{ name: tok_en, env: T }]\nmcp:\n  transport: stdio\n  secrets: [{ secret: tok_en, header: X-Token }]\n`);
+    expect(r.issues.map((i) => i.path)).toEqual(["mcp.command", "mcp.secrets[0].header"]);
+    expect(r.issues[0]!.line).toBe(4);
+  });
+});

@@ -1,0 +1,17 @@
+import type { ToolDescriptor } from "@warden/contracts";
+import type { ToolEntry } from "./manifest-schema.js";
+
+/** `list` in domain `files` is `files.list`; a full name is kept as written. */
+export function fullToolName(domain: string, name: string): string {
+  return name.includes(".") ? name : `${domain}.${name}`;
+}
+
+/** The descriptor a manifest tool registers: its descriptor fields, plus the network it gets and the secret names it needs. */
+export function toolDescriptor(domain: string, entry: ToolEntry): ToolDescriptor {
+  const { cli, http: _http, secrets, name, ...fields } = entry;
+  const d: ToolDescriptor = { ...fields, name: fullToolName(domain, name) };
+  if (cli !== undefined) d.network = cli.network;
+  const names = [...new Set(secrets.map((s) => s.secret))].sort();
+  if (names.length > 0) d.secrets = names;
+  return d;
+}

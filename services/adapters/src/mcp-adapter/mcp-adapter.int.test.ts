@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEvent } from "@warden/bus";
+import type { ToolRecord } from "@warden/contracts";
+import { setToolStatus, listTools } from "@warden/registry";
+import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { eventually } from "../../../../test/support/eventually.js";
+import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { startAdaptersService, type AdaptersService } from "../adapters-service.js";
+import type { LoadedManifest } from "../manifest/load-manifests.js";
+
+const FIXTURE_SERVER = join(FIXTURES, "mcp-fixture-server.mjs");
+
+describe("MCP adapter: discovered tools, enabled by an operator, versioned by content", () => {
+  let w: AdaptersWarden;
+  let human: AgentClient;
+  const services: AdaptersService[] = [];
+
+  const start = async (loaded: LoadedManifest, env: Record<string, string> = {}) => {
+    const s = await startAdaptersService({ bus: w.bus, log: w.log, manifests: [loaded], env });
+    services.push(s);
+    return s;
+  };
+  const records = async (prefix: string): Promise<ToolRecord[]> => {
+    const r = await listTools(w.bus);
+    if (!r.ok) throw new Error(r.error.message);
+    return r.value.filter((t) => t.descriptor.name.startsWith(prefix));
+  };
+  const statusOf = async (name: string) => Object.fromEntries((await records(name)).filter((r) => r.descriptor.name === name).map((r) => [r.descriptor.version, r.status]));
+  const enable = async (name: string, version?: string) => {
+    const r = await setToolStatus(w.bus, { name, status: "enabled", ...(version === undefined ? {} : { version }) });
+    if (!r.ok) throw new Error(r.error.message);
+  };
+
+  beforeAll(async () => {
+    w = await startAdaptersWarden(TEST_POLICY);
+    human = createAgentClient({ bus: w.bus, principal: "alice", mode: "human", timeoutMs: 15_000 });
+  });
+  afterAll(async () => {
+    for (const s of services) await s.stop();
+    await w?.stop();
+  });
+
+  describe("a real MCP server from node_modules (server-everything) over stdio", () => {
+    beforeAll(async () => {
+      const loaded = await writeManifest(tempDir("mcp-everything"), "everything.yaml", {
+        domain: "everything",
+        mcp: { transport: "stdio", command: NODE, args: [MCP_EVERYTHING, "stdio"], exclude: ["trigger-long-running-operation"] },
+      });
+      await start(loaded);
+    });
+
+    it("registers every tool it offers as discovered, graded from its hints", async () => {
+      const byName = new Map((await records("everything.")).map((r) => [r.descriptor.name, r]));
+      expect(byName.get("everything.echo")).toMatchObject({ status: "discovered", descriptor: { version: "1.0.0", grade: "read", network: "none" } });
+      expect(byName.get("everything.get-sum")?.descriptor.grade).toBe("read");
+      // readOnly false, destructive false, open-world false: a write
+      expect(byName.get("everything.toggle-simulated-logging")?.descriptor).toMatchObject({ grade: "write", destructive: false, openWorld: false });
+      // open-world: a send
+      expect(byName.get("everything.gzip-file-as-resource")?.descriptor).toMatchObject({ grade: "send", openWorld: true });
+      expect(byName.has("everything.trigger-long-running-operation")).toBe(false);
+    });
+
+    it("refuses calls to a discovered tool until an operator enables it, then runs them through the full chain", async () => {
+      const before = await human.call("everything.echo", { message: "hi" });
+      expect(before).toMatchObject({ ok: false, status: "rejected", error: { code: "TOOL_DISABLED" } });
+      await enable("everything.echo");
+      const after = await human.call("everything.echo", { message: "hi" });
+      expect(after).toMatchObject({ ok: true, status: "succeeded", data: { content: [{ type: "text", text: "Echo: hi" }] } });
+      await enable("everything.get-sum");
+      expect(await human.call("everything.get-sum", { a: 2, b: 40 })).toMatchObject({ ok: true, data: { content: [{ text: expect.stringMatching(/42/) }] } });
+    });
+
+    it("lets the registry reject args that do not fit the server's schema before the server sees them", async () => {
+      expect(await human.call("everything.get-sum", { a: "two", b: 1 })).toMatchObject({ status: "rejected", error: { code: "INVALID_ARGS" } });
+    });
+  });
+
+  describe("a server whose tools change (a fixture written with the SDK's McpServer)", () => {
+    let dir: string;
+    let config: string;
+    let loaded: LoadedManifest;
+    let service: AdaptersService;
+    const describeAs = (echo: string, notify: string) => writeFileSync(config, JSON.stringify({ description: echo, notifyDescription: notify }));
+
+    beforeAll(async () => {
+      dir = tempDir("mcp-fixture");
+      config = join(dir, "fixture.json");
+      describeAs("Use to echo text back, for tests.", "Use to notify a person; they see it at once.");
+      loaded = await writeManifest(dir, "fixture.yaml", { domain: "fixture", mcp: { transport: "stdio", command: NODE, args: [FIXTURE_SERVER, config] } });
+      service = await start(loaded);
+    });
+
+    it("gives a changed tool a new version that needs enabling again, and refuses an approval granted for the old one", async () => {
+      expect(await statusOf("fixture.notify")).toEqual({ "1.0.0": "discovered" });
+      expect((await records("fixture.notify"))[0]!.descriptor.grade).toBe("send");
+      await enable("fixture.echo");
+      await enable("fixture.notify");
+      expect(await human.call("fixture.echo", { text: "one" })).toMatchObject({ ok: true, data: { content: [{ text: "echo: one" }] } });
+
+      // a send waits for a person; meanwhile the server changes what it says about the tool
+      const pending = await human.call("fixture.notify", { to: "bob" });
+      expect(pending).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String) });
+      await service.stop();
+      describeAs("Use to echo text back, for tests (new wording).", "Use to notify a person at once; now also pages them.");
+      service = await start(loaded);
+
+      expect(await statusOf("fixture.echo")).toEqual({ "1.0.0": "disabled", "1.0.1": "discovered" });
+      expect(await statusOf("fixture.notify")).toEqual({ "1.0.0": "disabled", "1.0.1": "discovered" });
+      expect(service.domains[0]!.tools().get("fixture.notify")).toBe("1.0.1");
+
+      // the approval was for 1.0.0: granting it now is refused at the executor
+      const alice = createApproverClient({ bus: w.bus, approver: "alice" });
+      const inbox = await alice.pending();
+      const item = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
+      expect(item).toBeDefined();
+      expect(await alice.approve(item!.approvalId, item!.argsHash)).toMatchObject({ ok: true });
+      const rejected = await eventually(async () => {
+        const e = await readEvent(w.bus, "fixture", pending.callId, "ToolCallRejected");
+        expect(e).toBeDefined();
+        return e!;
+      });
+      expect(rejected.data).toMatchObject({ stage: "executor", error: { code: "DESCRIPTOR_CHANGED" } });
+      expect(await readEvent(w.bus, "fixture", pending.callId, "ToolCallStarted")).toBeUndefined();
+
+      // new calls wait for the operator too
+      expect(await human.call("fixture.echo", { text: "two" })).toMatchObject({ status: "rejected", error: { code: "TOOL_DISABLED" } });
+      await enable("fixture.echo", "1.0.1");
+      expect(await human.call("fixture.echo", { text: "two" })).toMatchObject({ ok: true, data: { content: [{ text: "echo: two" }] } });
+    });
+
+    it("keeps the version of a tool whose content did not change across restarts", async () => {
+      await service.stop();
+      service = await start(loaded);
+      expect(await statusOf("fixture.echo")).toEqual({ "1.0.0": "disabled", "1.0.1": "enabled" });
+      expect(await human.call("fixture.echo", { text: "three" })).toMatchObject({ ok: true });
+    });
+
+    it("refuses a call when the server changed the tool silently since discovery, and discovers the new version", async () => {
+      await enable("fixture.silent-rug-pull");
+      expect(await human.call("fixture.silent-rug-pull", {})).toMatchObject({ ok: true });
+      const r = await human.call("fixture.echo", { text: "four" });
+      expect(r).toMatchObject({ ok: false, error: { code: "DESCRIPTOR_CHANGED", message: expect.stringMatching(/nothing was called/) } });
+      await eventually(async () => expect(await statusOf("fixture.echo")).toEqual({ "1.0.0": "disabled", "1.0.1": "disabled", "1.0.2": "discovered" }));
+      await eventually(() => expect(service.domains[0]!.tools().get("fixture.echo")).toBe("1.0.2"));
+    });
+
+    it("discovers a new version as soon as the server announces that its tools changed", async () => {
+      await enable("fixture.rug-pull");
+      expect(await human.call("fixture.rug-pull", {})).toMatchObject({ ok: true });
+      await eventually(async () => expect((await statusOf("fixture.echo"))["1.0.3"]).toBe("discovered"));
+    });
+  });
+
+  describe("a server over streamable HTTP", () => {
+    let child: ChildProcess;
+
+    beforeAll(async () => {
+      const dir = tempDir("mcp-http");
+      const config = join(dir, "fixture.json");
+      writeFileSync(config, JSON.stringify({ description: "Use to echo text back, over HTTP.", transport: "http", requireToken: "http-token-value-123" }));
+      child = spawn(NODE, [FIXTURE_SERVER, config], { stdio: ["ignore", "pipe", "inherit"] });
+      const port = await new Promise<number>((resolve) => child.stdout!.once("data", (b: Buffer) => resolve(Number(b.toString().trim()))));
+      const loaded = await writeManifest(dir, "remote.yaml", {
+        domain: "remote",
+        secrets: [{ name: "remote_token", env: "REMOTE_TOKEN" }],
+        mcp: { transport: "http", url: `http://127.0.0.1:${port}/mcp`, secrets: [{ secret: "remote_token", header: "X-Fixture-Token" }] },
+      });
+      await start(loaded, { REMOTE_TOKEN: "http-token-value-123" });
+    });
+    afterAll(() => void child?.kill());
+
+    it("discovers its tools with the secret header and runs them once enabled", async () => {
+      expect((await statusOf("remote.echo"))["1.0.0"]).toBe("discovered");
+      expect((await records("remote.echo"))[0]!.descriptor).not.toHaveProperty("network");
+      await enable("remote.echo");
+      expect(await human.call("remote.echo", { text: "over http" })).toMatchObject({ ok: true, data: { content: [{ text: "echo: over http" }] } });
+    });
+  });
+});

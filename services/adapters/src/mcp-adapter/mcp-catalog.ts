@@ -1,0 +1,65 @@
+import { lintDescriptor, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts";
+import { mcpDescriptor, type McpToolInfo } from "../domain/mcp-descriptor.js";
+import { capabilityNames } from "../domain/mcp-names.js";
+import type { McpSection } from "../manifest/manifest-schema.js";
+
+/** A server tool turned into a descriptor draft (version = the manifest's firstVersion until one is chosen). */
+export interface McpDraft {
+  readonly mcpName: string;
+  readonly capability: string;
+  readonly info: McpToolInfo;
+  readonly draft: ToolDescriptor;
+}
+
+export interface McpCatalog {
+  readonly drafts: McpDraft[];
+  /** Server tools left out, with why (excluded, a name taken by a manifest tool, an invalid descriptor). */
+  readonly skipped: { readonly mcpName: string; readonly reason: string }[];
+}
+
+/** How one server tool is described, given its capability name; used at discovery and to re-check before each call. */
+export function describeMcpTool(domain: string, section: McpSection, info: McpToolInfo, capability: string, version: string): ToolDescriptor {
+  const o = section.tools[info.name] ?? {};
+  return mcpDescriptor(domain, capability, version, info, {
+    grade: o.grade,
+    destructive: o.destructive,
+    idempotent: o.idempotent,
+    openWorld: o.openWorld,
+    timeoutMs: o.timeoutMs ?? section.timeoutMs,
+    maxOutputBytes: o.maxOutputBytes ?? section.maxOutputBytes,
+    network: section.transport === "stdio" ? section.network : undefined,
+    secrets: [...new Set(section.secrets.map((s) => s.secret))].sort(),
+  });
+}
+
+/** Normalises a server's tool list into descriptor drafts for a domain. */
+export function catalogMcpTools(domain: string, section: McpSection, infos: readonly McpToolInfo[], reserved: ReadonlySet<string>): McpCatalog {
+  const skipped: McpCatalog["skipped"] = [];
+  const wanted = infos.filter((t) => {
+    const out = (section.include !== undefined && !section.include.includes(t.name)) || section.exclude.includes(t.name);
+    if (out) skipped.push({ mcpName: t.name, reason: "excluded by the manifest" });
+    return !out;
+  });
+  const names = capabilityNames(domain, wanted.map((t) => t.name));
+  const drafts: McpDraft[] = [];
+  for (const info of wanted) {
+    const capability = names.get(info.name)!;
+    const draft = describeMcpTool(domain, section, info, capability, section.firstVersion);
+    if (reserved.has(draft.name)) {
+      skipped.push({ mcpName: info.name, reason: `${draft.name} is defined by the manifest's tools` });
+      continue;
+    }
+    const parsed = ToolDescriptorSchema.safeParse(draft);
+    if (!parsed.success) {
+      skipped.push({ mcpName: info.name, reason: `its descriptor is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` });
+      continue;
+    }
+    const lint = lintDescriptor(parsed.data);
+    if (lint.length > 0) {
+      skipped.push({ mcpName: info.name, reason: lint.map((l) => `${l.rule}: ${l.message}`).join("; ") });
+      continue;
+    }
+    drafts.push({ mcpName: info.name, capability, info, draft: parsed.data });
+  }
+  return { drafts, skipped };
+}

@@ -1,0 +1,41 @@
+import type { Bus, Logger } from "@warden/bus";
+import type { Outcome } from "@warden/contracts";
+import type { LoadedManifest } from "../manifest/load-manifests.js";
+import { fullToolName } from "../manifest/tool-descriptor.js";
+import { RegistryClient } from "../registry-client.js";
+import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
+import { SecretStore } from "../secrets/secret-store.js";
+import { McpConnection } from "./mcp-connection.js";
+import { discoverMcpTools, type McpDiscovery } from "./mcp-discovery.js";
+
+export interface RegisterMcpOptions {
+  readonly bus: Bus;
+  readonly log: Logger;
+  readonly loaded: LoadedManifest;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly secretsFile?: string | undefined;
+  readonly sandbox: NetworkSandbox;
+}
+
+/**
+ * Starts a manifest's MCP server once, registers what it offers (new versions as `discovered`)
+ * and stops it: what `warden register --discover` does ahead of the executor.
+ */
+export async function registerMcpTools(o: RegisterMcpOptions): Promise<Outcome<McpDiscovery>> {
+  const { manifest, dir } = o.loaded;
+  if (manifest.mcp === undefined) return { ok: true, value: { tools: [], skipped: [], disabled: [] } };
+  const secrets = new SecretStore(manifest.secrets, { env: o.env, secretsFile: o.secretsFile });
+  const connection = new McpConnection({ domain: manifest.domain, section: manifest.mcp, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, log: o.log });
+  try {
+    return await discoverMcpTools({
+      domain: manifest.domain,
+      section: manifest.mcp,
+      connection,
+      registry: new RegistryClient(o.bus, 5_000),
+      log: o.log,
+      reserved: new Set(manifest.tools.map((t) => fullToolName(manifest.domain, t.name))),
+    });
+  } finally {
+    await connection.close();
+  }
+}

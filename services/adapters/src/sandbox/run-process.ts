@@ -1,0 +1,121 @@
+import { spawn } from "node:child_process";
+
+export interface ProcessSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** The child's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+  readonly maxStdoutBytes: number;
+  readonly maxStderrBytes: number;
+}
+
+export interface ProcessResult {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly stdoutTruncated: boolean;
+  readonly stderrTruncated: boolean;
+  /** True when the signal aborted the run and the process group was killed. */
+  readonly aborted: boolean;
+  readonly pid: number | undefined;
+}
+
+/** How long a finished command's output pipes may stay open (held by a leftover child) before we stop reading. */
+const PIPE_DRAIN_MS = 1_000;
+
+/**
+ * Runs a command with an argv array (never a shell) in its own process group. On abort, and once
+ * the command exits, the whole group is killed, so no child outlives the call. Output beyond the
+ * caps is read and dropped (the child never blocks on a full pipe).
+ */
+export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    if (spec.signal.aborted) {
+      reject(new Error("the call was aborted before the command started"));
+      return;
+    }
+    const child = spawn(spec.command, [...spec.args], {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      shell: false,
+    });
+    const out = capped(spec.maxStdoutBytes);
+    const err = capped(spec.maxStderrBytes);
+    child.stdout.on("data", out.push);
+    child.stderr.on("data", err.push);
+    let aborted = false;
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // the group is already gone
+      }
+    };
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    spec.signal.addEventListener("abort", onAbort, { once: true });
+    child.once("error", (e) => {
+      spec.signal.removeEventListener("abort", onAbort);
+      reject(e);
+    });
+    child.once("exit", (exitCode, signal) => {
+      spec.signal.removeEventListener("abort", onAbort);
+      // children left behind in the group would hold the pipes open and outlive the call
+      killGroup();
+      const finish = () =>
+        resolve({
+          exitCode,
+          signal,
+          stdout: out.bytes(),
+          stderr: err.bytes(),
+          stdoutTruncated: out.truncated(),
+          stderrTruncated: err.truncated(),
+          aborted,
+          pid: child.pid,
+        });
+      const drained = Promise.all([closed(child.stdout), closed(child.stderr)]);
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_DRAIN_MS);
+      void drained.then(() => {
+        clearTimeout(timer);
+        finish();
+      });
+    });
+  });
+}
+
+function closed(stream: NodeJS.ReadableStream & { readonly closed?: boolean }): Promise<void> {
+  if (stream.closed) return Promise.resolve();
+  return new Promise((r) => stream.once("close", () => r()));
+}
+
+function capped(max: number) {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let over = false;
+  return {
+    push: (chunk: Buffer) => {
+      if (kept >= max) {
+        over = true;
+        return;
+      }
+      const room = max - kept;
+      if (chunk.length > room) over = true;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(part);
+      kept += part.length;
+    },
+    bytes: () => Buffer.concat(chunks),
+    truncated: () => over,
+  };
+}

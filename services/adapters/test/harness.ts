@@ -1,0 +1,129 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { stringify } from "yaml";
+import { startApproverService } from "@warden/approver";
+import type { Bus, Logger } from "@warden/bus";
+import { OBJECT_STORE_ARTIFACTS, STREAM_CALLS, type PolicyDocumentInput } from "@warden/contracts";
+import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startRegistryService } from "@warden/registry";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { loadManifestFile, type LoadedManifest } from "../src/manifest/load-manifests.js";
+
+export const FIXTURES = join(import.meta.dirname, "fixtures");
+export const NODE = process.execPath;
+export const MCP_EVERYTHING = join(import.meta.dirname, "../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+export const MCP_FILESYSTEM = join(import.meta.dirname, "../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export interface AdaptersWarden {
+  readonly nats: TestNats;
+  readonly bus: Bus;
+  /** Every service's logs and the adapters' go here (debug level), to be scanned for secrets. */
+  readonly log: Logger;
+  logs(): string;
+  track<T extends Stoppable>(s: T): T;
+  stop(): Promise<void>;
+}
+
+/** Registry, policy and approver in-process over a real nats-server, all logging into one buffer. */
+export async function startAdaptersWarden(policy: PolicyDocumentInput): Promise<AdaptersWarden> {
+  const nats = await startTestNats();
+  const bus = await nats.bus("adapters-test");
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString("utf8"));
+      done();
+    },
+  });
+  const log = pino({ level: "debug", base: { service: "adapters-test" } }, sink);
+  const put = await putPolicyDocument(bus, policy);
+  if (!put.ok) throw new Error(`test policy refused: ${put.error.message}`);
+  const services: Stoppable[] = [
+    await startRegistryService({ bus, log }),
+    await startPolicyService({ bus, log }),
+    await startApproverService({ bus, log, sweepIntervalMs: 200 }),
+  ];
+  return {
+    nats,
+    bus,
+    log,
+    logs: () => lines.join(""),
+    track(s) {
+      services.unshift(s);
+      return s;
+    },
+    async stop() {
+      for (const s of services) await s.stop().catch(() => {});
+      await nats.stop();
+    },
+  };
+}
+
+/** A policy with a human approver for write and send, and an agent. */
+export const TEST_POLICY: PolicyDocumentInput = {
+  version: "adapters-test",
+  principals: {
+    alice: { kind: "human", approves: ["write", "send"] },
+    agent: { kind: "agent" },
+  },
+  rules: [],
+  budgets: {},
+};
+
+/** A fresh temp folder. */
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `warden-${prefix}-`));
+}
+
+/** Writes a manifest (as YAML) into `dir` and loads it back through the real parser. */
+export async function writeManifest(dir: string, name: string, manifest: unknown): Promise<LoadedManifest> {
+  const file = join(dir, name);
+  writeFileSync(file, stringify(manifest));
+  return loadManifestFile(file);
+}
+
+/** Every message of WARDEN_CALLS, raw, as one string (to scan for a value that must not be there). */
+export async function rawCallsStream(bus: Bus): Promise<string> {
+  const info = await bus.jsm.streams.info(STREAM_CALLS);
+  const parts: string[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
+    const m = await bus.jsm.streams.getMessage(STREAM_CALLS, { seq }).catch(() => null);
+    if (m) parts.push(m.subject, Buffer.from(m.data).toString("utf8"), JSON.stringify(m.header ?? {}));
+  }
+  return parts.join("\n");
+}
+
+/** Every object in the artifact store, as one string. */
+export async function rawArtifacts(bus: Bus): Promise<{ names: string[]; text: string }> {
+  const store = await bus.objm.open(OBJECT_STORE_ARTIFACTS);
+  const names: string[] = [];
+  const parts: string[] = [];
+  for (const info of await store.list()) {
+    names.push(info.name);
+    const bytes = await store.getBlob(info.name);
+    if (bytes) parts.push(Buffer.from(bytes).toString("utf8"));
+  }
+  return { names, text: parts.join("\n") };
+}
+
+/** True when the process is gone (or a zombie waiting to be reaped: it runs nothing). */
+export function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}

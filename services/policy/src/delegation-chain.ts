@@ -1,0 +1,69 @@
+import { readEvent, type Bus } from "@warden/bus";
+import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH } from "@warden/contracts";
+import type { DescriptorCache } from "./descriptor-cache.js";
+import type { Chain, ChainLink } from "./domain/attenuation.js";
+
+/** A subagent records at most one view per turn; no budget allows more turns than this. */
+const MAX_TURNS_READ = 50;
+
+/** Every tool a subagent call's model was shown: the union of its ToolViewCompiled turns. */
+async function shownTools(bus: Bus, domain: string, callId: string): Promise<string[]> {
+  const shown = new Set<string>();
+  for (let turn = 1; turn <= MAX_TURNS_READ; turn++) {
+    const view = await readEvent(bus, domain, callId, "ToolViewCompiled", `t${turn}`);
+    if (view === undefined) break;
+    for (const t of view.data.tools) shown.add(t.name);
+  }
+  return [...shown];
+}
+
+/**
+ * One delegating call, read from its events. Only subagents make child calls, so a parent is
+ * looked up in domain `agent` alone: any other parentCallId is "not on record".
+ */
+async function readLink(bus: Bus, descriptors: DescriptorCache, callId: string): Promise<ChainLink | undefined> {
+  const domain = AGENT_DOMAIN;
+  const [validated, started, finished, unknown] = await Promise.all([
+    readEvent(bus, domain, callId, "ToolArgsValidated"),
+    readEvent(bus, domain, callId, "ToolCallStarted"),
+    // a started call ends only with one of these two
+    readEvent(bus, domain, callId, "ToolCallFinished"),
+    readEvent(bus, domain, callId, "ToolCallOutcomeUnknown"),
+  ]);
+  if (validated === undefined) return undefined;
+  const [record, shown] = await Promise.all([
+    descriptors.get(validated.tool, validated.data.version),
+    isAgentTool(validated.tool) ? shownTools(bus, domain, callId) : Promise.resolve([]),
+  ]);
+  return {
+    callId,
+    tool: validated.tool,
+    principal: validated.principal,
+    mode: validated.mode,
+    flags: validated.data.flags,
+    scope: validated.data.scope,
+    args: validated.data.args,
+    descriptor: record?.descriptor,
+    startedAtMs: started === undefined ? undefined : Date.parse(started.ts),
+    ended: finished !== undefined || unknown !== undefined,
+    shownTools: shown,
+    parentCallId: validated.parentCallId,
+  };
+}
+
+/**
+ * Walks parentCallId up from a call's parent, reading each delegating call from the stream. Stops
+ * one link past the depth cap (a loop of forged parents ends there too).
+ */
+export async function readDelegationChain(bus: Bus, descriptors: DescriptorCache, parentCallId: string): Promise<Chain> {
+  const links: ChainLink[] = [];
+  let next: string | undefined = parentCallId;
+  while (next !== undefined) {
+    if (links.length > MAX_DELEGATION_DEPTH) return { kind: "found", links, tooDeep: true };
+    const link = await readLink(bus, descriptors, next);
+    if (link === undefined) return { kind: "missing", callId: next };
+    links.push(link);
+    next = link.parentCallId;
+  }
+  return { kind: "found", links, tooDeep: false };
+}

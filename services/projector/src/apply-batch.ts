@@ -1,0 +1,64 @@
+import type { Logger } from "@warden/bus";
+import { decodeCallMessage, type AnyReadModelSpec } from "@warden/projections";
+import type { CursorStore } from "./cursor.js";
+import type { KV } from "./kv.js";
+import { updateModel, type SequencedEvent } from "./model-store.js";
+
+/** A stream message as the projector sees it. */
+export interface RawMessage {
+  readonly seq: number;
+  readonly subject: string;
+  readonly data: Uint8Array;
+}
+
+export interface BatchDeps {
+  readonly buckets: ReadonlyMap<AnyReadModelSpec, KV>;
+  readonly cursor: CursorStore;
+  readonly log: Logger;
+  readonly concurrency: number;
+  /** Called for each message that is not a valid event. */
+  readonly onPoison?: (m: RawMessage, reason: string) => Promise<void>;
+  /** Test hook: called after each model write; throwing simulates a crash mid-batch. */
+  readonly afterWrite?: () => void;
+}
+
+/**
+ * Applies a run of consecutive stream sequences that follows the cursor: every model touched, by
+ * compare-and-set, then the cursor. A crash anywhere leaves models that skip what they already
+ * hold when the run comes back, so nothing is lost or counted twice.
+ */
+export async function applyRun(deps: BatchDeps, run: readonly RawMessage[]): Promise<void> {
+  const last = run.at(-1);
+  if (last === undefined) return;
+  const events: SequencedEvent[] = [];
+  for (const m of run) {
+    const decoded = decodeCallMessage(m.subject, m.data);
+    if (decoded.ok) events.push({ seq: m.seq, event: decoded.event });
+    else await deps.onPoison?.(m, decoded.reason);
+  }
+  await writeModels(deps, events);
+  await deps.cursor.advance(last.seq);
+}
+
+async function writeModels(deps: BatchDeps, run: readonly SequencedEvent[]): Promise<void> {
+  const work: { kv: KV; spec: AnyReadModelSpec; key: string; events: SequencedEvent[] }[] = [];
+  for (const [spec, kv] of deps.buckets) {
+    const byKey = new Map<string, SequencedEvent[]>();
+    for (const se of run) {
+      for (const key of spec.keysOf(se.event)) {
+        const list = byKey.get(key);
+        if (list === undefined) byKey.set(key, [se]);
+        else list.push(se);
+      }
+    }
+    for (const [key, events] of byKey) work.push({ kv, spec, key, events });
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < work.length) {
+      const w = work[next++]!;
+      if (await updateModel(w.kv, w.spec, w.key, w.events)) deps.afterWrite?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.concurrency, work.length) }, worker));
+}

@@ -1,0 +1,24 @@
+import { decodeJson } from "@warden/bus";
+import type { KV } from "./kv.js";
+
+/**
+ * Every current value of a bucket whose key `owns` accepts, as parsed JSON (undefined when a
+ * value is not JSON, so it still shows in a digest). Reads with one watch, not a get per key.
+ */
+export async function readBucket(kv: KV, owns: (key: string) => boolean): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  if ((await kv.status()).values === 0) return out;
+  const iter = await kv.watch();
+  for await (const e of iter) {
+    if (owns(e.key)) {
+      if (e.operation === "PUT") {
+        const d = decodeJson(e.value);
+        out.set(e.key, d.ok ? d.value : undefined);
+      } else out.delete(e.key);
+    }
+    // the watch replays current values first; the last of them has nothing pending after it
+    if (e.delta === 0 || e.isUpdate) break;
+  }
+  iter.stop();
+  return out;
+}

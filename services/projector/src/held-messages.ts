@@ -1,0 +1,63 @@
+/** A delivered message the projector holds until it is applied (the few fields it uses). */
+export interface Delivery {
+  readonly seq: number;
+  ack(): void;
+  nak(millis?: number): void;
+  working(): void;
+}
+
+/**
+ * Deliveries held by one projector copy, by stream sequence. A copy applies only the run that
+ * follows the global cursor; what lies beyond a gap waits until another copy (or a redelivery)
+ * fills it. A sequence delivered twice is held once and every delivery is acked.
+ */
+export class HeldMessages<M extends Delivery> {
+  private readonly bySeq = new Map<number, M[]>();
+
+  get size(): number {
+    return this.bySeq.size;
+  }
+
+  add(m: M): void {
+    const list = this.bySeq.get(m.seq);
+    if (list === undefined) this.bySeq.set(m.seq, [m]);
+    else list.push(m);
+  }
+
+  /** Acks and forgets everything at or below `cursor`: it is in every model already. */
+  settle(cursor: number): void {
+    for (const [seq, list] of this.bySeq) {
+      if (seq > cursor) continue;
+      for (const m of list) m.ack();
+      this.bySeq.delete(seq);
+    }
+  }
+
+  /** The consecutive run starting at `from`, at most `max` long (one delivery each). */
+  runFrom(from: number, max: number): M[] {
+    const run: M[] = [];
+    for (let seq = from; run.length < max; seq++) {
+      const list = this.bySeq.get(seq);
+      if (list === undefined) break;
+      run.push(list[0]!);
+    }
+    return run;
+  }
+
+  lowest(): number | undefined {
+    let low: number | undefined;
+    for (const seq of this.bySeq.keys()) if (low === undefined || seq < low) low = seq;
+    return low;
+  }
+
+  /** Keeps every held delivery ours past the ack wait. */
+  touch(): void {
+    for (const list of this.bySeq.values()) for (const m of list) m.working();
+  }
+
+  /** Hands everything back to the server (on stop). */
+  release(): void {
+    for (const list of this.bySeq.values()) for (const m of list) m.nak();
+    this.bySeq.clear();
+  }
+}

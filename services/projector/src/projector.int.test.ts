@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { appendEvent, kvGetJson, loadBusConfig, silentLogger, type Bus } from "@warden/bus";
+import {
+  ApprovalInboxRecordSchema,
+  BUCKET_APPROVALS,
+  BUCKET_BUDGETS,
+  BUCKET_CALLS,
+  callEventSubject,
+  runBudgetKey,
+  STREAM_CALLS,
+  type WardenEvent,
+} from "@warden/contracts";
+import { CallModelSchema, SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/projections";
+import { eventually } from "../../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { openCursor } from "./cursor.js";
+import { digestsOf, readLiveModels } from "./live-models.js";
+import { rebuildReadModels } from "./rebuild.js";
+import { replayStream } from "./replay.js";
+import { startProjector, type Projector } from "./service.js";
+
+const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+
+/** A mix of every outcome over a few runs, principals and tools; ids unique per call to `mix`. */
+function mix(calls: number, tag: string): WardenEvent[] {
+  const out: WardenEvent[] = [];
+  for (let i = 0; i < calls; i++) {
+    const outcome = SYNTHETIC_OUTCOMES[i % SYNTHETIC_OUTCOMES.length]!;
+    const approval = outcome === "approved" || outcome === "approval_denied" || outcome === "expired";
+    out.push(
+      ...syntheticCall({
+        callId: `${tag}-${i}`,
+        outcome,
+        runId: `${tag}-run${i % 7}`,
+        principal: `p${i % 3}`,
+        tool: approval ? "customer.message" : i % 2 === 0 ? "kb.search" : "ticket.fill",
+        at: new Date(Date.UTC(2030, 0, 1, 0, 0, 0, i * 10)),
+      }),
+    );
+  }
+  return out;
+}
+
+async function appendAll(bus: Bus, events: readonly WardenEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 64) {
+    const r = await Promise.all(events.slice(i, i + 64).map((e) => appendEvent(bus, e)));
+    expect(r.every((x) => x.status === "written")).toBe(true);
+  }
+}
+
+async function lastSeq(bus: Bus): Promise<number> {
+  return (await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+}
+
+async function caughtUp(bus: Bus, timeoutMs = 20_000): Promise<number> {
+  const cursor = await openCursor(bus);
+  const target = await lastSeq(bus);
+  await eventually(async () => expect(await cursor.read()).toBe(target), timeoutMs);
+  return target;
+}
+
+/** The live models' digests must equal those of a replay of the whole stream. */
+async function expectLiveEqualsReplay(bus: Bus): Promise<void> {
+  const live = await readLiveModels(bus);
+  expect(live.consistent).toBe(true);
+  const replay = await replayStream(bus, { toSeq: live.cursor });
+  expect(replay.toSeq).toBe(live.cursor);
+  expect(digestsOf(live.maps)).toEqual(digestsOf(replay.maps));
+}
+
+describe("the projector", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  const running: Projector[] = [];
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus("projector-test");
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((p) => p.stop()));
+    for (const c of children.splice(0)) c.kill("SIGKILL");
+  });
+  afterAll(async () => nats.stop());
+
+  const start = async (o: Partial<Parameters<typeof startProjector>[0]> = {}) => {
+    const p = await startProjector({ bus, log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
+    running.push(p);
+    return p;
+  };
+
+  it("keeps call state, the approval inbox and run budgets from the stream, equal to a replay", async () => {
+    await appendAll(bus, mix(90, "a"));
+    await start();
+    await caughtUp(bus);
+    const calls = await bus.kvm.open(BUCKET_CALLS);
+    const crashed = await kvGetJson(calls, "a-7", CallModelSchema);
+    expect(crashed?.value).toMatchObject({ status: "outcome_unknown", violations: [] });
+    const approved = await kvGetJson(calls, "a-4", CallModelSchema);
+    expect(approved?.value).toMatchObject({ status: "succeeded", approval: { outcome: "granted", approver: "alice" } });
+    const inbox = await kvGetJson(await bus.kvm.open(BUCKET_APPROVALS), "a-5-a", ApprovalInboxRecordSchema);
+    expect(inbox?.value).toMatchObject({ status: "denied", decidedBy: "alice", callId: "a-5" });
+    const budget = await kvGetJson(await bus.kvm.open(BUCKET_BUDGETS), runBudgetKey("a-run0"), (await import("@warden/contracts")).BudgetModelSchema);
+    expect(budget?.value.counts.requested).toBe(13);
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("catches up after a restart without losing or double counting, whatever it had written when it died", async () => {
+    let writes = 0;
+    const crashAt = 40;
+    // from the 40th model write on, this copy writes nothing more, as if its process had died
+    const crash = () => {
+      if (++writes >= crashAt) throw new Error("simulated crash between model writes");
+    };
+    // the crash makes the batch fail; stop it right there, as a dead process would
+    const first = await start({ afterWrite: crash, batchSize: 50 });
+    await appendAll(bus, mix(60, "b"));
+    await eventually(() => expect(writes).toBeGreaterThanOrEqual(crashAt));
+    const cursorAtCrash = await (await openCursor(bus)).read();
+    await first.stop();
+    expect(cursorAtCrash).toBeLessThan(await lastSeq(bus));
+    await start({ batchSize: 50 });
+    await caughtUp(bus);
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("never corrupts a model when two copies project at once", async () => {
+    await start({ batchSize: 16, exclusive: false });
+    await start({ batchSize: 16, exclusive: false });
+    await appendAll(bus, mix(60, "c"));
+    await caughtUp(bus);
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("lets one copy project while another stands by, and hands over when it stops", async () => {
+    const a = await start({ leaseTtlMs: 500 });
+    const b = await start({ leaseTtlMs: 500 });
+    await eventually(() => expect([a.holdsLease(), b.holdsLease()].sort()).toEqual([false, true]));
+    const [active, standby] = a.holdsLease() ? [a, b] : [b, a];
+    await appendAll(bus, mix(20, "c2"));
+    await caughtUp(bus);
+    expect(standby.appliedTo()).toBe(0);
+    await active.stop();
+    await eventually(() => expect(standby.holdsLease()).toBe(true));
+    await appendAll(bus, mix(20, "c3"));
+    await caughtUp(bus);
+    expect(standby.appliedTo()).toBe(await lastSeq(bus));
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("survives being killed mid-stream as a process and restarted", async () => {
+    const env = { ...process.env, NATS_URL: nats.url, LOG_LEVEL: "silent", WARDEN_PROJECTOR_BATCH: "20", WARDEN_PROJECTOR_ACK_WAIT_MS: "1000", WARDEN_PROJECTOR_LEASE_MS: "500" };
+    const spawnProjector = () => {
+      const c = spawn(process.execPath, [MAIN], { env, stdio: "ignore" });
+      children.push(c);
+      return c;
+    };
+    const cursor = await openCursor(bus);
+    const before = await cursor.read();
+    const proc = spawnProjector();
+    const appending = appendAll(bus, mix(150, "d"));
+    await eventually(async () => expect(await cursor.read()).toBeGreaterThan(before + 100));
+    proc.kill("SIGKILL");
+    await appending;
+    spawnProjector();
+    await caughtUp(bus, 30_000);
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("leaves an invalid message out of every model and still moves past it", async () => {
+    await start();
+    await bus.js.publish(callEventSubject("kb", "poison-1", "ToolArgsValidated"), new TextEncoder().encode("not json"));
+    await appendAll(bus, mix(3, "e"));
+    await caughtUp(bus);
+    expect(await kvGetJson(await bus.kvm.open(BUCKET_CALLS), "poison-1", CallModelSchema)).toBeUndefined();
+    expect((await kvGetJson(await bus.kvm.open(BUCKET_CALLS), "e-2", CallModelSchema))?.value.status).toBe("rejected");
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("rebuilds every model into fresh buckets with the digests of the live ones", async () => {
+    await start();
+    await caughtUp(bus);
+    const progress: number[] = [];
+    const r = await rebuildReadModels(bus, { write: true, suffix: "t1", onProgress: (p) => progress.push(p.read) });
+    expect(r.matches).toBe(true);
+    expect(r.toSeq).toBe(await lastSeq(bus));
+    expect(r.buckets).toEqual({ calls: "warden_calls_t1", approvals: "warden_approvals_t1", budgets: "warden_budgets_t1" });
+    const copy = await kvGetJson(await bus.kvm.open("warden_calls_t1"), "a-7", CallModelSchema);
+    expect(copy?.value.status).toBe("outcome_unknown");
+    // a second rebuild into the same suffix starts from empty buckets
+    const again = await rebuildReadModels(bus, { write: true, suffix: "t1" });
+    expect(again.rebuilt).toEqual(r.rebuilt);
+  });
+});
+
+describe("retention", () => {
+  it("applies WARDEN_STREAM_MAX_AGE_S and WARDEN_STREAM_MAX_BYTES to the call stream", async () => {
+    const nats = await startTestNats();
+    try {
+      const { busFromConnection, ensureTopology } = await import("@warden/bus");
+      const { connect } = await import("@nats-io/transport-node");
+      const nc = await connect({ servers: nats.url });
+      const bus = await busFromConnection(nc, loadBusConfig({ NATS_URL: nats.url, WARDEN_STREAM_MAX_AGE_S: "86400", WARDEN_STREAM_MAX_BYTES: "1048576" }));
+      await ensureTopology(bus);
+      const c = (await bus.jsm.streams.info(STREAM_CALLS)).config;
+      expect(c.max_age).toBe(86_400 * 1e9);
+      expect(c.max_bytes).toBe(1_048_576);
+      await bus.close();
+    } finally {
+      await nats.stop();
+    }
+  });
+});

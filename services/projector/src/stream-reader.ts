@@ -1,0 +1,65 @@
+import type { Bus } from "@warden/bus";
+import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts";
+
+/** A stored message of WARDEN_CALLS. */
+export interface StreamRecord {
+  readonly seq: number;
+  readonly subject: string;
+  readonly data: Uint8Array;
+  /** When the server stored it (ms since the epoch). */
+  readonly storedAtMs: number;
+}
+
+export interface StreamRange {
+  /** A subject filter, e.g. one call's prefix; every call event by default. */
+  readonly filter?: string;
+  /** Start at this sequence... */
+  readonly fromSeq?: number;
+  /** ...or at the first message stored at or after this time. */
+  readonly since?: Date;
+  /** Stop after this sequence; the stream's last sequence (when the read starts) by default. */
+  readonly toSeq?: number;
+  /** Messages asked for per pull. */
+  readonly batch?: number;
+}
+
+export interface StreamReadSummary {
+  /** The last sequence the read could reach (it started then). */
+  readonly toSeq: number;
+  readonly read: number;
+}
+
+/**
+ * Reads a range of the stream in order with an ordered (ephemeral) consumer, handing each
+ * message to `onRecord`; returning false stops the read.
+ */
+export async function readStream(bus: Bus, range: StreamRange, onRecord: (r: StreamRecord) => boolean | void): Promise<StreamReadSummary> {
+  const info = await bus.jsm.streams.info(STREAM_CALLS);
+  const toSeq = Math.min(range.toSeq ?? info.state.last_seq, info.state.last_seq);
+  const fromSeq = Math.max(range.fromSeq ?? 1, 1);
+  if (toSeq === 0 || fromSeq > toSeq) return { toSeq, read: 0 };
+  const start =
+    range.since !== undefined
+      ? { deliver_policy: "by_start_time" as const, opt_start_time: range.since.toISOString() }
+      : fromSeq > 1
+        ? { deliver_policy: "by_start_sequence" as const, opt_start_seq: fromSeq }
+        : { deliver_policy: "all" as const };
+  const consumer = await bus.js.consumers.get(STREAM_CALLS, { filter_subjects: range.filter ?? CALLS_SUBJECTS, ...start });
+  let read = 0;
+  try {
+    const pending = (await consumer.info(true)).num_pending;
+    if (pending === 0) return { toSeq, read };
+    const messages = await consumer.consume({ max_messages: range.batch ?? 2_048 });
+    let seen = 0;
+    for await (const m of messages) {
+      seen++;
+      if (m.seq > toSeq) break;
+      read++;
+      const go = onRecord({ seq: m.seq, subject: m.subject, data: m.data, storedAtMs: m.time.getTime() });
+      if (go === false || m.seq >= toSeq || seen >= pending) break;
+    }
+    return { toSeq, read };
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
+}

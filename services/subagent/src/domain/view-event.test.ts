@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { ToolViewCompiledSchema, type ToolView } from "@warden/contracts";
+import { toolViewCompiledEvent, type OwnCall } from "./view-event.js";
+
+const own: OwnCall = {
+  callId: "call1",
+  domain: "agent",
+  tool: "agent.reader",
+  principal: "support-bot",
+  mode: "plan",
+  correlationId: "run1",
+  parentCallId: "parent1",
+  flags: {},
+  scope: null,
+  startedEventId: "started1",
+  startedAtMs: 0,
+};
+const view: ToolView = {
+  query: { principal: "agent-reader", mode: "llm", flags: {}, scope: null, only: ["kb.search", "kb.reindex", "web.search"] },
+  policyVersion: "p1",
+  tools: [{ name: "kb.search", wireName: "kb__search", version: "1.0.0", title: "S", description: "Search it.", grade: "read", inputSchema: { type: "object" }, decision: "allow", reason: "r", ruleIds: [] }],
+  hidden: [
+    { name: "kb.reindex", version: "1.0.0", grade: "read", reason: "feature_flag_off", detail: "flag off", ruleIds: ["gate.feature_flag"] },
+    { name: "ticket.submit", version: "1.0.0", grade: "write", reason: "not_in_allowed_tools", detail: "not allowed", ruleIds: [] },
+  ],
+};
+
+describe("toolViewCompiledEvent", () => {
+  it("records what the model is shown and why allowed tools are hidden, on the subagent's own call", () => {
+    const e = toolViewCompiledEvent(own, 2, view, ["kb.search", "kb.reindex", "web.search"], { eventId: "ev1", ts: "2025-01-01T00:00:00.000Z" });
+    expect(ToolViewCompiledSchema.parse(e)).toEqual(e);
+    expect(e).toMatchObject({ callId: "call1", causationId: "started1", parentCallId: "parent1", principal: "support-bot" });
+    expect(e.data).toEqual({
+      turn: 2,
+      viewPrincipal: "agent-reader",
+      viewMode: "llm",
+      policyVersion: "p1",
+      tools: [{ name: "kb.search", wireName: "kb__search", version: "1.0.0", grade: "read" }],
+      hidden: [
+        { name: "kb.reindex", reason: "feature_flag_off", detail: "flag off" },
+        { name: "web.search", reason: "not_registered", detail: "the registry has no tool named web.search" },
+      ],
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import { EVENT_SCHEMA_VERSION, type CallMode, type ToolView, type ToolViewCompiled } from "@warden/contracts";
+
+/** The subagent's own call, as its recorded events describe it. */
+export interface OwnCall {
+  readonly callId: string;
+  readonly domain: string;
+  readonly tool: string;
+  /** Who delegated: the principal of the subagent's call. */
+  readonly principal: string;
+  readonly mode: CallMode;
+  readonly correlationId: string;
+  readonly parentCallId?: string;
+  readonly flags: Readonly<Record<string, boolean>>;
+  readonly scope: string | null;
+  readonly startedEventId: string;
+  readonly startedAtMs: number;
+}
+
+/**
+ * What the model is shown on one turn, recorded on the subagent's own call. Hidden lists only the
+ * allowed tools left out (with why), and allowed tools the registry does not know at all: tools
+ * outside the subagent's list are out by its definition, not by a decision worth recording.
+ */
+export function toolViewCompiledEvent(
+  own: OwnCall,
+  turn: number,
+  view: ToolView,
+  allowedTools: readonly string[],
+  stamp: { eventId: string; ts: string },
+): ToolViewCompiled {
+  const allowed = new Set(allowedTools);
+  const shown = new Set(view.tools.map((t) => t.name));
+  const hidden: { name: string; reason: string; detail: string }[] = view.hidden.filter((h) => allowed.has(h.name)).map((h) => ({ name: h.name, reason: h.reason, detail: h.detail }));
+  const known = new Set([...shown, ...view.hidden.map((h) => h.name)]);
+  for (const name of allowedTools) {
+    if (!known.has(name)) hidden.push({ name, reason: "not_registered", detail: `the registry has no tool named ${name}` });
+  }
+  return {
+    v: EVENT_SCHEMA_VERSION,
+    type: "ToolViewCompiled",
+    eventId: stamp.eventId,
+    callId: own.callId,
+    domain: own.domain,
+    tool: own.tool,
+    principal: own.principal,
+    mode: own.mode,
+    ts: stamp.ts,
+    causationId: own.startedEventId,
+    correlationId: own.correlationId,
+    ...(own.parentCallId === undefined ? {} : { parentCallId: own.parentCallId }),
+    data: {
+      turn,
+      viewPrincipal: view.query.principal,
+      viewMode: view.query.mode,
+      policyVersion: view.policyVersion,
+      tools: view.tools.map((t) => ({ name: t.name, wireName: t.wireName, version: t.version, grade: t.grade })),
+      hidden,
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import type { ChatCompletionMessage, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { Bus, Logger } from "@warden/bus";
+import {
+  effectiveAgentBudget,
+  isAgentTool,
+  subagentPrincipal,
+  toModelMessage,
+  wardenError,
+  type ArtifactRef,
+  type JsonObject,
+  type ToolViewEntry,
+  type WardenError,
+} from "@warden/contracts";
+import { ToolError, type ToolContext } from "@warden/executor";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { callChild, childArgs } from "./child-call.js";
+import { readRefs } from "./context-refs.js";
+import type { SubagentDescriptor } from "./descriptor.js";
+import { AgentArgsSchema, agentInputSchema, type AgentArgs } from "./domain/agent-input.js";
+import { BudgetMeter, type StopReason } from "./domain/budget-meter.js";
+import { openAiTools } from "./domain/openai-tools.js";
+import { childCallOf, refusedCallOf, subagentOutput, usageOfOutput, type ChildCallRecord, type SubagentOutput } from "./domain/output.js";
+import { initialMessages } from "./domain/prompt.js";
+import { vetToolCall, type ModelToolCall } from "./domain/vet-tool-call.js";
+import type { OwnCall } from "./domain/view-event.js";
+import { askModel } from "./ask-model.js";
+import { notConfiguredError, type ModelClient } from "./model.js";
+import { readOwnCall } from "./own-call.js";
+import { compileTurnView } from "./turn-view.js";
+
+export interface RunDeps {
+  readonly bus: Bus;
+  /** Undefined when no endpoint is configured: every run then ends with an error naming what to set. */
+  readonly model: ModelClient | undefined;
+  readonly defaultModel: string;
+}
+
+/**
+ * Runs a subagent call: checks its args and endpoint, reads its own call from the stream, and
+ * loops until a final answer or a spent budget. Failures of the endpoint or the bus are thrown
+ * (the executor records them as the call's error); budgets end the run with a partial result.
+ */
+export async function runSubagent(deps: RunDeps, agent: SubagentDescriptor, rawArgs: unknown, ctx: ToolContext): Promise<SubagentOutput> {
+  const parsed = AgentArgsSchema.safeParse(rawArgs);
+  if (!parsed.success) throw new ToolError(wardenError("INVALID_ARGS", `subagent args: ${parsed.error.issues[0]?.message ?? "invalid"}`));
+  if (deps.model === undefined) throw new ToolError(notConfiguredError(agent.name));
+  const own = await readOwnCall(deps.bus, ctx.callId);
+  // the same reading of the budget as the policy's: the descriptor's ceiling, lowered by the args
+  const budget = effectiveAgentBudget(agentInputSchema(agent.context, agent.budget), rawArgs as JsonObject) ?? agent.budget;
+  const client = createAgentClient({ bus: deps.bus, principal: subagentPrincipal(agent.name), mode: "llm", runId: own.correlationId });
+  try {
+    const run = new SubagentRun(deps, deps.model, agent, own, new BudgetMeter(budget, own.startedAtMs), client, ctx);
+    return await run.loop(parsed.data);
+  } finally {
+    await client.close();
+  }
+}
+
+class SubagentRun {
+  private readonly messages: ChatCompletionMessageParam[] = [];
+  private readonly childCalls: ChildCallRecord[] = [];
+  private readonly artifacts: ArtifactRef[] = [];
+  private readonly log: Logger;
+  private answer: string | null = null;
+
+  constructor(
+    private readonly deps: RunDeps,
+    private readonly model: ModelClient,
+    private readonly agent: SubagentDescriptor,
+    private readonly own: OwnCall,
+    private readonly meter: BudgetMeter,
+    private readonly client: AgentClient,
+    private readonly ctx: ToolContext,
+  ) {
+    this.log = ctx.log;
+  }
+
+  async loop(args: AgentArgs): Promise<SubagentOutput> {
+    const refs = args.refs === undefined ? [] : await readRefs(this.deps.bus, args.refs, this.own.correlationId);
+    this.messages.push(...initialMessages(this.agent.instructions, this.meter.budget, args, refs));
+    const stoppedBy = await this.turns();
+    return subagentOutput({
+      stoppedBy,
+      answer: this.answer,
+      usage: this.meter.usage(Date.now()),
+      budget: this.meter.budget,
+      childCalls: this.childCalls,
+      artifacts: this.artifacts,
+    });
+  }
+
+  private async turns(): Promise<StopReason> {
+    for (;;) {
+      const stop = this.meter.beforeTurn(Date.now());
+      if (stop !== undefined) return stop;
+      const turn = this.meter.startTurn();
+      const view = await compileTurnView(this.deps.bus, this.client, this.own, turn, this.agent.allowedTools);
+      const request = { model: this.agent.model ?? this.deps.defaultModel, messages: this.messages, tools: openAiTools(view.tools) };
+      const reply = await askModel(this.model, request, this.meter, this.ctx.signal, turn);
+      if (reply === "time") return "time";
+      this.meter.addTokens(reply.tokens);
+      this.messages.push(assistantParam(reply.message));
+      const calls = toolCallsOf(reply.message);
+      if (calls.length === 0) {
+        this.answer = reply.message.content ?? "";
+        return "answer";
+      }
+      if (reply.message.content) this.answer = reply.message.content;
+      // the reply itself spent the token budget: nothing more runs on it
+      if (this.meter.tokensSpent()) return "tokens";
+      const toldBefore = this.meter.toolCallsLeft() === 0;
+      for (const call of calls) {
+        this.messages.push({ role: "tool", tool_call_id: call.id, content: await this.toolCall(call, view.tools) });
+      }
+      this.log.debug({ turn, calls: calls.length, usage: this.meter.usage(Date.now()) }, "subagent turn done");
+      // it was told the tool-call budget is spent and still asked for tools: stop rather than argue
+      if (toldBefore) return "toolCalls";
+      if (this.meter.remainingMs(Date.now()) <= 0) return "time";
+    }
+  }
+
+  /** Vets one call the model made and runs it as a child call; the answer is the tool message. */
+  private async toolCall(call: ModelToolCall, view: readonly ToolViewEntry[]): Promise<string> {
+    const vetted = vetToolCall(call, view, this.meter.toolCallsLeft(), this.meter.budget.maxToolCalls);
+    if (vetted.kind === "refuse") {
+      this.log.info({ tool: call.name, why: vetted.why }, "model tool call refused");
+      return this.refuse(call.name, vetted.error);
+    }
+    const tool = vetted.entry.name;
+    if (this.meter.remainingMs(Date.now()) <= 0) {
+      return this.refuse(call.name, wardenError("BUDGET_EXCEEDED", "the time budget is spent; no more tools run"));
+    }
+    const prepared = childArgs(this.meter, tool, vetted.args, Date.now());
+    if (!prepared.ok) return this.refuse(call.name, prepared.error);
+    this.meter.addToolCall();
+    const result = await callChild({ client: this.client, own: this.own, meter: this.meter, waitForApproval: this.agent.waitForApproval }, tool, prepared.args);
+    this.childCalls.push(childCallOf(tool, result));
+    this.artifacts.push(...(result.artifacts ?? []));
+    if (isAgentTool(tool) && result.ok) {
+      const nested = usageOfOutput(result.data);
+      if (nested !== undefined) this.meter.addNested(nested);
+    }
+    return toModelMessage(result);
+  }
+
+  private refuse(name: string, error: WardenError): string {
+    this.childCalls.push(refusedCallOf(name, error));
+    return toModelMessage({ callId: "", ok: false, status: "rejected", error });
+  }
+}
+
+/** The model's tool calls; a non-function kind keeps its name so it is refused like any unknown tool. */
+function toolCallsOf(message: ChatCompletionMessage): ModelToolCall[] {
+  return (message.tool_calls ?? []).map((c) =>
+    c.type === "function" ? { id: c.id, name: c.function.name, arguments: c.function.arguments } : { id: c.id, name: c.custom.name, arguments: "" },
+  );
+}
+
+function assistantParam(message: ChatCompletionMessage): ChatCompletionMessageParam {
+  return { role: "assistant", content: message.content ?? null, ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) };
+}

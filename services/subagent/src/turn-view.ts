@@ -1,0 +1,27 @@
+import { appendEvent, type Bus } from "@warden/bus";
+import { newId, type ToolView } from "@warden/contracts";
+import type { AgentClient } from "@warden/sdk";
+import { toolViewCompiledEvent, type OwnCall } from "./domain/view-event.js";
+
+/**
+ * Compiles this turn's ToolView (the subagent's principal, llm mode, the delegating caller's flags
+ * and scope, only its allowed tools) and records it as ToolViewCompiled before the model sees it.
+ */
+export async function compileTurnView(bus: Bus, client: AgentClient, own: OwnCall, turn: number, allowedTools: readonly string[]): Promise<ToolView> {
+  const reply = await client.toolView({
+    principal: client.principal,
+    mode: "llm",
+    flags: { ...own.flags },
+    scope: own.scope,
+    only: [...allowedTools],
+    explain: true,
+    format: "table",
+  });
+  if (!reply.ok) throw new Error(`the tool view for turn ${turn} could not be compiled: ${reply.error.code} ${reply.error.message}`);
+  const view = reply.value.view;
+  const event = toolViewCompiledEvent(own, turn, view, allowedTools, { eventId: newId(), ts: new Date().toISOString() });
+  const appended = await appendEvent(bus, event);
+  // a second writer of this turn's slot means two runs of one call: the record must stay true
+  if (appended.status === "already_written" && !appended.ours) throw new Error(`turn ${turn} of call ${own.callId} was already recorded by another run`);
+  return view;
+}

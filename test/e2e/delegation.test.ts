@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEvent } from "@warden/bus";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import type { SubagentDescriptorInput } from "@warden/subagent";
+import { eventually } from "../support/eventually.js";
+import { callEvents } from "../support/events.js";
+import { childRequests, outputOf, requestsBy, startSubagentWarden, toolMessages, type SubagentWarden } from "./subagent-fixture.js";
+
+const base = {
+  description: "Use when a support question needs looking into with the knowledge base and other helpers.",
+  instructions: "You look things up for a support desk.",
+};
+
+const AGENTS: SubagentDescriptorInput[] = [
+  {
+    ...base,
+    name: "agent.lead",
+    title: "Lead",
+    model: "m-lead",
+    allowedTools: ["kb.search", "agent.researcher"],
+    budget: { maxTurns: 4, maxToolCalls: 3, maxTokens: 5_000, timeoutMs: 20_000 },
+  },
+  { ...base, name: "agent.researcher", title: "Researcher", model: "m-researcher", allowedTools: ["kb.search"] },
+];
+
+/** The policy decision of a call, once made. */
+async function decisionOf(s: SubagentWarden, domain: string, callId: string) {
+  return eventually(async () => {
+    const e = await readEvent(s.w.bus, domain, callId, "ToolPolicyChecked");
+    expect(e).toBeDefined();
+    return e!.data;
+  });
+}
+
+describe("delegation: child calls are attenuated by the recorded chain", () => {
+  let s: SubagentWarden;
+  let bot: AgentClient;
+  beforeAll(async () => {
+    s = await startSubagentWarden(AGENTS);
+    bot = createAgentClient({ bus: s.w.bus, principal: "support-bot", timeoutMs: 20_000 });
+  });
+  afterAll(async () => s.stop());
+
+  it("gives a nested subagent no more than its delegator has left, and the policy checks it from the chain", async () => {
+    const search = (query: string) => ({ name: "kb__search", arguments: { query } });
+    s.model.script("m-lead", [
+      { toolCalls: [search("refund"), search("delivery")] },
+      { toolCalls: [{ name: "agent__researcher", arguments: { task: "dig into refunds", budget: { maxToolCalls: 8 } } }] },
+      { content: "Lead done." },
+    ]);
+    s.model.script("m-researcher", [{ toolCalls: [search("refund policy")] }]);
+    const r = await bot.call("agent.lead", { task: "look into refunds" }, { mode: "plan", runId: "run-nested" });
+    const lead = outputOf(r);
+    expect(lead).toMatchObject({ stoppedBy: "answer", answer: "Lead done." });
+    expect(lead.childCalls.map((c) => [c.tool, c.status])).toEqual([
+      ["kb.search", "succeeded"],
+      ["kb.search", "succeeded"],
+      ["agent.researcher", "succeeded"],
+    ]);
+
+    const [nested] = (await childRequests(s.w.bus, "agent-lead", r.callId)).filter((c) => c.tool === "agent.researcher");
+    expect(nested).toMatchObject({ parentCallId: r.callId, correlationId: "run-nested", mode: "llm" });
+    // 3 calls allowed, 2 spent, the call to the researcher is the third: nothing left for it to spend
+    const budget = (nested!.data.args as { budget: Record<string, number> }).budget;
+    expect(budget["maxToolCalls"]).toBe(0);
+    expect(budget["maxTokens"]).toBeLessThanOrEqual(5_000 - 120);
+    expect(budget["timeoutMs"]).toBeLessThan(20_000);
+    const checked = await decisionOf(s, "agent", nested!.callId);
+    expect(checked).toMatchObject({ decision: "allow" });
+    expect(checked.ruleIds).toContain("attenuation.checked");
+
+    const researcher = outputOf(await eventually(async () => {
+      const e = await readEvent(s.w.bus, "agent", nested!.callId, "ToolCallFinished");
+      expect(e).toBeDefined();
+      return { ok: e!.data.ok, data: e!.data.output };
+    }));
+    expect(researcher).toMatchObject({ stoppedBy: "toolCalls", usage: { toolCalls: 0 } });
+    expect(researcher.childCalls).toEqual([expect.objectContaining({ status: "refused", error: expect.objectContaining({ code: "BUDGET_EXCEEDED" }) })]);
+    expect(await childRequests(s.w.bus, "agent-researcher", nested!.callId)).toEqual([]);
+    // the lead's model read the researcher's partial result
+    expect(toolMessages(s.model.requestsFor("m-lead").at(-1)!.body).at(-1)).toMatch(/partial result: the tool-call budget/);
+  });
+
+  it("denies forged child calls that reach beyond the running delegator's flags, scope, tools, principal or budget", async () => {
+    // the model holds the lead's first turn: meanwhile its call is running and its view is recorded
+    let release!: () => void;
+    s.model.script("m-lead", [{ content: "Finished thinking.", waitFor: new Promise<void>((r) => (release = r)) }]);
+    const running = bot.call("agent.lead", { task: "think" }, { mode: "plan", runId: "run-forged" });
+    const leadCall = await eventually(async () => {
+      const [lead] = await requestsBy(s.w.bus, "support-bot", (e) => e.correlationId === "run-forged");
+      expect(lead).toBeDefined();
+      // its first view is recorded before the model is asked
+      expect(await readEvent(s.w.bus, "agent", lead!.callId, "ToolViewCompiled", "t1")).toBeDefined();
+      return lead!.callId;
+    });
+    const asLead = createAgentClient({ bus: s.w.bus, principal: "agent-lead", mode: "llm", runId: "run-forged" });
+    const forged = (tool: string, args: unknown, extra: { flags?: Record<string, boolean>; scope?: string } = {}) =>
+      asLead.call(tool, args, { parentCallId: leadCall, ...extra });
+
+    const cases = [
+      { what: "a flag the delegator lacks", domain: "kb", r: await forged("kb.search", { query: "x" }, { flags: { kbAdmin: true } }), rule: "attenuation.flag" },
+      { what: "a scope the delegator lacks", domain: "kb", r: await forged("kb.search", { query: "x" }, { scope: "ticket_page" }), rule: "attenuation.scope" },
+      { what: "a tool never shown to its model", domain: "session", r: await forged("session.fetch", { id: 1 }), rule: "attenuation.tool" },
+      { what: "a nested budget beyond what is left", domain: "agent", r: await forged("agent.researcher", { task: "x", budget: { maxToolCalls: 8, maxTokens: 1_000, timeoutMs: 5_000 } }), rule: "attenuation.budget" },
+      { what: "another principal", domain: "kb", r: await bot.call("kb.search", { query: "x" }, { parentCallId: leadCall, mode: "llm" }), rule: "attenuation.chain" },
+      { what: "a parent that does not exist", domain: "kb", r: await asLead.call("kb.search", { query: "x" }, { parentCallId: "no-such-call" }), rule: "attenuation.chain" },
+    ];
+    for (const c of cases) {
+      expect(c.r, c.what).toMatchObject({ ok: false, status: "rejected" });
+      const checked = await decisionOf(s, c.domain, c.r.callId);
+      expect(checked.decision, c.what).toBe("deny");
+      expect(checked.ruleIds[0], c.what).toBe(c.rule);
+    }
+    const overBudget = cases.find((c) => c.rule === "attenuation.budget")?.r.error;
+    expect(overBudget).toMatchObject({ code: "BUDGET_EXCEEDED", message: expect.stringMatching(/asks for 8 tool calls; its delegator has \d left/) });
+
+    const allowed = await forged("kb.search", { query: "refund" });
+    expect(allowed).toMatchObject({ ok: true, status: "succeeded" });
+    release();
+    expect(outputOf(await running)).toMatchObject({ stoppedBy: "answer" });
+
+    // once the delegating call has ended, nothing more runs on its behalf
+    const late = await forged("kb.search", { query: "refund" });
+    expect(late).toMatchObject({ ok: false, status: "rejected" });
+    expect((await decisionOf(s, "kb", late.callId)).ruleIds[0]).toBe("attenuation.chain");
+    await asLead.close();
+  });
+
+  it("records child calls under their parent: each child's history carries the parent's call id", async () => {
+    s.model.script("m-researcher", [{ toolCalls: [{ name: "kb__search", arguments: { query: "password" } }] }, { content: "ok" }]);
+    const r = await bot.call("agent.researcher", { task: "passwords" }, { mode: "plan" });
+    const [child] = outputOf(r).childCalls;
+    const events = await callEvents(s.w.bus, child!.callId!);
+    expect(events.length).toBeGreaterThanOrEqual(5);
+    expect(events.every((e) => e.parentCallId === r.callId && e.principal === "agent-researcher")).toBe(true);
+  });
+});

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEvent, silentLogger } from "@warden/bus";
+import { createAgentClient } from "@warden/sdk";
+import { startSubagentService, triageAgent } from "@warden/subagent";
+import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { toolNames } from "./subagent-fixture.js";
+
+describe("the demo's agent.triage over the support desk", () => {
+  let w: TestWarden;
+  let model: ScriptedOpenAi;
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true });
+    model = await startScriptedOpenAi();
+  });
+  afterAll(async () => {
+    await w.stop();
+    await model.stop();
+  });
+
+  it("answers a call with a clear error naming OPENAI_BASE_URL and OPENAI_API_KEY when no endpoint is configured", async () => {
+    const service = await startSubagentService({ bus: w.bus, log: silentLogger(), agents: [triageAgent], endpoint: { defaultModel: "gpt-4o-mini" } });
+    try {
+      expect(service.executor.registered).toEqual([expect.objectContaining({ name: "agent.triage", status: "enabled" })]);
+      const alice = createAgentClient({ bus: w.bus, principal: "alice", mode: "human" });
+      const r = await alice.call("agent.triage", { task: "look into session 1" }, { timeoutMs: 15_000 });
+      expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE", retryable: false, details: { missing: ["OPENAI_BASE_URL", "OPENAI_API_KEY"] } } });
+      expect(r.error?.message).toMatch(/set OPENAI_BASE_URL .* and OPENAI_API_KEY/);
+      // a write-grade subagent: the demo policy holds a model's delegation to it for a person
+      const validated = await readEvent(w.bus, "agent", r.callId, "ToolArgsValidated");
+      expect(validated?.data.grade).toBe("write");
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it("runs over the support-desk reads with a configured endpoint and shows its model the tools the caller's scope allows", async () => {
+    const service = await startSubagentService({ bus: w.bus, log: silentLogger(), agents: [triageAgent], endpoint: { baseURL: model.baseURL, defaultModel: "m-triage" } });
+    try {
+      model.script("m-triage", [
+        { toolCalls: [{ name: "session__fetch", arguments: { id: 1 } }, { name: "kb__search", arguments: { query: "refund damaged" } }] },
+        { content: "Summary: broken blender, refund wanted. Suggested reply: we will refund within 5-10 days." },
+      ]);
+      const alice = createAgentClient({ bus: w.bus, principal: "alice", mode: "human" });
+      const r = await alice.call("agent.triage", { task: "triage session 1", summary: "customer is upset" }, { scope: "ticket_page", timeoutMs: 15_000 });
+      expect(r).toMatchObject({ ok: true, data: { stoppedBy: "answer" } });
+      const [first] = model.requestsFor("m-triage");
+      // ticket.fill is shown on the ticket page; ticket.submit is a write the demo policy does not show a model
+      expect(toolNames(first!.body)).toEqual(["kb__search", "session__fetch", "ticket__fill"]);
+      expect(first!.body.messages[1]?.content).toMatch(/Context from the caller:\ncustomer is upset/);
+      const view = await readEvent(w.bus, "agent", r.callId, "ToolViewCompiled", "t1");
+      expect(view?.data.hidden).toEqual([expect.objectContaining({ name: "ticket.submit", reason: "write_not_opted_in_for_llm" })]);
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { DeliverPolicy } from "@nats-io/jetstream";
+import { createLogger, decodeJson, silentLogger, type Bus } from "@warden/bus";
+import { CALLS_SUBJECT_ROOT, STREAM_CALLS, WardenEventSchema, type PolicyDocumentInput, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
+import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+export interface SubagentWarden {
+  readonly w: TestWarden;
+  readonly model: ScriptedOpenAi;
+  readonly service: SubagentService;
+  stop(): Promise<void>;
+}
+
+/** The demo policy, with both ticket writes shown to models (a model proposes, a person confirms). */
+export const SUBAGENT_TEST_POLICY: PolicyDocumentInput = {
+  version: "subagent-e2e-1",
+  principals: {
+    alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+    bob: { kind: "human" },
+    "support-bot": { kind: "agent" },
+  },
+  llm: { showWrite: ["ticket.fill", "ticket.submit"] },
+};
+
+/** Every core service, the support desk and a subagent service whose model is the scripted server. */
+export async function startSubagentWarden(agents: readonly SubagentDescriptorInput[], policy = SUBAGENT_TEST_POLICY): Promise<SubagentWarden> {
+  const w = await startTestWarden({ demo: true, policy });
+  const model = await startScriptedOpenAi();
+  const level = process.env["WARDEN_TEST_LOG"];
+  const log = level ? createLogger("subagent-test", level) : silentLogger();
+  const service = await startSubagentService({ bus: w.bus, log, agents, endpoint: { baseURL: model.baseURL, apiKey: "test-key", defaultModel: "scripted-default" } });
+  w.track(service);
+  return {
+    w,
+    model,
+    service,
+    async stop() {
+      await w.stop();
+      await model.stop();
+    },
+  };
+}
+
+/** A subagent call's output, parsed (throws when the call did not succeed). */
+export function outputOf(result: { ok: boolean; data?: unknown; error?: { code: string; message: string } }): SubagentOutput {
+  if (!result.ok) throw new Error(`the subagent call failed: ${result.error?.code} ${result.error?.message}`);
+  return result.data as SubagentOutput;
+}
+
+/** Every ToolCallRequested a principal published whose parent is `parentCallId`. */
+export async function childRequests(bus: Bus, principal: string, parentCallId: string): Promise<ToolCallRequested[]> {
+  return requestsBy(bus, principal, (e) => e.parentCallId === parentCallId);
+}
+
+/** Every ToolCallRequested a principal published that `keep` accepts, in stream order. */
+export async function requestsBy(bus: Bus, principal: string, keep: (e: ToolCallRequested) => boolean): Promise<ToolCallRequested[]> {
+  const consumer = await bus.js.consumers.get(STREAM_CALLS, {
+    filter_subjects: `${CALLS_SUBJECT_ROOT}.*.*.ToolCallRequested.${principal}`,
+    deliver_policy: DeliverPolicy.All,
+  });
+  try {
+    const total = (await consumer.info(true)).num_pending;
+    const out: ToolCallRequested[] = [];
+    if (total === 0) return out;
+    let seen = 0;
+    for await (const m of await consumer.fetch({ max_messages: total, expires: 5_000 })) {
+      seen += 1;
+      const decoded = decodeJson(m.data);
+      const parsed = decoded.ok ? WardenEventSchema.safeParse(decoded.value) : undefined;
+      const event: WardenEvent | undefined = parsed?.success ? parsed.data : undefined;
+      if (event?.type === "ToolCallRequested" && keep(event)) out.push(event);
+      if (seen >= total) break;
+    }
+    return out;
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
+}
+
+/** The content of the tool messages a recorded model request carried. */
+export function toolMessages(body: { messages: readonly { role: string; content?: unknown }[] }): string[] {
+  return body.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+}
+
+export function toolNames(body: { tools?: readonly { function: { name: string } }[] }): string[] {
+  return (body.tools ?? []).map((t) => t.function.name).sort();
+}

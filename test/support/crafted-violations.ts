@@ -1,0 +1,91 @@
+import type { PolicyDocumentInput, WardenEvent } from "@warden/contracts";
+import { syntheticCall, type AuditViolationKind, type CallViolationKind } from "@warden/projections";
+
+/** The policy document the audit-only violations are judged against. */
+export const CRAFTED_POLICY: PolicyDocumentInput = {
+  version: "crafted-1",
+  principals: {
+    alice: { kind: "human", approves: ["write", "send"] },
+    carol: { kind: "human", approves: ["write"] },
+    bot: { kind: "agent" },
+    helper: { kind: "agent", approves: ["send"] },
+  },
+  budgets: { maxCallsPerRun: 2 },
+};
+
+type Kind = CallViolationKind | AuditViolationKind;
+
+function change<T extends WardenEvent["type"]>(events: WardenEvent[], type: T, edit: (e: Extract<WardenEvent, { type: T }>) => WardenEvent): WardenEvent[] {
+  return events.map((e) => (e.type === type ? edit(e as Extract<WardenEvent, { type: T }>) : e));
+}
+
+const drop = (events: WardenEvent[], type: WardenEvent["type"]) => events.filter((e) => e.type !== type);
+const OTHER_HASH = `sha256:${"f".repeat(64)}`;
+
+/**
+ * A crafted stream for each violation kind: one or more calls whose events break exactly the
+ * invariant named (others may follow from it). The call to look at is the first callId given.
+ */
+export const CRAFTED_VIOLATIONS: Record<Kind, (callId: string, runId: string) => WardenEvent[]> = {
+  started_without_authorisation: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolPolicyChecked"),
+  send_without_grant: (callId, runId) => syntheticCall({ callId, runId, outcome: "succeeded", tool: "customer.message", grade: "send", mode: "plan" }),
+  llm_send_not_denied: (callId, runId) => syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message", mode: "llm" }),
+  grant_args_mismatch: (callId, runId) =>
+    change(syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message" }), "ApprovalGranted", (e) => ({ ...e, data: { ...e.data, argsHash: OTHER_HASH } })),
+  grant_descriptor_mismatch: (callId, runId) =>
+    change(syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message" }), "ApprovalGranted", (e) => ({ ...e, data: { ...e.data, descriptorHash: OTHER_HASH } })),
+  grant_without_request: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message" }), "ApprovalRequested"),
+  grant_expired_at_start: (callId, runId) =>
+    change(syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message" }), "ApprovalGranted", (e) => ({
+      ...e,
+      data: { ...e.data, expiresAt: new Date(Date.parse(e.data.grantedAt) - 60_000).toISOString() },
+    })),
+  binding_mismatch: (callId, runId) =>
+    change(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallStarted", (e) => ({ ...e, data: { ...e.data, argsHash: OTHER_HASH } })),
+  finished_twice: (callId, runId) => {
+    const events = syntheticCall({ callId, runId, outcome: "succeeded" });
+    const started = events.find((e) => e.type === "ToolCallStarted")!;
+    const last = events.at(-1)!;
+    return [
+      ...events,
+      {
+        ...last,
+        type: "ToolCallOutcomeUnknown",
+        eventId: `${callId}-again`,
+        ts: new Date(Date.parse(last.ts) + 5).toISOString(),
+        causationId: started.eventId,
+        data: { reason: "a second result", startedEventId: started.eventId, executorId: "ex9" },
+      } as WardenEvent,
+    ];
+  },
+  finished_without_start: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallStarted"),
+  truncated_without_artifact: (callId, runId) =>
+    change(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallFinished", (e) => ({ ...e, data: { ...e.data, truncated: true, outputBytes: 1_000_000 } })),
+  after_terminal: (callId, runId) => {
+    const events = syntheticCall({ callId, runId, outcome: "approval_denied", tool: "customer.message" });
+    const requested = events.find((e) => e.type === "ApprovalRequested")!;
+    const last = events.at(-1)!;
+    return [
+      ...events,
+      {
+        ...last,
+        type: "ApprovalExpired",
+        eventId: `${callId}-late`,
+        ts: new Date(Date.parse(last.ts) + 5).toISOString(),
+        causationId: requested.eventId,
+        data: { approvalId: `${callId}-a`, expiresAt: last.ts },
+      } as WardenEvent,
+    ];
+  },
+  invalid_transition: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolArgsValidated"),
+  identity_mismatch: (callId, runId) => change(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallFinished", (e) => ({ ...e, principal: "mallory" })),
+  child_not_llm: (callId, runId) => syntheticCall({ callId, runId, outcome: "succeeded", mode: "plan", parentCallId: `${callId}-parent` }),
+  grant_approver_not_human: (callId, runId) => syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message", approver: "helper" }),
+  grant_approver_not_allowed: (callId, runId) => syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message", approver: "carol" }),
+  grant_by_requester: (callId, runId) => syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message", principal: "alice", approver: "alice" }),
+  budget_exceeded: (callId, runId) => [
+    ...syntheticCall({ callId: `${callId}-1`, runId, outcome: "succeeded", at: new Date("2030-01-01T00:00:00.000Z") }),
+    ...syntheticCall({ callId: `${callId}-2`, runId, outcome: "succeeded", at: new Date("2030-01-01T00:00:01.000Z") }),
+    ...syntheticCall({ callId, runId, outcome: "succeeded", at: new Date("2030-01-01T00:00:02.000Z") }),
+  ],
+};
