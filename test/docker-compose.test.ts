@@ -12,7 +12,7 @@ const compose = parse(readFileSync(join(root, "docker-compose.yml"), "utf8"), { 
 function configSources(): string {
   const files = [
     "libs/bus/src/config.ts",
-    ...["registry", "policy", "approver", "executor"].map((s) => `services/${s}/src/config.ts`),
+    ...["registry", "policy", "approver", "executor", "projector"].map((s) => `services/${s}/src/config.ts`),
     "examples/support-desk/src/config.ts",
     "services/subagent/src/config.ts",
     "services/adapters/src/config.ts",
@@ -36,7 +36,7 @@ describe("docker-compose.yml", () => {
 
   it("has one container per Warden service, each running an entry point that exists in the tree", () => {
     const wardens = services.filter(([, s]) => s.command?.[0] === "node");
-    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "policy", "registry", "subagent", "support-desk"]);
+    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "policy", "projector", "registry", "subagent", "support-desk"]);
     for (const [, s] of wardens) {
       const entry = s.command![1]!;
       const source = entry.replace("/dist/", "/src/").replace(/\.js$/, ".ts");

@@ -6,6 +6,7 @@ import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
 import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
 import { rawPublishRate } from "./raw-publish.js";
+import { replayBench } from "./replay-bench.js";
 import { summarize } from "./stats.js";
 
 /**
@@ -98,6 +99,13 @@ try {
   process.stdout.write(`\nWarden bench (${quick ? "quick" : "full"}; ${new Date().toISOString()})\n`);
   for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
   client.close();
+
+  // replay and trace over what the run left on the stream; the services stop first
+  await stopAll(procs);
+  process.stdout.write("\nreplay and audit (services stopped)…\n");
+  const replayRows = await replayBench(bus, { minEvents: 100_000, traces: quick ? 100 : 500, projectorSeconds: quick ? 10 : 30 });
+  const replayWidth = Math.max(...replayRows.map(([k]) => k.length));
+  for (const [k, v] of replayRows) process.stdout.write(`${k.padEnd(replayWidth)}  ${v}\n`);
 } finally {
   await shutdown();
 }

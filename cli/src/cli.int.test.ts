@@ -9,6 +9,7 @@ import { freePort, silentLogger, type Bus } from "@warden/bus";
 import { newId, PolicyDocumentSchema } from "@warden/contracts";
 import { readOutbox, startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import { stringify as toYaml } from "yaml";
 import { eventually } from "../../test/support/eventually.js";
@@ -54,6 +55,7 @@ describe("the warden CLI against a real nats-server and the services", () => {
     running.push(await startRegistryService({ bus, log }));
     running.push(await startPolicyService({ bus, log }));
     running.push(await startApproverService({ bus, log }));
+    running.push(await startProjector({ bus, log }));
     const put = await putPolicyDocument(bus, supportDeskPolicy);
     if (!put.ok) throw new Error(put.error.message);
     running.push(await startSupportDesk({ bus, log }));

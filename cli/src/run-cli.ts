@@ -1,8 +1,10 @@
 import { approvalsCommand } from "./commands/approvals.js";
+import { auditCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
 import { approveCommand, denyCommand } from "./commands/decide.js";
 import { helpCommand, USAGE } from "./commands/help.js";
 import { policyCommand } from "./commands/policy.js";
+import { replayCommand } from "./commands/replay.js";
 import { registerCommand } from "./commands/register.js";
 import { toolsCommand } from "./commands/tools.js";
 import { traceCommand } from "./commands/trace.js";
@@ -19,6 +21,8 @@ const COMMANDS: Record<string, Command> = {
   approve: approveCommand,
   deny: denyCommand,
   trace: traceCommand,
+  audit: auditCommand,
+  replay: replayCommand,
   policy: policyCommand,
   register: registerCommand,
   help: helpCommand,

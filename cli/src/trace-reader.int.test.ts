@@ -1,58 +1,74 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, type Bus } from "@warden/bus";
+import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts";
+import { syntheticCall } from "@warden/projections";
+import { startProjector, type Projector } from "@warden/projector";
+import { eventually } from "../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../test/support/nats.js";
-import { readCallTrace } from "./trace-reader.js";
+import { readCallEvents, readCallTrace } from "./trace-reader.js";
 
-function events(callId: string, domain: string): WardenEvent[] {
-  const base = { v: 1 as const, callId, domain, tool: `${domain}.search`, principal: "bot", mode: "llm" as const, correlationId: "run1" };
-  const requested: WardenEvent = {
-    ...base,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    ts: new Date().toISOString(),
-    causationId: null,
-    data: { args: { query: "x" }, scope: null, flags: {} },
-  };
-  const rejected: WardenEvent = {
-    ...base,
-    type: "ToolCallRejected",
-    eventId: newId(),
-    ts: new Date().toISOString(),
-    causationId: requested.eventId,
-    data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no such tool", retryable: false } },
-  };
-  return [requested, rejected];
+function rejected(callId: string, domain: string): WardenEvent[] {
+  return syntheticCall({ callId, outcome: "rejected", tool: `${domain}.search` });
 }
 
-describe("readCallTrace", () => {
+describe("reading a call's trace", () => {
   let nats: TestNats;
   let bus: Bus;
+  let projector: Projector;
   beforeAll(async () => {
     nats = await startTestNats();
     bus = await nats.bus();
+    projector = await startProjector({ bus, log: silentLogger() });
   });
-  afterAll(async () => nats.stop());
+  afterAll(async () => {
+    await projector.stop();
+    await nats.stop();
+  });
 
-  it("finds a call's domain from its id and reads its events in stream order", async () => {
+  it("finds a call's domain from its id and reads its events in stream order, with their sequences", async () => {
     const callId = newId();
-    const written = events(callId, "kb");
+    const written = rejected(callId, "kb");
     for (const e of written) await appendEvent(bus, e);
     // another call in the same domain must not leak in
-    for (const e of events(newId(), "kb")) await appendEvent(bus, e);
-    const trace = await readCallTrace(bus, callId);
-    expect(trace?.domain).toBe("kb");
-    expect(trace?.events.map((e) => e.eventId)).toEqual(written.map((e) => e.eventId));
+    for (const e of rejected(newId(), "kb")) await appendEvent(bus, e);
+    const found = await readCallEvents(bus, callId);
+    expect(found?.domain).toBe("kb");
+    expect(found?.entries.map((e) => e.event.eventId)).toEqual(written.map((e) => e.eventId));
+    expect(found!.entries[1]!.seq).toBeGreaterThan(found!.entries[0]!.seq);
   });
 
   it("prefers the domain of the request when the id appears under another domain too", async () => {
     const callId = newId();
-    const real = events(callId, "ticket");
+    const real = rejected(callId, "ticket");
     for (const e of real) await appendEvent(bus, e);
-    await appendEvent(bus, events(callId, "zzz")[1]!);
-    const trace = await readCallTrace(bus, callId);
-    expect(trace?.domain).toBe("ticket");
-    expect(trace?.events.map((e) => e.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
+    await appendEvent(bus, { ...rejected(callId, "zzz")[1]!, eventId: newId() });
+    const found = await readCallEvents(bus, callId);
+    expect(found?.domain).toBe("ticket");
+    expect(found?.entries.map((e) => e.event.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
+  });
+
+  it("shows a subagent's child calls under it, each with its own chain", async () => {
+    const parent = newId();
+    const [k1, k2] = [newId(), newId()];
+    const at = new Date();
+    const parentEvents = syntheticCall({ callId: parent, outcome: "succeeded", tool: "agents.triage", at });
+    const started = parentEvents.findIndex((e) => e.type === "ToolCallStarted");
+    const children = [
+      ...syntheticCall({ callId: k1, outcome: "succeeded", parentCallId: parent, at }),
+      ...syntheticCall({ callId: k2, outcome: "policy_denied", parentCallId: parent, at }),
+    ];
+    for (const e of [...parentEvents.slice(0, started + 1), ...children, ...parentEvents.slice(started + 1)]) await appendEvent(bus, e);
+    const trace = await eventually(async () => {
+      const t = await readCallTrace(bus, parent);
+      expect(t?.children).toHaveLength(2);
+      return t!;
+    });
+    expect(trace.steps.map((s) => s.type)).toEqual(parentEvents.map((e) => e.type));
+    expect(trace.children.map((c) => [c.callId, c.status, c.parentCallId])).toEqual([
+      [k1, "succeeded", parent],
+      [k2, "rejected", parent],
+    ]);
+    expect(trace.children[0]!.events.map((e) => e.type)).toEqual(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", "ToolCallFinished"]);
   });
 
   it("returns undefined for a call id with no events", async () => {

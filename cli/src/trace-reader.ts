@@ -1,38 +1,30 @@
-import type { Bus } from "@warden/bus";
-import { decodeJson } from "@warden/bus";
-import { callAnyDomainSubject, callHistorySubject, parseCallSubject, STREAM_CALLS, WardenEventSchema, type WardenEvent } from "@warden/contracts";
+import { kvGetJson, type Bus } from "@warden/bus";
+import { BUCKET_CALLS, type WardenEvent } from "@warden/contracts";
+import { buildTrace, CallModelSchema, type CallTrace } from "@warden/projections";
+import { readCallEvents } from "@warden/projector";
 
-const READ_TIMEOUT_MS = 5_000;
+export { readCallEvents, type CallEvents } from "@warden/projector";
 
-export interface CallTrace {
-  readonly callId: string;
-  readonly domain: string;
-  readonly events: WardenEvent[];
-}
+/** Child calls are followed this deep (a subagent's subagent's ...). */
+export const MAX_TRACE_DEPTH = 4;
+
+/** A call's trace with its raw events, and its children's. */
+export type CallTraceDoc = CallTrace & { readonly events: readonly WardenEvent[]; readonly children: readonly CallTraceDoc[] };
 
 /**
- * Reads a call's events in stream order. The domain is found from the subjects stored under the
- * call id (the request's domain wins); the events are read with an ordered consumer on its prefix.
+ * A call's timeline and, for a subagent, its child calls' (from the projected call model, which
+ * lists them: a child's subjects do not name its parent), as a tree.
  */
-export async function readCallTrace(bus: Bus, callId: string): Promise<CallTrace | undefined> {
-  const info = await bus.jsm.streams.info(STREAM_CALLS, { subjects_filter: callAnyDomainSubject(callId) });
-  const subjects = Object.entries(info.state.subjects ?? {});
-  const parsed = subjects.map(([s]) => parseCallSubject(s)).filter((p) => p !== undefined);
-  const domain = (parsed.find((p) => p.type === "ToolCallRequested") ?? parsed[0])?.domain;
-  if (domain === undefined) return undefined;
-  const expected = subjects.filter(([s]) => parseCallSubject(s)?.domain === domain).reduce((n, [, count]) => n + count, 0);
-  const consumer = await bus.js.consumers.get(STREAM_CALLS, { filter_subjects: callHistorySubject(domain, callId) });
-  const events: WardenEvent[] = [];
-  try {
-    const batch = await consumer.fetch({ max_messages: expected, expires: READ_TIMEOUT_MS });
-    for await (const m of batch) {
-      const decoded = decodeJson(m.data);
-      const event = decoded.ok ? WardenEventSchema.safeParse(decoded.value) : undefined;
-      if (event?.success) events.push(event.data);
-      if (m.info.pending === 0) break;
-    }
-  } finally {
-    await consumer.delete().catch(() => undefined);
-  }
-  return { callId, domain, events };
+export async function readCallTrace(bus: Bus, callId: string, depth = MAX_TRACE_DEPTH): Promise<CallTraceDoc | undefined> {
+  const found = await readCallEvents(bus, callId);
+  if (found === undefined || found.entries.length === 0) return undefined;
+  const childIds = depth > 0 ? await childrenOf(bus, callId) : [];
+  const children = (await Promise.all(childIds.map((id) => readCallTrace(bus, id, depth - 1)))).filter((c) => c !== undefined);
+  const trace = buildTrace(found.entries, children)!;
+  return { ...trace, children, events: found.entries.map((e) => e.event) };
+}
+
+async function childrenOf(bus: Bus, callId: string): Promise<string[]> {
+  const model = await kvGetJson(await bus.kvm.open(BUCKET_CALLS), callId, CallModelSchema);
+  return model?.value.children ?? [];
 }

@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
@@ -22,6 +24,21 @@ const AGENTS: SubagentDescriptorInput[] = [
   },
   { ...base, name: "agent.researcher", title: "Researcher", model: "m-researcher", allowedTools: ["kb.search"] },
 ];
+
+const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
+
+/** Runs the warden CLI and parses its one JSON document. */
+function cli(args: string[], natsUrl: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, NATS_URL: natsUrl } }, (err, stdout) => {
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(err ?? new Error(`not JSON: ${stdout}`));
+      }
+    });
+  });
+}
 
 /** The policy decision of a call, once made. */
 async function decisionOf(s: SubagentWarden, domain: string, callId: string) {
@@ -126,12 +143,19 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
     await asLead.close();
   });
 
-  it("records child calls under their parent: each child's history carries the parent's call id", async () => {
+  it("records child calls under their parent: each child's history carries the parent's call id, and warden trace nests them", async () => {
     s.model.script("m-researcher", [{ toolCalls: [{ name: "kb__search", arguments: { query: "password" } }] }, { content: "ok" }]);
     const r = await bot.call("agent.researcher", { task: "passwords" }, { mode: "plan" });
     const [child] = outputOf(r).childCalls;
     const events = await callEvents(s.w.bus, child!.callId!);
     expect(events.length).toBeGreaterThanOrEqual(5);
     expect(events.every((e) => e.parentCallId === r.callId && e.principal === "agent-researcher")).toBe(true);
+
+    const trace = await eventually(async () => {
+      const doc = (await cli(["trace", r.callId, "--json"], s.w.nats.url)) as { children?: { callId: string; parentCallId?: string; tool: string }[] };
+      expect(doc.children).toHaveLength(1);
+      return doc;
+    });
+    expect(trace.children?.[0]).toMatchObject({ callId: child!.callId, parentCallId: r.callId, tool: "kb.search" });
   });
 });

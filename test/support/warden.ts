@@ -2,6 +2,7 @@ import { createLogger, silentLogger, type Bus } from "@warden/bus";
 import { startApproverService } from "@warden/approver";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import type { PolicyDocumentInput } from "@warden/contracts";
 import { startTestNats, type TestNats } from "./nats.js";
@@ -44,7 +45,8 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     const registry = await startRegistryService({ bus, log });
     const policyService = await startPolicyService({ bus, log });
     const approver = await startApproverService({ bus, log, sweepIntervalMs: opts.sweepIntervalMs ?? 200 });
-    services = [registry, policyService, approver];
+    const projector = await startProjector({ bus, log, leaseTtlMs: 1_000 });
+    services = [registry, policyService, approver, projector];
     if (opts.demo) services.push(await startSupportDesk({ bus, log }));
   };
   await startServices();

@@ -16,7 +16,11 @@ usage: warden <command> [options]        (every command takes --json; NATS_URL p
   approvals                                      calls waiting for a person
   approve ID --as P [--reason R] [--args-hash H] grant an approval
   deny ID --as P --reason R [--args-hash H]      deny an approval
-  trace CALL_ID                                  a call's events in order
+  trace CALL_ID                                  a call's timeline: who did what, which rule, approver, result, child calls
+  audit [--since T] [--until T] [--principal P] [--tool T] [--domain D] [--mode M] [--outcome S]
+        [--jsonl] [--verify] [--policy FILE]     calls requested in a time range (T: ISO time or 15m / 2h / 7d ago);
+                                                 --verify checks them against the invariants, exit 1 names each violation
+  replay [--rebuild [--suffix S]] [--to-seq N]   rebuild every read model from the stream; digests vs the live models
   policy set FILE                                store a policy document (JSON or YAML)
   policy show                                    the policy document in force
   register FILE [--status S] [--discover] [--dry-run]

@@ -1,65 +1,32 @@
 import { describe, expect, it } from "vitest";
-import type { WardenEvent } from "@warden/contracts";
-import { keyFields, traceText } from "./trace-format.js";
+import { buildTrace, syntheticCall } from "@warden/projections";
+import { stepDetails, traceText } from "./trace-format.js";
 
-const env = {
-  v: 1 as const,
-  callId: "c1",
-  domain: "customer",
-  tool: "customer.message",
-  principal: "planner",
-  mode: "plan" as const,
-  correlationId: "run1",
-};
-
-const events: WardenEvent[] = [
-  {
-    ...env,
-    type: "ToolCallRequested",
-    eventId: "e1",
-    ts: "2025-01-01T00:00:00.000Z",
-    causationId: null,
-    data: { args: { customerId: "c9", text: "hello there" }, scope: null, flags: {} },
-  },
-  {
-    ...env,
-    type: "ToolPolicyChecked",
-    eventId: "e2",
-    ts: "2025-01-01T00:00:00.002Z",
-    causationId: "e1",
-    data: {
-      version: "1.0.0",
-      descriptorHash: `sha256:${"a".repeat(64)}`,
-      grade: "send",
-      argsHash: `sha256:${"b".repeat(64)}`,
-      args: {},
-      decision: "require_approval",
-      reason: "send needs a human",
-      ruleIds: ["default.send.plan"],
-      policyVersion: "demo-1",
-    },
-  },
-  { ...env, type: "ApprovalDenied", eventId: "e3", ts: "2025-01-01T00:01:00.000Z", causationId: "e2", data: { approvalId: "ap1", approver: "alice", reason: "wrong customer" } },
-];
+const entries = (events: ReturnType<typeof syntheticCall>) => events.map((event, i) => ({ seq: i + 1, event }));
 
 describe("trace text", () => {
-  it("prints one line per event in order with time, type, principal and key fields", () => {
-    const lines = traceText("c1", "customer", events).split("\n");
-    expect(lines[0]).toBe("call c1 (domain customer, 3 events)");
-    expect(lines[1]).toMatch(/^2025-01-01T00:00:00.000Z {2}ToolCallRequested {2}planner {2}tool=customer.message args=.*"customerId":"c9"/);
-    expect(lines[2]).toContain('decision=require_approval rules=default.send.plan policy=demo-1 reason="send needs a human"');
-    expect(lines[3]).toMatch(/ApprovalDenied +planner {2}approvalId=ap1 approver=alice reason="wrong customer"/);
+  it("prints a header, then one line per event with the time since the last, who did it and what matters", () => {
+    const t = buildTrace(entries(syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message" })))!;
+    const lines = traceText(t).split("\n");
+    expect(lines[0]).toBe("call c1 customer.message (domain customer): succeeded after 18ms, 7 events");
+    expect(lines[1]).toBe("  by bot in plan mode, run run1");
+    expect(lines[2]).toMatch(/^ {7}\+0ms {2}2030-01-01T00:00:00.000Z {2}ToolCallRequested +bot +args=\{"query":"q-c1"\}$/);
+    expect(lines[4]).toContain("ToolPolicyChecked  policy    decision=require_approval rules=default.send.plan policy=p1");
+    expect(lines[6]).toMatch(/ApprovalGranted +alice +approval=c1-a approver=alice argsHash=sha256:/);
+    expect(lines[8]).toMatch(/\+3ms .*ToolCallFinished +ex1 +ok=true ran=1.5ms result=\{"hits":\["result of c1"\]\}$/);
   });
 
-  it("shows a rejection's stage and error", () => {
-    const rejected: WardenEvent = {
-      ...env,
-      type: "ToolCallRejected",
-      eventId: "e9",
-      ts: "2025-01-01T00:00:00.001Z",
-      causationId: "e1",
-      data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no tool", retryable: false } },
-    };
-    expect(keyFields(rejected)).toBe('stage=registry error="UNKNOWN_TOOL: no tool"');
+  it("indents child calls under their parent and lists violations", () => {
+    const child = buildTrace(entries(syntheticCall({ callId: "k1", outcome: "failed", parentCallId: "p1" })))!;
+    const parent = buildTrace(entries(syntheticCall({ callId: "p1", outcome: "crashed" }).filter((e) => e.type !== "ToolCallStarted")), [child])!;
+    const text = traceText(parent);
+    expect(text).toContain("  VIOLATION finished_without_start at ToolCallOutcomeUnknown (seq 4): ToolCallOutcomeUnknown without a ToolCallStarted");
+    expect(text).toContain("  child calls (1):\n    call k1 kb.search (domain kb): failed after");
+    expect(text).toMatch(/\n {6}by bot in llm mode, run run1, child of p1\n/);
+  });
+
+  it("shows a rejection's error and rules", () => {
+    const t = buildTrace(entries(syntheticCall({ callId: "c1", outcome: "policy_denied" })))!;
+    expect(stepDetails(t.steps.at(-1)!)).toBe('rules=gate.scope error="POLICY_DENIED: denied"');
   });
 });

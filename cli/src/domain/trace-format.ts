@@ -1,60 +1,45 @@
-import type { WardenEvent } from "@warden/contracts";
+import type { CallTrace, TraceStep } from "@warden/projections";
 import { cut } from "../output.js";
 
-const ARGS_CHARS = 120;
+const PREVIEW = 120;
 
-/** The few fields of an event worth a glance, as `key=value` pairs. */
-export function keyFields(e: WardenEvent): string {
+/** The details of a step worth a glance, as `key=value` pairs. */
+export function stepDetails(s: TraceStep): string {
   const f: [string, unknown][] = [];
-  switch (e.type) {
-    case "ToolCallRequested":
-      f.push(["tool", e.tool], ["args", cut(JSON.stringify(e.data.args), ARGS_CHARS)], ["scope", e.data.scope]);
-      if (Object.keys(e.data.flags).length > 0) f.push(["flags", JSON.stringify(e.data.flags)]);
-      if (e.data.version) f.push(["version", e.data.version]);
-      if (e.parentCallId) f.push(["parent", e.parentCallId]);
-      break;
-    case "ToolArgsValidated":
-      f.push(["tool", e.tool], ["version", e.data.version], ["grade", e.data.grade], ["argsHash", e.data.argsHash]);
-      break;
-    case "ToolCallRejected":
-      f.push(["stage", e.data.stage], ["error", `${e.data.error.code}: ${e.data.error.message}`]);
-      if (e.data.ruleIds?.length) f.push(["rules", e.data.ruleIds.join(",")]);
-      break;
-    case "ToolPolicyChecked":
-      f.push(["decision", e.data.decision], ["rules", e.data.ruleIds.join(",")], ["policy", e.data.policyVersion], ["reason", e.data.reason]);
-      break;
-    case "ApprovalRequested":
-      f.push(["approvalId", e.data.approvalId], ["grade", e.data.grade], ["expires", e.data.expiresAt], ["argsHash", e.data.argsHash]);
-      break;
-    case "ApprovalGranted":
-      f.push(["approvalId", e.data.approvalId], ["approver", e.data.approver], ["grantExpires", e.data.expiresAt]);
-      break;
-    case "ApprovalDenied":
-      f.push(["approvalId", e.data.approvalId], ["approver", e.data.approver], ["reason", e.data.reason]);
-      break;
-    case "ApprovalExpired":
-      f.push(["approvalId", e.data.approvalId], ["expired", e.data.expiresAt]);
-      break;
-    case "ToolCallStarted":
-      f.push(["executor", e.data.executorId], ["authorizedBy", e.data.authorizedBy.type], ["deadline", e.data.deadline]);
-      break;
-    case "ToolCallFinished":
-      f.push(["ok", e.data.ok], ["durationMs", Math.round(e.data.durationMs)], ["outputBytes", e.data.outputBytes]);
-      if (e.data.truncated) f.push(["truncated", true]);
-      if (e.data.artifacts.length) f.push(["artifacts", e.data.artifacts.map((a) => a.id).join(",")]);
-      if (e.data.error) f.push(["error", `${e.data.error.code}: ${e.data.error.message}`]);
-      break;
-    case "ToolCallOutcomeUnknown":
-      f.push(["reason", e.data.reason], ["executor", e.data.executorId]);
-      break;
-  }
-  // args are already JSON; other text with spaces is quoted so each pair reads as one
-  return f.map(([k, v]) => `${k}=${k !== "args" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`).join(" ");
+  if (s.args !== undefined) f.push(["args", cut(s.args, PREVIEW)]);
+  if (s.decision !== undefined) f.push(["decision", s.decision]);
+  if (s.ruleIds !== undefined && s.ruleIds.length > 0) f.push(["rules", s.ruleIds.join(",")]);
+  if (s.policyVersion !== undefined) f.push(["policy", s.policyVersion]);
+  if (s.approvalId !== undefined) f.push(["approval", s.approvalId]);
+  if (s.approver !== undefined) f.push(["approver", s.approver]);
+  if (s.argsHash !== undefined) f.push(["argsHash", s.argsHash]);
+  if (s.expiresAt !== undefined) f.push(["expires", s.expiresAt]);
+  if (s.ok !== undefined) f.push(["ok", s.ok]);
+  if (s.durationMs !== undefined) f.push(["ran", `${round(s.durationMs)}ms`]);
+  if (s.resultPreview !== undefined) f.push(["result", cut(s.resultPreview, PREVIEW)]);
+  if (s.artifacts !== undefined) f.push(["artifacts", s.artifacts.map((a) => `${a.id}(${a.bytes}B)`).join(",")]);
+  if (s.error !== undefined) f.push(["error", `${s.error.code}: ${s.error.message}`]);
+  if (s.turn !== undefined) f.push(["turn", s.turn], ["tools", (s.tools ?? []).join(",") || "-"], ["hidden", s.hidden ?? 0]);
+  if (s.reason !== undefined) f.push(["reason", s.reason]);
+  // JSON is already one token; other text with spaces is quoted so each pair reads as one
+  return f.map(([k, v]) => `${k}=${k !== "args" && k !== "result" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`).join(" ");
 }
 
-/** One line per event, in stream order: time, type, principal, key fields. */
-export function traceText(callId: string, domain: string, events: readonly WardenEvent[]): string {
-  const width = Math.max(0, ...events.map((e) => e.type.length));
-  const lines = events.map((e) => `${e.ts}  ${e.type.padEnd(width)}  ${e.principal}  ${keyFields(e)}`);
-  return [`call ${callId} (domain ${domain}, ${events.length} events)`, ...lines].join("\n");
+/** A call's timeline, then its child calls indented under it. */
+export function traceText(t: CallTrace, indent = ""): string {
+  const head = `${indent}call ${t.callId} ${t.tool} (domain ${t.domain}): ${t.status} after ${round(t.totalMs)}ms, ${t.steps.length} events`;
+  const who = `${indent}  by ${t.principal} in ${t.mode} mode, run ${t.correlationId}${t.parentCallId ? `, child of ${t.parentCallId}` : ""}`;
+  const typeWidth = Math.max(0, ...t.steps.map((s) => s.type.length));
+  const actorWidth = Math.max(0, ...t.steps.map((s) => s.actor.length));
+  const lines = t.steps.map(
+    (s) => `${indent}  ${`+${round(s.sincePrevMs)}ms`.padStart(9)}  ${s.ts}  ${s.type.padEnd(typeWidth)}  ${s.actor.padEnd(actorWidth)}  ${stepDetails(s)}`.trimEnd(),
+  );
+  const violations = t.violations.map((v) => `${indent}  VIOLATION ${v.kind} at ${v.type} (seq ${v.seq}): ${v.detail}`);
+  const children =
+    t.children.length === 0 ? [] : [`${indent}  child calls (${t.children.length}):`, ...t.children.map((c) => traceText(c, `${indent}    `))];
+  return [head, who, ...lines, ...violations, ...children].join("\n");
+}
+
+function round(ms: number): string {
+  return ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10);
 }

@@ -1,6 +1,7 @@
 import type { Bus, Logger } from "@warden/bus";
 import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
@@ -38,6 +39,7 @@ export async function startServices(bus: Bus, log: Logger, demo: boolean, env: N
     await start("registry", () => startRegistryService({ bus, log: log.child({ service: "registry" }) }));
     await start("policy", () => startPolicyService({ bus, log: log.child({ service: "policy" }) }));
     await start("approver", () => startApproverService({ bus, log: log.child({ service: "approver" }) }));
+    await start("projector", () => startProjector({ bus, log: log.child({ service: "projector" }) }));
     let policy: PolicyDocument | undefined;
     if (demo) {
       const put = await putPolicyDocument(bus, supportDeskPolicy);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger, type Bus } from "@warden/bus";
+import { readCallHistory, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { EVENT_TYPES, newId, STREAM_CALLS } from "@warden/contracts";
 import { eventually } from "../../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
@@ -47,8 +47,8 @@ const tell = defineTool({
 });
 
 async function history(bus: Bus, callId: string): Promise<string[]> {
-  const found = await Promise.all(EVENT_TYPES.map((t) => readEvent(bus, "replay", callId, t)));
-  return found.flatMap((e) => (e ? [e.type] : []));
+  const types = (await readCallHistory(bus, callId)).flatMap((h) => (h.event ? [h.event.type] : []));
+  return types.sort((a, b) => EVENT_TYPES.indexOf(a) - EVENT_TYPES.indexOf(b));
 }
 
 describe("executor: authorisations delivered again to a recreated consumer", () => {

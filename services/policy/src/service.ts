@@ -1,7 +1,7 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
 import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
-import { openBudgetStore } from "./budget-store.js";
+import { openBudgetGuard } from "./budget-guard.js";
 import { startDescriptorCache } from "./descriptor-cache.js";
 import { policyCheckExhausted, policyCheckHandler } from "./handlers/tool-args-validated.js";
 import { watchPolicyDocument } from "./policy-document.js";
@@ -25,7 +25,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const log = deps.log.child({ stage: POLICY_STAGE });
   const documents = await watchPolicyDocument(bus, log);
   const descriptors = await startDescriptorCache(bus);
-  const budgets = await openBudgetStore(bus);
+  const budgets = await openBudgetGuard(bus);
   const attenuation = await openAttenuation(bus, descriptors);
   const stage = await runStage({
     bus,
@@ -43,6 +43,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
       await stage.stop();
       descriptors.stop();
       documents.stop();
+      budgets.stop();
     },
   };
 }

@@ -1,8 +1,7 @@
 import type { Logger } from "@warden/bus";
-import { decodeCallMessage, type AnyReadModelSpec } from "@warden/projections";
+import { decodeCallMessage } from "@warden/projections";
 import type { CursorStore } from "./cursor.js";
-import type { KV } from "./kv.js";
-import { updateModel, type SequencedEvent } from "./model-store.js";
+import type { ModelStore, SequencedEvent } from "./model-store.js";
 
 /** A stream message as the projector sees it. */
 export interface RawMessage {
@@ -12,7 +11,7 @@ export interface RawMessage {
 }
 
 export interface BatchDeps {
-  readonly buckets: ReadonlyMap<AnyReadModelSpec, KV>;
+  readonly stores: readonly ModelStore[];
   readonly cursor: CursorStore;
   readonly log: Logger;
   readonly concurrency: number;
@@ -41,8 +40,9 @@ export async function applyRun(deps: BatchDeps, run: readonly RawMessage[]): Pro
 }
 
 async function writeModels(deps: BatchDeps, run: readonly SequencedEvent[]): Promise<void> {
-  const work: { kv: KV; spec: AnyReadModelSpec; key: string; events: SequencedEvent[] }[] = [];
-  for (const [spec, kv] of deps.buckets) {
+  const work: { store: ModelStore; key: string; events: SequencedEvent[] }[] = [];
+  for (const store of deps.stores) {
+    const spec = store.spec;
     const byKey = new Map<string, SequencedEvent[]>();
     for (const se of run) {
       for (const key of spec.keysOf(se.event)) {
@@ -51,13 +51,13 @@ async function writeModels(deps: BatchDeps, run: readonly SequencedEvent[]): Pro
         else list.push(se);
       }
     }
-    for (const [key, events] of byKey) work.push({ kv, spec, key, events });
+    for (const [key, events] of byKey) work.push({ store, key, events });
   }
   let next = 0;
   const worker = async () => {
     while (next < work.length) {
       const w = work[next++]!;
-      if (await updateModel(w.kv, w.spec, w.key, w.events)) deps.afterWrite?.();
+      if (await w.store.update(w.key, w.events)) deps.afterWrite?.();
     }
   };
   await Promise.all(Array.from({ length: Math.min(deps.concurrency, work.length) }, worker));

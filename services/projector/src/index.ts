@@ -1,4 +1,5 @@
 export { readBucket } from "./bucket-reader.js";
+export { readCallEvents, type CallEvents } from "./call-events.js";
 export { loadConfig, ProjectorConfigSchema, type ProjectorConfig } from "./config.js";
 export { openCursor, type CursorStore } from "./cursor.js";
 export { digestsOf, readLiveModels, type LiveModels, type ModelDigests } from "./live-models.js";

@@ -1,11 +1,12 @@
 import { copyToDlq, ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
 import { CALLS_SUBJECTS, consumerName, newId, STREAM_CALLS } from "@warden/contracts";
-import { READ_MODELS, type AnyReadModelSpec } from "@warden/projections";
+import { READ_MODELS } from "@warden/projections";
 import { applyRun, type BatchDeps } from "./apply-batch.js";
 import { openCursor } from "./cursor.js";
 import { HeldMessages } from "./held-messages.js";
 import { runLease } from "./lease.js";
-import type { JsMsg, KV } from "./kv.js";
+import type { JsMsg } from "./kv.js";
+import { ModelStore } from "./model-store.js";
 
 export const PROJECTOR_STAGE = "projector";
 
@@ -51,13 +52,12 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const durable = consumerName(PROJECTOR_STAGE);
   // a projector may never drop an event: deliveries are unbounded, retries happen in-process
   await ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize });
-  const buckets = new Map<AnyReadModelSpec, KV>();
-  for (const spec of READ_MODELS) buckets.set(spec, await bus.kvm.open(spec.bucket));
+  const stores = await Promise.all(READ_MODELS.map(async (spec) => new ModelStore(await bus.kvm.open(spec.bucket), spec)));
   const batchDeps: BatchDeps = {
-    buckets,
+    stores,
     cursor: await openCursor(bus),
     log,
-    concurrency: deps.concurrency ?? 64,
+    concurrency: deps.concurrency ?? 128,
     onPoison: async (m, reason) => {
       log.warn({ seq: m.seq, subject: m.subject, reason }, "invalid event left out of the read models");
       await copyToDlq(bus, { stage: durable, reason, subject: m.subject, streamSeq: m.seq, data: m.data }).catch((err: unknown) =>

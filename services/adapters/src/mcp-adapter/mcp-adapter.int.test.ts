@@ -113,10 +113,9 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
 
       // the approval was for 1.0.0: granting it now is refused at the executor
       const alice = createApproverClient({ bus: w.bus, approver: "alice" });
-      const inbox = await alice.pending();
-      const item = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
-      expect(item).toBeDefined();
-      expect(await alice.approve(item!.approvalId, item!.argsHash)).toMatchObject({ ok: true });
+      const requested = await readEvent(w.bus, "fixture", pending.callId, "ApprovalRequested");
+      expect(requested?.data).toMatchObject({ approvalId: pending.approvalId, version: "1.0.0" });
+      expect(await alice.approve(pending.approvalId!, requested!.data.argsHash)).toMatchObject({ ok: true });
       const rejected = await eventually(async () => {
         const e = await readEvent(w.bus, "fixture", pending.callId, "ToolCallRejected");
         expect(e).toBeDefined();

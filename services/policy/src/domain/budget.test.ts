@@ -1,20 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { budgetStep } from "./budget.js";
+import { callsUsed, unprojected } from "./budget.js";
 
-describe("budgetStep", () => {
-  it("counts the first call of a run as call 1", () => {
-    expect(budgetStep(undefined, "c1", 2)).toEqual({ kind: "count", calls: 1, next: { calls: 1, callIds: ["c1"] } });
+describe("callsUsed", () => {
+  it("counts the projected calls of a run plus this process's own decisions not projected yet", () => {
+    const own = new Map([
+      ["c1", 10],
+      ["c2", 12],
+      ["c3", 15],
+    ]);
+    expect(callsUsed({ admitted: 4, seq: 12 }, own)).toBe(5);
+    expect(callsUsed(undefined, own)).toBe(3);
+    expect(callsUsed({ admitted: 9, seq: 15 }, own)).toBe(9);
   });
 
-  it("counts calls up to the maximum and refuses the next one without recording it", () => {
-    const one = { calls: 1, callIds: ["c1"] };
-    expect(budgetStep(one, "c2", 2)).toMatchObject({ kind: "count", calls: 2, next: { calls: 2, callIds: ["c1", "c2"] } });
-    expect(budgetStep({ calls: 2, callIds: ["c1", "c2"] }, "c3", 2)).toEqual({ kind: "exceeded", calls: 2 });
-  });
-
-  it("does not count a call twice: a redelivered call keeps its place", () => {
-    const full = { calls: 2, callIds: ["c1", "c2"] };
-    expect(budgetStep(full, "c2", 2)).toEqual({ kind: "counted", calls: 2 });
-    expect(budgetStep(full, "c1", 1)).toEqual({ kind: "counted", calls: 1 });
+  it("forgets own decisions once the projection holds them", () => {
+    expect([...unprojected({ admitted: 1, seq: 11 }, new Map([["a", 11], ["b", 12]])).keys()]).toEqual(["b"]);
   });
 });

@@ -1,28 +1,21 @@
-import { z } from "zod";
+/** What the projector has counted for a run: calls admitted, and the last stream sequence applied. */
+export interface ProjectedRun {
+  readonly admitted: number;
+  readonly seq: number;
+}
 
 /**
- * A run's budget record in `warden_budgets`. `callIds` lists the calls counted so far, so a
- * redelivered call is never counted twice; it holds at most maxCallsPerRun ids because calls
- * over the budget are refused without being recorded.
+ * Calls a run has used: those the projection counted, plus this process's own admitting
+ * decisions it has not applied yet (their stream sequence is past the run model's). The
+ * projector applies events in stream order, so a decision at or below the model's sequence is
+ * already in its count.
  */
-export const BudgetRecordSchema = z.object({
-  calls: z.int().nonnegative(),
-  callIds: z.array(z.string()).default([]),
-});
-export type BudgetRecord = z.infer<typeof BudgetRecordSchema>;
+export function callsUsed(projected: ProjectedRun | undefined, ownDecisions: ReadonlyMap<string, number>): number {
+  return (projected?.admitted ?? 0) + unprojected(projected, ownDecisions).size;
+}
 
-export type BudgetStep =
-  /** Count the call: write `next` (compare-and-set) and the call is number `calls`. */
-  | { readonly kind: "count"; readonly next: BudgetRecord; readonly calls: number }
-  /** The call was counted before (a redelivery): nothing to write. */
-  | { readonly kind: "counted"; readonly calls: number }
-  | { readonly kind: "exceeded"; readonly calls: number };
-
-export function budgetStep(current: BudgetRecord | undefined, callId: string, max: number): BudgetStep {
-  const calls = current?.calls ?? 0;
-  const callIds = current?.callIds ?? [];
-  const at = callIds.indexOf(callId);
-  if (at >= 0) return { kind: "counted", calls: at + 1 };
-  if (calls >= max) return { kind: "exceeded", calls };
-  return { kind: "count", next: { calls: calls + 1, callIds: [...callIds, callId] }, calls: calls + 1 };
+/** This process's decisions the projection does not hold yet (callId -> stream sequence). */
+export function unprojected(projected: ProjectedRun | undefined, ownDecisions: ReadonlyMap<string, number>): Map<string, number> {
+  const seq = projected?.seq ?? 0;
+  return new Map([...ownDecisions].filter(([, s]) => s > seq));
 }

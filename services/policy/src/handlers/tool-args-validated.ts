@@ -1,17 +1,17 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
 import type { Attenuation } from "../attenuation-check.js";
-import type { BudgetStore } from "../budget-store.js";
+import type { BudgetGuard } from "../budget-guard.js";
 import type { DescriptorCache } from "../descriptor-cache.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
-import { budgetExceeded, decideCall } from "../domain/verdict.js";
+import { budgetExceeded, decideCall, type Verdict } from "../domain/verdict.js";
 import type { PolicyDocumentWatch } from "../policy-document.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
   readonly documents: PolicyDocumentWatch;
   readonly descriptors: DescriptorCache;
-  readonly budgets: BudgetStore;
+  readonly budgets: BudgetGuard;
   /** Checks calls made on behalf of another (parentCallId) against the recorded chain. */
   readonly attenuation?: Attenuation;
 }
@@ -58,21 +58,30 @@ export function policyCheckExhausted(deps: Pick<PolicyCheckDeps, "bus">) {
   };
 }
 
-/** Decides and appends; returns the decision that holds the slot (ours, or an earlier one). */
+/**
+ * Decides and appends; returns the decision that holds the slot (ours, or an earlier one). With a
+ * run budget, the decisions of one run are taken one at a time here, each counting the calls the
+ * run has used (see BudgetGuard).
+ */
 async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<ToolPolicyChecked | undefined> {
   const doc = deps.documents.current();
   const record = await deps.descriptors.get(event.tool, event.data.version);
   let verdict = decideCall(doc, record, event);
-  if (verdict.decision !== "deny" && event.parentCallId !== undefined && record !== undefined && deps.attenuation) {
+  if (verdict.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
     verdict = await deps.attenuation.check(doc, record.descriptor, event, verdict);
   }
   const max = doc.budgets.maxCallsPerRun;
-  if (verdict.decision !== "deny" && max !== undefined) {
-    const step = await deps.budgets.count(event.correlationId, event.callId, max);
-    if (step.kind === "exceeded") verdict = budgetExceeded(event.correlationId, max);
-  }
-  const checked = policyCheckedEvent(event, verdict, doc.version, stamp());
+  if (verdict.decision === "deny" || max === undefined) return (await append(deps, event, verdict, doc.version)).held;
+  return deps.budgets.withRun(event.correlationId, async (used) => {
+    const v = used >= max ? budgetExceeded(event.correlationId, max) : verdict;
+    const { held, seq } = await append(deps, event, v, doc.version);
+    return { value: held, ...(seq !== undefined && v.decision !== "deny" ? { admitted: { callId: event.callId, seq } } : {}) };
+  });
+}
+
+async function append(deps: PolicyCheckDeps, event: ToolArgsValidated, verdict: Verdict, policyVersion: string) {
+  const checked = policyCheckedEvent(event, verdict, policyVersion, stamp());
   const appended = await appendEvent(deps.bus, checked);
-  if (appended.status === "written") return checked;
-  return appended.existing?.type === "ToolPolicyChecked" ? appended.existing : undefined;
+  if (appended.status === "written") return { held: checked, seq: appended.seq };
+  return { held: appended.existing?.type === "ToolPolicyChecked" ? appended.existing : undefined };
 }

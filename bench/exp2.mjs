@@ -1,0 +1,16 @@
+import { busFromConnection, loadBusConfig, ensureTopology, silentLogger } from "@warden/bus";
+import { connect } from "@nats-io/transport-node";
+import { startProjector, openCursor } from "@warden/projector";
+const nc = await connect({ servers: "nats://127.0.0.1:14222", noAsyncTraces: true });
+const bus = await busFromConnection(nc, loadBusConfig({ NATS_URL: "nats://127.0.0.1:14222" }));
+await bus.jsm.consumers.delete("WARDEN_CALLS", "projector").catch(() => {});
+for (const b of ["warden_calls", "warden_approvals", "warden_budgets", "warden_projector"]) await (await bus.kvm.open(b)).destroy().catch(() => {});
+await ensureTopology(bus);
+const p = await startProjector({ bus, log: silentLogger(), batchSize: Number(process.argv[2] ?? 1024), leaseTtlMs: 1000 });
+const c = await openCursor(bus);
+const t0 = performance.now();
+const secs = Number(process.argv[3] ?? 15);
+let at = 0;
+while (performance.now() - t0 < secs * 1000 && (at = await c.read()) < 100003) await new Promise(r => setTimeout(r, 100));
+console.log("projector", at, "events", (at / ((performance.now() - t0) / 1000)).toFixed(0), "ev/s");
+await p.stop(); await bus.close();

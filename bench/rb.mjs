@@ -1,0 +1,12 @@
+import { startNatsServer, busFromConnection, loadBusConfig, ensureTopology } from "@warden/bus";
+import { connect } from "@nats-io/transport-node";
+import { replayBench } from "./dist/replay-bench.js";
+const server = await startNatsServer();
+const nc = await connect({ servers: server.url, noAsyncTraces: true });
+const bus = await busFromConnection(nc, loadBusConfig({ NATS_URL: server.url }));
+await ensureTopology(bus);
+const t0 = Date.now();
+const rows = await replayBench(bus, { minEvents: Number(process.argv[2] ?? 100000), traces: 200, projectorSeconds: 30 });
+for (const [k, v] of rows) console.log(k.padEnd(70), v);
+console.log("total", Date.now() - t0, "ms");
+await bus.close(); await server.stop();

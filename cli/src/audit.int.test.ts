@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendEvent, silentLogger, type Bus } from "@warden/bus";
+import { newId, type WardenEvent } from "@warden/contracts";
+import { putPolicyDocument } from "@warden/policy";
+import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, syntheticCall, type Finding } from "@warden/projections";
+import { startProjector } from "@warden/projector";
+import { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "../../test/support/crafted-violations.js";
+import { eventually } from "../../test/support/eventually.js";
+import { startTestNats, type TestNats } from "../../test/support/nats.js";
+import type { CommandIo } from "./io.js";
+import { runCli } from "./run-cli.js";
+
+interface Ran {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+describe("warden audit, replay and trace over a crafted stream", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  const crafted = new Map<string, string>();
+  let boundary: Date;
+  let clean: string[] = [];
+
+  const warden = async (...argv: string[]): Promise<Ran> => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: CommandIo = {
+      env: { NATS_URL: nats.url, LOG_LEVEL: "silent" },
+      cwd: process.cwd(),
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+      stopSignal: () => new Promise(() => undefined),
+    };
+    const code = await runCli(argv, io);
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  };
+
+  const append = async (events: readonly WardenEvent[]) => {
+    for (const e of events) expect((await appendEvent(bus, e)).status).toBe("written");
+  };
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus("audit-test");
+    const put = await putPolicyDocument(bus, CRAFTED_POLICY);
+    if (!put.ok) throw new Error(put.error.message);
+    // clean calls first, then a boundary in time, then one crafted stream per violation kind
+    clean = ["succeeded", "approved", "crashed", "expired"].map(() => newId());
+    await append(clean.flatMap((callId, i) => syntheticCall({ callId, runId: newId(), outcome: (["succeeded", "approved", "crashed", "expired"] as const)[i]!, tool: i === 1 || i === 3 ? "customer.message" : "kb.search" })));
+    await new Promise((r) => setTimeout(r, 50));
+    boundary = new Date();
+    await new Promise((r) => setTimeout(r, 50));
+    for (const kind of [...CALL_VIOLATION_KINDS, ...AUDIT_VIOLATION_KINDS]) {
+      const callId = newId();
+      crafted.set(kind, callId);
+      await append(CRAFTED_VIOLATIONS[kind](callId, newId()));
+    }
+  });
+  afterAll(async () => nats.stop());
+
+  it("reports every violation kind with --verify, naming the call, and exits 1", async () => {
+    const r = await warden("audit", "--verify", "--json");
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out) as { verified: boolean; findings: Finding[]; calls: { callId: string }[]; policyVersion: string };
+    expect(doc).toMatchObject({ verified: false, policyVersion: "crafted-1" });
+    for (const [kind, callId] of crafted) {
+      expect(doc.findings.filter((f) => f.kind === kind).map((f) => f.callId), kind).toContain(callId);
+    }
+    // the clean calls are listed and pass
+    for (const id of clean) expect(doc.findings.filter((f) => f.callId === id)).toEqual([]);
+    expect(doc.calls.map((c) => c.callId)).toEqual(expect.arrayContaining(clean));
+  });
+
+  it("names each violation on its own line in text", async () => {
+    const r = await warden("audit", "--verify");
+    expect(r.code).toBe(1);
+    for (const [kind, callId] of crafted) expect(r.out).toMatch(new RegExp(`VIOLATION ${kind} call ${callId}`));
+    expect(r.out).toMatch(/verified \d+ calls against the invariants \(policy crafted-1\): \d+ violations/);
+  });
+
+  it("passes a range of clean calls and exits 0", async () => {
+    const r = await warden("audit", "--verify", "--until", boundary.toISOString(), "--json");
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as { verified: boolean; calls: { callId: string; status: string }[] };
+    expect(doc.verified).toBe(true);
+    expect(doc.calls.map((c) => c.callId).sort()).toEqual([...clean].sort());
+    expect(doc.calls.map((c) => c.status).sort()).toEqual(["expired", "outcome_unknown", "succeeded", "succeeded"]);
+  });
+
+  it("replays only the time range asked for, and filters by principal, tool, mode and outcome", async () => {
+    const since = await warden("audit", "--since", boundary.toISOString(), "--jsonl");
+    const rows = since.out.split("\n").map((l) => JSON.parse(l) as { callId: string });
+    expect(rows.some((r) => clean.includes(r.callId))).toBe(false);
+    expect(rows.map((r) => r.callId)).toContain(crafted.get("binding_mismatch"));
+
+    const byOutcome = await warden("audit", "--outcome", "outcome_unknown", "--until", boundary.toISOString(), "--json");
+    expect((JSON.parse(byOutcome.out) as { calls: { callId: string }[] }).calls.map((c) => c.callId)).toEqual([clean[2]]);
+    const byPrincipal = await warden("audit", "--principal", "alice", "--json");
+    expect((JSON.parse(byPrincipal.out) as { calls: { callId: string }[] }).calls.map((c) => c.callId)).toEqual([crafted.get("grant_by_requester")]);
+    const byTool = await warden("audit", "--tool", "customer.message", "--mode", "plan", "--until", boundary.toISOString(), "--json");
+    expect((JSON.parse(byTool.out) as { calls: { callId: string }[] }).calls.map((c) => c.callId).sort()).toEqual([clean[1], clean[3]].sort());
+    const table = await warden("audit", "--until", boundary.toISOString());
+    expect(table.out.split("\n")[0]).toMatch(/^REQUESTED +CALL +PRINCIPAL +MODE +TOOL +STATUS +DECISION +APPROVER +MS +VIOLATIONS$/);
+    expect(table.out).toContain(clean[0]);
+  });
+
+  it("refuses a bad time or outcome with a usage error", async () => {
+    expect((await warden("audit", "--since", "yesterday-ish")).code).toBe(1);
+    expect((await warden("audit", "--outcome", "great", "--json")).out).toContain("--outcome must be one of");
+  });
+
+  it("traces a call's whole chain in order, with its violations", async () => {
+    const r = await warden("trace", crafted.get("grant_args_mismatch")!);
+    expect(r.code).toBe(0);
+    const types = [...r.out.matchAll(/\dZ  (\w+) /g)].map((m) => m[1]);
+    expect(types).toEqual(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]);
+    expect(r.out).toContain("VIOLATION grant_args_mismatch at ApprovalGranted");
+    const json = JSON.parse((await warden("trace", clean[1]!, "--json")).out) as { steps: { type: string; actor: string }[]; status: string };
+    expect(json.status).toBe("succeeded");
+    expect(json.steps.map((s) => s.actor)).toEqual(["bot", "registry", "policy", "approver", "alice", "ex1", "ex1"]);
+  });
+
+  it("rebuilds every read model with the live models' digests, and says when it cannot compare", async () => {
+    const alone = await warden("replay", "--json");
+    expect(alone.code).toBe(0);
+    expect(JSON.parse(alone.out)).not.toHaveProperty("matches");
+    const projector = await startProjector({ bus, log: silentLogger() });
+    try {
+      const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+      await eventually(async () => expect(projector.appliedTo()).toBe(last));
+      const r = await warden("replay", "--rebuild", "--suffix", "audit1");
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(new RegExp(`^replayed ${last} events up to seq ${last}`));
+      expect(r.out).toMatch(/calls +warden_calls_audit1 +\d+ +sha256:[0-9a-f]{64} +same/);
+      expect(r.out).toContain(`every digest equals the live models' at seq ${last}`);
+    } finally {
+      await projector.stop();
+    }
+  });
+});

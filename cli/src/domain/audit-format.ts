@@ -1,0 +1,29 @@
+import type { AuditRow, Finding } from "@warden/projections";
+import { renderTable } from "../output.js";
+
+export function auditTable(rows: readonly AuditRow[]): string {
+  if (rows.length === 0) return "no calls in range";
+  return renderTable(rows, [
+    { title: "REQUESTED", value: (r) => r.requestedAt },
+    { title: "CALL", value: (r) => r.callId },
+    { title: "PRINCIPAL", value: (r) => r.principal },
+    { title: "MODE", value: (r) => r.mode },
+    { title: "TOOL", value: (r) => r.tool, max: 40 },
+    { title: "STATUS", value: (r) => (r.errorCode ? `${r.status} (${r.errorCode})` : r.status) },
+    { title: "DECISION", value: (r) => (r.decision ? `${r.decision} ${r.ruleIds.join(",")}` : r.ruleIds.join(",")), max: 48 },
+    { title: "APPROVER", value: (r) => r.approver ?? "" },
+    { title: "MS", value: (r) => String(Math.round(r.durationMs)) },
+    { title: "VIOLATIONS", value: (r) => (r.violations.length === 0 ? "" : r.violations.join(",")) },
+  ]);
+}
+
+/** One line per finding, naming the invariant, the call and the event. */
+export function findingLine(f: Finding): string {
+  const at = f.type === undefined ? "" : ` at ${f.type}${f.eventId ? ` ${f.eventId}` : ""}${f.seq === undefined ? "" : ` (seq ${f.seq})`}`;
+  return `VIOLATION ${f.kind} call ${f.callId}${at}: ${f.detail}`;
+}
+
+export function verifySummary(calls: number, findings: readonly Finding[], policyVersion: string): string {
+  const head = `verified ${calls} call${calls === 1 ? "" : "s"} against the invariants (policy ${policyVersion}): ${findings.length === 0 ? "no violations" : `${findings.length} violation${findings.length === 1 ? "" : "s"}`}`;
+  return [head, ...findings.map(findingLine)].join("\n");
+}

@@ -1,0 +1,164 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kvGetJson, silentLogger } from "@warden/bus";
+import { argsHash, BUCKET_BUDGETS, BUCKET_CALLS, BudgetModelSchema, newId, runBudgetKey, STREAM_CALLS } from "@warden/contracts";
+import { startExecutor } from "@warden/executor";
+import { CallModelSchema, digestModel, type CallModel } from "@warden/projections";
+import { openCursor, readLiveModels, rebuildReadModels, replayStream } from "@warden/projector";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { eventually } from "../support/eventually.js";
+import { HANGING_EXECUTOR_ACK_WAIT_MS, hangingTool } from "../support/hanging-executor.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+const HANGING_EXECUTOR = fileURLToPath(new URL("../support/hanging-executor.ts", import.meta.url));
+
+const POLICY = {
+  version: "e2e-projections",
+  principals: {
+    alice: { kind: "human" as const, approves: ["write" as const, "send" as const] },
+    "support-bot": { kind: "agent" as const },
+    planner: { kind: "agent" as const },
+  },
+  approvalTtlSeconds: { write: 3600, send: 3 },
+};
+
+async function inBatches<T>(n: number, size: number, run: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < n; i += size) out.push(...(await Promise.all(Array.from({ length: Math.min(size, n - i) }, (_, j) => run(i + j)))));
+  return out;
+}
+
+describe("projections over real services: call state, inbox and budgets equal a replay of the stream", () => {
+  let w: TestWarden;
+  let agent: AgentClient;
+  let planner: AgentClient;
+  let alice: ApproverClient;
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true, policy: POLICY });
+    agent = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    planner = createAgentClient({ bus: w.bus, principal: "planner" });
+    alice = createApproverClient({ bus: w.bus, approver: "alice" });
+  });
+  afterAll(async () => w.stop());
+
+  const model = async (callId: string): Promise<CallModel | undefined> => (await kvGetJson(await w.bus.kvm.open(BUCKET_CALLS), callId, CallModelSchema))?.value;
+
+  it("lists an approval in the projected inbox as soon as the caller sees it, until it is decided", async () => {
+    const args = { customerId: `C-${newId()}`, text: "inbox" };
+    const pending = await planner.call("customer.message", args, { mode: "plan" });
+    expect(pending.status).toBe("awaiting_approval");
+    // no waiting: the inbox catches up with what the caller has seen before it answers
+    const inbox = await alice.pending();
+    expect(inbox.ok && inbox.value.find((p) => p.approvalId === pending.approvalId)).toMatchObject({ callId: pending.callId, tool: "customer.message", principal: "planner" });
+    expect(await alice.deny(pending.approvalId!, argsHash(args), "not now")).toMatchObject({ ok: true });
+    const after = await alice.pending();
+    expect(after.ok && after.value.some((p) => p.approvalId === pending.approvalId)).toBe(false);
+  });
+
+  it("holds the same models, digest for digest, as a replay after hundreds of mixed calls", async () => {
+    const runs = Array.from({ length: 8 }, () => newId());
+    const ids: Record<string, string[]> = {};
+    const track = (kind: string, callId: string) => (ids[kind] ??= []).push(callId);
+
+    const reads = await inBatches(120, 40, (i) => agent.call("kb.search", { query: `refund ${i}` }, { mode: "llm", runId: runs[i % runs.length]!, wait: true }));
+    reads.forEach((r) => track("succeeded", r.callId));
+    const denied = await inBatches(40, 40, (i) => agent.call("customer.message", { customerId: `C${i}`, text: "hi" }, { mode: "llm", runId: runs[i % 3]!, wait: true }));
+    denied.forEach((r) => track("rejected", r.callId));
+    const failed = await inBatches(30, 30, (i) => agent.call("demo.fail", {}, { mode: "llm", runId: runs[i % 5]!, wait: true }));
+    failed.forEach((r) => track("failed", r.callId));
+    const unknown = await inBatches(20, 20, () => agent.call("kb.nothing_like_this", {}, { mode: "llm", wait: true }));
+    unknown.forEach((r) => track("rejected", r.callId));
+    const asked = await inBatches(60, 30, (i) => {
+      const args = { customerId: `C-${i}-${newId()}`, text: `message ${i}` };
+      return planner.call("customer.message", args, { mode: "plan", runId: runs[i % runs.length]! }).then((r) => ({ r, args }));
+    });
+    await Promise.all(
+      asked.map(async ({ r, args }, i) => {
+        if (i % 3 === 0) {
+          expect(await alice.approve(r.approvalId!, argsHash(args))).toMatchObject({ ok: true });
+          track("succeeded", r.callId);
+        } else if (i % 3 === 1) {
+          expect(await alice.deny(r.approvalId!, argsHash(args), "wrong customer")).toMatchObject({ ok: true });
+          track("denied", r.callId);
+        } else track("expired", r.callId);
+      }),
+    );
+    // crashes: an executor process dies mid-run; another copy finds the claims without results
+    const doomed = spawn(process.execPath, [HANGING_EXECUTOR], { env: { ...process.env, NATS_URL: w.nats.url }, stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        doomed.stdout!.on("data", (b: Buffer) => b.toString().includes("ready") && resolve());
+        doomed.once("exit", (code) => reject(new Error(`hanging executor exited ${code}`)));
+      });
+      const crashing = Array.from({ length: 20 }, (_, i) => planner.call("crashy.send_once", { n: i }, { mode: "plan", runId: runs[i % runs.length]!, wait: true, timeoutMs: 30_000 }));
+      const started = await eventually(async () => {
+        const calls = [...(await readLiveModels(w.bus)).maps.calls.values()] as CallModel[];
+        const running = calls.filter((m) => m.tool === "crashy.send_once" && m.status === "running");
+        expect(running).toHaveLength(20);
+        return running;
+      }, 20_000);
+      doomed.kill("SIGKILL");
+      w.track(await startExecutor({ bus: w.bus, log: silentLogger(), domain: "crashy", tools: [hangingTool(false)], executorId: "survivor", claimGraceMs: 200, ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS }));
+      const ended = await Promise.all(crashing);
+      expect(ended.map((r) => r.status)).toEqual(Array(20).fill("outcome_unknown"));
+      started.forEach((m) => track("outcome_unknown", m.callId));
+    } finally {
+      doomed.kill("SIGKILL");
+    }
+    const total = Object.values(ids).flat();
+    expect(total.length).toBeGreaterThanOrEqual(290);
+
+    // every call reaches its end in the projected call state
+    for (const [status, list] of Object.entries(ids)) {
+      await eventually(async () => {
+        const models = await Promise.all(list.map(model));
+        expect(models.map((m) => m?.status)).toEqual(list.map(() => status));
+      }, 20_000);
+    }
+    const last = (await w.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+    const cursor = await openCursor(w.bus);
+    await eventually(async () => expect(await cursor.read()).toBe(last), 20_000);
+
+    const rebuilt = await rebuildReadModels(w.bus, { write: true, suffix: "e2e" });
+    expect(rebuilt.toSeq).toBe(last);
+    expect(rebuilt.matches).toBe(true);
+    expect(rebuilt.live).toEqual(rebuilt.rebuilt);
+
+    // digest for digest: every model of every read model
+    const live = await readLiveModels(w.bus);
+    const replay = await replayStream(w.bus, { toSeq: live.cursor });
+    for (const name of ["calls", "approvals", "budgets"] as const) {
+      const liveDigests = new Map([...live.maps[name]].map(([k, v]) => [k, digestModel(v)]));
+      const replayDigests = new Map([...replay.maps[name]].map(([k, v]) => [k, digestModel(v)]));
+      expect(liveDigests, name).toEqual(replayDigests);
+    }
+    const violations = [...live.maps.calls.values()].flatMap((m) => (m as CallModel).violations);
+    expect(violations).toEqual([]);
+
+    const run0 = await kvGetJson(await w.bus.kvm.open(BUCKET_BUDGETS), runBudgetKey(runs[0]!), BudgetModelSchema);
+    expect(run0?.value.counts.requested).toBeGreaterThan(20);
+  }, 120_000);
+});
+
+describe("run budgets read from the projection", () => {
+  let w: TestWarden;
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true, policy: { ...POLICY, version: "e2e-budgets", budgets: { maxCallsPerRun: 5 } } });
+  });
+  afterAll(async () => w.stop());
+
+  it("admits exactly the budget of a run whose calls all arrive at once", async () => {
+    const agent = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    const runId = newId();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => agent.call("kb.search", { query: `q${i}` }, { mode: "llm", runId, wait: true })));
+    expect(results.filter((r) => r.ok)).toHaveLength(5);
+    expect(results.filter((r) => r.error?.code === "BUDGET_EXCEEDED")).toHaveLength(15);
+    await eventually(async () => {
+      const budget = await kvGetJson(await w.bus.kvm.open(BUCKET_BUDGETS), runBudgetKey(runId), BudgetModelSchema);
+      expect(budget?.value.counts).toMatchObject({ requested: 20, admitted: 5, succeeded: 5, rejected: 15 });
+    });
+    // a later call of the run is refused from the projected count alone
+    expect((await agent.call("kb.search", { query: "late" }, { mode: "llm", runId, wait: true })).error?.code).toBe("BUDGET_EXCEEDED");
+  });
+});
