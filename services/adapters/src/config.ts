@@ -7,7 +7,7 @@ export const AdaptersConfigSchema = BusConfigSchema.extend({
   /** A YAML or JSON file of `key: value` secrets that manifests name with `file: key`. */
   WARDEN_SECRETS_FILE: z.string().min(1).optional(),
   /** Calls each domain's executor runs at once per stage. */
-  ADAPTERS_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(16),
+  WARDEN_ADAPTERS_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(16),
 });
 export type AdaptersConfig = z.infer<typeof AdaptersConfigSchema>;
 

@@ -25,7 +25,7 @@ try {
     // the adapters pass allow-listed variables and env secrets on from here, and nothing else
     env: process.env,
     secretsFile: config.WARDEN_SECRETS_FILE,
-    concurrency: config.ADAPTERS_CONCURRENCY,
+    concurrency: config.WARDEN_ADAPTERS_CONCURRENCY,
   });
 } catch (err) {
   if (!(err instanceof ManifestError || err instanceof AdapterConfigError)) throw err;

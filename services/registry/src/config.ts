@@ -3,7 +3,7 @@ import { z } from "zod";
 
 export const RegistryConfigSchema = BusConfigSchema.extend({
   /** Requests the validation stage works on at once. */
-  REGISTRY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  WARDEN_REGISTRY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
 });
 export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
 

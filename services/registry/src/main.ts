@@ -14,7 +14,7 @@ try {
 const log = createLogger("registry", config.LOG_LEVEL);
 const bus = await connectBus(config, "warden-registry");
 await ensureTopology(bus);
-const service = await startRegistryService({ bus, log, concurrency: config.REGISTRY_CONCURRENCY });
+const service = await startRegistryService({ bus, log, concurrency: config.WARDEN_REGISTRY_CONCURRENCY });
 
 let shuttingDown = false;
 async function shutdown(signal: string): Promise<void> {
