@@ -126,7 +126,7 @@ describe("the warden CLI against a real nats-server and the services", () => {
       "ToolCallFinished",
     ]);
     const text = await warden(["trace", callId], env);
-    expect(text.stdout).toMatch(/ApprovalGranted +support-bot {2}approvalId=/);
+    expect(text.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:`));
   });
 
   it("waits through a denial with --wait and reports the approver's reason", async () => {

@@ -34,9 +34,10 @@ export class ModelStore {
   /** Applies a key's events (in stream order); true when something was written. */
   async update(key: string, events: readonly SequencedEvent[]): Promise<boolean> {
     const cached = this.cache.get(key);
-    // a key this copy has not seen is most often new: try to create it before reading it
+    // a key this copy has not seen is most often new: try to create it before reading it. Only a
+    // write proves that guess; "nothing to write" from a guessed-empty model proves nothing.
     const fast = await this.tryWrite(key, cached?.model, cached?.revision ?? 0, events);
-    if (fast !== "conflict") return fast === "written";
+    if (fast === "written" || (fast === "unchanged" && cached !== undefined)) return fast === "written";
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const entry = await this.kv.get(key);
       const current = entry !== null && entry.operation === "PUT" ? parseModel(this.spec, entry.value) : undefined;

@@ -36,6 +36,7 @@ const RETRY_MS = [100, 250, 1_000, 5_000];
 /** How often a copy holding events beyond a gap looks whether the cursor reached them. */
 const GAP_POLL_MS = 25;
 const AGE_CHECK_MS = 1_000;
+const RESTART_MS = 1_000;
 
 /**
  * Keeps the read models (`warden_calls`, `warden_approvals`, `warden_budgets`) from one durable
@@ -69,8 +70,27 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
 
   let current: Consuming | undefined;
   let appliedTo = 0;
+  let closing = false;
   const startConsuming = async () => {
-    current = await consume({ bus, log, durable, batchSize, ackWaitMs, batchDeps, onApplied: (seq) => (appliedTo = Math.max(appliedTo, seq)) });
+    const c = await consume({
+      bus,
+      log,
+      durable,
+      batchSize,
+      ackWaitMs,
+      batchDeps,
+      onApplied: (seq) => (appliedTo = Math.max(appliedTo, seq)),
+      // the pull ended by itself (the consumer was deleted, say): start again while we may project
+      onEnded: () => {
+        if (closing || current !== c) return;
+        log.error("projector consumer ended unexpectedly, starting it again");
+        current = undefined;
+        setTimeout(() => {
+          if (!closing && current === undefined && (lease?.holds() ?? true)) void startConsuming().catch((err: unknown) => log.error({ err }, "projector consumer restart failed"));
+        }, RESTART_MS);
+      },
+    });
+    current = c;
   };
   const stopConsuming = async () => {
     const c = current;
@@ -89,6 +109,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     holdsLease: () => lease?.holds() ?? true,
     stop() {
       stopping ??= (async () => {
+        closing = true;
         if (lease !== undefined) await lease.stop();
         await stopConsuming();
       })();
@@ -105,6 +126,7 @@ interface ConsumeOptions {
   readonly ackWaitMs: number;
   readonly batchDeps: BatchDeps;
   readonly onApplied: (seq: number) => void;
+  readonly onEnded: () => void;
 }
 
 interface Consuming {
@@ -200,6 +222,7 @@ async function consume(o: ConsumeOptions): Promise<Consuming> {
     held.release();
     for (const m of queue.splice(0)) m.nak();
     await receiving;
+    if (!stopped) o.onEnded();
   })();
 
   let stopping: Promise<void> | undefined;
