@@ -1,4 +1,4 @@
-import { kvPutJson, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, kvPutJson, type Bus } from "@warden/bus";
 import {
   BUCKET_POLICY,
   EMPTY_POLICY_DOCUMENT,
@@ -11,7 +11,6 @@ import {
   type PolicyDocumentInput,
 } from "@warden/contracts";
 import { parsePolicyDocument } from "@warden/policy-engine";
-import { decodeJson } from "@warden/bus";
 import type { KV } from "./kv.js";
 
 type Entry = NonNullable<Awaited<ReturnType<KV["get"]>>>;
@@ -50,42 +49,4 @@ function documentOf(entry: Entry): Outcome<PolicyDocument> {
   return r.ok ? r : fail("INTERNAL", `stored ${r.error.message}`);
 }
 
-export interface PolicyDocumentWatch {
-  /** The document in force. */
-  current(): PolicyDocument;
-  stop(): void;
-}
-
-/**
- * Follows the stored document. A deleted document falls back to the defaults; an invalid one
- * written behind our back is logged and the last valid one stays in force.
- */
-export async function watchPolicyDocument(bus: Bus, log: Logger): Promise<PolicyDocumentWatch> {
-  const kv = await bus.kvm.open(BUCKET_POLICY);
-  let doc = EMPTY_POLICY_DOCUMENT;
-  let revision = 0;
-  const apply = (e: Entry) => {
-    // the watch replays the value the initial get already applied; revisions keep the order
-    if (e.revision <= revision) return;
-    revision = e.revision;
-    if (e.operation !== "PUT") {
-      doc = EMPTY_POLICY_DOCUMENT;
-      log.info({ version: doc.version }, "policy document removed, using built-in defaults");
-      return;
-    }
-    const r = documentOf(e);
-    if (!r.ok) {
-      log.error({ err: r.error, revision }, "invalid policy document ignored");
-      return;
-    }
-    doc = r.value;
-    log.info({ version: doc.version, revision }, "policy document loaded");
-  };
-  const iter = await kv.watch({ key: POLICY_DOCUMENT_KEY });
-  const initial = await kv.get(POLICY_DOCUMENT_KEY);
-  if (initial !== null) apply(initial);
-  void (async () => {
-    for await (const e of iter) apply(e);
-  })();
-  return { current: () => doc, stop: () => iter.stop() };
-}
+export { watchPolicyDocument, type PolicyDocumentWatch } from "@warden/bus";

@@ -1,11 +1,11 @@
 import {
+  answeringEnvelope,
   ARGS_PREVIEW_CHARS,
   canonicalJson,
   type ApprovalDenied,
   type ApprovalExpired,
   type ApprovalGranted,
   type ApprovalRequested,
-  type EventEnvelope,
   type Grade,
   type JsonValue,
   type PolicyDocument,
@@ -17,22 +17,7 @@ export interface Stamp {
   readonly ts: string;
 }
 
-/** The envelope of an event that answers `cause`: same call, run and principal (the requester). */
-function answering(cause: EventEnvelope, stamp: Stamp): EventEnvelope {
-  return {
-    v: cause.v,
-    eventId: stamp.eventId,
-    callId: cause.callId,
-    domain: cause.domain,
-    tool: cause.tool,
-    principal: cause.principal,
-    mode: cause.mode,
-    ts: stamp.ts,
-    causationId: cause.eventId,
-    correlationId: cause.correlationId,
-    ...(cause.parentCallId === undefined ? {} : { parentCallId: cause.parentCallId }),
-  };
-}
+const answering = answeringEnvelope;
 
 /** How long an approval stays open; a `read` that a rule made wait lives as long as a write's. */
 export function approvalTtlSeconds(doc: PolicyDocument, grade: Grade): number {

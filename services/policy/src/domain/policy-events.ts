@@ -1,4 +1,4 @@
-import { wardenError, type EventEnvelope, type ToolArgsValidated, type ToolCallRejected, type ToolPolicyChecked } from "@warden/contracts";
+import { answeringEnvelope, wardenError, type ToolArgsValidated, type ToolCallRejected, type ToolPolicyChecked } from "@warden/contracts";
 import { rejectionCode, type Verdict } from "./verdict.js";
 
 export interface Stamp {
@@ -6,22 +6,7 @@ export interface Stamp {
   readonly ts: string;
 }
 
-/** The envelope of an event that answers `cause`: same call, run and principal. */
-function answering(cause: EventEnvelope, stamp: Stamp): EventEnvelope {
-  return {
-    v: cause.v,
-    eventId: stamp.eventId,
-    callId: cause.callId,
-    domain: cause.domain,
-    tool: cause.tool,
-    principal: cause.principal,
-    mode: cause.mode,
-    ts: stamp.ts,
-    causationId: cause.eventId,
-    correlationId: cause.correlationId,
-    ...(cause.parentCallId === undefined ? {} : { parentCallId: cause.parentCallId }),
-  };
-}
+const answering = answeringEnvelope;
 
 export function policyCheckedEvent(
   validated: ToolArgsValidated,
