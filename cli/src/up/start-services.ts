@@ -1,4 +1,5 @@
 import type { Bus, Logger } from "@warden/bus";
+import { startAdaptersService } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjector } from "@warden/projector";
@@ -21,8 +22,9 @@ export interface StartedServices {
 }
 
 /**
- * Starts the core services in this process and, for the demo, its policy, domain and subagent
- * (`env` gives the subagent its model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY).
+ * Starts the core services in this process, the adapters when WARDEN_MANIFESTS_DIR names a folder
+ * of manifests, and for the demo its policy, domain and subagent (`env` gives the subagent its
+ * model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY).
  */
 export async function startServices(bus: Bus, log: Logger, demo: boolean, env: NodeJS.ProcessEnv = {}): Promise<StartedServices> {
   const running: Running[] = [];
@@ -40,6 +42,13 @@ export async function startServices(bus: Bus, log: Logger, demo: boolean, env: N
     await start("policy", () => startPolicyService({ bus, log: log.child({ service: "policy" }) }));
     await start("approver", () => startApproverService({ bus, log: log.child({ service: "approver" }) }));
     await start("projector", () => startProjector({ bus, log: log.child({ service: "projector" }) }));
+    const manifests = env["WARDEN_MANIFESTS_DIR"];
+    if (manifests) {
+      // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them
+      await start("adapters", () =>
+        startAdaptersService({ bus, log: log.child({ service: "adapters" }), manifests, env, secretsFile: env["WARDEN_SECRETS_FILE"] }),
+      );
+    }
     let policy: PolicyDocument | undefined;
     if (demo) {
       const put = await putPolicyDocument(bus, supportDeskPolicy);
