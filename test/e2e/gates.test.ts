@@ -109,7 +109,7 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     const thrown = await bot.call("demo.fail", {}, { mode: "llm" });
     expect(thrown).toMatchObject({ ok: false, status: "failed", error: { code: "HANDLER_ERROR" } });
     const slow = await bot.call("demo.slow", {}, { mode: "llm" });
-    expect(slow).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
+    expect(slow).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT", retryable: false } });
     expect(await bot.call("kb.search", { query: "refund" }, { mode: "llm" })).toMatchObject({ ok: true });
   });
 });

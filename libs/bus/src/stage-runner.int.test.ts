@@ -56,6 +56,10 @@ describe("runStage", () => {
     });
     const bad = newId();
     await bus.js.publish(callEventSubject("poison", bad, "ToolCallRequested", "p1"), new TextEncoder().encode("nope"));
+    // args nested deep enough to overflow the validator's stack
+    const deep = request("poison");
+    const deepJson = JSON.stringify({ ...deep, data: { ...deep.data, args: "@" } }).replace('"@"', `${"[".repeat(20_000)}${"]".repeat(20_000)}`);
+    await bus.js.publish(callEventSubject("poison", deep.callId, "ToolCallRequested", "p1"), new TextEncoder().encode(deepJson));
     const good = request("poison");
     await appendEvent(bus, good);
     await eventually(async () => expect(seen).toEqual([good.callId]));
@@ -64,6 +68,8 @@ describe("runStage", () => {
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await pending(durable)).toBe(0);
     expect((await deadLetters(bus, bad)).join()).toMatch(/malformed JSON/);
+    expect((await deadLetters(bus, deep.callId)).join()).toMatch(/nested too deeply|schema-invalid/);
+    expect(seen).not.toContain(deep.callId);
     await stage.stop();
   });
 

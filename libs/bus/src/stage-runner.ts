@@ -57,6 +57,16 @@ export interface StageRunner {
   readonly done: Promise<void>;
 }
 
+/** Validates an event; JSON nested deep enough to overflow the validator's stack is refused, not thrown. */
+function parseEvent(raw: unknown): ReturnType<typeof WardenEventSchema.safeParse> | "too_deep" {
+  try {
+    return WardenEventSchema.safeParse(raw);
+  } catch (err) {
+    if (err instanceof RangeError) return "too_deep";
+    throw err;
+  }
+}
+
 export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: { maxDeliver: number; ackWaitMs: number; maxAckPending: number }): Promise<void> {
   const config = {
     durable_name: durable,
@@ -127,7 +137,10 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       m.ack();
       return;
     }
-    const parsed = WardenEventSchema.safeParse(decoded.value);
+    const parsed = parseEvent(decoded.value);
+    if (parsed === "too_deep") {
+      return deadLetter(m, `schema-invalid ${spec.eventType}: nested too deeply to validate`, mlogOf());
+    }
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       return deadLetter(m, `schema-invalid ${spec.eventType}: ${first?.path.join(".") ?? ""} ${first?.message ?? ""}`.trim(), mlogOf());
@@ -188,7 +201,11 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
         await new Promise<void>((resolve) => (slotFree = resolve));
       }
       const p = processOne(m)
-        .catch((err: unknown) => log.error({ err }, "stage message failed"))
+        .catch((err: unknown) => {
+          // a bug on the way to the handler: retry later rather than leave the message parked
+          log.error({ err, seq: m.seq }, "stage message failed");
+          m.nak(backoff[0] ?? 1_000);
+        })
         .finally(() => {
           inFlight.delete(p);
           const free = slotFree;

@@ -218,6 +218,18 @@ describe("createAgentClient().call against a real nats-server", () => {
     expect(requests).toHaveLength(0);
   });
 
+  it("answers args no JSON can carry (circular, absurdly deep) with INVALID_REQUEST instead of throwing", async () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular["self"] = circular;
+    const r1 = await client.call("kb.search", circular);
+    expect(r1).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    let deep: unknown = "x";
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const r2 = await client.call("kb.search", { deep });
+    expect(r2.ok).toBe(false);
+    expect(requests).toHaveLength(0);
+  });
+
   it("refuses an oversize request with PAYLOAD_TOO_LARGE without publishing it", async () => {
     const result = await client.call("ticket.submit", { title: "t", body: "x".repeat(MAX_REQUEST_BYTES), customerId: "c" });
     expect(result).toMatchObject({ ok: false, status: "rejected", error: { code: "PAYLOAD_TOO_LARGE" } });

@@ -91,7 +91,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     async call(tool, args, opts = {}) {
       const callId = newId();
       if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
-      const built = buildCallRequest({
+      const built = safely(() => buildCallRequest({
         callId,
         eventId: newId(),
         tool,
@@ -104,7 +104,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         version: opts.version,
         parentCallId: opts.parentCallId,
         now: new Date(),
-      });
+      }));
       if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
       return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
     },
@@ -125,4 +125,16 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       for (const f of inFlight) f.cancel();
     },
   };
+}
+
+/**
+ * Runs request building so that args no JSON can carry (circular, nested past the validator's
+ * stack) come back as INVALID_REQUEST instead of an exception: `call` always answers a value.
+ */
+function safely<T>(build: () => Outcome<T>): Outcome<T> {
+  try {
+    return build();
+  } catch (err) {
+    return fail("INVALID_REQUEST", `args cannot be sent as JSON: ${(err as Error).message}`);
+  }
 }

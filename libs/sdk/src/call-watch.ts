@@ -10,6 +10,8 @@ import {
 } from "@warden/contracts";
 import { pendingResult, resultFromEvent } from "./domain/event-result.js";
 
+type Subscription = ReturnType<Bus["nc"]["subscribe"]>;
+
 export interface WatchOptions {
   readonly wait: boolean;
   readonly timeoutMs: number;
@@ -34,20 +36,26 @@ export async function publishAndAwait(
   let approvalId: string | undefined;
   let settle!: (r: ToolResult | "timeout") => void;
   const settled = new Promise<ToolResult | "timeout">((r) => (settle = r));
-  const sub = bus.nc.subscribe(callHistorySubject(domain, callId), {
-    callback: (err, msg) => {
-      if (err) return;
-      const event = parseEvent(msg.data);
-      if (event === undefined || event.callId !== callId) return;
-      if (resultFromEvent(event, opts.wait) === undefined) return;
-      void confirmed(bus, event).then((stored) => {
-        if (stored === undefined) return;
-        if (stored.type === "ApprovalRequested") approvalId = stored.data.approvalId;
-        const result = resultFromEvent(stored, opts.wait);
-        if (result !== undefined) settle(result);
-      });
-    },
-  });
+  let sub: Subscription;
+  try {
+    sub = bus.nc.subscribe(callHistorySubject(domain, callId), {
+      callback: (err, msg) => {
+        if (err) return;
+        const event = parseEvent(msg.data);
+        if (event === undefined || event.callId !== callId) return;
+        if (resultFromEvent(event, opts.wait) === undefined) return;
+        void confirmed(bus, event).then((stored) => {
+          if (stored === undefined) return;
+          if (stored.type === "ApprovalRequested") approvalId = stored.data.approvalId;
+          const result = resultFromEvent(stored, opts.wait);
+          if (result !== undefined) settle(result);
+        });
+      },
+    });
+  } catch (err) {
+    // a closed or draining connection throws at once
+    return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", `cannot follow the call: ${(err as Error).message}`) };
+  }
   const untrack = track({ cancel: () => settle("timeout") });
   const timer = setTimeout(() => settle("timeout"), opts.timeoutMs);
   try {

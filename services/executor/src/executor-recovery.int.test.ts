@@ -139,8 +139,10 @@ describe("executor: a call someone else claimed", () => {
 describe("executor: an executor that dies mid-run", () => {
   let nats: TestNats;
   let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
-  const idem = recTool("crash", "idem", true, 1_000);
-  const once = recTool("crash", "once", false, 1_000);
+  // long enough that the doomed executor cannot time out and finish before its connection dies,
+  // even on a loaded CI machine (regression: flaky under load with 1 s)
+  const idem = recTool("crash", "idem", true, 4_000);
+  const once = recTool("crash", "once", false, 4_000);
   const opts = { log: silentLogger(), domain: "crash", tools: [idem, once], ackWaitMs: 3_000, claimGraceMs: 200 };
   let survivor: Executor | undefined;
 
@@ -169,15 +171,15 @@ describe("executor: an executor that dies mid-run", () => {
     await doomedBus.nc.close();
 
     survivor = await startExecutor({ ...opts, bus: await nats.bus("survivor"), executorId: "survivor" });
-    const finished = await waitForEvent(bus, "crash", a.callId, "ToolCallFinished", 15_000);
+    const finished = await waitForEvent(bus, "crash", a.callId, "ToolCallFinished", 25_000);
     expect(finished).toMatchObject({ causationId: startedA.eventId, data: { ok: true, executorId: "survivor" } });
     expect(finished.data.attempt).toBeGreaterThanOrEqual(2);
     expect(count(a.callId)).toBe(2);
 
-    const unknown = await waitForEvent(bus, "crash", b.callId, "ToolCallOutcomeUnknown", 15_000);
+    const unknown = await waitForEvent(bus, "crash", b.callId, "ToolCallOutcomeUnknown", 25_000);
     expect(unknown.data).toMatchObject({ startedEventId: startedB.eventId, executorId: "survivor" });
     expect(unknown.data.reason).toMatch(/doomed/);
     expect(await readEvent(bus, "crash", b.callId, "ToolCallFinished")).toBeUndefined();
     expect(count(b.callId)).toBe(1);
-  }, 30_000);
+  }, 60_000);
 });

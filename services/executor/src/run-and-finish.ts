@@ -1,5 +1,5 @@
 import { ACK, appendEvent, type StageContext, type StageOutcome } from "@warden/bus";
-import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type ToolCallStarted } from "@warden/contracts";
+import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { shapeOutput } from "./domain/shape-output.js";
 import type { ExecutorDeps } from "./executor-deps.js";
@@ -54,7 +54,7 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
 
 async function record(deps: ExecutorDeps, callId: string, result: HandlerResult, tool: ExecutableTool): Promise<Recorded> {
   const none = { truncated: false, artifacts: [] };
-  if (!result.ok) return { ok: false, error: result.error, outputBytes: 0, ...none };
+  if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0, ...none };
   const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES);
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes, ...none };
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, ...none };
@@ -64,8 +64,17 @@ async function record(deps: ExecutorDeps, callId: string, result: HandlerResult,
   } catch (err) {
     // the tool did run: say so rather than re-running it for an object-store fault
     const error = wardenError("INTERNAL", `the tool ran but its ${shaped.bytes}-byte output could not be stored: ${(err as Error).message}`);
-    return { ok: false, error, outputBytes: shaped.bytes, ...none };
+    return { ok: false, error: { ...error, retryable: tool.descriptor.idempotent }, outputBytes: shaped.bytes, ...none };
   }
+}
+
+/**
+ * A timed-out handler may still act after its abort: retrying is only safe for an idempotent
+ * tool, so a caller (or a model reading toModelMessage) is not told to try a write again.
+ */
+function mayHaveActed(error: WardenError, tool: ExecutableTool): WardenError {
+  if (error.code !== "TIMEOUT" || tool.descriptor.idempotent) return error;
+  return { ...error, retryable: false, message: `${error.message}; it may still have taken effect, check before calling again` };
 }
 
 async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
