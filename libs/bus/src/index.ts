@@ -11,5 +11,5 @@ export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
 export { readEvent, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
-export { ACK, ensureStageConsumer, runStage, type StageContext, type StageOutcome, type StageRunner, type StageSpec } from "./stage-runner.js";
+export { ACK, ensureStageConsumer, REPLAY_AGE_MS, runStage, type StageContext, type StageOutcome, type StageRunner, type StageSpec } from "./stage-runner.js";
 export { callsStreamConfig, ensureTopology } from "./topology.js";

@@ -6,6 +6,7 @@ import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";
 
 const MS_NS = 1_000_000;
+export const REPLAY_AGE_MS = 30_000;
 
 /** What a handler decided; the runner is the one place where outcomes become acks. */
 export type StageOutcome =
@@ -24,6 +25,11 @@ export interface StageContext {
   readonly deliveryCount: number;
   /** True on the last delivery the consumer will make. */
   readonly lastAttempt: boolean;
+  /**
+   * A redelivery, or an event older than REPLAY_AGE_MS (e.g. replayed to a recreated durable):
+   * the call's history may already hold an answer, so handlers read it before acting.
+   */
+  readonly possibleReplay: boolean;
   /** Aborted when the runner stops. */
   readonly signal: AbortSignal;
 }
@@ -158,6 +164,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       streamSeq: m.seq,
       deliveryCount,
       lastAttempt: deliveryCount >= maxDeliver,
+      possibleReplay: deliveryCount > 1 || Date.now() - Date.parse(event.ts) > REPLAY_AGE_MS,
       signal: abort.signal,
     };
     // keep the message ours while a long handler runs

@@ -9,8 +9,6 @@ import { nextEvent } from "./next-event.js";
 import { runAndFinish } from "./run-and-finish.js";
 
 const RESULT_POLL_MS = 200;
-/** An authorising event older than this is treated as a possible replay and checked against history. */
-const REPLAY_AGE_MS = 30_000;
 
 /**
  * Runs an authorised call at most once: re-check, claim with ToolCallStarted, run, record the
@@ -20,7 +18,7 @@ export async function executeCall(deps: ExecutorDeps, auth: Authorisation, sctx:
   const { event } = auth;
   // A redelivery, or an old event replayed to a recreated consumer, may meet a call that already
   // ran or was refused: its history decides, not checks that may have changed since (grant expiry).
-  if (sctx.deliveryCount > 1 || Date.now() - Date.parse(event.ts) > REPLAY_AGE_MS) {
+  if (sctx.possibleReplay) {
     const [prior, rejected] = await Promise.all([
       readEvent(deps.bus, event.domain, event.callId, "ToolCallStarted"),
       readEvent(deps.bus, event.domain, event.callId, "ToolCallRejected"),

@@ -232,7 +232,7 @@ describe("redelivery", () => {
     const descriptors = await startDescriptorCache(bus);
     const budgets = await openBudgetGuard(bus);
     const handle = policyCheckHandler({ bus, documents, descriptors, budgets });
-    const ctx = (deliveryCount: number) => ({ log: silentLogger(), deliveryCount }) as unknown as StageContext;
+    const ctx = (deliveryCount: number) => ({ log: silentLogger(), deliveryCount, possibleReplay: deliveryCount > 1 }) as unknown as StageContext;
     try {
       const runId = newId();
       // not on the stream, so only this handler (as a stage copy would on each redelivery) decides it

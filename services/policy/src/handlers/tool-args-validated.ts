@@ -25,8 +25,12 @@ const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
 export function policyCheckHandler(deps: PolicyCheckDeps) {
   const { bus } = deps;
   return async (event: ToolArgsValidated, ctx: StageContext): Promise<StageOutcome> => {
-    // a first delivery cannot find its own decision; only a redelivery pays for the read
-    const earlier = ctx.deliveryCount > 1 ? await readEvent(bus, event.domain, event.callId, "ToolPolicyChecked") : undefined;
+    // a first delivery cannot find its own decision; only a redelivery or a replay pays for the reads
+    const earlier = ctx.possibleReplay ? await readEvent(bus, event.domain, event.callId, "ToolPolicyChecked") : undefined;
+    if (earlier === undefined && ctx.possibleReplay && (await readEvent(bus, event.domain, event.callId, "ToolCallRejected"))) {
+      // the call was closed without a decision (retries ran out): a replay must not reopen it
+      return ACK;
+    }
     const checked = earlier ?? (await decide(deps, event));
     if (checked === undefined) {
       ctx.log.warn("policy decision slot is taken by an unreadable event");

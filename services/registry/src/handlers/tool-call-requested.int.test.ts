@@ -7,6 +7,7 @@ import {
   newId,
   parseToolName,
   resolveToolName,
+  STREAM_CALLS,
   STREAM_DLQ,
   type ToolArgsValidated,
   type ToolCallRejected,
@@ -134,6 +135,27 @@ describe("the registry validation stage", () => {
     await eventually(async () => expect((await answerTo(await call(legacy, { query: "x" }))).type).toBe("validated"));
     expect((await setToolStatus(h.bus, { name: legacy, status: "disabled" })).ok).toBe(true);
     await eventually(async () => expect((await rejectionOf(await call(legacy, { query: "x" }))).data.error.code).toBe("TOOL_DISABLED"));
+  });
+
+  it("keeps an old rejection when the request is replayed after the tool was enabled (regression: recreated durables)", async () => {
+    const domainX = uniqueDomain("replay");
+    const tool = `${domainX}.thing`;
+    expect((await registerTools(h.bus, [descriptor({ name: tool })])).ok).toBe(true);
+    // a request from a minute ago whose rejection is already on the stream, as a recreated durable replays it
+    const req = request({ tool, args: { query: "x" }, domain: domainX, ts: new Date(Date.now() - 60_000).toISOString() });
+    await appendEvent(h.bus, {
+      ...req,
+      type: "ToolCallRejected",
+      eventId: `${req.eventId}r`,
+      causationId: req.eventId,
+      data: { stage: "registry", error: { code: "TOOL_DISABLED", message: "disabled then", retryable: false } },
+    });
+    await appendEvent(h.bus, req);
+    await eventually(async () => {
+      const info = await h.bus.jsm.consumers.info(STREAM_CALLS, "registry-validate");
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+    });
+    expect(await readEvent(h.bus, domainX, req.callId, "ToolArgsValidated")).toBeUndefined();
   });
 
   it("rejects a request whose principal differs from its subject's, answering in the subject's name", async () => {

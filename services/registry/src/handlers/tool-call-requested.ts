@@ -42,8 +42,8 @@ export function handleToolCallRequested(deps: ValidateStageDeps) {
     const verdict = validateCall(req, ctx.subject.principal, lookup);
     const now = new Date();
     if (verdict.ok) {
-      // only a redelivery can have rejected this request already; a first delivery skips the read
-      if (ctx.deliveryCount > 1) {
+      // only a redelivery or a replay (a recreated durable) can have rejected this request already
+      if (ctx.possibleReplay) {
         const other = await otherAnswer(bus, req, "ToolCallRejected");
         if (other) return other;
       }
