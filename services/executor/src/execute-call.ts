@@ -109,6 +109,8 @@ async function rerunnableCall(auth: Authorisation, prior: ToolCallStarted, tool:
   if (tool === undefined || !tool.descriptor.idempotent || tool.descriptorHash !== prior.data.descriptorHash) return undefined;
   const bound = await auth.bind();
   if (!bound.ok || argsHash(bound.value.args) !== prior.data.argsHash) return undefined;
+  // a re-run is a run: the grant (signature, expiry, binding) is checked again, as before the first
+  if (!(await auth.verify(bound.value, tool)).ok) return undefined;
   const prepared = tool.prepare(bound.value.args);
   return prepared.ok ? { tool, prepared } : undefined;
 }
