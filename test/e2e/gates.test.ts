@@ -56,6 +56,12 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     expect(eventTypes(await callEvents(w.bus, proposed.callId))).not.toContain("ToolCallStarted");
   });
 
+  it("refuses mode human to an agent, so it cannot skip the person who confirms its writes and sends", async () => {
+    const write = await bot.call("ticket.submit", { title: "t", body: "b", customerId: "C-h" }, { mode: "human" });
+    expect(write).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    expect(write.error?.message).toMatch(/mode human needs a person/);
+  });
+
   it("refuses send in llm mode and never lists it in the llm ToolView", async () => {
     const r = await bot.call("customer.message", { customerId: "C-1", text: "hi" }, { mode: "llm" });
     expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });

@@ -29,6 +29,10 @@ describe("mayDecide", () => {
     expect(mayDecide(doc, "dave", send("human"))).toEqual({ ok: true });
   });
 
+  it("refuses a requester the document names as an agent confirming their own call in human mode", () => {
+    expect(mayDecide(doc, "bot", send("human", "bot")).ok).toBe(false);
+  });
+
   it("refuses the requester outside human mode, even a human who approves the grade", () => {
     const r = mayDecide(doc, "alice", send("plan", "alice"));
     expect(r.ok).toBe(false);

@@ -1,4 +1,5 @@
 import type { CallMode, Grade, PolicyDocument } from "@warden/contracts";
+import { declaredNotHuman } from "./evaluate.js";
 import { principalOf } from "./principals.js";
 
 export interface ApprovalFacts {
@@ -10,7 +11,8 @@ export interface ApprovalFacts {
 
 /** Who may decide an approval: the requester in human mode, else a human allowed for the grade. */
 export function mayDecide(doc: PolicyDocument, approver: string, a: ApprovalFacts): { ok: true } | { ok: false; reason: string } {
-  if (a.requesterMayConfirm && approver === a.requester) return { ok: true };
+  // the requester confirms their own call in human mode, unless the document names them an agent
+  if (a.requesterMayConfirm && approver === a.requester && !declaredNotHuman(doc, approver)) return { ok: true };
   const p = principalOf(doc, approver);
   if (p.kind !== "human") return { ok: false, reason: `${approver} is not a person (${p.kind}); only a person may approve` };
   // the requester confirms only where requesterMayConfirm says so (their own button, mode human)

@@ -159,3 +159,21 @@ describe("the document's rules", () => {
     expect(evaluatePolicy(d, facts({ principal: "bob" })).ruleIds).toEqual(["other-principal"]);
   });
 });
+
+describe("who may claim mode human (regression: an agent claiming a person's button skipped approval)", () => {
+  const d = doc({ principals: { bot: { kind: "agent" }, svc: { kind: "service" }, alice: { kind: "human" } } });
+
+  it("denies mode human to a principal the document names as an agent or a service", () => {
+    for (const principal of ["bot", "svc"]) {
+      const e = evaluatePolicy(d, facts({ principal, grade: "write", mode: "human" }));
+      expect(e).toMatchObject({ decision: "deny", gate: "gate.human_mode_needs_person" });
+      expect(e.reason).toContain(principal);
+    }
+  });
+
+  it("still lets a person, or a principal the document does not name, act in human mode", () => {
+    expect(evaluatePolicy(d, facts({ principal: "alice", grade: "write", mode: "human" })).decision).toBe("allow");
+    expect(evaluatePolicy(d, facts({ principal: "walk-in", grade: "write", mode: "human" })).decision).toBe("allow");
+    expect(evaluatePolicy(d, facts({ principal: "bot", grade: "write", mode: "plan" })).decision).toBe("allow");
+  });
+});

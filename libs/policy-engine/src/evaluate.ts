@@ -23,6 +23,7 @@ export const GATE_RULES = {
   scope: "gate.scope",
   principalScope: "gate.principal_scope",
   sendNeverForLlm: "invariant.send_never_llm",
+  humanModeNeedsPerson: "gate.human_mode_needs_person",
 } as const;
 
 export type GateRuleId = (typeof GATE_RULES)[keyof typeof GATE_RULES];
@@ -57,6 +58,11 @@ export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation 
   if (t.scopes.length > 0 && (f.scope === null || !t.scopes.includes(f.scope))) {
     return gate(GATE_RULES.scope, `${t.name} applies only in ${t.scopes.join("/")}, the call is in ${f.scope ?? "no scope"}`);
   }
+  if (f.mode === "human" && declaredNotHuman(doc, f.principal)) {
+    // mode is what the caller claims: a principal the document names as an agent or a service
+    // cannot claim that a person pressed the button (and so skip "model proposes, person confirms")
+    return gate(GATE_RULES.humanModeNeedsPerson, `mode human needs a person: ${f.principal} is a ${principalOf(doc, f.principal).kind} in the policy document`);
+  }
   const held = principalOf(doc, f.principal).scopes;
   const missing = t.requiredScopes.filter((s) => !held.includes(s));
   if (missing.length > 0) {
@@ -66,6 +72,11 @@ export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation 
     return gate(GATE_RULES.sendNeverForLlm, "a model never runs a send tool: it cannot be undone or is seen at once");
   }
   return undefined;
+}
+
+/** True when the document names this principal with a kind other than human. */
+export function declaredNotHuman(doc: PolicyDocument, principal: string): boolean {
+  return Object.hasOwn(doc.principals, principal) && doc.principals[principal]!.kind !== "human";
 }
 
 export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {

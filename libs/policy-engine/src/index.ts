@@ -2,6 +2,7 @@ export { mayDecide, type ApprovalFacts } from "./approval-authority.js";
 export { parsePolicyDocument } from "./document.js";
 export {
   checkGates,
+  declaredNotHuman,
   DEFAULT_TABLE,
   evaluatePolicy,
   GATE_RULES,

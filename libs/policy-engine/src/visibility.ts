@@ -11,6 +11,7 @@ const GATE_REASONS: Record<string, HiddenTool["reason"]> = {
   [GATE_RULES.scope]: "out_of_scope",
   [GATE_RULES.principalScope]: "missing_principal_scope",
   [GATE_RULES.sendNeverForLlm]: "send_never_listed_for_llm",
+  [GATE_RULES.humanModeNeedsPerson]: "policy_denied",
 };
 
 /**
