@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { connectBus, createLogger, ensureTopology, loadBusConfig } from "@warden/bus";
+import { connectBus, createLogger, ensureTopology, loadBusConfig, stopOnSignals } from "@warden/bus";
 import { defineTool, startExecutor } from "@warden/executor";
 import { z } from "zod";
 
@@ -21,10 +21,4 @@ const bus = await connectBus(config, "bench-executor");
 await ensureTopology(bus);
 const executor = await startExecutor({ bus, log, domain: "bench", tools: [echo], concurrency: Number(process.env["BENCH_CONCURRENCY"] ?? 128) });
 log.info("bench executor ready");
-const stop = async () => {
-  await executor.stop();
-  await bus.close();
-  process.exit(0);
-};
-process.once("SIGTERM", () => void stop());
-process.once("SIGINT", () => void stop());
+stopOnSignals(log, executor, bus);

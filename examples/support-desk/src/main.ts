@@ -1,4 +1,4 @@
-import { ConfigError, connectBus, createLogger, ensureTopology, loadBusConfig } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, loadBusConfig, stopOnSignals } from "@warden/bus";
 import { startSupportDesk } from "./start-support-desk.js";
 
 async function main(): Promise<void> {
@@ -7,21 +7,7 @@ async function main(): Promise<void> {
   const bus = await connectBus(config, "warden-support-desk");
   await ensureTopology(bus);
   const desk = await startSupportDesk({ bus, log });
-  const shutdown = (signal: string) => {
-    log.info({ signal }, "support desk stopping");
-    void desk
-      .stop()
-      .then(() => bus.close())
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          log.error({ err }, "support desk stop failed");
-          process.exit(1);
-        },
-      );
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  stopOnSignals(log, desk, bus);
 }
 
 main().catch((err: unknown) => {

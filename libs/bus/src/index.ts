@@ -12,4 +12,5 @@ export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, typ
 export { readEvent, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export { ACK, ensureStageConsumer, REPLAY_AGE_MS, runStage, type StageContext, type StageOutcome, type StageRunner, type StageSpec } from "./stage-runner.js";
+export { stopOnSignals } from "./stop-on-signals.js";
 export { callsStreamConfig, ensureTopology } from "./topology.js";

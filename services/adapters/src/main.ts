@@ -1,4 +1,4 @@
-import { ConfigError, connectBus, createLogger, ensureTopology } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } from "@warden/bus";
 import { AdapterConfigError } from "./adapter-errors.js";
 import { startAdaptersService } from "./adapters-service.js";
 import { loadAdaptersConfig, type AdaptersConfig } from "./config.js";
@@ -35,19 +35,4 @@ try {
   process.exit(1);
 }
 
-let shuttingDown = false;
-async function shutdown(signal: string): Promise<void> {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  log.info({ signal }, "shutting down");
-  try {
-    await service.stop();
-    await bus.close();
-    process.exit(0);
-  } catch (err) {
-    log.error({ err }, "shutdown failed");
-    process.exit(1);
-  }
-}
-process.once("SIGTERM", () => void shutdown("SIGTERM"));
-process.once("SIGINT", () => void shutdown("SIGINT"));
+stopOnSignals(log, service, bus);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ConfigError, connectBus, createLogger, ensureTopology } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } from "@warden/bus";
 import { loadConfig } from "./config.js";
 import { startApproverService } from "./service.js";
 
@@ -18,18 +18,7 @@ async function main(): Promise<void> {
     inboxWaitMs: config.WARDEN_APPROVER_INBOX_WAIT_MS,
   });
   log.info({ keyId: service.signingKey.keyId }, "approver service started");
-  const shutdown = (signal: string) => {
-    log.info({ signal }, "approver service stopping");
-    void service
-      .stop()
-      .then(() => bus.close())
-      .then(() => process.exit(0), (err: unknown) => {
-        log.error({ err }, "approver service stop failed");
-        process.exit(1);
-      });
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  stopOnSignals(log, service, bus);
 }
 
 main().catch((err: unknown) => {

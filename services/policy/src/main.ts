@@ -1,4 +1,4 @@
-import { ConfigError, connectBus, createLogger, ensureTopology } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } from "@warden/bus";
 import { loadConfig } from "./config.js";
 import { startPolicyService } from "./service.js";
 
@@ -9,18 +9,7 @@ async function main(): Promise<void> {
   await ensureTopology(bus);
   const service = await startPolicyService({ bus, log, concurrency: config.WARDEN_POLICY_CONCURRENCY });
   log.info({ policyVersion: service.document().version }, "policy service started");
-  const shutdown = (signal: string) => {
-    log.info({ signal }, "policy service stopping");
-    void service
-      .stop()
-      .then(() => bus.close())
-      .then(() => process.exit(0), (err: unknown) => {
-        log.error({ err }, "policy service stop failed");
-        process.exit(1);
-      });
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  stopOnSignals(log, service, bus);
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import { ConfigError, connectBus, createLogger, ensureTopology } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } from "@warden/bus";
 import { loadConfig } from "./config.js";
 import { startProjector } from "./service.js";
 
@@ -15,18 +15,7 @@ async function main(): Promise<void> {
     leaseTtlMs: config.WARDEN_PROJECTOR_LEASE_MS,
   });
   log.info({ batch: config.WARDEN_PROJECTOR_BATCH }, "projector started");
-  const shutdown = (signal: string) => {
-    log.info({ signal, appliedTo: projector.appliedTo() }, "projector stopping");
-    void projector
-      .stop()
-      .then(() => bus.close())
-      .then(() => process.exit(0), (err: unknown) => {
-        log.error({ err }, "projector stop failed");
-        process.exit(1);
-      });
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  stopOnSignals(log, projector, bus);
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import { ConfigError, connectBus, createLogger, ensureTopology } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } from "@warden/bus";
 import { loadAgentsFile } from "./agents-file.js";
 import { endpointOf, loadConfig } from "./config.js";
 import { triageAgent } from "./demo/triage.js";
@@ -14,18 +14,7 @@ async function main(): Promise<void> {
   await ensureTopology(bus);
   const service = await startSubagentService({ bus, log, agents, endpoint: endpointOf(config), concurrency: config.WARDEN_SUBAGENT_CONCURRENCY });
   log.info({ agents: service.agents }, "subagent service started");
-  const shutdown = (signal: string) => {
-    log.info({ signal }, "subagent service stopping");
-    void service
-      .stop()
-      .then(() => bus.close())
-      .then(() => process.exit(0), (err: unknown) => {
-        log.error({ err }, "subagent service stop failed");
-        process.exit(1);
-      });
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  stopOnSignals(log, service, bus);
 }
 
 main().catch((err: unknown) => {

@@ -78,27 +78,8 @@ export function isOverdue(record: { readonly expiresAt: string }, now: Date): bo
   return Date.parse(record.expiresAt) <= now.getTime();
 }
 
-export function toPendingApproval(r: ApprovalRecord): PendingApproval {
-  return {
-    approvalId: r.approvalId,
-    callId: r.callId,
-    domain: r.domain,
-    tool: r.tool,
-    title: r.title,
-    grade: r.grade,
-    principal: r.principal,
-    mode: r.mode,
-    argsHash: r.argsHash,
-    argsPreview: r.argsPreview,
-    reason: r.reason,
-    requestedAt: r.requestedAt,
-    expiresAt: r.expiresAt,
-    approvers: r.approvers,
-  };
-}
-
-/** A projected inbox record as the pending list shows it. */
-export function inboxToPending(r: ApprovalInboxRecord): PendingApproval {
+/** A record (the approver's own, or the projected inbox's) as the pending list shows it. */
+export function toPendingApproval(r: ApprovalRecord | ApprovalInboxRecord): PendingApproval {
   return {
     approvalId: r.approvalId,
     callId: r.callId,

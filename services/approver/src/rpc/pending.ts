@@ -1,6 +1,6 @@
 import type { PendingApproval, Reply } from "@warden/contracts";
 import type { ApprovalStore } from "../approval-store.js";
-import { inboxToPending, isOverdue } from "../domain/approval-record.js";
+import { toPendingApproval, isOverdue } from "../domain/approval-record.js";
 import type { ProjectedInbox } from "../projected-inbox.js";
 
 /**
@@ -12,7 +12,7 @@ export function pendingHandler(inbox: ProjectedInbox, approvals: ApprovalStore) 
     const now = new Date();
     const { records } = await inbox.pending();
     const decided = new Set(approvals.open().filter((e) => e.value.status !== "pending").map((e) => e.value.approvalId));
-    const listed: PendingApproval[] = records.filter((r) => !isOverdue(r, now) && !decided.has(r.approvalId)).map(inboxToPending);
+    const listed: PendingApproval[] = records.filter((r) => !isOverdue(r, now) && !decided.has(r.approvalId)).map(toPendingApproval);
     listed.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.approvalId.localeCompare(b.approvalId));
     return { ok: true, value: listed };
   };
