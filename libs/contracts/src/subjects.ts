@@ -26,12 +26,16 @@ export const PROJECTOR_LEASE_KEY = "lease";
 export const READ_MODEL_BUCKETS = [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS] as const;
 export const OBJECT_STORE_ARTIFACTS = "warden_artifacts";
 
-/** Request-reply services. */
-export const SUBJECT_REGISTRY_REGISTER = "warden.registry.register";
-export const SUBJECT_REGISTRY_SET_STATUS = "warden.registry.status";
+/**
+ * Request-reply services. Where a subject carries a principal, approver or domain token, NATS
+ * permissions pin that token to the caller's identity (docs/security.md), so the token is who asks.
+ */
 export const SUBJECT_REGISTRY_LIST = "warden.registry.list";
-export const SUBJECT_REGISTRY_VIEW = "warden.registry.view";
-export const SUBJECT_APPROVER_PENDING = "warden.approver.pending";
+export const REGISTRY_REGISTER_SUBJECTS = "warden.registry.register.*";
+export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
+export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";
+export const CALL_READ_SUBJECTS = "warden.calls.*.*.*";
+export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
 export const SUBJECT_DECIDE_ROOT = "warden.decide";
 export const QUEUE_REGISTRY = "warden-registry";
 export const QUEUE_APPROVER = "warden-approver";
@@ -185,4 +189,44 @@ export function principalBudgetKey(principal: string): string {
 /** A fresh bucket a replay rebuilds a read model into, e.g. `warden_calls_rebuild`. */
 export function rebuildBucketName(bucket: string, suffix: string): string {
   return `${bucket}_${token("suffix", suffix)}`;
+}
+
+/** Registers one domain's tools: `warden.registry.register.<domain>`. */
+export function registryRegisterSubject(domain: string): string {
+  return `warden.registry.register.${token("domain", domain)}`;
+}
+
+/** Enables or disables one domain's tools: `warden.registry.status.<domain>`. */
+export function registryStatusSubject(domain: string): string {
+  return `warden.registry.status.${token("domain", domain)}`;
+}
+
+/** The ToolView of the asking principal: `warden.registry.view.<principal>`. */
+export function registryViewSubject(principal: string): string {
+  return `warden.registry.view.${token("principal", principal)}`;
+}
+
+/** The events of one of the asking principal's own calls: `warden.calls.<principal>.<domain>.<callId>`. */
+export function callReadSubject(principal: string, domain: string, callId: string): string {
+  return `warden.calls.${token("principal", principal)}.${token("domain", domain)}.${token("callId", callId)}`;
+}
+
+/** The pending approvals as one approver sees them: `warden.approver.pending.<approver>`. */
+export function approverPendingSubject(approver: string): string {
+  return `warden.approver.pending.${token("approver", approver)}`;
+}
+
+/** The last token of a per-identity request subject (`warden.registry.view.<principal>` -> principal). */
+export function lastSubjectToken(subject: string): string | undefined {
+  const last = subject.slice(subject.lastIndexOf(".") + 1);
+  return isSafeToken(last) ? last : undefined;
+}
+
+/** `warden.calls.<principal>.<domain>.<callId>` parsed; undefined for anything else. */
+export function parseCallReadSubject(subject: string): { principal: string; domain: string; callId: string } | undefined {
+  const parts = subject.split(".");
+  if (parts.length !== 5 || parts[0] !== "warden" || parts[1] !== "calls") return undefined;
+  const [, , principal, domain, callId] = parts;
+  if (!isSafeToken(principal) || !isSafeToken(domain) || !isSafeToken(callId)) return undefined;
+  return { principal, domain, callId };
 }
