@@ -1,47 +1,67 @@
-import { connect } from "@nats-io/transport-node";
-import { busFromConnection, ensureTopology, loadBusConfig, NATS_INSTALL_HINT, startNatsServer, type Bus } from "@warden/bus";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectBus, ensureTopology, freePort, loadBusConfig, NATS_INSTALL_HINT, startNatsServer, type Bus } from "@warden/bus";
+import type { IdentitySpecInput } from "@warden/contracts";
+import { openWardenHome, type WardenHome } from "@warden/identity";
 
 export interface TestNats {
   readonly url: string;
-  /** A new connection with the topology in place. */
+  /** The provisioned home: keys, server config, every minted identity's credentials. */
+  readonly home: WardenHome;
+  /** A new admin connection (all rights) with the topology in place. */
   bus(name?: string): Promise<Bus>;
+  /** A new connection as the given identity, minted on first use (no server restart needed). */
+  connectAs(spec: IdentitySpecInput, connectionName?: string): Promise<Bus>;
   stop(): Promise<void>;
 }
 
 /**
- * A real nats-server for one suite: NATS_URL when set, else a `nats-server` from PATH on a free
- * port with a temp store dir. No Docker engine runs on CI machines, so testcontainers is not used.
+ * A real nats-server for one suite, secured exactly as `warden up` secures it: operator-mode
+ * auth, a Warden account for services and a clients account for agents and people, each identity
+ * with the permissions of docs/security.md. No Docker engine runs on CI machines, so
+ * testcontainers is not used.
  */
 export async function startTestNats(): Promise<TestNats> {
-  let url = process.env["NATS_URL"];
-  let stopServer = async () => {};
-  if (!url) {
-    try {
-      const server = await startNatsServer();
-      url = server.url;
-      stopServer = () => server.stop();
-    } catch (err) {
-      throw new Error(`tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${(err as Error).message})`);
-    }
+  const dir = mkdtempSync(join(tmpdir(), "warden-test-home-"));
+  const home = openWardenHome(dir);
+  const port = await freePort();
+  const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
+  let server;
+  try {
+    // WARDEN_TEST_NATS_LOG=FILE keeps the server's log, permission violations included
+    const logFile = process.env["WARDEN_TEST_NATS_LOG"];
+    server = await startNatsServer({ configFile, port, storeDir: home.storeDir, ...(logFile ? { logFile } : {}) });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${(err as Error).message})`);
   }
+  const url = server.url;
+  home.setUrl(url);
   const buses: Bus[] = [];
-  const serverUrl = url;
   let topologyReady = false;
+  const connectAs = async (spec: IdentitySpecInput, connectionName?: string) => {
+    const entry = await home.addIdentity(spec);
+    const bus = await connectBus(loadBusConfig({ NATS_URL: url, NATS_CREDS: entry.creds }), connectionName ?? spec.name);
+    buses.push(bus);
+    return bus;
+  };
   return {
-    url: serverUrl,
+    url,
+    home,
+    connectAs,
     async bus(name = "test") {
-      const nc = await connect({ servers: serverUrl, name, noAsyncTraces: true });
-      const bus = await busFromConnection(nc, loadBusConfig({ NATS_URL: serverUrl }));
+      const bus = await connectAs({ kind: "admin", name: "admin" }, name);
       if (!topologyReady) {
         await ensureTopology(bus);
         topologyReady = true;
       }
-      buses.push(bus);
       return bus;
     },
     async stop() {
       await Promise.allSettled(buses.map((b) => b.close()));
-      await stopServer();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { createLogger, silentLogger, type Bus } from "@warden/bus";
 import { startApproverService } from "@warden/approver";
-import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
@@ -13,7 +13,12 @@ interface Stoppable {
 
 export interface TestWarden {
   readonly nats: TestNats;
+  /** An admin connection: for setting things up and looking at the stream, never to act as a caller. */
   readonly bus: Bus;
+  /** A connection as an agent principal (clients account): what an agent's process holds. */
+  agentBus(principal: string): Promise<Bus>;
+  /** A connection as a person (clients account): calls tools and decides approvals as themself. */
+  humanBus(name: string): Promise<Bus>;
   /** Starts another copy of something (a second executor, a restarted service) and stops it with the rest. */
   track<T extends Stoppable>(s: T): T;
   stopServices(): Promise<void>;
@@ -41,18 +46,30 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
   }
   let services: Stoppable[] = [];
   const extra: Stoppable[] = [];
+  // each service connects as its own identity, with exactly the rights docs/security.md gives it
+  const serviceBus = (role: "registry" | "policy" | "approver" | "projector") => nats.connectAs({ kind: "service", name: role, role });
   const startServices = async () => {
-    const registry = await startRegistryService({ bus, log });
-    const policyService = await startPolicyService({ bus, log });
-    const approver = await startApproverService({ bus, log, sweepIntervalMs: opts.sweepIntervalMs ?? 200 });
-    const projector = await startProjector({ bus, log, leaseTtlMs: 1_000 });
+    const registry = await startRegistryService({ bus: await serviceBus("registry"), log });
+    const policyService = await startPolicyService({ bus: await serviceBus("policy"), log });
+    const approver = await startApproverService({ bus: await serviceBus("approver"), log, sweepIntervalMs: opts.sweepIntervalMs ?? 200 });
+    const projector = await startProjector({ bus: await serviceBus("projector"), log, leaseTtlMs: 1_000 });
     services = [registry, policyService, approver, projector];
-    if (opts.demo) services.push(await startSupportDesk({ bus, log }));
+    if (opts.demo) {
+      const deskBus = await nats.connectAs({
+        kind: "executor",
+        name: "support-desk",
+        domains: [...SUPPORT_DESK_DOMAINS],
+        buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS],
+      });
+      services.push(await startSupportDesk({ bus: deskBus, log }));
+    }
   };
   await startServices();
   return {
     nats,
     bus,
+    agentBus: (principal) => nats.connectAs({ kind: "agent", name: principal }),
+    humanBus: (name) => nats.connectAs({ kind: "human", name }),
     track(s) {
       extra.push(s);
       return s;

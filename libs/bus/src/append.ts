@@ -29,7 +29,7 @@ export function isAlreadyWrittenError(err: unknown): boolean {
  * Appends an event once. The stream keeps one message per subject and the publish expects the
  * subject to be empty, so a second writer gets "already written" back as a value.
  */
-export async function appendEvent(bus: Bus, event: WardenEvent): Promise<AppendResult> {
+export async function appendEvent(bus: Bus, event: WardenEvent, readBack: ReadBack = defaultReadBack(bus)): Promise<AppendResult> {
   const suffix = eventSubjectSuffix(event);
   const subject = callEventSubject(event.domain, event.callId, event.type, suffix);
   try {
@@ -37,16 +37,23 @@ export async function appendEvent(bus: Bus, event: WardenEvent): Promise<AppendR
       msgID: event.eventId,
       expect: { lastSubjectSequence: 0 },
     });
-    if (ack.duplicate) return alreadyWritten(bus, event, suffix);
+    if (ack.duplicate) return alreadyWritten(readBack, event);
     return { status: "written", seq: ack.seq };
   } catch (err) {
-    if (isAlreadyWrittenError(err)) return alreadyWritten(bus, event, suffix);
+    if (isAlreadyWrittenError(err)) return alreadyWritten(readBack, event);
     throw err;
   }
 }
 
-async function alreadyWritten(bus: Bus, event: WardenEvent, suffix: string | undefined): Promise<AppendResult> {
-  const existing = await readEvent(bus, event.domain, event.callId, event.type, suffix);
+/** How the event holding a slot is read back; a client without JetStream access reads through the call-read API. */
+export type ReadBack = (event: WardenEvent) => Promise<WardenEvent | undefined>;
+
+function defaultReadBack(bus: Bus): ReadBack {
+  return (event) => readEvent(bus, event.domain, event.callId, event.type, eventSubjectSuffix(event));
+}
+
+async function alreadyWritten(readBack: ReadBack, event: WardenEvent): Promise<AppendResult> {
+  const existing = await readBack(event);
   const ours =
     existing !== undefined &&
     (existing.eventId === event.eventId ||

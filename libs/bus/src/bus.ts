@@ -29,8 +29,9 @@ export async function connectBus(config: BusConfig, name: string): Promise<Bus> 
 }
 
 export async function busFromConnection(nc: NatsConnection, config: BusConfig): Promise<Bus> {
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
+  // no account-info probe: a client-account connection has no JetStream of its own and never uses it
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
+  const js = jetstream(nc, { checkAPI: false });
   return {
     nc,
     js,

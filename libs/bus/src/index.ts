@@ -1,5 +1,5 @@
 export { acceptDecision } from "./accept-decision.js";
-export { appendEvent, isAlreadyWrittenError, type AppendResult } from "./append.js";
+export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } from "./append.js";
 export { watchPolicyDocument, type PolicyDocumentWatch } from "./policy-document-watch.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
 export { busFromConnection, connectBus, type Bus } from "./bus.js";
@@ -13,4 +13,4 @@ export { readEvent, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export { ACK, ensureStageConsumer, REPLAY_AGE_MS, runStage, type StageContext, type StageOutcome, type StageRunner, type StageSpec } from "./stage-runner.js";
 export { stopOnSignals } from "./stop-on-signals.js";
-export { callsStreamConfig, ensureTopology } from "./topology.js";
+export { callsStreamConfig, callsStreamProblems, ensureTopology, TopologyError } from "./topology.js";

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +40,13 @@ export interface StartNatsOptions {
   /** Store dir; a temp dir (removed on stop) when absent. */
   readonly storeDir?: string;
   readonly port?: number;
+  /**
+   * A configuration file (operator-mode auth, written by @warden/identity); it names the store
+   * dir and port itself, so `port` must match it and `storeDir` is only reported.
+   */
+  readonly configFile?: string;
+  /** Appends the server's log to this file (to see permission violations while debugging). */
+  readonly logFile?: string;
 }
 
 /** Starts a single-node nats-server with JetStream on loopback and waits until it accepts clients. */
@@ -50,7 +57,8 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Loca
   const tempStore = opts.storeDir === undefined;
   const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "warden-nats-"));
   mkdirSync(storeDir, { recursive: true });
-  const child = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir], {
+  const args = opts.configFile !== undefined ? ["-c", opts.configFile] : ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir];
+  const child = spawn(binary, args, {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";
@@ -69,7 +77,8 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Loca
     });
   });
   child.stderr?.removeAllListeners("data");
-  child.stderr?.resume();
+  if (opts.logFile !== undefined) child.stderr?.pipe(createWriteStream(opts.logFile, { flags: "a" }));
+  else child.stderr?.resume();
   child.removeAllListeners("exit");
   return {
     url: `nats://127.0.0.1:${port}`,

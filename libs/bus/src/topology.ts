@@ -14,6 +14,7 @@ import {
   STREAM_DLQ,
 } from "@warden/contracts";
 import type { Bus } from "./bus.js";
+import type { BusConfig } from "./config.js";
 
 const SECOND_NS = 1_000_000_000;
 
@@ -37,10 +38,20 @@ export function callsStreamConfig(bus: Bus): Partial<StreamConfig> & { name: str
   };
 }
 
-/** Creates streams, KV buckets and the object store if missing; safe to call from every service. */
+/** The topology is missing or unsafe; the message names the setting and what Warden needs. */
+export class TopologyError extends Error {
+  override readonly name = "TopologyError";
+}
+
+/**
+ * Creates what is missing (only the admin identity may: a service gets a TopologyError naming
+ * who must provision it) and refuses to go on over a WARDEN_CALLS that lets history be changed.
+ * Never changes an existing stream: that is an operator's decision.
+ */
 export async function ensureTopology(bus: Bus): Promise<void> {
   const replicas = bus.config.WARDEN_REPLICAS;
-  await ensureStream(bus, callsStreamConfig(bus));
+  const calls = callsStreamConfig(bus);
+  await ensureStream(bus, calls);
   await ensureStream(bus, {
     name: STREAM_DLQ,
     subjects: [DLQ_SUBJECTS],
@@ -50,28 +61,55 @@ export async function ensureTopology(bus: Bus): Promise<void> {
     max_age: 30 * 24 * 3600 * SECOND_NS,
   });
   for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY]) {
-    await bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File });
+    await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File }));
   }
   for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR]) {
-    await bus.kvm.create(bucket, { replicas, history: 1, storage: StorageType.File });
+    await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 1, storage: StorageType.File }));
   }
-  await bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File });
+  await ensureMissing(bus, `OBJ_${OBJECT_STORE_ARTIFACTS}`, () => bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File }));
+  const info = await bus.jsm.streams.info(STREAM_CALLS);
+  const problems = callsStreamProblems(info.config, bus.config);
+  if (problems.length > 0) {
+    throw new TopologyError(`refusing to run on ${STREAM_CALLS}: ${problems.join("; ")}. Fix the stream (as the admin) or the configuration.`);
+  }
+}
+
+/** What makes a WARDEN_CALLS unsafe for append-once history; empty when it is fine. */
+export function callsStreamProblems(c: StreamConfig, config: BusConfig): string[] {
+  const problems: string[] = [];
+  if (c.max_msgs_per_subject !== 1) problems.push(`max_msgs_per_subject is ${c.max_msgs_per_subject}, must be 1 (each event written once per call)`);
+  if (c.discard !== DiscardPolicy.New) problems.push(`discard is ${c.discard}, must be new`);
+  if (c.discard_new_per_subject !== true) problems.push("discard_new_per_subject is off, must be on");
+  if (c.deny_delete !== true) problems.push("deny_delete is off, must be on (no event may be erased)");
+  if (c.deny_purge !== true) problems.push("deny_purge is off, must be on (no history may be purged)");
+  if (c.max_msgs !== undefined && c.max_msgs !== -1) problems.push(`max_msgs is ${c.max_msgs}, must be unlimited (-1)`);
+  const wantAgeNs = config.WARDEN_STREAM_MAX_AGE_S * SECOND_NS;
+  if (c.max_age !== 0 && (wantAgeNs === 0 || c.max_age < wantAgeNs)) {
+    problems.push(`max_age is ${c.max_age / SECOND_NS} s, shorter than the configured retention (WARDEN_STREAM_MAX_AGE_S=${config.WARDEN_STREAM_MAX_AGE_S}, 0 keeps everything)`);
+  }
+  const wantBytes = config.WARDEN_STREAM_MAX_BYTES;
+  if (c.max_bytes !== -1 && (wantBytes === -1 || c.max_bytes < wantBytes)) {
+    problems.push(`max_bytes is ${c.max_bytes}, smaller than the configured WARDEN_STREAM_MAX_BYTES=${wantBytes} (-1 is unlimited)`);
+  }
+  return problems;
+}
+
+function isPermissionError(err: unknown): boolean {
+  const text = String((err as Error)?.message ?? err).toLowerCase();
+  return text.includes("permission") || text.includes("authorization");
+}
+
+async function ensureMissing(bus: Bus, stream: string, create: () => Promise<unknown>): Promise<void> {
+  if ((await bus.jsm.streams.info(stream).catch(() => undefined)) !== undefined) return;
+  await create().catch(async (err: unknown) => {
+    if ((await bus.jsm.streams.info(stream).catch(() => undefined)) !== undefined) return;
+    if (isPermissionError(err)) {
+      throw new TopologyError(`${stream} does not exist and this identity may not create it: start Warden with \`warden up\` or provision the topology as the admin`, { cause: err });
+    }
+    throw err;
+  });
 }
 
 async function ensureStream(bus: Bus, config: Partial<StreamConfig> & { name: string }): Promise<void> {
-  const existing = await bus.jsm.streams.info(config.name).catch(() => undefined);
-  if (existing === undefined) {
-    await bus.jsm.streams.add(config).catch(async (err: unknown) => {
-      // another service created it between our info and add
-      if ((await bus.jsm.streams.info(config.name).catch(() => undefined)) === undefined) throw err;
-    });
-    return;
-  }
-  const c = existing.config;
-  const changed =
-    c.max_age !== config.max_age ||
-    (config.max_bytes !== undefined && c.max_bytes !== config.max_bytes);
-  if (changed) {
-    await bus.jsm.streams.update(config.name, { ...c, max_age: config.max_age ?? c.max_age, max_bytes: config.max_bytes ?? c.max_bytes });
-  }
+  await ensureMissing(bus, config.name, () => bus.jsm.streams.add(config));
 }

@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   INVALID_REQUEST: { retryable: false },
   PAYLOAD_TOO_LARGE: { retryable: false },
   PRINCIPAL_MISMATCH: { retryable: false },
+  /** The authenticated identity may not do this (another principal's call, another domain's tools). */
+  FORBIDDEN: { retryable: false },
   DUPLICATE_CALL_ID: { retryable: false },
   POLICY_DENIED: { retryable: false },
   BUDGET_EXCEEDED: { retryable: false },

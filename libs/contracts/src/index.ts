@@ -236,3 +236,35 @@ export {
   type ToolViewRequestInput,
 } from "./tool-view.js";
 export { checkWireNames, fromWireName, resolveToolName, toWireName, WIRE_NAME_PATTERN, type WireNameProblem } from "./wire-names.js";
+export {
+  ACCOUNT_CLIENTS,
+  ACCOUNT_SYSTEM,
+  ACCOUNT_WARDEN,
+  CLIENT_EXPORTS,
+  DURABLE_APPROVER,
+  DURABLE_POLICY,
+  DURABLE_PROJECTOR,
+  DURABLE_REGISTRY,
+  EXECUTOR_STAGES,
+  IDENTITY_KINDS,
+  IdentitySpecSchema,
+  permissionsOf,
+  SERVICE_ROLES,
+  type AccountExport,
+  type IdentityKind,
+  type IdentitySpec,
+  type IdentitySpecInput,
+  type ServiceRole,
+  type SubjectRules,
+  type UserPermissions,
+} from "./permissions.js";
+export {
+  CALL_READ_EVENT_TYPES,
+  CALL_READ_MAX_WAIT_MS,
+  CallReadReplySchema,
+  CallReadRequestSchema,
+  settlesRead,
+  type CallReadReply,
+  type CallReadRequest,
+  type CallReadRequestInput,
+} from "./call-read.js";

@@ -4,7 +4,7 @@ import {
   JsonValueSchema,
   newId,
   ok,
-  SUBJECT_REGISTRY_VIEW,
+  registryViewSubject,
   ToolViewRequestSchema,
   ToolViewSchema,
   wardenError,
@@ -115,7 +115,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         const issue = request.error.issues[0];
         return fail("INVALID_REQUEST", `invalid view request at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
       }
-      const reply = await requestRpc(bus, SUBJECT_REGISTRY_VIEW, request.data, VIEW_TIMEOUT_MS);
+      const reply = await requestRpc(bus, registryViewSubject(request.data.principal), request.data, VIEW_TIMEOUT_MS);
       if (!reply.ok) return reply;
       const parsed = ToolViewReplySchema.safeParse(reply.value);
       return parsed.success ? ok(parsed.data) : fail("INTERNAL", `unexpected tool view reply: ${parsed.error.issues[0]?.message ?? "invalid"}`);

@@ -9,7 +9,7 @@ import {
   ok,
   PendingApprovalSchema,
   stageFilterSubject,
-  SUBJECT_APPROVER_PENDING,
+  approverPendingSubject,
   type ApprovalRequested,
   type DecisionReply,
   type DecisionRequest,
@@ -65,7 +65,8 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
   return {
     approver,
     async pending() {
-      const reply = await requestRpc(bus, SUBJECT_APPROVER_PENDING, {}, timeoutMs);
+      if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
+      const reply = await requestRpc(bus, approverPendingSubject(approver), {}, timeoutMs);
       if (!reply.ok) return reply;
       const parsed = PendingListSchema.safeParse(reply.value);
       return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected pending approvals reply");

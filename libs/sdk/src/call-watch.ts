@@ -1,16 +1,16 @@
-import { appendEvent, decodeJson, readEvent, type Bus } from "@warden/bus";
+import { appendEvent, requestRpc, type Bus } from "@warden/bus";
 import {
-  callHistorySubject,
-  TERMINAL_EVENT_TYPES,
+  CALL_READ_MAX_WAIT_MS,
+  CallReadReplySchema,
+  callReadSubject,
   wardenError,
-  WardenEventSchema,
+  type CallReadRequestInput,
+  type Outcome,
   type ToolCallRequested,
   type ToolResult,
   type WardenEvent,
 } from "@warden/contracts";
 import { pendingResult, resultFromEvent } from "./domain/event-result.js";
-
-type Subscription = ReturnType<Bus["nc"]["subscribe"]>;
 
 export interface WatchOptions {
   readonly wait: boolean;
@@ -22,9 +22,26 @@ export interface InFlight {
   cancel(): void;
 }
 
+/** Extra time a read request gets beyond the wait it asks for: the answer still has to travel. */
+const READ_SLACK_MS = 2_000;
+const RETRY_MS = 200;
+
 /**
- * Publishes a request and waits for its answer. The subscription to the call's history is made
- * before the append, so no event can slip past between publishing and listening.
+ * Reads the caller's own call through `warden.calls.<principal>.<domain>.<callId>`: the only
+ * window a client has onto the stream (it has no JetStream access of its own).
+ */
+export async function readOwnCall(bus: Bus, principal: string, domain: string, callId: string, req: CallReadRequestInput): Promise<Outcome<WardenEvent[]>> {
+  const timeoutMs = (req.timeoutMs ?? 0) + READ_SLACK_MS;
+  const reply = await requestRpc(bus, callReadSubject(principal, domain, callId), req, timeoutMs);
+  if (!reply.ok) return reply;
+  const parsed = CallReadReplySchema.safeParse(reply.value);
+  if (!parsed.success) return { ok: false, error: wardenError("INTERNAL", "unexpected call read reply") };
+  return { ok: true, value: parsed.data.events };
+}
+
+/**
+ * Publishes a request and waits for its answer by asking the registry to read the call once it
+ * settles (long reads, asked again until the caller's timeout). The stream is the only truth.
  */
 export async function publishAndAwait(
   bus: Bus,
@@ -32,82 +49,68 @@ export async function publishAndAwait(
   opts: WatchOptions,
   track: (f: InFlight) => () => void,
 ): Promise<ToolResult> {
-  const { callId, domain } = request;
-  let approvalId: string | undefined;
-  let settle!: (r: ToolResult | "timeout") => void;
-  const settled = new Promise<ToolResult | "timeout">((r) => (settle = r));
-  let sub: Subscription;
+  const { callId, domain, principal } = request;
+  const deadline = Date.now() + opts.timeoutMs;
+  let cancel!: () => void;
+  const cancelled = new Promise<"cancelled">((r) => (cancel = () => r("cancelled")));
+  const untrack = track({ cancel });
   try {
-    sub = bus.nc.subscribe(callHistorySubject(domain, callId), {
-      callback: (err, msg) => {
-        if (err) return;
-        const event = parseEvent(msg.data);
-        if (event === undefined || event.callId !== callId) return;
-        if (resultFromEvent(event, opts.wait) === undefined) return;
-        void confirmed(bus, event).then((stored) => {
-          if (stored === undefined) return;
-          if (stored.type === "ApprovalRequested") approvalId = stored.data.approvalId;
-          const result = resultFromEvent(stored, opts.wait);
-          if (result !== undefined) settle(result);
-        });
-      },
+    const appended = await appendEvent(bus, request, async (ev) => {
+      const read = await readOwnCall(bus, principal, domain, callId, {});
+      return read.ok ? read.value.find((e) => e.type === ev.type) : undefined;
     });
-  } catch (err) {
-    // a closed or draining connection throws at once
-    return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", `cannot follow the call: ${(err as Error).message}`) };
-  }
-  const untrack = track({ cancel: () => settle("timeout") });
-  const timer = setTimeout(() => settle("timeout"), opts.timeoutMs);
-  try {
-    const appended = await appendEvent(bus, request);
     if (appended.status === "already_written" && !appended.ours) {
       return { callId, ok: false, status: "rejected", error: wardenError("DUPLICATE_CALL_ID", `call id ${callId} is already in use`) };
     }
-    const outcome = await settled;
-    if (outcome !== "timeout") return outcome;
-    return await readOutcomeOnce(bus, request, opts, approvalId);
+    let approvalId: string | undefined;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      const wait = Math.min(left, CALL_READ_MAX_WAIT_MS);
+      const read = await Promise.race([readOwnCall(bus, principal, domain, callId, { wait: opts.wait ? "terminal" : "settled", timeoutMs: wait }), cancelled]);
+      if (read === "cancelled") break;
+      if (!read.ok) {
+        if (!read.error.retryable) return { callId, ok: false, status: "failed", error: read.error };
+        // the registry may be restarting: ask again shortly
+        if ((await Promise.race([sleep(Math.min(RETRY_MS, Math.max(0, deadline - Date.now()))), cancelled])) === "cancelled") break;
+        continue;
+      }
+      const settled = settle(read.value, opts.wait);
+      if (settled.result !== undefined) return settled.result;
+      approvalId ??= settled.approvalId;
+    }
+    return pendingResult(callId, opts.timeoutMs, approvalId);
   } catch (err) {
-    return {
-      callId,
-      ok: false,
-      status: "failed",
-      error: wardenError("UNAVAILABLE", `could not publish or follow the call: ${(err as Error).message}`),
-    };
+    const message = (err as Error).message;
+    if (/permissions violation/i.test(message)) {
+      return {
+        callId,
+        ok: false,
+        status: "rejected",
+        error: wardenError("FORBIDDEN", `this connection may not ask for calls as principal ${principal} (its credentials name another principal)`),
+      };
+    }
+    return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", `could not publish or follow the call: ${message}`) };
   } finally {
-    clearTimeout(timer);
     untrack();
-    sub.unsubscribe();
   }
 }
 
-/**
- * The stored copy of an event seen on a core subscription. A publish the stream refused (a
- * second answer, or a forged one) still reaches core subscribers; only what the stream holds counts.
- */
-async function confirmed(bus: Bus, event: WardenEvent): Promise<WardenEvent | undefined> {
-  const stored = await readEvent(bus, event.domain, event.callId, event.type).catch(() => undefined);
-  return stored?.eventId === event.eventId ? stored : undefined;
+function settle(events: readonly WardenEvent[], wait: boolean): { result?: ToolResult; approvalId?: string } {
+  let approvalId: string | undefined;
+  for (const event of events) {
+    if (event.type === "ApprovalRequested") {
+      approvalId = event.data.approvalId;
+      continue;
+    }
+    const result = resultFromEvent(event, wait);
+    if (result !== undefined) return { result };
+  }
+  const requested = events.find((e) => e.type === "ApprovalRequested");
+  const result = requested === undefined ? undefined : resultFromEvent(requested, wait);
+  return { ...(result === undefined ? {} : { result }), ...(approvalId === undefined ? {} : { approvalId }) };
 }
 
-function parseEvent(data: Uint8Array): WardenEvent | undefined {
-  const decoded = decodeJson(data);
-  if (!decoded.ok) return undefined;
-  const parsed = WardenEventSchema.safeParse(decoded.value);
-  return parsed.success ? parsed.data : undefined;
-}
-
-/** After a wait runs out, the stream is the truth: a core message may have been missed on a reconnect. */
-async function readOutcomeOnce(bus: Bus, request: ToolCallRequested, opts: WatchOptions, seenApprovalId: string | undefined): Promise<ToolResult> {
-  const types = [...TERMINAL_EVENT_TYPES, "ApprovalRequested" as const];
-  const found = await Promise.all(types.map((t) => readEvent(bus, request.domain, request.callId, t).catch(() => undefined)));
-  for (const event of found) {
-    if (event === undefined || event.type === "ApprovalRequested") continue;
-    const result = resultFromEvent(event, opts.wait);
-    if (result !== undefined) return result;
-  }
-  const requested = found.find((e) => e?.type === "ApprovalRequested");
-  if (requested?.type === "ApprovalRequested") {
-    return resultFromEvent(requested, opts.wait) ?? pendingResult(request.callId, opts.timeoutMs, requested.data.approvalId);
-  }
-  return pendingResult(request.callId, opts.timeoutMs, seenApprovalId);
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }

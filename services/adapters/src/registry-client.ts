@@ -3,9 +3,10 @@ import { requestRpc, type Bus } from "@warden/bus";
 import {
   fail,
   ok,
+  parseToolName,
+  registryRegisterSubject,
+  registryStatusSubject,
   SUBJECT_REGISTRY_LIST,
-  SUBJECT_REGISTRY_REGISTER,
-  SUBJECT_REGISTRY_SET_STATUS,
   ToolRecordSchema,
   type Outcome,
   type ToolDescriptor,
@@ -37,12 +38,16 @@ export class RegistryClient {
 
   /** Registers all or nothing; a version already registered with the same content keeps its status. */
   async register(descriptors: readonly ToolDescriptor[], initialStatus: ToolStatus): Promise<Outcome<Registered>> {
-    const r = await this.call(SUBJECT_REGISTRY_REGISTER, { descriptors, initialStatus }, RegisteredSchema);
+    const domain = descriptors[0] === undefined ? undefined : parseToolName(descriptors[0].name)?.domain;
+    if (domain === undefined) return ok([]);
+    const r = await this.call(registryRegisterSubject(domain), { descriptors, initialStatus }, RegisteredSchema);
     return r.ok ? ok(r.value.registered) : r;
   }
 
   async setStatus(name: string, version: string, status: ToolStatus): Promise<Outcome<ToolRecord[]>> {
-    return this.call(SUBJECT_REGISTRY_SET_STATUS, { name, version, status }, RecordsSchema);
+    const domain = parseToolName(name)?.domain;
+    if (domain === undefined) return fail("INVALID_REQUEST", `${name} is not a \`<domain>.<capability>\` tool name`);
+    return this.call(registryStatusSubject(domain), { name, version, status }, RecordsSchema);
   }
 
   private async call<S extends z.ZodType>(subject: string, body: unknown, schema: S): Promise<Outcome<z.infer<S>>> {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { requestRpc, type Bus, type Logger } from "@warden/bus";
-import { fail, ok, SUBJECT_REGISTRY_REGISTER, type Outcome, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
+import { fail, ok, parseToolName, registryRegisterSubject, type Outcome, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
 
 const RegisteredSchema = z.object({
   registered: z.array(
@@ -34,10 +34,14 @@ const RPC_TIMEOUT_MS = 5_000;
 export async function registerTools(o: RegisterOptions): Promise<Outcome<Registered>> {
   const deadline = Date.now() + o.timeoutMs;
   const body = { descriptors: o.tools.map((t) => t.descriptor), initialStatus: o.initialStatus };
+  // the subject names the domain: NATS permissions let an executor register only its own domain's tools
+  const domain = o.tools[0] === undefined ? undefined : parseToolName(o.tools[0].descriptor.name)?.domain;
+  if (domain === undefined) return ok([]);
+  const subject = registryRegisterSubject(domain);
   let backoff = FIRST_BACKOFF_MS;
   for (let attempt = 1; ; attempt++) {
     const remaining = deadline - Date.now();
-    const reply = await requestRpc(o.bus, SUBJECT_REGISTRY_REGISTER, body, Math.max(100, Math.min(RPC_TIMEOUT_MS, remaining)));
+    const reply = await requestRpc(o.bus, subject, body, Math.max(100, Math.min(RPC_TIMEOUT_MS, remaining)));
     if (reply.ok) return checkReply(reply.value, o.tools);
     const left = deadline - Date.now();
     if (!reply.error.retryable || left <= 0) {

@@ -1,7 +1,8 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
-import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, stageFilterSubject } from "@warden/contracts";
+import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, stageFilterSubject } from "@warden/contracts";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
+import { serveCallReads } from "./rpc/serve-call-reads.js";
 import { serveRegistryRpc } from "./rpc/serve-registry.js";
 import { startDescriptorCache } from "./store/descriptor-cache.js";
 import { startPolicyWatch } from "./store/policy-watch.js";
@@ -17,7 +18,7 @@ export interface RegistryService {
   stop(): Promise<void>;
 }
 
-export const VALIDATE_STAGE = "registry-validate";
+export const VALIDATE_STAGE = DURABLE_REGISTRY;
 
 /**
  * Starts the registry: the descriptor and policy caches, the register / status / list / view
@@ -30,7 +31,7 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
   const cache = await startDescriptorCache(tools);
   const policy = await startPolicyWatch(await bus.kvm.open(BUCKET_POLICY), log);
   const validators = new ArgsValidators();
-  const subscriptions = serveRegistryRpc({ bus, log, tools, cache, policy, validators });
+  const subscriptions = [...serveRegistryRpc({ bus, log, tools, cache, policy, validators }), serveCallReads(bus, log)];
   const stage = await runStage({
     bus,
     log: log.child({ stage: VALIDATE_STAGE }),

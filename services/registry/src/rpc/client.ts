@@ -2,10 +2,11 @@ import { requestRpc, type Bus } from "@warden/bus";
 import {
   fail,
   ok,
+  parseToolName,
+  registryRegisterSubject,
+  registryStatusSubject,
+  registryViewSubject,
   SUBJECT_REGISTRY_LIST,
-  SUBJECT_REGISTRY_REGISTER,
-  SUBJECT_REGISTRY_SET_STATUS,
-  SUBJECT_REGISTRY_VIEW,
   type Outcome,
   type ToolDescriptorInput,
   type ToolRecord,
@@ -34,7 +35,12 @@ export function registerTools(
   opts: RpcOptions = {},
 ): Promise<Outcome<RegisterReply>> {
   const body = initialStatus === undefined ? { descriptors } : { descriptors, initialStatus };
-  return call(bus, SUBJECT_REGISTRY_REGISTER, body, RegisterReplySchema, opts);
+  const domains = new Set(descriptors.map((d) => parseToolName(typeof d.name === "string" ? d.name : "")?.domain ?? ""));
+  const [domain] = domains;
+  if (domains.size !== 1 || !domain) {
+    return Promise.resolve(fail("INVALID_REQUEST", "a registration holds the tools of exactly one domain (`<domain>.<capability>` names)"));
+  }
+  return call(bus, registryRegisterSubject(domain), body, RegisterReplySchema, opts);
 }
 
 /** Enables or disables one version, or every version of the name when `version` is omitted. */
@@ -43,7 +49,9 @@ export function setToolStatus(
   req: { readonly name: string; readonly version?: string; readonly status: ToolStatus },
   opts: RpcOptions = {},
 ): Promise<Outcome<ToolRecord[]>> {
-  return call(bus, SUBJECT_REGISTRY_SET_STATUS, req, ToolRecordListSchema, opts);
+  const domain = parseToolName(req.name)?.domain;
+  if (domain === undefined) return Promise.resolve(fail("INVALID_REQUEST", `${req.name} is not a \`<domain>.<capability>\` tool name`));
+  return call(bus, registryStatusSubject(domain), req, ToolRecordListSchema, opts);
 }
 
 export function listTools(bus: Bus, opts: RpcOptions = {}): Promise<Outcome<ToolRecord[]>> {
@@ -52,5 +60,5 @@ export function listTools(bus: Bus, opts: RpcOptions = {}): Promise<Outcome<Tool
 
 /** The ToolView for one caller, compiled and formatted by the registry. */
 export function fetchToolView(bus: Bus, request: ToolViewRequestInput, opts: RpcOptions = {}): Promise<Outcome<ToolViewReply>> {
-  return call(bus, SUBJECT_REGISTRY_VIEW, request, ToolViewReplySchema, opts);
+  return call(bus, registryViewSubject(request.principal), request, ToolViewReplySchema, opts);
 }

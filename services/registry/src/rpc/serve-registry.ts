@@ -1,13 +1,15 @@
 import { serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
   compareVersions,
+  lastSubjectToken,
+  parseToolName,
   QUEUE_REGISTRY,
   RegisterRequestSchema,
+  REGISTRY_REGISTER_SUBJECTS,
+  REGISTRY_STATUS_SUBJECTS,
+  REGISTRY_VIEW_SUBJECTS,
   SetStatusRequestSchema,
   SUBJECT_REGISTRY_LIST,
-  SUBJECT_REGISTRY_REGISTER,
-  SUBJECT_REGISTRY_SET_STATUS,
-  SUBJECT_REGISTRY_VIEW,
   ToolViewRequestSchema,
   wardenError,
   type JsonValue,
@@ -46,6 +48,14 @@ function invalid(subject: string, error: z.ZodError): Reply {
   return { ok: false, error: wardenError("INVALID_REQUEST", `bad request on ${subject}: ${issues.join("; ")}`) };
 }
 
+function forbidden(message: string): Reply {
+  return { ok: false, error: wardenError("FORBIDDEN", message) };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 function byNameAndVersion(a: ToolRecord, b: ToolRecord): number {
   const n = a.descriptor.name.localeCompare(b.descriptor.name);
   return n !== 0 ? n : compareVersions(a.descriptor.version, b.descriptor.version);
@@ -64,11 +74,13 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
     );
 
   return [
-    serveRpc(bus, SUBJECT_REGISTRY_REGISTER, QUEUE_REGISTRY, log, async (payload) => {
+    serveRpc(bus, REGISTRY_REGISTER_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
       const req = RegisterRequestSchema.safeParse(payload);
-      if (!req.success) return invalid(SUBJECT_REGISTRY_REGISTER, req.error);
+      if (!req.success) return invalid(msg.subject, req.error);
       const parsed = parseDescriptors(req.data.descriptors, (s) => validators.checkSchema(s));
       if (!parsed.ok) return parsed;
+      const foreign = parsed.value.find((d) => parseToolName(d.descriptor.name)?.domain !== lastSubjectToken(msg.subject));
+      if (foreign !== undefined) return forbidden(`${msg.subject} registers only its own domain's tools, not ${foreign.descriptor.name}`);
       const result = await registerDescriptors(tools, parsed.value, req.data.initialStatus);
       if (!result.ok) return result;
       const registered = result.value;
@@ -76,9 +88,12 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       log.info({ tools: result.value.map((t) => `${t.name}@${t.version}`), created: result.value.filter((t) => t.created).length }, "tools registered");
       return reply({ ok: true, value: { registered: result.value } });
     }),
-    serveRpc(bus, SUBJECT_REGISTRY_SET_STATUS, QUEUE_REGISTRY, log, async (payload) => {
+    serveRpc(bus, REGISTRY_STATUS_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
       const req = SetStatusRequestSchema.safeParse(payload);
-      if (!req.success) return invalid(SUBJECT_REGISTRY_SET_STATUS, req.error);
+      if (!req.success) return invalid(msg.subject, req.error);
+      if (parseToolName(req.data.name)?.domain !== lastSubjectToken(msg.subject)) {
+        return forbidden(`${msg.subject} sets the status of its own domain's tools only, not ${req.data.name}`);
+      }
       const result = await updateToolStatus(tools, req.data);
       if (!result.ok) return result;
       const updated = result.value;
@@ -90,9 +105,11 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
     serveRpc(bus, SUBJECT_REGISTRY_LIST, QUEUE_REGISTRY, log, async () => {
       return reply({ ok: true, value: cache.records().sort(byNameAndVersion) });
     }),
-    serveRpc(bus, SUBJECT_REGISTRY_VIEW, QUEUE_REGISTRY, log, async (payload) => {
-      const req = ToolViewRequestSchema.safeParse(payload);
-      if (!req.success) return invalid(SUBJECT_REGISTRY_VIEW, req.error);
+    serveRpc(bus, REGISTRY_VIEW_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
+      // the principal is the subject token the server let the caller publish, never a payload field
+      const principal = lastSubjectToken(msg.subject);
+      const req = ToolViewRequestSchema.safeParse({ ...(isObject(payload) ? payload : {}), principal });
+      if (!req.success) return invalid(msg.subject, req.error);
       const { format, explain, ...query } = req.data;
       const view = compileToolView(cache.records(), policy.current(), query, { explain });
       const formatted = formatToolView(view, format, (name, version) => cache.get(name, version)?.descriptor);

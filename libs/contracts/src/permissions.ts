@@ -1,0 +1,262 @@
+import { z } from "zod";
+import {
+  APPROVER_PENDING_SUBJECTS,
+  BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVALS,
+  BUCKET_BUDGETS,
+  BUCKET_CALLS,
+  BUCKET_PROJECTOR,
+  BUCKET_TOOLS,
+  CALL_READ_SUBJECTS,
+  CALLS_SUBJECT_ROOT,
+  consumerName,
+  DECIDE_SUBJECTS,
+  DLQ_SUBJECTS,
+  OBJECT_STORE_ARTIFACTS,
+  REGISTRY_VIEW_SUBJECTS,
+  STREAM_CALLS,
+  SUBJECT_DECIDE_ROOT,
+  SUBJECT_REGISTRY_LIST,
+} from "./subjects.js";
+import { TokenSchema } from "./tokens.js";
+
+/**
+ * Who may do what on the bus: the permission matrix of docs/security.md as data. Provisioning
+ * turns it into NATS accounts and user JWTs, so the server itself refuses what a role may not do.
+ */
+
+export const ACCOUNT_WARDEN = "WARDEN";
+export const ACCOUNT_CLIENTS = "CLIENTS";
+export const ACCOUNT_SYSTEM = "SYS";
+
+/** The durable consumer each stage owns; only its owner pulls from it and acks. */
+export const DURABLE_REGISTRY = "registry-validate";
+export const DURABLE_POLICY = "policy-check";
+export const DURABLE_APPROVER = "approver-request";
+export const DURABLE_PROJECTOR = "projector";
+export const EXECUTOR_STAGES = ["executor-allowed", "executor-granted"] as const;
+
+export const SERVICE_ROLES = ["registry", "policy", "approver", "projector"] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
+export const IDENTITY_KINDS = ["agent", "human", "service", "executor", "subagent", "auditor", "admin"] as const;
+export type IdentityKind = (typeof IDENTITY_KINDS)[number];
+
+export const IdentitySpecSchema = z.discriminatedUnion("kind", [
+  /** A caller: one user per agent principal (clients account). */
+  z.strictObject({ kind: z.literal("agent"), name: TokenSchema }),
+  /** A person: calls tools and decides approvals as itself (clients account). */
+  z.strictObject({ kind: z.literal("human"), name: TokenSchema }),
+  /** A core service; `name` names the instance, `role` what it may do. */
+  z.strictObject({ kind: z.literal("service"), name: TokenSchema, role: z.enum(SERVICE_ROLES) }),
+  /** Runs the tools of its domains (a domain team's executor, the adapters); may own KV buckets of its own. */
+  z.strictObject({
+    kind: z.literal("executor"),
+    name: TokenSchema,
+    domains: z.array(TokenSchema).min(1),
+    buckets: z.array(TokenSchema).default([]),
+  }),
+  /** The subagent service: an executor of its domains that also calls tools as its subagents' principals. */
+  z.strictObject({
+    kind: z.literal("subagent"),
+    name: TokenSchema,
+    domains: z.array(TokenSchema).min(1),
+    principals: z.array(TokenSchema).min(1),
+  }),
+  /** Reads everything, writes nothing. */
+  z.strictObject({ kind: z.literal("auditor"), name: TokenSchema }),
+  /** The operator: creates streams, buckets, the policy document; registers any domain's tools. */
+  z.strictObject({ kind: z.literal("admin"), name: TokenSchema }),
+]);
+export type IdentitySpec = z.infer<typeof IdentitySpecSchema>;
+export type IdentitySpecInput = z.input<typeof IdentitySpecSchema>;
+
+export interface SubjectRules {
+  readonly allow: readonly string[];
+  readonly deny: readonly string[];
+}
+
+export interface UserPermissions {
+  readonly account: typeof ACCOUNT_WARDEN | typeof ACCOUNT_CLIENTS;
+  readonly pub: SubjectRules;
+  readonly sub: SubjectRules;
+  /** May answer requests it received (once each), whatever their reply subject. */
+  readonly respond: boolean;
+}
+
+/** What the Warden account offers the clients account; everything else stays inside. */
+export interface AccountExport {
+  readonly name: string;
+  readonly subject: string;
+  readonly type: "service" | "stream";
+}
+
+export const CLIENT_EXPORTS: readonly AccountExport[] = [
+  { name: "call-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ToolCallRequested.*`, type: "service" },
+  { name: "call-reads", subject: CALL_READ_SUBJECTS, type: "service" },
+  { name: "tool-views", subject: REGISTRY_VIEW_SUBJECTS, type: "service" },
+  { name: "decisions", subject: DECIDE_SUBJECTS, type: "service" },
+  { name: "pending-approvals", subject: APPROVER_PENDING_SUBJECTS, type: "service" },
+  { name: "approval-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, type: "stream" },
+];
+
+const JS = "$JS.API";
+const INBOX = "_INBOX.>";
+
+const callEvent = (domain: string, type: string) => `${CALLS_SUBJECT_ROOT}.${domain}.*.${type}`;
+const kvWrite = (bucket: string) => `$KV.${bucket}.>`;
+
+/** Pulling from a durable and acking its messages: only its owner does (creating and reading its info is a read). */
+function ownDurable(stream: string, durable: string): string[] {
+  return [`${JS}.CONSUMER.MSG.NEXT.${stream}.${durable}`, `$JS.ACK.${stream}.${durable}.>`];
+}
+
+/** Reading streams and buckets (info, direct and stream gets, KV watches); never their config or content. */
+const READ_API = [
+  `${JS}.INFO`,
+  `${JS}.STREAM.INFO.*`,
+  `${JS}.STREAM.NAMES`,
+  `${JS}.STREAM.LIST`,
+  `${JS}.STREAM.MSG.GET.*`,
+  `${JS}.DIRECT.GET.>`,
+  // KV watches and ordered reads make short-lived consumers of their own (random names)
+  `${JS}.CONSUMER.CREATE.*`,
+  `${JS}.CONSUMER.CREATE.*.*.>`,
+  `${JS}.CONSUMER.CREATE.*.*`,
+  `${JS}.CONSUMER.INFO.*.*`,
+  "$JS.FC.>",
+];
+
+/** A reader may make ordered consumers on the call stream but never pull from a stage's durable. */
+function readStreamApi(ownDurables: readonly string[]): string[] {
+  return [`${JS}.CONSUMER.MSG.NEXT.*.*`, ...ownDurables.map((d) => `$JS.ACK.${STREAM_CALLS}.${d}.>`)];
+}
+
+/** Other stages' durables, which a service that reads the stream must not pull from or ack. */
+function otherStageDurables(own: readonly string[]): string[] {
+  return [DURABLE_REGISTRY, DURABLE_POLICY, DURABLE_APPROVER, DURABLE_PROJECTOR]
+    .filter((d) => !own.includes(d))
+    .flatMap((d) => [`${JS}.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${d}`, `$JS.ACK.${STREAM_CALLS}.${d}.>`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}.>`]);
+}
+
+function service(pub: readonly string[], sub: readonly string[], durables: readonly string[]): UserPermissions {
+  return {
+    account: ACCOUNT_WARDEN,
+    pub: {
+      allow: [...READ_API, ...durables.flatMap((d) => ownDurable(STREAM_CALLS, d)), DLQ_SUBJECTS, SUBJECT_REGISTRY_LIST, ...pub],
+      // an allow list: stream/consumer changes, deletes and purges are simply never listed
+      deny: otherStageDurables(durables),
+    },
+    sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.>`, ...sub], deny: [] },
+    respond: sub.length > 0,
+  };
+}
+
+function executorPub(domains: readonly string[]): string[] {
+  return domains.flatMap((d) => [
+    callEvent(d, "ToolCallStarted"),
+    callEvent(d, "ToolCallFinished"),
+    callEvent(d, "ToolCallOutcomeUnknown"),
+    // a call the executor refuses (a grant that does not hold, deliveries exhausted)
+    callEvent(d, "ToolCallRejected"),
+    `warden.registry.register.${d}`,
+    `warden.registry.status.${d}`,
+  ]);
+}
+
+function executorDurables(domains: readonly string[]): string[] {
+  return domains.flatMap((d) => EXECUTOR_STAGES.map((stage) => consumerName(stage, d)));
+}
+
+const ARTIFACTS = [`$O.${OBJECT_STORE_ARTIFACTS}.>`];
+
+/** What a caller may do: ask for calls as itself, read its own calls, see its own ToolView. */
+function callerPub(principal: string): string[] {
+  return [
+    `${CALLS_SUBJECT_ROOT}.*.*.ToolCallRequested.${principal}`,
+    `warden.calls.${principal}.*.*`,
+    `warden.registry.view.${principal}`,
+  ];
+}
+
+export function permissionsOf(spec: IdentitySpec): UserPermissions {
+  switch (spec.kind) {
+    case "agent":
+      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [INBOX], deny: [] }, respond: false };
+    case "human":
+      return {
+        account: ACCOUNT_CLIENTS,
+        pub: {
+          allow: [...callerPub(spec.name), `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`, `warden.approver.pending.${spec.name}`],
+          deny: [],
+        },
+        sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`], deny: [] },
+        respond: false,
+      };
+    case "service":
+      return serviceRole(spec.role);
+    case "executor": {
+      const durables = executorDurables(spec.domains);
+      const p = service([...executorPub(spec.domains), ...ARTIFACTS, ...spec.buckets.flatMap(ownBucket)], [], durables);
+      return p;
+    }
+    case "subagent": {
+      const durables = executorDurables(spec.domains);
+      return service(
+        [
+          ...executorPub(spec.domains),
+          ...ARTIFACTS,
+          ...spec.principals.flatMap(callerPub),
+          `${CALLS_SUBJECT_ROOT}.*.*.ToolViewCompiled.*`,
+          ...readStreamApi([]),
+        ],
+        [],
+        durables,
+      );
+    }
+    case "auditor":
+      return service(readStreamApi([]), [], []);
+    case "admin":
+      return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] }, respond: true };
+  }
+}
+
+/** A bucket an executor keeps for its own domain state: it may create it and write it. */
+function ownBucket(bucket: string): string[] {
+  return [kvWrite(bucket), `${JS}.STREAM.CREATE.KV_${bucket}`];
+}
+
+function serviceRole(role: ServiceRole): UserPermissions {
+  switch (role) {
+    case "registry":
+      return service(
+        [callEvent("*", "ToolArgsValidated"), callEvent("*", "ToolCallRejected"), kvWrite(BUCKET_TOOLS)],
+        ["warden.registry.>", CALL_READ_SUBJECTS],
+        [DURABLE_REGISTRY],
+      );
+    case "policy":
+      return service(
+        [callEvent("*", "ToolPolicyChecked"), callEvent("*", "ToolCallRejected"), kvWrite(BUCKET_BUDGETS)],
+        [],
+        [DURABLE_POLICY],
+      );
+    case "approver":
+      return service(
+        [
+          callEvent("*", "ApprovalRequested"),
+          callEvent("*", "ApprovalGranted"),
+          callEvent("*", "ApprovalDenied"),
+          callEvent("*", "ApprovalExpired"),
+          kvWrite(BUCKET_APPROVAL_LOCKS),
+        ],
+        [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS],
+        [DURABLE_APPROVER],
+      );
+    case "projector":
+      return service(
+        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), kvWrite(BUCKET_BUDGETS), kvWrite(BUCKET_PROJECTOR), ...readStreamApi([])],
+        [],
+        [DURABLE_PROJECTOR],
+      );
+  }
+}

@@ -1,0 +1,12 @@
+export { DEMO_AGENTS, DEMO_PEOPLE, pushAccountJwts, standardIdentities, type StandardIdentitiesOptions } from "./provision.js";
+export { renderServerConfig, type ServerConfigOptions } from "./server-config.js";
+export { accountJwts, createTrustRoot, mintSystemUser, mintUser, type AccountJwts, type MintedUser, type TrustRoot } from "./trust-root.js";
+export {
+  DEFAULT_WARDEN_HOME,
+  EnvFileSchema,
+  IdentityError,
+  openWardenHome,
+  type EnvFile,
+  type IdentityEntry,
+  type WardenHome,
+} from "./warden-home.js";

@@ -1,0 +1,155 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { IdentitySpecSchema, TokenSchema, type IdentitySpec, type IdentitySpecInput } from "@warden/contracts";
+import { z } from "zod";
+import { renderServerConfig } from "./server-config.js";
+import { accountJwts, createTrustRoot, mintSystemUser, mintUser, seedsOf, trustRootFromSeeds, type AccountJwts, type TrustRoot } from "./trust-root.js";
+
+/**
+ * WARDEN_HOME (default ./.warden): the keys, the server's configuration and store, every
+ * identity's credentials and `env.json`, the file CLI commands find their connection in.
+ * Secrets are written 0600 in 0700 folders.
+ */
+
+const TrustFileSchema = z.object({ operator: z.string(), system: z.string(), warden: z.string(), clients: z.string() });
+
+const IdentityEntrySchema = z.object({
+  spec: IdentitySpecSchema,
+  creds: z.string(),
+  publicKey: z.string(),
+  revokedAt: z.string().optional(),
+});
+export type IdentityEntry = z.infer<typeof IdentityEntrySchema>;
+
+export const EnvFileSchema = z.object({
+  v: z.literal(1),
+  /** The NATS URL of the server this home provisioned (or was pointed at). */
+  url: z.string(),
+  /** Identities by name: what each may do and where its credentials are. */
+  identities: z.record(TokenSchema, IdentityEntrySchema),
+  /** Approver public keys (base64 SPKI) executors pin. */
+  approverPublicKeys: z.array(z.string()).default([]),
+});
+export type EnvFile = z.infer<typeof EnvFileSchema>;
+
+export const DEFAULT_WARDEN_HOME = ".warden";
+
+export class IdentityError extends Error {
+  override readonly name = "IdentityError";
+}
+
+export interface WardenHome {
+  readonly dir: string;
+  readonly root: TrustRoot;
+  /** The env file as it is now (identities minted so far). */
+  env(): EnvFile;
+  /** Mints an identity's credentials (0600) unless it exists with the same spec; a different spec under a taken name is an error. */
+  addIdentity(spec: IdentitySpecInput): Promise<IdentityEntry>;
+  identity(name: string): IdentityEntry | undefined;
+  /** Marks an identity revoked; returns the account JWTs to push so the server refuses it. */
+  revoke(name: string): Promise<AccountJwts>;
+  jwts(): Promise<AccountJwts>;
+  /** Writes nats.conf for a server on this host and port; returns its path. */
+  writeServerConfig(o: { host: string; port: number }): Promise<string>;
+  setUrl(url: string): void;
+  setApproverPublicKeys(keys: readonly string[]): void;
+  systemCreds(): Promise<Uint8Array>;
+  readonly storeDir: string;
+}
+
+function writeSecret(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, data, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+function ensureDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+}
+
+/** Opens (or creates) a home: the same keys every time, so credentials handed out stay valid. */
+export function openWardenHome(dir: string): WardenHome {
+  const home = resolve(dir);
+  ensureDir(join(home, "keys"));
+  ensureDir(join(home, "creds"));
+  const trustPath = join(home, "keys", "trust.json");
+  const envPath = join(home, "env.json");
+  let root: TrustRoot;
+  if (existsSync(trustPath)) {
+    const parsed = TrustFileSchema.safeParse(JSON.parse(readFileSync(trustPath, "utf8")));
+    if (!parsed.success) throw new IdentityError(`${trustPath} is not a Warden key file`);
+    root = trustRootFromSeeds(parsed.data);
+  } else {
+    root = createTrustRoot();
+    writeSecret(trustPath, JSON.stringify(seedsOf(root), null, 2));
+  }
+  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [] };
+  if (existsSync(envPath)) {
+    const parsed = EnvFileSchema.safeParse(JSON.parse(readFileSync(envPath, "utf8")));
+    if (!parsed.success) throw new IdentityError(`${envPath} is not a Warden env file: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    env = parsed.data;
+  }
+  const save = () => writeSecret(envPath, `${JSON.stringify(env, null, 2)}\n`);
+  const revoked = () =>
+    Object.fromEntries(
+      Object.values(env.identities).flatMap((e) => (e.revokedAt ? [[e.publicKey, Math.floor(Date.parse(e.revokedAt) / 1000)]] : [])),
+    );
+
+  return {
+    dir: home,
+    root,
+    storeDir: join(home, "nats", "store"),
+    env: () => env,
+    identity: (name) => env.identities[name],
+    async addIdentity(input) {
+      const spec: IdentitySpec = IdentitySpecSchema.parse(input);
+      const existing = env.identities[spec.name];
+      if (existing !== undefined && !existing.revokedAt) {
+        if (JSON.stringify(existing.spec) !== JSON.stringify(spec)) {
+          throw new IdentityError(`identity ${spec.name} already exists as ${existing.spec.kind}; pick another name`);
+        }
+        if (existsSync(existing.creds)) return existing;
+      }
+      const user = await mintUser(root, spec);
+      const credsPath = join(home, "creds", `${spec.name}.creds`);
+      writeSecret(credsPath, user.creds);
+      const entry: IdentityEntry = { spec, creds: credsPath, publicKey: user.publicKey };
+      env = { ...env, identities: { ...env.identities, [spec.name]: entry } };
+      save();
+      return entry;
+    },
+    async revoke(name) {
+      const existing = env.identities[name];
+      if (existing === undefined) throw new IdentityError(`no identity named ${name}`);
+      env = { ...env, identities: { ...env.identities, [name]: { ...existing, revokedAt: new Date().toISOString() } } };
+      save();
+      return accountJwts(root, revoked());
+    },
+    jwts: () => accountJwts(root, revoked()),
+    async writeServerConfig({ host, port }) {
+      ensureDir(join(home, "nats", "jwt"));
+      ensureDir(join(home, "nats", "store"));
+      const path = join(home, "nats", "nats.conf");
+      const config = renderServerConfig({
+        host,
+        port,
+        storeDir: join(home, "nats", "store"),
+        resolverDir: join(home, "nats", "jwt"),
+        jwts: await accountJwts(root, revoked()),
+        systemAccount: root.system.getPublicKey(),
+      });
+      writeSecret(path, config);
+      return path;
+    },
+    setUrl(url) {
+      env = { ...env, url };
+      save();
+    },
+    setApproverPublicKeys(keys) {
+      env = { ...env, approverPublicKeys: [...keys] };
+      save();
+    },
+    systemCreds: () => mintSystemUser(root),
+  };
+}
