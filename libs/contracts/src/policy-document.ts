@@ -11,6 +11,11 @@ export const PrincipalSchema = z.strictObject({
   scopes: z.array(z.string()).default([]),
   /** Grades this principal may approve (only humans may approve). */
   approves: z.array(GradeSchema).default([]),
+  /**
+   * Feature flags granted to this principal (a tool's featureFlag); none when absent. A call's
+   * own flags may only turn a granted flag off, never on.
+   */
+  flags: z.record(TokenSchema, z.boolean()).optional(),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 

@@ -7,6 +7,7 @@ const doc = PolicyDocumentSchema.parse({
   principals: {
     alice: { kind: "human", approves: ["write", "send"] },
     carol: { kind: "human", approves: ["write"] },
+    erin: { kind: "human" },
     bot: { kind: "agent", approves: ["send"] },
     svc: { kind: "service", approves: ["write", "send"] },
   },
@@ -25,8 +26,14 @@ describe("mayDecide", () => {
     expect(mayDecide(doc, "carol", { grade: "write", mode: "llm", requester: "bot", requesterMayConfirm: false })).toEqual({ ok: true });
   });
 
-  it("accepts the requester confirming their own call in human mode, even if the document does not know them", () => {
-    expect(mayDecide(doc, "dave", send("human"))).toEqual({ ok: true });
+  it("accepts a requester the document names as a person confirming their own call in human mode, even one who approves nothing", () => {
+    expect(mayDecide(doc, "erin", send("human", "erin"))).toEqual({ ok: true });
+  });
+
+  it("refuses a requester the document does not name confirming their own call in human mode, since they are an agent", () => {
+    const r = mayDecide(doc, "dave", send("human"));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/dave is not a person \(not named in the policy document/);
   });
 
   it("refuses a requester the document names as an agent confirming their own call in human mode", () => {

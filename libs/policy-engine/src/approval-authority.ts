@@ -1,6 +1,5 @@
 import type { CallMode, Grade, PolicyDocument } from "@warden/contracts";
-import { declaredNotHuman } from "./evaluate.js";
-import { principalOf } from "./principals.js";
+import { isNamed, isNamedHuman, principalOf } from "./principals.js";
 
 export interface ApprovalFacts {
   readonly grade: Grade;
@@ -11,10 +10,13 @@ export interface ApprovalFacts {
 
 /** Who may decide an approval: the requester in human mode, else a human allowed for the grade. */
 export function mayDecide(doc: PolicyDocument, approver: string, a: ApprovalFacts): { ok: true } | { ok: false; reason: string } {
-  // the requester confirms their own call in human mode, unless the document names them an agent
-  if (a.requesterMayConfirm && approver === a.requester && !declaredNotHuman(doc, approver)) return { ok: true };
+  // the requester confirms their own call in human mode, only if the document names them a person
+  if (a.requesterMayConfirm && approver === a.requester && isNamedHuman(doc, approver)) return { ok: true };
   const p = principalOf(doc, approver);
-  if (p.kind !== "human") return { ok: false, reason: `${approver} is not a person (${p.kind}); only a person may approve` };
+  if (p.kind !== "human") {
+    const who = isNamed(doc, approver) ? `${p.kind}` : "not named in the policy document, so an agent";
+    return { ok: false, reason: `${approver} is not a person (${who}); only a person may approve` };
+  }
   // the requester confirms only where requesterMayConfirm says so (their own button, mode human)
   if (approver === a.requester) return { ok: false, reason: `${approver} requested this call and may not approve it` };
   if (!p.approves.includes(a.grade)) return { ok: false, reason: `${approver} may not approve ${a.grade} calls` };

@@ -23,8 +23,9 @@ function tool(over: Partial<ToolDescriptorInput> = {}) {
   });
 }
 
+/** alice and bob are people: only a principal the document names as human may use mode human. */
 function doc(over: Partial<PolicyDocumentInput> = {}) {
-  return PolicyDocumentSchema.parse({ version: "t1", ...over });
+  return PolicyDocumentSchema.parse({ version: "t1", principals: { alice: { kind: "human" }, bob: { kind: "human" } }, ...over });
 }
 
 function facts(over: Partial<CallFacts> & { grade?: Grade } = {}): CallFacts {
@@ -53,16 +54,41 @@ describe("the default table", () => {
 });
 
 describe("the gates", () => {
-  it("allows a flagged tool when the call sets the flag", () => {
-    const r = evaluatePolicy(doc(), facts({ tool: tool({ featureFlag: "kbAdmin" }), flags: { kbAdmin: true } }));
-    expect(r.decision).toBe("allow");
+  it("allows a flagged tool to a principal the document grants the flag, whether or not the call repeats it", () => {
+    const d = doc({ principals: { alice: { kind: "human", flags: { kbAdmin: true } } } });
+    for (const flags of [{}, { kbAdmin: true }] as Record<string, boolean>[]) {
+      expect(evaluatePolicy(d, facts({ tool: tool({ featureFlag: "kbAdmin" }), flags })).decision).toBe("allow");
+    }
   });
 
-  it("refuses a flagged tool when the flag is off or missing", () => {
-    for (const flags of [{}, { kbAdmin: false }]) {
-      const r = evaluatePolicy(doc(), facts({ tool: tool({ featureFlag: "kbAdmin" }), flags }));
-      expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"], gate: "gate.feature_flag" });
+  it("refuses a flagged tool when the call turns off a flag the document grants", () => {
+    const d = doc({ principals: { alice: { kind: "human", flags: { kbAdmin: true } } } });
+    const r = evaluatePolicy(d, facts({ tool: tool({ featureFlag: "kbAdmin" }), flags: { kbAdmin: false } }));
+    expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"], gate: "gate.feature_flag" });
+    expect(r.reason).toMatch(/turns it off/);
+  });
+
+  it("refuses a flagged tool when the document does not grant the flag, even if the call sets it", () => {
+    const granted = { kind: "human" as const, flags: { kbAdmin: false, beta: true } };
+    for (const d of [doc(), doc({ principals: { alice: granted } })]) {
+      for (const flags of [{}, { kbAdmin: true }, { kbAdmin: false }] as Record<string, boolean>[]) {
+        const r = evaluatePolicy(d, facts({ tool: tool({ featureFlag: "kbAdmin" }), flags }));
+        expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"], gate: "gate.feature_flag" });
+        expect(r.reason).toMatch(/does not grant it to alice/);
+      }
     }
+  });
+
+  it("refuses a flagged tool to a principal the document does not name, whatever flags its call sets", () => {
+    const r = evaluatePolicy(doc(), facts({ tool: tool({ featureFlag: "kbAdmin" }), principal: "mallory", mode: "plan", flags: { kbAdmin: true } }));
+    expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
+  });
+
+  it("does not let one principal's flag open a tool for another", () => {
+    const d = doc({ principals: { alice: { kind: "human" }, ops: { kind: "agent", flags: { kbAdmin: true } } } });
+    const t = tool({ featureFlag: "kbAdmin" });
+    expect(evaluatePolicy(d, facts({ tool: t, principal: "ops", mode: "plan" })).decision).toBe("allow");
+    expect(evaluatePolicy(d, facts({ tool: t, flags: { kbAdmin: true } })).decision).toBe("deny");
   });
 
   it("allows a scoped tool called from one of its scopes", () => {
@@ -87,7 +113,7 @@ describe("the gates", () => {
     const d = doc({ principals: { alice: { kind: "human", scopes: ["crm:read"] } } });
     const t = tool({ requiredScopes: ["crm:read", "crm:write"] });
     expect(evaluatePolicy(d, facts({ tool: t }))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
-    expect(evaluatePolicy(d, facts({ tool: t, principal: "mallory" }))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
+    expect(evaluatePolicy(d, facts({ tool: t, principal: "mallory", mode: "plan" }))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
   });
 
   it("refuses send in llm mode even when a rule allows it", () => {
@@ -166,14 +192,28 @@ describe("who may claim mode human (regression: an agent claiming a person's but
   it("denies mode human to a principal the document names as an agent or a service", () => {
     for (const principal of ["bot", "svc"]) {
       const e = evaluatePolicy(d, facts({ principal, grade: "write", mode: "human" }));
-      expect(e).toMatchObject({ decision: "deny", gate: "gate.human_mode_needs_person" });
+      expect(e).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"], gate: "gate.human_mode_needs_person" });
       expect(e.reason).toContain(principal);
     }
   });
 
-  it("still lets a person, or a principal the document does not name, act in human mode", () => {
+  it("denies mode human to a principal the document does not name, since it is treated as an agent", () => {
+    for (const grade of GRADES) {
+      const e = evaluatePolicy(d, facts({ principal: "mallory", grade, mode: "human" }));
+      expect(e).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"], gate: "gate.human_mode_needs_person" });
+      expect(e.reason).toMatch(/mallory is not named in the policy document/);
+    }
+  });
+
+  it("denies mode human to an unnamed principal even when an allow rule matches it", () => {
+    const open = doc({ rules: [{ id: "allow-all", effect: "allow", reason: "open", match: {} }] });
+    expect(evaluatePolicy(open, facts({ principal: "mallory", grade: "write", mode: "human" })).ruleIds).toEqual(["gate.human_mode_needs_person"]);
+  });
+
+  it("lets a person named in the document act in human mode, and anyone act in plan or llm mode", () => {
     expect(evaluatePolicy(d, facts({ principal: "alice", grade: "write", mode: "human" })).decision).toBe("allow");
-    expect(evaluatePolicy(d, facts({ principal: "walk-in", grade: "write", mode: "human" })).decision).toBe("allow");
     expect(evaluatePolicy(d, facts({ principal: "bot", grade: "write", mode: "plan" })).decision).toBe("allow");
+    expect(evaluatePolicy(d, facts({ principal: "walk-in", grade: "write", mode: "plan" })).decision).toBe("allow");
+    expect(evaluatePolicy(d, facts({ principal: "walk-in", grade: "read", mode: "llm" })).decision).toBe("allow");
   });
 });

@@ -8,8 +8,9 @@ import {
   type PolicyRule,
   type ToolDescriptor,
 } from "@warden/contracts";
+import { effectiveFlags, flagGranted } from "./effective-flags.js";
 import { anyGlob } from "./glob.js";
-import { principalOf } from "./principals.js";
+import { isNamedHuman, notAPersonReason, principalOf } from "./principals.js";
 
 /** The default table (DESIGN.md §4): grade x mode. */
 export const DEFAULT_TABLE: Readonly<Record<Grade, Readonly<Record<CallMode, Decision>>>> = {
@@ -32,7 +33,12 @@ export interface CallFacts {
   readonly tool: ToolDescriptor;
   readonly principal: string;
   readonly mode: CallMode;
+  /**
+   * The flags the request asks for. They only narrow: a flag is on when the policy document
+   * grants it to the principal and these do not turn it off (see effectiveFlags).
+   */
   readonly flags: Readonly<Record<string, boolean>>;
+  /** Where the caller is (a page, a screen), matched against the tool's scopes. */
   readonly scope: string | null;
 }
 
@@ -49,19 +55,27 @@ function gate(id: GateRuleId, reason: string): PolicyEvaluation {
   return { decision: "deny", ruleIds: [id], reason, gate: id };
 }
 
-/** The three gates: feature flag, the caller's context scope, and the principal's permission scopes. */
+/**
+ * The gates, in order: who may claim mode human, the feature flag (granted by the document,
+ * narrowed by the request), the caller's context scope, the principal's permission scopes, and
+ * never send for a model. Identity, flags and permission scopes come from the document, never
+ * from the request.
+ */
 export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation | undefined {
   const t = f.tool;
-  if (t.featureFlag !== undefined && f.flags[t.featureFlag] !== true) {
-    return gate(GATE_RULES.featureFlag, `feature flag ${t.featureFlag} is off for this call`);
+  if (f.mode === "human" && !isNamedHuman(doc, f.principal)) {
+    // mode is what the caller claims: only a principal the document names as a person may say a
+    // person pressed the button (and so skip "model proposes, person confirms")
+    return gate(GATE_RULES.humanModeNeedsPerson, `mode human needs a person: ${notAPersonReason(doc, f.principal)}`);
+  }
+  if (t.featureFlag !== undefined && effectiveFlags(doc, f.principal, f.flags)[t.featureFlag] !== true) {
+    const why = flagGranted(doc, f.principal, t.featureFlag)
+      ? "the call turns it off"
+      : `the policy document does not grant it to ${f.principal}`;
+    return gate(GATE_RULES.featureFlag, `feature flag ${t.featureFlag} is off for this call: ${why}`);
   }
   if (t.scopes.length > 0 && (f.scope === null || !t.scopes.includes(f.scope))) {
     return gate(GATE_RULES.scope, `${t.name} applies only in ${t.scopes.join("/")}, the call is in ${f.scope ?? "no scope"}`);
-  }
-  if (f.mode === "human" && declaredNotHuman(doc, f.principal)) {
-    // mode is what the caller claims: a principal the document names as an agent or a service
-    // cannot claim that a person pressed the button (and so skip "model proposes, person confirms")
-    return gate(GATE_RULES.humanModeNeedsPerson, `mode human needs a person: ${f.principal} is a ${principalOf(doc, f.principal).kind} in the policy document`);
   }
   const held = principalOf(doc, f.principal).scopes;
   const missing = t.requiredScopes.filter((s) => !held.includes(s));
@@ -72,11 +86,6 @@ export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation 
     return gate(GATE_RULES.sendNeverForLlm, "a model never runs a send tool: it cannot be undone or is seen at once");
   }
   return undefined;
-}
-
-/** True when the document names this principal with a kind other than human. */
-export function declaredNotHuman(doc: PolicyDocument, principal: string): boolean {
-  return Object.hasOwn(doc.principals, principal) && doc.principals[principal]!.kind !== "human";
 }
 
 export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {

@@ -1,8 +1,8 @@
 export { mayDecide, type ApprovalFacts } from "./approval-authority.js";
 export { parsePolicyDocument } from "./document.js";
+export { effectiveFlags, flagGranted } from "./effective-flags.js";
 export {
   checkGates,
-  declaredNotHuman,
   DEFAULT_TABLE,
   evaluatePolicy,
   GATE_RULES,
@@ -12,5 +12,5 @@ export {
   type PolicyEvaluation,
 } from "./evaluate.js";
 export { anyGlob, globMatch } from "./glob.js";
-export { principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
+export { isNamed, isNamedHuman, notAPersonReason, principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
 export { toolVisibility, type Visibility } from "./visibility.js";

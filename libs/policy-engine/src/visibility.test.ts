@@ -14,7 +14,7 @@ function tool(name: string, grade: Grade, featureFlag?: string) {
   });
 }
 
-const doc = (over: Partial<PolicyDocumentInput> = {}) => PolicyDocumentSchema.parse({ version: "t1", ...over });
+const doc = (over: Partial<PolicyDocumentInput> = {}) => PolicyDocumentSchema.parse({ version: "t1", principals: { alice: { kind: "human" } }, ...over });
 const q = (mode: CallMode) => ({ principal: "alice", mode, flags: {}, scope: null });
 
 describe("toolVisibility", () => {
@@ -48,5 +48,23 @@ describe("toolVisibility", () => {
     expect(toolVisibility(doc(), tool("kb.reindex", "read", "kbAdmin"), q("human"))).toMatchObject({ visible: false, reason: "feature_flag_off" });
     const d = doc({ rules: [{ id: "no-kb", effect: "deny", reason: "closed", match: { domain: "kb" } }] });
     expect(toolVisibility(d, tool("kb.search", "read"), q("human"))).toMatchObject({ visible: false, reason: "policy_denied", ruleIds: ["no-kb"] });
+  });
+
+  it("shows a flagged tool only to a principal the document grants the flag, and the request may only hide it", () => {
+    const d = doc({ principals: { alice: { kind: "human", flags: { kbAdmin: true } }, bob: { kind: "human" } } });
+    const t = tool("kb.reindex", "read", "kbAdmin");
+    expect(toolVisibility(d, t, q("human"))).toMatchObject({ visible: true });
+    expect(toolVisibility(d, t, { ...q("human"), flags: { kbAdmin: false } })).toMatchObject({ visible: false, reason: "feature_flag_off" });
+    expect(toolVisibility(d, t, { ...q("human"), principal: "bob", flags: { kbAdmin: true } })).toMatchObject({ visible: false, reason: "feature_flag_off" });
+  });
+
+  it("hides every tool from a human-mode view asked for by a principal the document does not name", () => {
+    for (const t of [tool("kb.search", "read"), tool("ticket.submit", "write"), tool("customer.message", "send")]) {
+      expect(toolVisibility(doc(), t, { ...q("human"), principal: "mallory" })).toMatchObject({
+        visible: false,
+        reason: "policy_denied",
+        ruleIds: ["gate.human_mode_needs_person"],
+      });
+    }
   });
 });

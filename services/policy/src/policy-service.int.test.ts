@@ -94,8 +94,11 @@ async function call(record: ToolRecord, o: CallOptions = {}) {
   return { ev, checked: await eventOf(ev, "ToolPolicyChecked") };
 }
 
+/** Calls are alice's, in mode human unless told: the document names her a person granted kbAdmin. */
+const PRINCIPALS: PolicyDocumentInput["principals"] = { alice: { kind: "human", flags: { kbAdmin: true } } };
+
 async function useDocument(doc: PolicyDocumentInput): Promise<void> {
-  const r = await putPolicyDocument(bus, doc);
+  const r = await putPolicyDocument(bus, { principals: PRINCIPALS, ...doc });
   expect(r.ok).toBe(true);
   await eventually(() => expect(service.document().version).toBe(doc.version));
 }
@@ -144,12 +147,29 @@ describe("the policy-check stage", () => {
     });
   });
 
-  it("denies a call that fails a gate, with the gate's rule", async () => {
+  it("takes a tool's feature flag from the document's grant to the caller: the call may turn it off, never on", async () => {
+    await useDocument({ version: "flags-1", principals: { ...PRINCIPALS, bot: { kind: "agent" } } });
     const reindex = await register({ name: "kb.reindex", grade: "read", featureFlag: "kbAdmin" });
-    const off = await call(reindex);
+    expect((await call(reindex)).checked.data).toMatchObject({ decision: "allow", policyVersion: "flags-1" });
+    const off = await call(reindex, { flags: { kbAdmin: false } });
     expect(off.checked.data).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
-    const on = await call(reindex, { flags: { kbAdmin: true } });
-    expect(on.checked.data.decision).toBe("allow");
+    expect((await eventOf(off.ev, "ToolCallRejected")).data.error.code).toBe("POLICY_DENIED");
+    for (const principal of ["bot", "mallory"]) {
+      const asked = await call(reindex, { principal, mode: "plan", flags: { kbAdmin: true } });
+      expect(asked.checked.data, principal).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
+    }
+  });
+
+  it("rejects mode human claimed by a principal the document does not name, so it cannot confirm its own send", async () => {
+    await useDocument({ version: "human-1" });
+    const msg = await register({ name: "customer.message", grade: "send" });
+    const { ev, checked } = await call(msg, { principal: "mallory", mode: "human" });
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"] });
+    expect(checked.data.reason).toMatch(/mallory is not named in the policy document/);
+    const rejected = await eventOf(ev, "ToolCallRejected");
+    expect(rejected.data).toMatchObject({ error: { code: "POLICY_DENIED" }, ruleIds: ["gate.human_mode_needs_person"] });
+    const person = await call(msg, { principal: "alice", mode: "human" });
+    expect(person.checked.data.decision).toBe("require_approval");
   });
 
   it("asks for approval when a model calls a write tool, and rejects nothing", async () => {
@@ -175,7 +195,7 @@ describe("the policy-check stage", () => {
     await useDocument({ version: "open-1" });
     const kb = await register({ name: "kb.search", grade: "read" });
     expect((await call(kb)).checked.data.decision).toBe("allow");
-    const yaml = ["version: closed-2", "rules:", "  - id: kb-closed", "    effect: deny", "    reason: the knowledge base is closed for maintenance", "    match: { domain: kb }"].join("\n");
+    const yaml = ["version: closed-2", "principals:", "  alice: { kind: human }", "rules:", "  - id: kb-closed", "    effect: deny", "    reason: the knowledge base is closed for maintenance", "    match: { domain: kb }"].join("\n");
     const put = await putPolicyDocument(bus, yaml);
     expect(put.ok).toBe(true);
     await eventually(() => expect(service.document().version).toBe("closed-2"));

@@ -83,6 +83,25 @@ describe("checkChain", () => {
     expect(ruleOf(facts(call("kb.search", { data: { scope: "billing_page" } }), tool("kb.search")))).toBe("attenuation.scope");
   });
 
+  it("passes a flagged tool only when every delegating principal holds the flag from the document and did not turn it off", () => {
+    const reindex = tool("kb.reindex", { featureFlag: "kbAdmin" });
+    const granted = (principals: object) => PolicyDocumentSchema.parse({ version: "p2", principals });
+    const both = granted({ "support-bot": { kind: "agent", flags: { kbAdmin: true } }, "agent-lead": { kind: "agent", flags: { kbAdmin: true } } });
+    const childOnly = granted({ "support-bot": { kind: "agent" }, "agent-lead": { kind: "agent", flags: { kbAdmin: true } } });
+    const withDoc = (d: typeof doc, links: readonly ChainLink[] = [lead]): ChainFacts => ({
+      ...facts(call("kb.reindex"), reindex, { kind: "found", links, tooDeep: false }),
+      doc: d,
+    });
+    expect(ruleOf(withDoc(both))).toBe("pass");
+    expect(ruleOf(withDoc(both, [{ ...lead, flags: {} }]))).toBe("pass");
+    // the delegator asked for the flag, but the document never gave it to support-bot
+    expect(ruleOf(withDoc(childOnly))).toBe("attenuation.flag");
+    const refused = checkChain(withDoc(childOnly));
+    expect(refused.kind === "deny" && refused.verdict.reason).toMatch(/kbAdmin is not held by support-bot on the delegating call lead1/);
+    // the delegator turned the flag off for its call; its subagent's children cannot turn it back on
+    expect(ruleOf(withDoc(both, [{ ...lead, flags: { kbAdmin: false } }]))).toBe("attenuation.flag");
+  });
+
   it("refuses a parent that is missing, not running, or whose children come from another principal or mode", () => {
     expect(ruleOf(facts(call("kb.search"), tool("kb.search"), { kind: "missing", callId: "x" }))).toBe("attenuation.chain");
     expect(ruleOf(facts(call("kb.search"), tool("kb.search"), { kind: "found", links: [{ ...lead, ended: true }], tooDeep: false }))).toBe("attenuation.chain");

@@ -11,7 +11,7 @@ import {
   type ToolArgsValidated,
   type ToolDescriptor,
 } from "@warden/contracts";
-import { evaluatePolicy } from "@warden/policy-engine";
+import { effectiveFlags, evaluatePolicy } from "@warden/policy-engine";
 import { ATTENUATION_BUDGET_RULE, type Verdict } from "./verdict.js";
 
 /**
@@ -106,15 +106,34 @@ export function checkChain(f: ChainFacts): ChainCheck {
       return deny(rule, `${call.tool} was never shown to ${parent.tool}'s model: it is not among its allowed, visible tools`);
     }
   }
+  // a child may not even ask for a flag its delegator did not ask for
   for (const [flag, on] of Object.entries(call.data.flags)) {
     if (on && parent.flags[flag] !== true) return deny(ATTENUATION_RULES.flag, `flag ${flag} is not set on the delegating call ${parent.callId}`);
   }
+  const flagged = heldFlagBeyondChain(f, chain.links);
+  if (flagged !== undefined) return flagged;
   if (call.data.scope !== null && call.data.scope !== parent.scope) {
     return deny(ATTENUATION_RULES.scope, `scope ${call.data.scope} is not the delegating call's scope (${parent.scope ?? "none"})`);
   }
   const asDelegators = asEveryDelegator(f, chain.links);
   if (asDelegators.kind === "deny") return asDelegators;
   return checkTime(f, chain.links, asDelegators.verdict);
+}
+
+/**
+ * The flag that gates the called tool, when the child holds it: every delegating call must hold it
+ * too, as the document grants it to that call's principal and that call's own request left it on
+ * (a delegator that turned a flag off cannot pass it on, nor can one the document never gave it).
+ */
+function heldFlagBeyondChain(f: ChainFacts, links: readonly ChainLink[]): ChainCheck | undefined {
+  const flag = f.tool.featureFlag;
+  if (flag === undefined || effectiveFlags(f.doc, f.call.principal, f.call.data.flags)[flag] !== true) return undefined;
+  for (const link of links) {
+    if (effectiveFlags(f.doc, link.principal, link.flags)[flag] !== true) {
+      return deny(ATTENUATION_RULES.flag, `flag ${flag} is not held by ${link.principal} on the delegating call ${link.callId}`);
+    }
+  }
+  return undefined;
 }
 
 /** The call decided as if each delegating principal made it: the strictest decision holds. */

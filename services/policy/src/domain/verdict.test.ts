@@ -51,6 +51,28 @@ describe("decideCall", () => {
     expect(decideCall(doc, record, validated("llm"))).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
   });
 
+  it("denies mode human to a caller the document does not name, as POLICY_DENIED with the gate's rule", () => {
+    const r = decideCall(doc, record, validated("human"));
+    expect(r).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"] });
+    expect(r.reason).toMatch(/bot is not named in the policy document/);
+    expect(rejectionCode(r.ruleIds)).toBe("POLICY_DENIED");
+    const named = PolicyDocumentSchema.parse({ version: "v2", principals: { bot: { kind: "human" } } });
+    expect(decideCall(named, record, validated("human"))).toMatchObject({ decision: "allow", ruleIds: ["default.write.human"] });
+  });
+
+  it("takes a tool's feature flag from the document's grant to the caller, never from the call", () => {
+    const flagged = ToolDescriptorSchema.parse({ ...descriptor, featureFlag: "beta" });
+    const rec: ToolRecord = { ...record, descriptor: flagged, descriptorHash: descriptorHash(flagged) };
+    const asking = (flags: Record<string, boolean>): ToolArgsValidated => {
+      const ev = validated("plan", rec.descriptorHash);
+      return { ...ev, data: { ...ev.data, flags } };
+    };
+    expect(decideCall(doc, rec, asking({ beta: true }))).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
+    const granted = PolicyDocumentSchema.parse({ version: "v3", principals: { bot: { kind: "agent", flags: { beta: true } } } });
+    expect(decideCall(granted, rec, asking({}))).toMatchObject({ decision: "allow" });
+    expect(decideCall(granted, rec, asking({ beta: false }))).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
+  });
+
   it("denies a call whose descriptor hash differs from the stored one", () => {
     const r = decideCall(doc, record, validated("plan", `sha256:${"0".repeat(64)}`));
     expect(r).toMatchObject({ decision: "deny", ruleIds: ["invariant.descriptor_bound"] });
