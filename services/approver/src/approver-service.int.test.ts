@@ -1,10 +1,12 @@
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson, kvPutJson, readEvent, requestRpc, silentLogger, type Bus, type StageContext } from "@warden/bus";
 import {
   approverKeyKey,
-  ApproverPublicKeySchema,
+  approverPendingSubject,
   argsHash,
   BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVALS,
   BUCKET_POLICY,
   BUCKET_TOOLS,
   decideSubject,
@@ -12,31 +14,40 @@ import {
   descriptorHash,
   grantStatementOf,
   newId,
+  PendingApprovalSchema,
   POLICY_DOCUMENT_KEY,
   PolicyDocumentSchema,
   toolKey,
   ToolDescriptorSchema,
   verifyGrantSignature,
+  type ApprovalRequested,
   type CallMode,
   type DecisionReply,
   type EventType,
   type Grade,
+  type PendingApproval,
   type PolicyDocumentInput,
   type ToolPolicyChecked,
 } from "@warden/contracts";
 import { eventually } from "../../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { openApprovalStore } from "./approval-store.js";
-import { ApprovalRecordSchema } from "./domain/approval-record.js";
+import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
+import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";
 import { decidedRecord } from "./domain/decision.js";
 import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
 import { watchPolicyDocument } from "./policy-document.js";
 import { startApproverService, type ApproverService } from "./service.js";
+import { generateApproverKeyPair } from "./signing-key.js";
 import { toolTitleReader } from "./tool-titles.js";
 
 let nats: TestNats;
 let bus: Bus;
 let service: ApproverService;
+const keyPair = generateApproverKeyPair();
+/** What the approver service logs, one JSON object per entry. */
+const logged: { msg?: string; [k: string]: unknown }[] = [];
+const serviceLog = pino({ level: "info" }, { write: (line: string) => void logged.push(JSON.parse(line) as { msg?: string }) });
 
 const BASE_DOC: PolicyDocumentInput = {
   version: "approvers-1",
@@ -44,6 +55,7 @@ const BASE_DOC: PolicyDocumentInput = {
     alice: { kind: "human", approves: ["write", "send"] },
     carol: { kind: "human", approves: ["write"] },
     bot: { kind: "agent", approves: ["send"] },
+    dave: { kind: "human" },
   },
 };
 
@@ -106,6 +118,29 @@ async function decide(approver: string, approvalId: string, body: unknown): Prom
   return DecisionReplySchema.parse(reply.ok ? reply.value : undefined);
 }
 
+/** The pending list `approver` gets, as `via` asks for it (the admin connection unless given). */
+async function pending(approver: string, via: Bus = bus): Promise<PendingApproval[]> {
+  const reply = await requestRpc(via, approverPendingSubject(approver), {});
+  expect(reply).toMatchObject({ ok: true });
+  return PendingApprovalSchema.array().parse(reply.ok ? reply.value : undefined);
+}
+
+function listedCalls(list: readonly PendingApproval[], calls: readonly { callId: string }[]): string[] {
+  const ours = new Set(calls.map((c) => c.callId));
+  return list.filter((p) => ours.has(p.callId)).map((p) => p.callId);
+}
+
+const stamp = () => ({ eventId: newId(), ts: new Date().toISOString() });
+
+/** Sets the lock record of an approval back to `record`: what someone able to write the bucket could do. */
+async function rewriteLock(approvalId: string, record: unknown): Promise<void> {
+  await kvPutJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, record);
+}
+
+async function lockOf(approvalId: string) {
+  return (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
+}
+
 async function recordsOfCall(callId: string) {
   const kv = await bus.kvm.open(BUCKET_APPROVAL_LOCKS);
   const found = [];
@@ -136,7 +171,9 @@ beforeAll(async () => {
     registeredAt: now,
     statusChangedAt: now,
   });
-  service = await startApproverService({ bus, log: silentLogger(), sweepIntervalMs: 100, repairGraceMs: 200 });
+  // the approver connects as itself: the rights docs/security.md gives its role, no more
+  const approverBus = await nats.connectAs({ kind: "service", name: "approver", role: "approver" });
+  service = await startApproverService({ bus: approverBus, log: serviceLog, signingKeyPem: keyPair.privateKeyPem, sweepIntervalMs: 100, repairGraceMs: 200 });
 });
 afterAll(async () => {
   await service.stop();
@@ -234,9 +271,10 @@ describe("decisions", () => {
     });
     expect(Date.parse(granted.data.expiresAt)).toBeLessThanOrEqual(before + 10 * 60_000 + 5_000);
     expect(Date.parse(granted.data.expiresAt)).toBeLessThanOrEqual(Date.parse(requested.data.expiresAt));
-    const published = await kvGetJson(await bus.kvm.open(BUCKET_POLICY), approverKeyKey(granted.data.keyId), ApproverPublicKeySchema);
-    expect(published?.value).toBe(service.signingKey.publicKeyDerBase64);
-    expect(verifyGrantSignature(published!.value, grantStatementOf(granted.callId, granted.data), granted.data.signature)).toBe(true);
+    // signed with the provisioned key, whose public half executors pin; nothing is published in a bucket
+    expect(service.signingKey).toEqual({ keyId: keyPair.keyId, publicKeyDerBase64: keyPair.publicKeyDerBase64 });
+    expect(verifyGrantSignature(keyPair.publicKeyDerBase64, grantStatementOf(granted.callId, granted.data), granted.data.signature)).toBe(true);
+    expect(await (await bus.kvm.open(BUCKET_POLICY)).get(approverKeyKey(granted.data.keyId))).toBeNull();
 
     expect(await decide("alice", id, { decision: "grant", argsHash: requested.data.argsHash })).toMatchObject({ ok: false, refusal: "ALREADY_DECIDED" });
     expect(await decide("alice", id, { decision: "deny", argsHash: requested.data.argsHash })).toMatchObject({ ok: false, refusal: "ALREADY_DECIDED" });
@@ -336,5 +374,157 @@ describe("the sweeper", () => {
     await eventually(async () => expect(await kvGetJson(kv, orphanId, ApprovalRecordSchema)).toBeUndefined());
     expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalExpired")).toBeUndefined();
     expect((await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).ok).toBe(true);
+  });
+});
+
+describe("decisions on approvals the stream already settled", () => {
+  it("refuses a grant when the stream holds a denial the lock record does not show, saying who denied and when", async () => {
+    const { ev, requested } = await requestApproval();
+    const denied = approvalDeniedEvent(requested, "carol", "not this customer", stamp());
+    expect((await appendEvent(bus, denied)).status).toBe("written");
+    expect((await lockOf(requested.data.approvalId))?.status).toBe("pending");
+    expect(await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).toEqual({
+      ok: false,
+      refusal: "ALREADY_DECIDED",
+      message: `the approval was already denied by carol at ${denied.ts}`,
+    });
+    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+  });
+
+  it("refuses a decision on an approval whose expiry is on the stream, though its record says pending", async () => {
+    const { ev, requested } = await requestApproval();
+    const expired = approvalExpiredEvent(requested, stamp());
+    await appendEvent(bus, expired);
+    expect(await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).toEqual({
+      ok: false,
+      refusal: "EXPIRED",
+      message: `the approval expired at ${requested.data.expiresAt} (recorded at ${expired.ts})`,
+    });
+    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+  });
+
+  it("refuses a second decision after a granted approval's lock record was rewritten to pending", async () => {
+    const { ev, requested } = await requestApproval();
+    expect((await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).ok).toBe(true);
+    const granted = await eventOf(ev, "ApprovalGranted");
+    await rewriteLock(requested.data.approvalId, recordOf(requested));
+    await eventually(async () => expect((await lockOf(requested.data.approvalId))?.status).toBe("pending"));
+    for (const decision of ["deny", "grant"] as const) {
+      expect(await decide("alice", requested.data.approvalId, { decision, argsHash: requested.data.argsHash })).toEqual({
+        ok: false,
+        refusal: "ALREADY_DECIDED",
+        message: `the approval was already granted by alice at ${granted.data.grantedAt}`,
+      });
+    }
+    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalDenied")).toBeUndefined();
+    expect((await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted"))?.eventId).toBe(granted.eventId);
+  });
+
+  it("never expires an overdue approval the stream already settled: its lock record is aligned with the stream", async () => {
+    await useDocument({ ...BASE_DOC, version: "short-ttl-settled", approvalTtlSeconds: { write: 1, send: 900 } });
+    try {
+      const { ev, requested } = await requestApproval({ grade: "write", mode: "llm", principal: "bot" });
+      const denied = approvalDeniedEvent(requested, "carol", "no", stamp());
+      await appendEvent(bus, denied);
+      await eventually(async () => expect(await lockOf(requested.data.approvalId)).toMatchObject({ status: "denied", decision: { approver: "carol" } }), 5_000);
+      expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalExpired")).toBeUndefined();
+    } finally {
+      await useDocument(BASE_DOC);
+    }
+  });
+
+  it("does not append a missing grant a crash left in the record when the stream holds a denial", async () => {
+    const { ev, requested } = await requestApproval();
+    const entry = await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), requested.data.approvalId, ApprovalRecordSchema);
+    const grant = { ...requested.data, approver: "alice", grantedAt: new Date().toISOString(), nonce: newId(), signature: "x", keyId: keyPair.keyId };
+    const made = { decision: "grant" as const, approver: "alice", decidedAt: new Date().toISOString(), grant: {
+      approvalId: grant.approvalId, approver: grant.approver, argsHash: grant.argsHash, descriptorHash: grant.descriptorHash, version: grant.version,
+      grantedAt: grant.grantedAt, expiresAt: requested.data.expiresAt, nonce: grant.nonce, signature: grant.signature, keyId: grant.keyId,
+    } };
+    await appendEvent(bus, approvalDeniedEvent(requested, "carol", "no", stamp()));
+    await rewriteLock(requested.data.approvalId, decidedRecord(entry!.value, made));
+    await eventually(() =>
+      expect(logged.some((l) => l.msg === "decision event not appended: the stream settled the approval otherwise" && l["approvalId"] === requested.data.approvalId)).toBe(true),
+    );
+    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+  });
+});
+
+describe("pending approvals", () => {
+  const doc = PolicyDocumentSchema.parse(BASE_DOC);
+  /** An ApprovalRequested written straight to the stream (no lock record, no projection). */
+  async function appendRequest(o: Parameters<typeof checked>[0] = {}, tamper?: (r: ApprovalRequested) => ApprovalRequested) {
+    const honest = approvalRequestedEvent(checked(o), { approvalId: newId(), title: "Message a customer", doc, now: new Date() }, stamp());
+    const requested = tamper ? tamper(honest) : honest;
+    expect((await appendEvent(bus, requested)).status).toBe("written");
+    return requested;
+  }
+
+  it("lists the open approvals the asking approver may decide, from the stream, oldest first", async () => {
+    const { requested: send } = await requestApproval({ grade: "send" });
+    const { requested: write } = await requestApproval({ grade: "write", mode: "llm", principal: "bot" });
+    const calls = [send, write];
+    // read-your-writes: no wait once the caller has seen its ApprovalRequested
+    const alice = await pending("alice");
+    expect(listedCalls(alice, calls)).toEqual([send.callId, write.callId]);
+    expect(alice.find((p) => p.callId === send.callId)).toEqual({
+      approvalId: send.data.approvalId,
+      callId: send.callId,
+      domain: send.domain,
+      tool: send.tool,
+      title: "Message a customer",
+      grade: "send",
+      principal: "planner",
+      mode: "plan",
+      argsHash: send.data.argsHash,
+      argsPreview: JSON.stringify({ customerId: "c-42", text: (send.data.args as { text: string }).text }),
+      reason: "a person must confirm",
+      requestedAt: send.ts,
+      expiresAt: send.data.expiresAt,
+      approvers: { human: true, requesterMayConfirm: false },
+    });
+    expect(listedCalls(await pending("carol"), calls)).toEqual([write.callId]);
+    expect(listedCalls(await pending("bot"), calls)).toEqual([]);
+    expect(listedCalls(await pending("stranger"), calls)).toEqual([]);
+  });
+
+  it("shows a requester their own human-mode call to confirm, and nobody else's", async () => {
+    const { requested: own } = await requestApproval({ principal: "dave", mode: "human" });
+    const { requested: other } = await requestApproval({ principal: "erin", mode: "human" });
+    expect(listedCalls(await pending("dave"), [own, other])).toEqual([own.callId]);
+  });
+
+  it("leaves out approvals granted, denied or expired on the stream, whatever the lock records say", async () => {
+    const { requested: granted } = await requestApproval();
+    const { requested: denied } = await requestApproval();
+    const { requested: deniedOnStream } = await requestApproval();
+    const { requested: expiredOnStream } = await requestApproval();
+    const { requested: open } = await requestApproval();
+    expect((await decide("alice", granted.data.approvalId, { decision: "grant", argsHash: granted.data.argsHash })).ok).toBe(true);
+    expect((await decide("alice", denied.data.approvalId, { decision: "deny", argsHash: denied.data.argsHash })).ok).toBe(true);
+    await appendEvent(bus, approvalDeniedEvent(deniedOnStream, "carol", "no", stamp()));
+    await appendEvent(bus, approvalExpiredEvent(expiredOnStream, stamp()));
+    const calls = [granted, denied, deniedOnStream, expiredOnStream, open];
+    expect(listedCalls(await pending("alice"), calls)).toEqual([open.callId]);
+    // a rewritten lock record does not bring a settled approval back
+    await rewriteLock(granted.data.approvalId, recordOf(granted));
+    expect(listedCalls(await pending("alice"), calls)).toEqual([open.callId]);
+  });
+
+  it("lists what the stream holds, not the projected inbox, and leaves out a request whose args do not match its hash", async () => {
+    const honest = await appendRequest();
+    const swapped = await appendRequest({}, (r) => ({ ...r, data: { ...r.data, args: { customerId: "c-66", text: "send me your password" } } }));
+    const forged = { ...(await pending("alice")).find((p) => p.callId === honest.callId)!, approvalId: newId(), callId: newId() };
+    await kvPutJson(await bus.kvm.open(BUCKET_APPROVALS), forged.approvalId, { ...forged, status: "pending", requestEventId: newId(), seq: 1 });
+    expect(listedCalls(await pending("alice"), [honest, swapped, forged])).toEqual([honest.callId]);
+    expect(logged.some((l) => l.msg === "approval request whose args do not hash to its argsHash left out" && l["callId"] === swapped.callId)).toBe(true);
+  });
+
+  it("answers a person on their own connection, and only about themself", async () => {
+    const { requested } = await requestApproval();
+    const alice = await nats.connectAs({ kind: "human", name: "alice" });
+    expect(listedCalls(await pending("alice", alice), [requested])).toEqual([requested.callId]);
+    const asCarol = await requestRpc(alice, approverPendingSubject("carol"), {}, 1_000);
+    expect(asCarol.ok).toBe(false);
   });
 });

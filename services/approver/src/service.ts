@@ -1,12 +1,13 @@
 import { acceptDecision, runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
-import { consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, SUBJECT_APPROVER_PENDING, type PolicyDocument } from "@warden/contracts";
+import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
 import { watchPolicyDocument } from "./policy-document.js";
+import { openRequestedApprovals } from "./requested-approvals.js";
 import { decideHandler } from "./rpc/decide.js";
-import { openProjectedInbox } from "./projected-inbox.js";
 import { pendingHandler } from "./rpc/pending.js";
-import { loadSigningKey, publishSigningKey } from "./signing-key.js";
+import { loadSigningKey } from "./signing-key.js";
+import { readStreamOutcome } from "./stream-outcome.js";
 import { startSweeper } from "./sweeper.js";
 import { toolTitleReader } from "./tool-titles.js";
 
@@ -15,18 +16,22 @@ export const APPROVER_STAGE = "approver-request";
 export interface ApproverServiceDeps {
   readonly bus: Bus;
   readonly log: Logger;
-  /** Ed25519 private key (PEM) grants are signed with; a fresh one is made when absent. */
+  /**
+   * Ed25519 private key (PKCS#8 PEM) grants are signed with; executors pin its public half
+   * (generateApproverKeyPair mints a pair). A fresh key is made when absent, which no executor
+   * has pinned: only tests that read `signingKey` back should leave it out.
+   */
   readonly signingKeyPem?: string;
   readonly sweepIntervalMs?: number;
   readonly concurrency?: number;
   /** How long a decided record may miss its event before the sweeper appends it. */
   readonly repairGraceMs?: number;
-  /** How long `pending` waits for the projected inbox to reach the stream's end. */
+  /** How long `pending` waits for its read of the stream's approval requests to reach the stream's end. */
   readonly inboxWaitMs?: number;
 }
 
 export interface ApproverService {
-  /** The key this process signs grants with, as published in `warden_policy`. */
+  /** The key this process signs grants with: the public half is what executors must pin. */
   readonly signingKey: { readonly keyId: string; readonly publicKeyDerBase64: string };
   /** The policy document in force here (approval lifetimes, who may approve). */
   document(): PolicyDocument;
@@ -37,13 +42,13 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const { bus } = deps;
   const log = deps.log.child({ stage: APPROVER_STAGE });
   const key = loadSigningKey(deps.signingKeyPem);
-  await publishSigningKey(bus, key);
   const documents = await watchPolicyDocument(bus, log);
   const approvals = await openApprovalStore(bus, log);
-  const inbox = await openProjectedInbox(bus, log, deps.inboxWaitMs ?? 2_000);
+  const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
   const titleOf = await toolTitleReader(bus);
   const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key }));
-  const pending = serveRpc(bus, SUBJECT_APPROVER_PENDING, QUEUE_APPROVER, log, pendingHandler(inbox, approvals));
+  const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
+  const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf }));
   const sweeper = startSweeper({
     bus,
     log,
@@ -61,7 +66,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
     handle: approvalRequestHandler({ bus, documents, approvals, titleOf }),
   });
-  log.info({ keyId: key.keyId }, "approver signing key published");
+  log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {
     signingKey: { keyId: key.keyId, publicKeyDerBase64: key.publicKeyDerBase64 },
     document: () => documents.current(),
@@ -70,7 +75,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
       await Promise.allSettled([decide.drain(), pending.drain()]);
       await sweeper.stop();
       approvals.stop();
-      inbox.stop();
+      await requests.stop();
       documents.stop();
     },
   };

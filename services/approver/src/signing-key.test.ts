@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { grantSigningPayload, verifyGrantSignature, type GrantStatement } from "@warden/contracts";
-import { loadSigningKey } from "./signing-key.js";
+import { approverKeyId, grantSigningPayload, verifyGrantSignature, type GrantStatement } from "@warden/contracts";
+import { approverPublicKeyOf, generateApproverKeyPair, loadSigningKey } from "./signing-key.js";
 
 const statement: GrantStatement = {
   callId: "c1",
@@ -31,5 +31,18 @@ describe("loadSigningKey", () => {
   it("refuses a key that is not Ed25519", () => {
     const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
     expect(() => loadSigningKey(rsa)).toThrow(/must be Ed25519/);
+  });
+});
+
+describe("generateApproverKeyPair", () => {
+  it("mints a PEM private key for the approver and the public half executors pin, with its key id", () => {
+    const pair = generateApproverKeyPair();
+    expect(pair.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(pair.keyId).toBe(approverKeyId(Buffer.from(pair.publicKeyDerBase64, "base64")));
+    const signer = loadSigningKey(pair.privateKeyPem);
+    expect(signer.keyId).toBe(pair.keyId);
+    expect(verifyGrantSignature(pair.publicKeyDerBase64, statement, signer.sign(grantSigningPayload(statement)))).toBe(true);
+    expect(approverPublicKeyOf(pair.privateKeyPem)).toEqual({ keyId: pair.keyId, publicKeyDerBase64: pair.publicKeyDerBase64 });
+    expect(generateApproverKeyPair().keyId).not.toBe(pair.keyId);
   });
 });

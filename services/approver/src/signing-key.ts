@@ -1,14 +1,37 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { kvPutJson, type Bus } from "@warden/bus";
-import { approverKeyId, approverKeyKey, BUCKET_POLICY } from "@warden/contracts";
+import { approverKeyId } from "@warden/contracts";
 
 /** The approver's Ed25519 key: grants are signed with it, executors verify with the public half. */
 export interface SigningKey {
   readonly keyId: string;
-  /** SPKI DER, base64: what `approver-key.<keyId>` holds. */
+  /** SPKI DER, base64: what an executor pins (WARDEN_APPROVER_PUBLIC_KEYS, `approverKeys`). */
   readonly publicKeyDerBase64: string;
   /** Signs bytes; the signature is base64. */
   sign(payload: Uint8Array): string;
+}
+
+/** A key pair minted at provisioning: the approver keeps the private half, executors pin the public half. */
+export interface ApproverKeyPair {
+  /** PKCS#8 PEM: the approver's `signingKeyPem` (WARDEN_APPROVER_SIGNING_KEY_FILE). */
+  readonly privateKeyPem: string;
+  /** SPKI DER, base64: an executor's `approverKeys` entry (WARDEN_APPROVER_PUBLIC_KEYS). */
+  readonly publicKeyDerBase64: string;
+  /** The id grants name the key by. */
+  readonly keyId: string;
+}
+
+/** Mints a fresh Ed25519 approver key pair (for `warden up` and test harnesses). */
+export function generateApproverKeyPair(): ApproverKeyPair {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const privateKeyPem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  const { keyId, publicKeyDerBase64 } = loadSigningKey(privateKeyPem);
+  return { privateKeyPem, publicKeyDerBase64, keyId };
+}
+
+/** The public half (SPKI DER base64) and key id of a PEM private key: what to pin for an existing key. */
+export function approverPublicKeyOf(privateKeyPem: string): { readonly publicKeyDerBase64: string; readonly keyId: string } {
+  const { keyId, publicKeyDerBase64 } = loadSigningKey(privateKeyPem);
+  return { keyId, publicKeyDerBase64 };
 }
 
 /** From a PEM private key, or a fresh key pair when none is given. Throws on a key that is not Ed25519. */
@@ -23,10 +46,4 @@ export function loadSigningKey(pem?: string): SigningKey {
     publicKeyDerBase64: der.toString("base64"),
     sign: (payload) => sign(null, payload, privateKey).toString("base64"),
   };
-}
-
-/** Publishes the public key under `approver-key.<keyId>` in `warden_policy` (a JSON string). */
-export async function publishSigningKey(bus: Bus, key: SigningKey): Promise<void> {
-  const kv = await bus.kvm.open(BUCKET_POLICY);
-  await kvPutJson(kv, approverKeyKey(key.keyId), key.publicKeyDerBase64);
 }

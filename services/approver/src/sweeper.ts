@@ -3,8 +3,10 @@ import { newId, type ApprovalRequested, type EventType } from "@warden/contracts
 import type { ApprovalStore } from "./approval-store.js";
 import { approvalExpiredEvent } from "./domain/approval-events.js";
 import { isOverdue, type ApprovalRecord } from "./domain/approval-record.js";
-import { expiredRecord } from "./domain/decision.js";
+import { decidedRecord, expiredRecord } from "./domain/decision.js";
+import { settledOnStream, type StreamOutcome } from "./domain/settled-on-stream.js";
 import { appendDecision } from "./rpc/decide.js";
+import { readStreamOutcome } from "./stream-outcome.js";
 
 export interface SweeperDeps {
   readonly bus: Bus;
@@ -29,6 +31,8 @@ const EVENT_OF_STATUS: Record<Exclude<ApprovalRecord["status"], "pending">, Even
 /**
  * Expires overdue pending approvals (compare-and-set, then ApprovalExpired) and appends decision
  * events a crash left missing. Safe to run in every copy of the service: the CAS picks one winner.
+ * Nothing is appended for a call whose stream already holds a terminal approval event: the lock
+ * record is brought in line with the stream instead.
  */
 export function startSweeper(deps: SweeperDeps): Sweeper {
   const { bus, log, approvals } = deps;
@@ -45,6 +49,12 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
       log.info({ approvalId, callId: r.callId }, "orphan approval record removed");
       return;
     }
+    const outcome = await readStreamOutcome(bus, r.domain, r.callId);
+    if (settledOnStream(outcome)) {
+      log.warn({ approvalId, callId: r.callId }, "pending lock record of an approval the stream settled, record aligned with the stream");
+      await approvals.update(alignedRecord(r, outcome), fresh.revision);
+      return;
+    }
     if (!(await approvals.update(expiredRecord(r, now), fresh.revision))) return;
     await appendEvent(bus, approvalExpiredEvent(requested, { eventId: newId(), ts: now.toISOString() }));
     log.info({ approvalId, callId: r.callId }, "approval expired");
@@ -55,8 +65,12 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
     if (r.status === "pending") return;
     const requested = await readEvent(bus, r.domain, r.callId, "ApprovalRequested");
     if (requested?.data.approvalId === r.approvalId && !(await readEvent(bus, r.domain, r.callId, EVENT_OF_STATUS[r.status]))) {
-      await appendMissing(requested, r);
-      log.warn({ approvalId: r.approvalId, callId: r.callId, status: r.status }, "missing decision event appended");
+      if (settledOnStream(await readStreamOutcome(bus, r.domain, r.callId))) {
+        log.warn({ approvalId: r.approvalId, callId: r.callId, status: r.status }, "decision event not appended: the stream settled the approval otherwise");
+      } else {
+        await appendMissing(requested, r);
+        log.warn({ approvalId: r.approvalId, callId: r.callId, status: r.status }, "missing decision event appended");
+      }
     }
     approvals.settle(r.approvalId, entry.revision);
   };
@@ -96,4 +110,17 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
       await running;
     },
   };
+}
+
+/** The lock record as the stream's terminal event says the approval ended. */
+function alignedRecord(r: ApprovalRecord, o: StreamOutcome): ApprovalRecord {
+  if (o.denied !== undefined) {
+    const d = o.denied;
+    return decidedRecord(r, { decision: "deny", approver: d.data.approver, decidedAt: d.ts, reason: d.data.reason });
+  }
+  if (o.granted !== undefined) {
+    const g = o.granted;
+    return decidedRecord(r, { decision: "grant", approver: g.data.approver, decidedAt: g.data.grantedAt, grant: g.data });
+  }
+  return expiredRecord(r, new Date(o.expired?.ts ?? Date.now()));
 }

@@ -8,7 +8,7 @@ import {
   type ToolPolicyChecked,
 } from "@warden/contracts";
 import { approvalRequestedEvent, approvalTtlSeconds, argsPreview } from "./approval-events.js";
-import { recordOf, toPendingApproval } from "./approval-record.js";
+import { pendingApprovalOf, recordOf } from "./approval-record.js";
 
 const doc = PolicyDocumentSchema.parse({ version: "v3", approvalTtlSeconds: { write: 600, send: 60 } });
 
@@ -60,11 +60,32 @@ describe("approvalRequestedEvent", () => {
     expect(approvalTtlSeconds(doc, "send")).toBe(60);
   });
 
-  it("builds the inbox record and its pending view from the event alone", () => {
+  it("builds the lock record and the pending view from the event alone", () => {
     const ev = approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW }, { eventId: "e1", ts: NOW.toISOString() });
     const record = recordOf(ev);
     expect(record).toMatchObject({ approvalId: "a1", status: "pending", requestEventId: "e1", principal: "dave", requestedAt: NOW.toISOString() });
-    expect(toPendingApproval(record)).toMatchObject({ approvalId: "a1", callId: "call1", grade: "send", argsHash: ev.data.argsHash });
+    expect(pendingApprovalOf(ev)).toEqual({
+      approvalId: "a1",
+      callId: "call1",
+      domain: "customer",
+      tool: "customer.message",
+      title: "Message",
+      grade: "send",
+      principal: "dave",
+      mode: "plan",
+      argsHash: ev.data.argsHash,
+      argsPreview: '{"customerId":"c1","text":"hi"}',
+      reason: "a person must confirm",
+      requestedAt: NOW.toISOString(),
+      expiresAt: ev.data.expiresAt,
+      approvers: { human: true, requesterMayConfirm: false },
+    });
+  });
+
+  it("shows the preview of the args themselves, not the preview the event carries", () => {
+    const ev = approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW }, { eventId: "e1", ts: NOW.toISOString() });
+    const doctored = { ...ev, data: { ...ev.data, argsPreview: '{"customerId":"c2","text":"harmless"}' } };
+    expect(pendingApprovalOf(doctored).argsPreview).toBe('{"customerId":"c1","text":"hi"}');
   });
 });
 

@@ -4,11 +4,11 @@ import {
   CallModeSchema,
   GradeSchema,
   TokenSchema,
-  type ApprovalInboxRecord,
   type ApprovalRequested,
   type PendingApproval,
 } from "@warden/contracts";
 import { z } from "zod";
+import { argsPreview } from "./approval-events.js";
 
 export const APPROVAL_STATUSES = ["pending", "granted", "denied", "expired"] as const;
 
@@ -78,22 +78,26 @@ export function isOverdue(record: { readonly expiresAt: string }, now: Date): bo
   return Date.parse(record.expiresAt) <= now.getTime();
 }
 
-/** A record (the approver's own, or the projected inbox's) as the pending list shows it. */
-export function toPendingApproval(r: ApprovalRecord | ApprovalInboxRecord): PendingApproval {
+/**
+ * An ApprovalRequested as the pending list shows it. The preview is made again from the args
+ * (whose hash the reader has checked), so what a person reads is what the grant binds.
+ */
+export function pendingApprovalOf(requested: ApprovalRequested): PendingApproval {
+  const d = requested.data;
   return {
-    approvalId: r.approvalId,
-    callId: r.callId,
-    domain: r.domain,
-    tool: r.tool,
-    title: r.title,
-    grade: r.grade,
-    principal: r.principal,
-    mode: r.mode,
-    argsHash: r.argsHash,
-    argsPreview: r.argsPreview,
-    reason: r.reason,
-    requestedAt: r.requestedAt,
-    expiresAt: r.expiresAt,
-    approvers: r.approvers,
+    approvalId: d.approvalId,
+    callId: requested.callId,
+    domain: requested.domain,
+    tool: requested.tool,
+    title: d.title,
+    grade: d.grade,
+    principal: requested.principal,
+    mode: requested.mode,
+    argsHash: d.argsHash,
+    argsPreview: argsPreview(d.args),
+    reason: d.reason,
+    requestedAt: requested.ts,
+    expiresAt: d.expiresAt,
+    approvers: d.approvers,
   };
 }

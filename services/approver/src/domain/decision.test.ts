@@ -12,6 +12,7 @@ import {
 } from "@warden/contracts";
 import { recordOf, type ApprovalRecord } from "./approval-record.js";
 import { decidedRecord, denialReason, grantExpiry, judgeDecision, signGrant, type DecisionFacts } from "./decision.js";
+import { NO_OUTCOME } from "./settled-on-stream.js";
 
 const args = { customerId: "c1", text: "hello" };
 const NOW = new Date("2030-01-01T00:00:00.000Z");
@@ -50,7 +51,11 @@ function requested(o: { grade?: Grade; mode?: CallMode; principal?: string; expi
 
 const doc = PolicyDocumentSchema.parse({
   version: "v1",
-  principals: { alice: { kind: "human", approves: ["write", "send"] }, carol: { kind: "human", approves: ["write"] } },
+  principals: {
+    alice: { kind: "human", approves: ["write", "send"] },
+    carol: { kind: "human", approves: ["write"] },
+    dave: { kind: "human" },
+  },
 });
 
 function facts(over: Partial<DecisionFacts> = {}): DecisionFacts {
@@ -58,6 +63,7 @@ function facts(over: Partial<DecisionFacts> = {}): DecisionFacts {
   return {
     record: recordOf(req),
     requested: req,
+    outcome: NO_OUTCOME,
     approver: "alice",
     request: { decision: "grant", argsHash: req.data.argsHash },
     doc,
@@ -108,6 +114,33 @@ describe("judgeDecision", () => {
 
   it("lets the requester confirm their own call in human mode", () => {
     expect(judgeDecision(facts({ approver: "dave", requested: requested({ mode: "human", principal: "dave" }) }))).toEqual({ ok: true });
+  });
+
+  it("refuses an approval the stream already settled, even when the lock record still says pending", () => {
+    const req = requested();
+    const answer = { ...req, eventId: "x", causationId: req.eventId };
+    const denied = { ...answer, type: "ApprovalDenied" as const, ts: "2029-12-31T23:59:30.000Z", data: { approvalId: "appr1", approver: "carol", reason: "no" } };
+    const expired = { ...answer, type: "ApprovalExpired" as const, ts: "2029-12-31T23:59:40.000Z", data: { approvalId: "appr1", expiresAt: "2029-12-31T23:59:39.000Z" } };
+    const grant = signGrant(req, "alice", NOW, "n1", { keyId: "k", sign: () => "sig" });
+    const granted = { ...answer, type: "ApprovalGranted" as const, data: grant };
+    expect(judgeDecision(facts({ outcome: { ...NO_OUTCOME, denied } }))).toEqual({
+      ok: false,
+      refusal: "ALREADY_DECIDED",
+      message: "the approval was already denied by carol at 2029-12-31T23:59:30.000Z",
+    });
+    expect(judgeDecision(facts({ outcome: { ...NO_OUTCOME, expired } }))).toEqual({
+      ok: false,
+      refusal: "EXPIRED",
+      message: "the approval expired at 2029-12-31T23:59:39.000Z (recorded at 2029-12-31T23:59:40.000Z)",
+    });
+    expect(judgeDecision(facts({ outcome: { ...NO_OUTCOME, granted } }))).toEqual({
+      ok: false,
+      refusal: "ALREADY_DECIDED",
+      message: `the approval was already granted by alice at ${NOW.toISOString()}`,
+    });
+    expect(judgeDecision(facts({ request: { decision: "deny", argsHash: req.data.argsHash }, outcome: { ...NO_OUTCOME, granted } }))).toMatchObject({
+      refusal: "ALREADY_DECIDED",
+    });
   });
 
   it("checks authority before telling anything about the approval's state", () => {

@@ -8,6 +8,7 @@ import {
 } from "@warden/contracts";
 import { mayDecide } from "@warden/policy-engine";
 import { isOverdue, type ApprovalRecord, type DecisionMade } from "./approval-record.js";
+import { judgeStreamOutcome, type StreamOutcome } from "./settled-on-stream.js";
 
 export type Refusal = (typeof DECISION_REFUSALS)[number];
 export type Judgement = { readonly ok: true } | { readonly ok: false; readonly refusal: Refusal; readonly message: string };
@@ -20,6 +21,8 @@ export interface DecisionFacts {
   readonly record: ApprovalRecord | undefined;
   /** The call's ApprovalRequested: the immutable facts the decision is judged on. */
   readonly requested: ApprovalRequested | undefined;
+  /** The call's terminal approval events already on the stream: they overrule the record. */
+  readonly outcome: StreamOutcome;
   /** From the subject the server let through, never from the body. */
   readonly approver: string;
   readonly request: DecisionRequest;
@@ -45,6 +48,9 @@ export function judgeDecision(f: DecisionFacts): Judgement {
     requesterMayConfirm: requested.data.approvers.requesterMayConfirm,
   });
   if (!who.ok) return refuse("NOT_AUTHORISED", who.reason);
+  // the lock record is a KV value someone could rewrite; what the stream holds is settled for good
+  const onStream = judgeStreamOutcome(f.outcome);
+  if (!onStream.ok) return onStream;
   if (record.status === "expired") return refuse("EXPIRED", `the approval expired at ${record.expiresAt}`);
   if (record.status !== "pending") return refuse("ALREADY_DECIDED", `the approval was already ${record.status}`);
   if (isOverdue(record, f.now)) return refuse("EXPIRED", `the approval expired at ${record.expiresAt}`);

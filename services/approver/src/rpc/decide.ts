@@ -11,7 +11,9 @@ import type { ApprovalStore } from "../approval-store.js";
 import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-events.js";
 import type { DecisionMade } from "../domain/approval-record.js";
 import { decidedRecord, denialReason, judgeDecision, signGrant, type Signer } from "../domain/decision.js";
+import { NO_OUTCOME } from "../domain/settled-on-stream.js";
 import type { PolicyDocumentWatch } from "../policy-document.js";
+import { readStreamOutcome } from "../stream-outcome.js";
 
 export interface DecideDeps {
   readonly bus: Bus;
@@ -25,7 +27,9 @@ const answer = (reply: DecisionReply): Reply => ({ ok: true, value: reply });
 
 /**
  * `warden.decide.<approver>.<approvalId>`: the approver is the subject's token. A decision is
- * taken by a compare-and-set of the inbox record (single use), then recorded as an event.
+ * taken by a compare-and-set of the lock record (single use), then recorded as an event. Before
+ * anything is signed, the call's stream is read: a grant, denial or expiry already written there
+ * refuses the decision whatever the lock record says.
  */
 export function decideHandler(deps: DecideDeps) {
   const { bus, approvals } = deps;
@@ -40,9 +44,15 @@ export function decideHandler(deps: DecideDeps) {
     const { approver, approvalId } = subject;
     const log = deps.log.child({ approvalId, approver });
     const entry = await approvals.get(approvalId);
-    const requested = entry && (await readEvent(bus, entry.value.domain, entry.value.callId, "ApprovalRequested"));
+    const [requested, outcome] =
+      entry === undefined
+        ? [undefined, NO_OUTCOME]
+        : await Promise.all([
+            readEvent(bus, entry.value.domain, entry.value.callId, "ApprovalRequested"),
+            readStreamOutcome(bus, entry.value.domain, entry.value.callId),
+          ]);
     const now = new Date();
-    const judged = judgeDecision({ record: entry?.value, requested, approver, request: body.data, doc: deps.documents.current(), now });
+    const judged = judgeDecision({ record: entry?.value, requested, outcome, approver, request: body.data, doc: deps.documents.current(), now });
     if (!judged.ok) {
       log.info({ refusal: judged.refusal }, "decision refused");
       return answer(judged);

@@ -1,0 +1,106 @@
+import { decodeJson, type Bus, type Logger } from "@warden/bus";
+import {
+  argsHash,
+  stageFilterSubject,
+  STREAM_CALLS,
+  subjectOfEvent,
+  WardenEventSchema,
+  type ApprovalRequested,
+} from "@warden/contracts";
+import { isOverdue } from "./domain/approval-record.js";
+
+const POLL_MS = 10;
+const FIRST_PRUNE_AT = 1_024;
+const REQUESTED_SUBJECTS = stageFilterSubject("ApprovalRequested");
+
+/**
+ * The approval requests as the stream holds them: an ordered consumer reads every
+ * `warden.call.*.*.ApprovalRequested` (immutable, written only by the approver role) and keeps the
+ * ones that are not yet overdue. Nothing here comes from a KV bucket. A request whose args do not
+ * hash to its argsHash is left out and logged.
+ */
+export interface RequestedApprovals {
+  /**
+   * The requests not yet overdue, once every ApprovalRequested that was on the stream when asked
+   * has been read (read-your-writes for a caller that has just seen its request). Waits at most
+   * `maxWaitMs`; `caughtUp` says whether it got there.
+   */
+  open(now: Date): Promise<{ requests: ApprovalRequested[]; caughtUp: boolean }>;
+  /** Leaves out a request from now on (its approval is settled on the stream). */
+  forget(requested: ApprovalRequested): void;
+  stop(): Promise<void>;
+}
+
+export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: number): Promise<RequestedApprovals> {
+  const byCall = new Map<string, ApprovalRequested>();
+  const keyOf = (r: ApprovalRequested) => `${r.domain}.${r.callId}`;
+  let readSeq = 0;
+  let pruneAt = FIRST_PRUNE_AT;
+
+  const prune = (now: Date) => {
+    for (const [k, r] of byCall) if (isOverdue(r.data, now)) byCall.delete(k);
+  };
+  const take = (seq: number, subject: string, data: Uint8Array) => {
+    const decoded = decodeJson(data);
+    const parsed = decoded.ok ? WardenEventSchema.safeParse(decoded.value) : undefined;
+    if (!parsed?.success || parsed.data.type !== "ApprovalRequested") {
+      log.warn({ seq, subject }, "unreadable approval request on the stream ignored");
+      return;
+    }
+    const requested = parsed.data;
+    if (subjectOfEvent(requested) !== subject) {
+      log.warn({ seq, subject, callId: requested.callId }, "approval request on another call's subject ignored");
+      return;
+    }
+    if (argsHash(requested.data.args) !== requested.data.argsHash) {
+      log.warn({ seq, callId: requested.callId, approvalId: requested.data.approvalId }, "approval request whose args do not hash to its argsHash left out");
+      return;
+    }
+    const now = new Date();
+    if (isOverdue(requested.data, now)) return;
+    byCall.set(keyOf(requested), requested);
+    if (byCall.size >= pruneAt) {
+      prune(now);
+      pruneAt = Math.max(FIRST_PRUNE_AT, byCall.size * 2);
+    }
+  };
+
+  // an ordered push consumer, as a KV watch makes: it needs no pull rights on the call stream
+  const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, { filter_subjects: REQUESTED_SUBJECTS, deliver_policy: "all" });
+  const messages = await consumer.consume();
+  const reading = (async () => {
+    for await (const m of messages) {
+      try {
+        take(m.seq, m.subject, m.data);
+      } catch (err) {
+        log.error({ err, seq: m.seq }, "approval request could not be read");
+      }
+      readSeq = m.seq;
+    }
+  })();
+
+  /** The stream sequence of the newest ApprovalRequested, 0 when there is none. */
+  const lastRequestSeq = async () => {
+    const last = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: REQUESTED_SUBJECTS });
+    return last?.seq ?? 0;
+  };
+
+  return {
+    async open(now) {
+      const deadline = Date.now() + maxWaitMs;
+      const target = await lastRequestSeq();
+      while (readSeq < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+      const caughtUp = readSeq >= target;
+      if (!caughtUp) log.warn({ target, readSeq }, "approval requests on the stream not all read yet");
+      prune(now);
+      return { requests: [...byCall.values()], caughtUp };
+    },
+    forget(requested) {
+      if (byCall.get(keyOf(requested))?.eventId === requested.eventId) byCall.delete(keyOf(requested));
+    },
+    async stop() {
+      await messages.close();
+      await reading.catch(() => undefined);
+    },
+  };
+}

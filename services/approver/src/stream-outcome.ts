@@ -1,0 +1,12 @@
+import { readEvent, type Bus } from "@warden/bus";
+import type { StreamOutcome } from "./domain/settled-on-stream.js";
+
+/** Reads a call's ApprovalGranted, ApprovalDenied and ApprovalExpired from the stream. */
+export async function readStreamOutcome(bus: Bus, domain: string, callId: string): Promise<StreamOutcome> {
+  const [granted, denied, expired] = await Promise.all([
+    readEvent(bus, domain, callId, "ApprovalGranted"),
+    readEvent(bus, domain, callId, "ApprovalDenied"),
+    readEvent(bus, domain, callId, "ApprovalExpired"),
+  ]);
+  return { granted, denied, expired };
+}
