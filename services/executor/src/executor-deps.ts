@@ -1,4 +1,5 @@
 import type { Bus } from "@warden/bus";
+import type { PinnedApproverKeys } from "./approver-keys.js";
 import type { ArtifactWriter } from "./artifacts.js";
 import type { ExecutableTool } from "./define-tool.js";
 
@@ -9,7 +10,8 @@ export interface ExecutorDeps {
   /** By tool name; one version per name in one executor. */
   readonly tools: ReadonlyMap<string, ExecutableTool>;
   readonly artifacts: ArtifactWriter;
-  readonly approverKey: (keyId: string) => Promise<string | undefined>;
+  /** The approver keys pinned at provisioning: grants are verified against these only. */
+  readonly approverKeys: PinnedApproverKeys;
   /** Aborted when the executor stops, to cut short a wait on someone else's claim. */
   readonly stopping: AbortSignal;
   /** How long past a claim's deadline its claimant may still be writing the result. */

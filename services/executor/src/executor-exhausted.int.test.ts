@@ -4,6 +4,7 @@ import { readEvent, silentLogger, type Bus, type StageContext } from "@warden/bu
 import { argsHash, newId, type ToolCallStarted } from "@warden/contracts";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { append, policyChecked } from "../test/harness.js";
+import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
 import { defineTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
@@ -33,7 +34,7 @@ describe("executor: a call whose retries ran out", () => {
       executorId: "tired-1",
       tools: new Map([[write.descriptor.name, write]]),
       artifacts: new ArtifactWriter(bus),
-      approverKey: async () => undefined,
+      approverKeys: pinApproverKeys([]),
       stopping: new AbortController().signal,
       claimGraceMs: 0,
     };

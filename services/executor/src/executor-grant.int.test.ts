@@ -1,15 +1,17 @@
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { argsHash, newId } from "@warden/contracts";
+import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus } from "@warden/bus";
+import { approverKeyKey, argsHash, BUCKET_POLICY, newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import {
   append,
   approvalRequested,
   grantFor,
-  publishApproverKey,
+  policyChecked,
+  approverKey,
   serveFakeRegistry,
-  unpublishedKey,
+  unpinnedKey,
   waitForEvent,
   type ApproverKey,
 } from "../test/harness.js";
@@ -43,8 +45,10 @@ describe("executor: running granted calls", () => {
     nats = await startTestNats();
     bus = await nats.bus();
     registry = await serveFakeRegistry(bus);
-    key = await publishApproverKey(bus);
-    executor = await startExecutor({ bus, log: silentLogger(), domain: "desk", tools: [notify], executorId: "desk-1" });
+    key = approverKey();
+    // the executor connects as its own identity, pinned with the approver key it was provisioned with
+    const deskBus = await nats.connectAs({ kind: "executor", name: "desk-1", domains: ["desk"] });
+    executor = await startExecutor({ bus: deskBus, log: silentLogger(), domain: "desk", tools: [notify], executorId: "desk-1", approverKeys: [key.publicKeyDerBase64] });
   });
   afterAll(async () => {
     await executor?.stop();
@@ -52,9 +56,9 @@ describe("executor: running granted calls", () => {
     await nats?.stop();
   });
 
-  async function expectRefused(callId: string, reason: RegExp) {
+  async function expectRefused(callId: string, reason: RegExp, code = "GRANT_INVALID") {
     const rejected = await waitForEvent(bus, "desk", callId, "ToolCallRejected");
-    expect(rejected.data).toMatchObject({ stage: "executor", error: { code: "GRANT_INVALID" } });
+    expect(rejected.data).toMatchObject({ stage: "executor", error: { code } });
     expect(rejected.data.error.message).toMatch(reason);
     expect(await readEvent(bus, "desk", callId, "ToolCallStarted")).toBeUndefined();
     expect(sent).not.toContain(callId);
@@ -72,18 +76,27 @@ describe("executor: running granted calls", () => {
     expect(sent.filter((c) => c === request.callId)).toHaveLength(1);
   });
 
-  it("refuses a grant signed with a key the approver never published (a forgery)", async () => {
+  it("refuses a grant signed with a key that is not pinned, naming the pinned key's id (a forgery)", async () => {
     const request = approvalRequested(notify, args);
     await append(bus, request);
-    await append(bus, grantFor(request, unpublishedKey(key.keyId)));
+    await append(bus, grantFor(request, unpinnedKey(key.keyId)));
     await expectRefused(request.callId, /signature/);
   });
 
-  it("refuses a grant naming an unknown key", async () => {
+  it("refuses a grant naming a key that is not pinned", async () => {
     const request = approvalRequested(notify, args);
     await append(bus, request);
-    await append(bus, grantFor(request, unpublishedKey(`k${newId()}`)));
-    await expectRefused(request.callId, /no approver key/);
+    await append(bus, grantFor(request, unpinnedKey(`k${newId()}`)));
+    await expectRefused(request.callId, /no approver key "k.*" is pinned in this executor/);
+  });
+
+  it("never verifies against a key found in warden_policy: only pinned keys count", async () => {
+    const published = approverKey();
+    await kvPutJson(await bus.kvm.open(BUCKET_POLICY), approverKeyKey(published.keyId), published.publicKeyDerBase64);
+    const request = approvalRequested(notify, args);
+    await append(bus, request);
+    await append(bus, grantFor(request, published));
+    await expectRefused(request.callId, new RegExp(`no approver key "${published.keyId}" is pinned`));
   });
 
   it("refuses an expired grant", async () => {
@@ -132,5 +145,108 @@ describe("executor: running granted calls", () => {
     const rejected = await waitForEvent(bus, "desk", request.callId, "ToolCallRejected");
     expect(rejected.data).toMatchObject({ stage: "executor", error: { code: "DESCRIPTOR_CHANGED" } });
     expect(sent).not.toContain(request.callId);
+  });
+
+  it("refuses a validly signed grant for a call whose approval was denied or expired on the stream", async () => {
+    for (const [type, code] of [["ApprovalDenied", "APPROVAL_DENIED"], ["ApprovalExpired", "APPROVAL_EXPIRED"]] as const) {
+      const request = approvalRequested(notify, args);
+      await append(bus, request);
+      const answer = { ...request, eventId: newId(), causationId: request.eventId, ts: new Date().toISOString() };
+      const settled =
+        type === "ApprovalDenied"
+          ? { ...answer, type, data: { approvalId: request.data.approvalId, approver: "carol", reason: "no" } }
+          : { ...answer, type, data: { approvalId: request.data.approvalId, expiresAt: request.data.expiresAt } };
+      await append(bus, settled as WardenEvent);
+      await append(bus, grantFor(request, key));
+      await expectRefused(request.callId, type === "ApprovalDenied" ? new RegExp(`denied by carol at ${settled.ts}`) : /expired/, code);
+    }
+  });
+
+  it("refuses a grant whose chain does not stand: request, policy decision and validated args must answer one another", async () => {
+    const cases: [string, ApprovalRequested][] = [];
+    const honest = approvalRequested(notify, args);
+    cases.push(["request-cause", { ...honest, causationId: newId() }]);
+    cases.push(["policy-cause", approvalRequested(notify, args, { causationId: newId() })]);
+    cases.push(["validation-missing", approvalRequested(notify, args, { validated: "none" })]);
+    cases.push(["policy-args", approvalRequested(notify, args, { validated: { argsHash: argsHash({ ...args, to: "c99" }) } })]);
+    cases.push(["policy-descriptor", approvalRequested(notify, args, { validated: { descriptorHash: `sha256:${"7".repeat(64)}` } })]);
+    cases.push(["policy-denied", approvalRequested(notify, args, { answering: policyChecked(notify, args, { decision: "deny" }) })]);
+    for (const [check, request] of cases) {
+      await append(bus, request);
+      await append(bus, grantFor(request, key));
+    }
+    for (const [check, request] of cases) {
+      const rejected = await waitForEvent(bus, "desk", request.callId, "ToolCallRejected");
+      expect(rejected.data.error, check).toMatchObject({ code: "GRANT_INVALID", details: { check } });
+      expect(rejected.data.error.message).toMatch(/^the authorisation does not answer this call's validated args: /);
+      expect(await readEvent(bus, "desk", request.callId, "ToolCallStarted")).toBeUndefined();
+      expect(sent).not.toContain(request.callId);
+    }
+  });
+
+  it("refuses a grant for a call whose ApprovalRequested never reached the stream", async () => {
+    const request = approvalRequested(notify, args);
+    await appendEvent(bus, grantFor(request, key));
+    await expectRefused(request.callId, /no ApprovalRequested/);
+  });
+});
+
+describe("executor: no approver key pinned", () => {
+  let nats: TestNats;
+  let bus: Bus;
+  let executor: Executor;
+  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  const logged: { msg?: string; level?: number }[] = [];
+  const log = pino({ level: "info" }, { write: (line: string) => void logged.push(JSON.parse(line) as { msg?: string }) });
+  const bare = defineTool({
+    name: "bare.notify",
+    version: "1.0.0",
+    title: "Notify",
+    description: "Use when a customer must be told something now; they see it at once.",
+    grade: "send",
+    input: z.strictObject({ to: z.string(), text: z.string() }),
+    handler: ({ to }) => ({ delivered: to }),
+  });
+  const echo = defineTool({
+    name: "bare.echo",
+    version: "1.0.0",
+    title: "Echo",
+    description: "Use when you need the text you sent echoed back.",
+    grade: "read",
+    input: z.strictObject({ text: z.string() }),
+    handler: ({ text }) => text,
+  });
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    bus = await nats.bus();
+    registry = await serveFakeRegistry(bus);
+    executor = await startExecutor({ bus, log, domain: "bare", tools: [bare, echo] });
+  });
+  afterAll(async () => {
+    await executor?.stop();
+    await registry?.stop();
+    await nats?.stop();
+  });
+
+  it("says so once at start, refuses every grant, and still runs allowed calls", async () => {
+    const warnings = logged.filter((l) => l.msg?.startsWith("no approver key is pinned"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 40 });
+    const request = approvalRequested(bare, args);
+    await append(bus, request);
+    await append(bus, grantFor(request, approverKey()));
+    const rejected = await waitForEvent(bus, "bare", request.callId, "ToolCallRejected");
+    expect(rejected.data).toMatchObject({ stage: "executor", error: { code: "GRANT_INVALID" } });
+    expect(rejected.data.error.message).toMatch(/no approver key is pinned in this executor/);
+    const allowed = policyChecked(echo, { text: "hi" });
+    await append(bus, allowed);
+    expect((await waitForEvent(bus, "bare", allowed.callId, "ToolCallFinished")).data).toMatchObject({ ok: true, output: "hi" });
+  });
+
+  it("refuses to start with a pinned key that is not an Ed25519 public key", async () => {
+    await expect(startExecutor({ bus, log: silentLogger(), domain: "bare", tools: [echo], approverKeys: ["bm90IGEga2V5"] })).rejects.toThrow(
+      /approver key #1 is not an SPKI DER public key/,
+    );
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import { append, approvalRequested, grantFor, policyChecked, publishApproverKey, serveFakeRegistry, waitForEvent, type ApproverKey } from "../test/harness.js";
+import { append, approvalRequested, approverKey, grantFor, policyChecked, serveFakeRegistry, waitForEvent, type ApproverKey } from "../test/harness.js";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 
@@ -33,9 +33,9 @@ describe("two executors of one domain", () => {
     nats = await startTestNats();
     bus = await nats.bus();
     registry = await serveFakeRegistry(bus);
-    key = await publishApproverKey(bus);
+    key = approverKey();
     for (const id of ["pair-a", "pair-b"]) {
-      executors.push(await startExecutor({ bus: await nats.bus(id), log: silentLogger(), domain: "pair", tools: [count], executorId: id, concurrency: 8 }));
+      executors.push(await startExecutor({ bus: await nats.bus(id), log: silentLogger(), domain: "pair", tools: [count], executorId: id, concurrency: 8, approverKeys: [key.publicKeyDerBase64] }));
     }
   });
   afterAll(async () => {
@@ -56,13 +56,14 @@ describe("two executors of one domain", () => {
 
   it("never both run a call that reaches them twice at once (allowed and granted): the Started append decides", async () => {
     const calls = Array.from({ length: 40 }, (_, i) => {
-      const request = approvalRequested(count, { i });
-      const pc = policyChecked(count, { i }, { callId: request.callId });
+      const pc = policyChecked(count, { i });
+      // a request answering the allow: both of the call's authorisations stand on the same chain
+      const request = approvalRequested(count, { i }, { answering: pc });
       return { request, pc, grant: grantFor(request, key) };
     });
     await Promise.all(calls.map(async (c) => {
       await append(bus, c.request);
-      await Promise.all([append(bus, c.pc), append(bus, c.grant)]);
+      await append(bus, c.grant);
     }));
     for (const c of calls) {
       const finished = await waitForEvent(bus, "pair", c.pc.callId, "ToolCallFinished", 20_000);

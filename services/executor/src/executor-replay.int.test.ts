@@ -9,9 +9,9 @@ import {
   approvalRequested,
   grantFor,
   policyChecked,
-  publishApproverKey,
+  approverKey,
   serveFakeRegistry,
-  unpublishedKey,
+  unpinnedKey,
   waitForAck,
   waitForEvent,
   type ApproverKey,
@@ -57,13 +57,13 @@ describe("executor: authorisations delivered again to a recreated consumer", () 
   let key: ApproverKey;
   let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
   let executor: Executor | undefined;
-  const start = async () => (executor = await startExecutor({ bus, log: silentLogger(), domain: "replay", tools: [note, tell] }));
+  const start = async () => (executor = await startExecutor({ bus, log: silentLogger(), domain: "replay", tools: [note, tell], approverKeys: [key.publicKeyDerBase64] }));
 
   beforeAll(async () => {
     nats = await startTestNats();
     bus = await nats.bus();
     registry = await serveFakeRegistry(bus);
-    key = await publishApproverKey(bus);
+    key = approverKey();
   });
   afterAll(async () => {
     await executor?.stop();
@@ -81,7 +81,7 @@ describe("executor: authorisations delivered again to a recreated consumer", () 
     await append(bus, request);
     await append(bus, shortGrant);
     await append(bus, forgedRequest);
-    await append(bus, grantFor(forgedRequest, unpublishedKey(key.keyId)));
+    await append(bus, grantFor(forgedRequest, unpinnedKey(key.keyId)));
     await waitForEvent(bus, "replay", allowed.callId, "ToolCallFinished");
     await waitForEvent(bus, "replay", request.callId, "ToolCallFinished");
     await waitForEvent(bus, "replay", forgedRequest.callId, "ToolCallRejected");

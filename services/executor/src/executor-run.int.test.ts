@@ -99,8 +99,9 @@ describe("executor: running allowed calls", () => {
     nats = await startTestNats();
     bus = await nats.bus();
     registry = await serveFakeRegistry(bus);
+    // the executor connects as its own identity: what its domain's user may do, no more
     executor = await startExecutor({
-      bus,
+      bus: await nats.connectAs({ kind: "executor", name: "lab-1", domains: ["lab"] }),
       log: silentLogger(),
       domain: "lab",
       tools: [echo, fail, slow, big, capped, weird, send],
@@ -247,4 +248,35 @@ describe("executor: running allowed calls", () => {
     expect(await readEvent(bus, "lab", pc.callId, "ToolCallStarted")).toBeUndefined();
     expect(ran).not.toContain(pc.callId);
   });
+
+  it("refuses an allowed call whose policy decision does not answer the call's ToolArgsValidated, without running it", async () => {
+    const cases = [
+      ["validation-missing", policyChecked(echo, { text: "a" }, { validated: "none" })],
+      ["policy-cause", policyChecked(echo, { text: "b" }, { causationId: newId() })],
+      ["policy-args", policyChecked(echo, { text: "c" }, { validated: { argsHash: argsHash({ text: "other" }) } })],
+      ["policy-descriptor", policyChecked(echo, { text: "d" }, { validated: { descriptorHash: `sha256:${"5".repeat(64)}` } })],
+      ["policy-descriptor", policyChecked(echo, { text: "e" }, { validated: { version: "0.9.0" } })],
+    ] as const;
+    for (const [, pc] of cases) await append(bus, pc);
+    for (const [check, pc] of cases) {
+      const rejected = await waitForEvent(bus, "lab", pc.callId, "ToolCallRejected");
+      expect(rejected, check).toMatchObject({ causationId: pc.eventId, data: { stage: "executor", error: { code: "GRANT_INVALID", details: { check } } } });
+      expect(await readEvent(bus, "lab", pc.callId, "ToolCallStarted")).toBeUndefined();
+      expect(ran).not.toContain(pc.callId);
+    }
+  });
+
+  it("refuses a policy decision copied onto another call", async () => {
+    const original = policyChecked(echo, { text: "mine" });
+    await append(bus, original);
+    await waitForEvent(bus, "lab", original.callId, "ToolCallFinished");
+    const other = policyChecked(echo, { text: "mine" });
+    // the other call's ToolArgsValidated is written first (the harness builds `other` on it); the copy answers the first call's
+    const copy = { ...original, callId: other.callId, eventId: other.eventId };
+    await append(bus, copy);
+    const rejected = await waitForEvent(bus, "lab", other.callId, "ToolCallRejected");
+    expect(rejected.data.error).toMatchObject({ code: "GRANT_INVALID", details: { check: "policy-cause" } });
+    expect(ran.filter((c) => c === other.callId)).toHaveLength(0);
+  });
 });
+

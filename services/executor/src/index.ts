@@ -1,4 +1,6 @@
+export { ApproverKeyError } from "./approver-keys.js";
 export { outputArtifactId, readArtifact, readArtifactJson } from "./artifacts.js";
+export { ApproverKeysConfigSchema, loadApproverKeys, type ApproverKeysConfig } from "./config.js";
 export {
   defineTool,
   ToolDefinitionError,

@@ -8,7 +8,7 @@ import {
   type ToolStatus,
   type WardenError,
 } from "@warden/contracts";
-import { approverKeyReader } from "./approver-keys.js";
+import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
 import type { ExecutableTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
@@ -23,6 +23,13 @@ export interface ExecutorOptions {
   /** Every tool must be `<domain>.<capability>` of this domain. */
   readonly domain: string;
   readonly tools: readonly ExecutableTool[];
+  /**
+   * The approver public keys pinned at provisioning (base64 SPKI DER Ed25519, as the approver's
+   * `signingKey.publicKeyDerBase64`; loadApproverKeys reads them from WARDEN_APPROVER_PUBLIC_KEYS or
+   * WARDEN_APPROVER_PUBLIC_KEYS_FILE). Grants are verified against these only. Without any, every
+   * granted call is refused (a warning says so at start); allowed calls still run.
+   */
+  readonly approverKeys?: readonly string[];
   /** A subject-safe id recorded on the events this executor writes; default `<domain>-<random>`. */
   readonly executorId?: string;
   /** Calls run at once per stage (allowed, granted). */
@@ -63,9 +70,15 @@ export class ExecutorStartError extends Error {
  */
 export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
   const tools = toolMap(o.domain, o.tools);
+  const approverKeys = pinApproverKeys(o.approverKeys ?? []);
   const executorId = o.executorId ?? `${o.domain}-${newId()}`;
   if (!isSafeToken(executorId)) throw new Error(`executorId ${JSON.stringify(executorId)} is not a safe subject token`);
   const log = o.log.child({ executorId, domain: o.domain });
+  if (approverKeys.size === 0) {
+    log.warn("no approver key is pinned (approverKeys, WARDEN_APPROVER_PUBLIC_KEYS): every granted call will be refused");
+  } else {
+    log.info({ approverKeyIds: approverKeys.keyIds }, "approver keys pinned");
+  }
 
   const registered = await registerTools({
     bus: o.bus,
@@ -83,7 +96,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     executorId,
     tools,
     artifacts: new ArtifactWriter(o.bus),
-    approverKey: approverKeyReader(o.bus),
+    approverKeys,
     stopping: stopping.signal,
     claimGraceMs: o.claimGraceMs ?? 2_000,
   };

@@ -2,16 +2,15 @@
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { appendEvent, kvPutJson, readEvent, serveRpc, silentLogger, type Bus } from "@warden/bus";
 import {
-  approverKeyKey,
+  approverKeyId,
   argsHash,
-  BUCKET_POLICY,
   BUCKET_TOOLS,
   grantSigningPayload,
   grantStatementOf,
   newId,
   QUEUE_REGISTRY,
+  REGISTRY_REGISTER_SUBJECTS,
   STREAM_CALLS,
-  SUBJECT_REGISTRY_REGISTER,
   ToolDescriptorSchema,
   descriptorHash,
   toolKey,
@@ -23,19 +22,21 @@ import {
   type EventType,
   type JsonValue,
   type Reply,
+  type ToolArgsValidated,
   type ToolPolicyChecked,
+  type WardenEvent,
 } from "@warden/contracts";
 import type { ExecutableTool } from "../src/index.js";
 import { eventually } from "../../../test/support/eventually.js";
 
 /**
- * Answers `warden.registry.register` the way the registry does (ToolRecords in KV, conflicts on
+ * Answers `warden.registry.register.<domain>` the way the registry does (ToolRecords in KV, conflicts on
  * new content for a known version). `script` may answer an attempt itself (e.g. UNAVAILABLE).
  */
 export async function serveFakeRegistry(bus: Bus, script?: (attempt: number) => Reply | undefined) {
   const kv = await bus.kvm.open(BUCKET_TOOLS);
   let attempts = 0;
-  const sub = serveRpc(bus, SUBJECT_REGISTRY_REGISTER, QUEUE_REGISTRY, silentLogger(), async (payload) => {
+  const sub = serveRpc(bus, REGISTRY_REGISTER_SUBJECTS, QUEUE_REGISTRY, silentLogger(), async (payload) => {
     attempts++;
     const scripted = script?.(attempts);
     if (scripted) return scripted;
@@ -70,30 +71,46 @@ export async function serveFakeRegistry(bus: Bus, script?: (attempt: number) => 
 export interface ApproverKey {
   readonly keyId: string;
   readonly privateKey: KeyObject;
+  /** SPKI DER, base64: what an executor pins (`approverKeys`). */
+  readonly publicKeyDerBase64: string;
 }
 
-/** Publishes an approver public key in `warden_policy`, as the approver service does. */
-export async function publishApproverKey(bus: Bus, keyId = `k${newId()}`): Promise<ApproverKey> {
+/** A fresh approver key pair, as provisioning mints one: pin `publicKeyDerBase64` in the executor. */
+export function approverKey(): ApproverKey {
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  const kv = await bus.kvm.open(BUCKET_POLICY);
-  await kvPutJson(kv, approverKeyKey(keyId), publicKey.export({ type: "spki", format: "der" }).toString("base64"));
-  return { keyId, privateKey };
+  const der = publicKey.export({ type: "spki", format: "der" });
+  return { keyId: approverKeyId(der), privateKey, publicKeyDerBase64: der.toString("base64") };
 }
 
-/** A key that is not published: what a forger would sign with. */
-export function unpublishedKey(keyId: string): ApproverKey {
-  return { keyId, privateKey: generateKeyPairSync("ed25519").privateKey };
+/** A key that is not pinned, naming itself `keyId`: what a forger would sign with. */
+export function unpinnedKey(keyId: string): ApproverKey {
+  const other = approverKey();
+  return { ...other, keyId };
 }
 
 interface CallOptions {
   readonly callId?: string;
   readonly principal?: string;
   readonly mode?: CallMode;
-  /** Bind the call to other values than the tool's (to provoke refusals). */
+  /** Bind the call to other values than the tool's (to provoke refusals); the validation binds them too. */
   readonly version?: string;
   readonly descriptorHash?: string;
   readonly argsHash?: string;
 }
+
+/** Breaks the chain a decision must answer (forged or mixed-up events). */
+interface ChainOptions {
+  /** What the ToolPolicyChecked answers instead of the call's ToolArgsValidated. */
+  readonly causationId?: string;
+  /** Values the ToolArgsValidated binds instead of the decision's; "none" writes no ToolArgsValidated. */
+  readonly validated?: "none" | Partial<Pick<ToolArgsValidated["data"], "argsHash" | "descriptorHash" | "version">>;
+}
+
+/**
+ * The events a built event stands on (its ToolArgsValidated, ToolPolicyChecked), by eventId:
+ * `append` writes them first, the way the registry and policy would have.
+ */
+const standsOn = new Map<string, WardenEvent[]>();
 
 function envelope(tool: ExecutableTool, o: CallOptions) {
   return {
@@ -119,22 +136,46 @@ function bound(tool: ExecutableTool, args: JsonValue, o: CallOptions) {
   };
 }
 
+/** The registry's ToolArgsValidated of a call. */
+export function argsValidated(tool: ExecutableTool, args: JsonValue, o: CallOptions = {}): ToolArgsValidated {
+  return { ...envelope(tool, o), type: "ToolArgsValidated", data: { ...bound(tool, args, o), args, scope: null, flags: {} } };
+}
+
+/** A policy decision answering the call's ToolArgsValidated (which `append` writes first). */
 export function policyChecked(
   tool: ExecutableTool,
   args: JsonValue,
-  o: CallOptions & { decision?: ToolPolicyChecked["data"]["decision"] } = {},
+  o: CallOptions & ChainOptions & { decision?: ToolPolicyChecked["data"]["decision"] } = {},
 ): ToolPolicyChecked {
-  return {
+  const validated = argsValidated(tool, args, o);
+  const v = o.validated;
+  const writtenValidation = v === "none" ? undefined : { ...validated, data: { ...validated.data, ...v } };
+  const pc: ToolPolicyChecked = {
     ...envelope(tool, o),
+    callId: validated.callId,
     type: "ToolPolicyChecked",
+    causationId: o.causationId ?? validated.eventId,
     data: { ...bound(tool, args, o), args, decision: o.decision ?? "allow", reason: "test", ruleIds: ["test.rule"], policyVersion: "test" },
   };
+  standsOn.set(pc.eventId, writtenValidation === undefined ? [] : [writtenValidation]);
+  return pc;
 }
 
-export function approvalRequested(tool: ExecutableTool, args: JsonValue, o: CallOptions & { approvalId?: string } = {}): ApprovalRequested {
-  return {
+/**
+ * An approval request answering a require_approval decision (`answering`, or a new one), which
+ * `append` writes first with its ToolArgsValidated.
+ */
+export function approvalRequested(
+  tool: ExecutableTool,
+  args: JsonValue,
+  o: CallOptions & ChainOptions & { approvalId?: string; answering?: ToolPolicyChecked } = {},
+): ApprovalRequested {
+  const pc = o.answering ?? policyChecked(tool, args, { ...o, decision: "require_approval" });
+  const request: ApprovalRequested = {
     ...envelope(tool, o),
+    callId: pc.callId,
     type: "ApprovalRequested",
+    causationId: pc.eventId,
     data: {
       ...bound(tool, args, o),
       approvalId: o.approvalId ?? newId(),
@@ -148,6 +189,8 @@ export function approvalRequested(tool: ExecutableTool, args: JsonValue, o: Call
       policyVersion: "test",
     },
   };
+  standsOn.set(request.eventId, [...(standsOn.get(pc.eventId) ?? []), pc]);
+  return request;
 }
 
 /** A grant for `request`, signed with `key`; `overrides` change what is granted (and signed). */
@@ -182,8 +225,15 @@ export function grantFor(
   };
 }
 
-/** Appends an event and fails the test if the slot was taken. */
-export async function append(bus: Bus, event: Parameters<typeof appendEvent>[1]): Promise<number> {
+/**
+ * Appends an event, after the events the harness built it on (not yet written ones), and fails
+ * the test if its slot was taken.
+ */
+export async function append(bus: Bus, event: WardenEvent): Promise<number> {
+  for (const before of standsOn.get(event.eventId) ?? []) {
+    const r = await appendEvent(bus, before);
+    if (r.status !== "written" && r.existing?.eventId !== before.eventId) throw new Error(`${before.type} for ${before.callId} was already written`);
+  }
   const r = await appendEvent(bus, event);
   if (r.status !== "written") throw new Error(`${event.type} for ${event.callId} was already written`);
   return r.seq;

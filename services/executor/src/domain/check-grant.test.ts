@@ -8,7 +8,7 @@ import {
   type ApprovalGranted,
   type ApprovalRequested,
 } from "@warden/contracts";
-import { checkGrant } from "./check-grant.js";
+import { checkApprovalOpen, checkGrant } from "./check-grant.js";
 
 const { publicKey, privateKey } = generateKeyPairSync("ed25519");
 const keyB64 = publicKey.export({ type: "spki", format: "der" }).toString("base64");
@@ -71,6 +71,7 @@ const facts = (g: ApprovalGranted, over: Partial<Parameters<typeof checkGrant>[0
   grant: g,
   request,
   publicKey: keyB64,
+  pinnedKeys: 1,
   now,
   verify: verifyGrantSignature,
   ...over,
@@ -117,8 +118,29 @@ describe("checkGrant", () => {
     expect(reason(checkGrant(facts(grant(), { request: forged })))).toMatch(/hash/);
   });
 
-  it("refuses when the request is missing or the key is unknown", () => {
+  it("refuses when the request is missing or the key is not pinned", () => {
     expect(reason(checkGrant(facts(grant(), { request: undefined })))).toMatch(/ApprovalRequested/);
-    expect(reason(checkGrant(facts(grant(), { publicKey: undefined })))).toMatch(/key/);
+    expect(reason(checkGrant(facts(grant(), { publicKey: undefined })))).toMatch(/no approver key "k1" is pinned/);
+  });
+
+  it("refuses every grant when no approver key is pinned at all", () => {
+    expect(reason(checkGrant(facts(grant(), { publicKey: undefined, pinnedKeys: 0 })))).toMatch(/no approver key is pinned in this executor/);
+  });
+});
+
+describe("checkApprovalOpen", () => {
+  const answer = { ...envelope, eventId: "x", causationId: "req1" };
+  it("lets a grant be used while the approval has no denial or expiry on the stream", () => {
+    expect(checkApprovalOpen({ denied: undefined, expired: undefined })).toEqual({ ok: true, value: undefined });
+  });
+
+  it("refuses with APPROVAL_DENIED or APPROVAL_EXPIRED, saying who and when", () => {
+    const denied = { ...answer, type: "ApprovalDenied" as const, data: { approvalId: "ap1", approver: "carol", reason: "no" } };
+    const expired = { ...answer, type: "ApprovalExpired" as const, data: { approvalId: "ap1", expiresAt: "2029-12-31T23:59:00.000Z" } };
+    expect(checkApprovalOpen({ denied, expired: undefined })).toMatchObject({
+      ok: false,
+      error: { code: "APPROVAL_DENIED", message: `the call's approval was already denied by carol at ${now.toISOString()}; its grant is not used` },
+    });
+    expect(checkApprovalOpen({ denied: undefined, expired })).toMatchObject({ ok: false, error: { code: "APPROVAL_EXPIRED" } });
   });
 });

@@ -3,6 +3,8 @@ import {
   fail,
   grantStatementOf,
   ok,
+  type ApprovalDenied,
+  type ApprovalExpired,
   type ApprovalGranted,
   type ApprovalRequested,
   type GrantStatement,
@@ -13,15 +15,17 @@ export interface GrantFacts {
   readonly grant: ApprovalGranted;
   /** The call's ApprovalRequested, which holds the args; undefined when it is not on the stream. */
   readonly request: ApprovalRequested | undefined;
-  /** The approver key named by the grant's keyId (SPKI DER base64); undefined when unknown. */
+  /** The pinned approver key named by the grant's keyId (SPKI DER base64); undefined when not pinned. */
   readonly publicKey: string | undefined;
+  /** How many approver keys this executor has pinned (0: it can verify no grant at all). */
+  readonly pinnedKeys: number;
   readonly now: Date;
   readonly verify: (publicKeyDerBase64: string, statement: GrantStatement, signatureBase64: string) => boolean;
 }
 
 /**
  * Re-checks a grant right before running (invariant 5): it answers this call's request, binds the
- * same args and descriptor, has not expired, and carries the approver's valid signature.
+ * same args and descriptor, has not expired, and carries a valid signature by a pinned approver key.
  */
 export function checkGrant(f: GrantFacts): Outcome<ApprovalRequested> {
   const { grant, request } = f;
@@ -36,11 +40,28 @@ export function checkGrant(f: GrantFacts): Outcome<ApprovalRequested> {
   }
   const expiresAt = Date.parse(g.expiresAt);
   if (!(expiresAt > f.now.getTime())) return invalid(`the grant expired at ${g.expiresAt}`);
-  if (f.publicKey === undefined) return invalid(`no approver key ${JSON.stringify(g.keyId)} is published`);
+  if (f.pinnedKeys === 0) {
+    return invalid("no approver key is pinned in this executor (approverKeys, WARDEN_APPROVER_PUBLIC_KEYS), so it runs no granted call");
+  }
+  if (f.publicKey === undefined) return invalid(`no approver key ${JSON.stringify(g.keyId)} is pinned in this executor`);
   if (!f.verify(f.publicKey, grantStatementOf(grant.callId, g), g.signature)) {
     return invalid(`the grant's signature does not verify with approver key ${g.keyId}`);
   }
   return ok(request);
+}
+
+/**
+ * A grant is not used once the call's approval has a denial or an expiry on the stream, whatever
+ * was signed: those events are terminal, and only the approver role writes them.
+ */
+export function checkApprovalOpen(f: { readonly denied: ApprovalDenied | undefined; readonly expired: ApprovalExpired | undefined }): Outcome<void> {
+  if (f.denied !== undefined) {
+    return fail("APPROVAL_DENIED", `the call's approval was already denied by ${f.denied.data.approver} at ${f.denied.ts}; its grant is not used`);
+  }
+  if (f.expired !== undefined) {
+    return fail("APPROVAL_EXPIRED", `the call's approval expired at ${f.expired.data.expiresAt} (recorded at ${f.expired.ts}); its grant is not used`);
+  }
+  return ok(undefined);
 }
 
 function invalid(reason: string): Outcome<never> {
