@@ -4,8 +4,9 @@ import { grantSigningPayload, type GrantStatement } from "./approval.js";
 import { sha256Hex } from "./canonical-json.js";
 
 /**
- * The value under `approver-key.<keyId>` in `warden_policy`: the approver's Ed25519 public key,
- * SPKI DER as base64, stored as a JSON string (read it with kvGetJson and this schema).
+ * An approver's Ed25519 public key, SPKI DER as base64: what an executor pins at provisioning
+ * (`approverKeys`, WARDEN_APPROVER_PUBLIC_KEYS). Grants are never verified against a key read
+ * from a bucket.
  */
 export const ApproverPublicKeySchema = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/);
 
