@@ -5,6 +5,9 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 
 export const JSON_OPTION = { json: { type: "boolean" } } as const satisfies Options;
 
+/** Which identity's credentials a command uses: `--as NAME` (from WARDEN_HOME) or `--creds FILE`. */
+export const WHO_OPTIONS = { as: { type: "string" }, creds: { type: "string" } } as const satisfies Options;
+
 /** Who is asking, for `tools` and `call`. */
 export const CALLER_OPTIONS = {
   mode: { type: "string" },

@@ -1,5 +1,9 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { ConfigError, connectBus, loadBusConfig, type Bus, type BusConfig } from "@warden/bus";
+import { DEFAULT_WARDEN_HOME, IdentityError, openWardenHome, type WardenHome } from "@warden/identity";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "./errors.js";
+import type { CommandIo } from "./io.js";
 
 export function busConfig(env: NodeJS.ProcessEnv, overrides: Partial<Record<keyof BusConfig, string>> = {}): BusConfig {
   try {
@@ -10,24 +14,95 @@ export function busConfig(env: NodeJS.ProcessEnv, overrides: Partial<Record<keyo
   }
 }
 
-/** Connects to NATS_URL (default nats://127.0.0.1:4222); failing to is exit code 2 with one clear line. */
+/** WARDEN_HOME, or ./.warden under the command's working directory. */
+export function wardenHomeDir(io: Pick<CommandIo, "env" | "cwd">): string {
+  const dir = io.env["WARDEN_HOME"];
+  return resolve(io.cwd, dir === undefined || dir === "" ? DEFAULT_WARDEN_HOME : dir);
+}
+
+/** The home `warden up` provisioned, or undefined when there is none (no env.json). */
+export function existingHome(io: Pick<CommandIo, "env" | "cwd">): WardenHome | undefined {
+  const dir = wardenHomeDir(io);
+  if (!existsSync(join(dir, "env.json"))) return undefined;
+  try {
+    return openWardenHome(dir);
+  } catch (err) {
+    if (err instanceof IdentityError) throw new CliError("INVALID_REQUEST", err.message);
+    throw err;
+  }
+}
+
+/** Who a command connects as: a named identity, else the admin (operator commands) or nobody. */
+export interface Who {
+  /** `--as NAME` (or the principal a caller command acts as). */
+  readonly name?: string;
+  /** `--creds FILE`: another identity's credentials, outside WARDEN_HOME. */
+  readonly creds?: string;
+  /** Whom to use when no name is given. */
+  readonly fallback?: "admin";
+}
+
+/**
+ * The connection settings for one identity: `--creds FILE` or NATS_CREDS first; else that
+ * identity's credentials in WARDEN_HOME/env.json (the URL from there too unless NATS_URL is set).
+ * With no credentials for the name, the command says so and fails: it never connects as someone else.
+ */
+export function connectionFor(io: Pick<CommandIo, "env" | "cwd">, who: Who): { config: BusConfig; identity: string | undefined } {
+  const credsFile = who.creds ?? nonEmpty(io.env["NATS_CREDS"]);
+  const home = existingHome(io);
+  const url = nonEmpty(io.env["NATS_URL"]) ?? nonEmpty(home?.env().url);
+  if (credsFile !== undefined) {
+    if (!existsSync(credsFile)) throw new CliError("NOT_FOUND", `credentials file ${credsFile} does not exist`);
+    return { config: busConfig(io.env, { NATS_CREDS: credsFile, ...(url ? { NATS_URL: url } : {}) }), identity: who.name };
+  }
+  const name = who.name ?? (who.fallback === "admin" ? "admin" : undefined);
+  if (home === undefined) {
+    if (url !== undefined) return { config: busConfig(io.env), identity: name };
+    throw new CliError(
+      "UNAVAILABLE",
+      `no Warden found: ${wardenHomeDir(io)}/env.json does not exist. Start one with \`npm start\` (or \`warden up\`), set WARDEN_HOME to its folder, or set NATS_URL and NATS_CREDS`,
+      EXIT_UNREACHABLE,
+    );
+  }
+  if (name === undefined) throw new CliError("INVALID_REQUEST", "say who acts: --as NAME");
+  const entry = home.identity(name);
+  if (entry === undefined) {
+    throw new CliError(
+      "NOT_FOUND",
+      `no identity named ${JSON.stringify(name)} in ${home.dir}/env.json: mint one with \`warden principal add ${name} --kind human|agent\`, or pass --creds FILE`,
+    );
+  }
+  if (entry.revokedAt !== undefined) throw new CliError("FORBIDDEN", `identity ${name} was revoked at ${entry.revokedAt}`);
+  return { config: busConfig(io.env, { NATS_CREDS: entry.creds, ...(url ? { NATS_URL: url } : {}) }), identity: name };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === "" ? undefined : v;
+}
+
+/** Connects; failing to is exit code 2 with one clear line (an authentication failure says so). */
 export async function openBus(config: BusConfig, name: string): Promise<Bus> {
   try {
     return await connectBus(config, name);
   } catch (err) {
+    const message = (err as Error).message;
+    if (/authoriz|authenticat|permission/i.test(message)) {
+      throw new CliError("FORBIDDEN", `NATS at ${config.NATS_URL} refused these credentials (${message})`, EXIT_FAILED);
+    }
     throw new CliError(
       "UNAVAILABLE",
-      `cannot reach NATS at ${config.NATS_URL} (${(err as Error).message}); start Warden with \`npm start\` or set NATS_URL`,
+      `cannot reach NATS at ${config.NATS_URL} (${message}); start Warden with \`npm start\` or set NATS_URL`,
       EXIT_UNREACHABLE,
     );
   }
 }
 
-/** Runs a command body with a connection that is drained afterwards. */
-export async function withBus<T>(env: NodeJS.ProcessEnv, name: string, body: (bus: Bus) => Promise<T>): Promise<T> {
-  const bus = await openBus(busConfig(env), name);
+/** Runs a command body with a connection as `who`, drained afterwards. */
+export async function withBus<T>(io: Pick<CommandIo, "env" | "cwd">, who: Who, body: (bus: Bus, identity: string | undefined) => Promise<T>): Promise<T> {
+  const { config, identity } = connectionFor(io, who);
+  const bus = await openBus(config, `warden-cli${identity ? `-${identity}` : ""}`);
   try {
-    return await body(bus);
+    return await body(bus, identity);
   } finally {
     await bus.close();
   }

@@ -4,6 +4,7 @@ import { callCommand } from "./commands/call.js";
 import { approveCommand, denyCommand } from "./commands/decide.js";
 import { helpCommand, USAGE } from "./commands/help.js";
 import { policyCommand } from "./commands/policy.js";
+import { principalCommand } from "./commands/principal.js";
 import { replayCommand } from "./commands/replay.js";
 import { registerCommand } from "./commands/register.js";
 import { toolsCommand } from "./commands/tools.js";
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   audit: auditCommand,
   replay: replayCommand,
   policy: policyCommand,
+  principal: principalCommand,
   register: registerCommand,
   help: helpCommand,
   "--help": helpCommand,

@@ -1,5 +1,5 @@
 import { createApproverClient } from "@warden/sdk";
-import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
@@ -7,9 +7,11 @@ import { emit, renderTable } from "../output.js";
 
 /** `warden approvals`: what waits for a person, with the argsHash a decision must echo. */
 export const approvalsCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
   if (positionals.length > 0) throw new CliError("INVALID_REQUEST", `unexpected arguments: ${positionals.join(" ")}`);
-  const r = await withBus(io.env, "warden-cli", (bus) => createApproverClient({ bus, approver: "cli" }).pending());
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus, identity) =>
+    createApproverClient({ bus, approver: identity ?? "admin" }).pending(),
+  );
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const approvals = r.value;
   emit(io, values.json ?? false, { approvals }, () =>

@@ -4,7 +4,7 @@ import { getPolicyDocument } from "@warden/policy";
 import { CALL_MODES, isSafeToken, PolicyDocumentSchema, type CallMode, type PolicyDocument } from "@warden/contracts";
 import { auditRow, CALL_STATES, matchesAudit, verifyCalls, type AuditFilter, type CallState, type Finding } from "@warden/projections";
 import { parse as parseYaml } from "yaml";
-import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { readAuditCalls } from "../audit-reader.js";
 import { withBus } from "../connect.js";
 import { auditTable, verifySummary } from "../domain/audit-format.js";
@@ -13,7 +13,7 @@ import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 
 const OPTIONS = {
-  ...JSON_OPTION,
+  ...JSON_OPTION, ...WHO_OPTIONS,
   jsonl: { type: "boolean" },
   since: { type: "string" },
   until: { type: "string" },
@@ -41,7 +41,7 @@ export const auditCommand: Command = async (argv, io) => {
   const filter = parseFilter(values);
   const policyFile = values.policy === undefined ? undefined : await readPolicyFile(resolve(io.cwd, values.policy));
 
-  const { read, doc } = await withBus(io.env, "warden-cli", async (bus) => {
+  const { read, doc } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
     const r = await readAuditCalls(bus, { ...(since ? { since } : {}), ...(until ? { until } : {}) });
     let d: PolicyDocument | undefined = policyFile;
     if (values.verify && d === undefined) {

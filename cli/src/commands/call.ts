@@ -1,5 +1,5 @@
 import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
-import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { callDocument, callText } from "../domain/call-output.js";
 import { parseDuration, parseFlags, parseJsonArgs, parseMode, parseToken } from "../domain/options.js";
@@ -10,6 +10,7 @@ import { emit } from "../output.js";
 const OPTIONS = {
   ...JSON_OPTION,
   ...CALLER_OPTIONS,
+  ...WHO_OPTIONS,
   args: { type: "string" },
   version: { type: "string" },
   wait: { type: "boolean" },
@@ -28,7 +29,8 @@ export const callCommand: Command = async (argv, io) => {
   const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
   const timeoutMs = parseDuration("--timeout", values.timeout, DEFAULT_CALL_TIMEOUT_MS);
   const runId = values["run-id"] === undefined ? undefined : parseToken("--run-id", values["run-id"]);
-  const result = await withBus(io.env, "warden-cli", async (bus) => {
+  // a caller acts as the principal whose credentials it holds
+  const result = await withBus(io, { name: values.as ?? principal, creds: values.creds }, async (bus) => {
     const client = createAgentClient({ bus, principal, mode, ...(runId === undefined ? {} : { runId }) });
     return client.call(tool, args, {
       flags,

@@ -1,12 +1,14 @@
 import { createApproverClient, type DecisionOutcome } from "@warden/sdk";
-import { JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
 
-const OPTIONS = { ...JSON_OPTION, as: { type: "string" }, reason: { type: "string" }, "args-hash": { type: "string" } } as const;
+const OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, reason: { type: "string" }, "args-hash": { type: "string" } } as const;
+
+const UNSEEN_ARGS_HASH = "unseen";
 
 /** `warden approve ID --as P [--reason R]`. */
 export const approveCommand: Command = (argv, io) => decide("grant", argv, io);
@@ -21,15 +23,16 @@ async function decide(decision: "grant" | "deny", argv: string[], io: CommandIo)
   const approver = parseToken("--as", values.as);
   const reason = values.reason;
   if (decision === "deny" && (reason === undefined || reason.trim() === "")) throw usageError("--reason is required to deny");
-  const { outcome, argsHash } = await withBus(io.env, "warden-cli", async (bus) => {
+  const { outcome, argsHash } = await withBus(io, { name: approver, creds: values.creds }, async (bus) => {
     const client = createApproverClient({ bus, approver });
     // a decision must echo the argsHash of the args the approver saw
     let hash = values["args-hash"];
     if (hash === undefined) {
       const pending = await client.pending();
       if (!pending.ok) throw new CliError(pending.error.code, pending.error.message);
-      hash = pending.value.find((p) => p.approvalId === approvalId)?.argsHash;
-      if (hash === undefined) throw new CliError("NOT_FOUND", `no pending approval ${approvalId} (it may be unknown, decided or expired)`);
+      // not in this approver's inbox: the approver service still says why (not authorised, already
+      // decided, expired, unknown); a hash nobody saw can never be granted
+      hash = pending.value.find((p) => p.approvalId === approvalId)?.argsHash ?? UNSEEN_ARGS_HASH;
     }
     const outcome: DecisionOutcome =
       decision === "grant" ? await client.approve(approvalId, hash, reason) : await client.deny(approvalId, hash, reason ?? "");
@@ -41,7 +44,9 @@ async function decide(decision: "grant" | "deny", argv: string[], io: CommandIo)
   emit(io, values.json ?? false, doc, () =>
     outcome.ok
       ? `${outcome.decision === "grant" ? "granted" : "denied"} ${outcome.approvalId} as ${approver} (call ${outcome.callId}; args ${argsHash})\nnext: npm run warden -- trace ${outcome.callId}`
-      : `refused: ${outcome.refusal}: ${outcome.message}`,
+      : argsHash === UNSEEN_ARGS_HASH && outcome.refusal === "ARGS_HASH_MISMATCH"
+        ? `refused: ${approvalId} is not in ${approver}'s inbox (see \`warden approvals --as ${approver}\`)`
+        : `refused: ${outcome.refusal}: ${outcome.message}`,
   );
   return outcome.ok ? EXIT_OK : EXIT_FAILED;
 }

@@ -4,7 +4,7 @@ import { entryToJson, type Bus } from "@warden/bus";
 import { BUCKET_POLICY, EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
 import { stringify as toYaml } from "yaml";
-import { JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
@@ -19,7 +19,7 @@ export const policyCommand: Command = async (argv, io) => {
 };
 
 async function setPolicy(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
   const file = resolve(io.cwd, onePositional(positionals, "FILE (a JSON or YAML policy document)"));
   let text: string;
   try {
@@ -27,7 +27,7 @@ async function setPolicy(argv: string[], io: CommandIo): Promise<number> {
   } catch (err) {
     throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
   }
-  const r = await withBus(io.env, "warden-cli", (bus) => putPolicyDocument(bus, text));
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => putPolicyDocument(bus, text));
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const { document, revision } = r.value;
   emit(io, values.json ?? false, { ok: true, version: document.version, revision, document }, () =>
@@ -37,9 +37,9 @@ async function setPolicy(argv: string[], io: CommandIo): Promise<number> {
 }
 
 async function showPolicy(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
   if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
-  const { document, stored } = await withBus(io.env, "warden-cli", readPolicy);
+  const { document, stored } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, readPolicy);
   emit(io, values.json ?? false, { stored, document }, () =>
     `${stored ? "# the stored policy document" : "# no policy document is stored: the built-in defaults are in force"}\n${toYaml(document)}`,
   );

@@ -4,13 +4,13 @@ import { parseManifest, probeNetworkSandbox, registerMcpTools, toolDescriptor, t
 import { silentLogger } from "@warden/bus";
 import { ToolDescriptorSchema, ToolStatusSchema, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
 import { registerTools } from "@warden/registry";
-import { JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
 
-const OPTIONS = { ...JSON_OPTION, status: { type: "string" }, "dry-run": { type: "boolean" }, discover: { type: "boolean" } } as const;
+const OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, status: { type: "string" }, "dry-run": { type: "boolean" }, discover: { type: "boolean" } } as const;
 
 interface Row {
   readonly name: string;
@@ -45,7 +45,7 @@ export const registerCommand: Command = async (argv, io) => {
     emit(io, json, { ok: true, domain: manifest.domain, descriptors, mcp: manifest.mcp !== undefined }, () => dryRunText(manifest, descriptors));
     return EXIT_OK;
   }
-  const rows = await withBus(io.env, "warden-cli", async (bus) => {
+  const rows = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
     const out: Row[] = [];
     if (descriptors.length > 0) {
       const r = await registerTools(bus, descriptors, status);

@@ -1,13 +1,13 @@
 import { READ_MODEL_NAMES } from "@warden/projections";
 import { rebuildReadModels, type RebuildResult } from "@warden/projector";
-import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
 
-const OPTIONS = { ...JSON_OPTION, rebuild: { type: "boolean" }, suffix: { type: "string" }, "to-seq": { type: "string" } } as const;
+const OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, rebuild: { type: "boolean" }, suffix: { type: "string" }, "to-seq": { type: "string" } } as const;
 
 /**
  * `warden replay [--rebuild [--suffix S]] [--to-seq N]`: folds the stream from sequence 1 into
@@ -20,7 +20,7 @@ export const replayCommand: Command = async (argv, io) => {
   const suffix = parseToken("--suffix", values.suffix ?? "rebuild");
   const toSeq = values["to-seq"] === undefined ? undefined : Number(values["to-seq"]);
   if (toSeq !== undefined && !(Number.isInteger(toSeq) && toSeq > 0)) throw usageError("--to-seq must be a positive stream sequence");
-  const r = await withBus(io.env, "warden-cli", (bus) =>
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) =>
     rebuildReadModels(bus, {
       write: values.rebuild ?? false,
       suffix,

@@ -1,15 +1,15 @@
 import { setToolStatus } from "@warden/registry";
 import { createAgentClient } from "@warden/sdk";
-import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
-import { withBus } from "../connect.js";
+import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { existingHome, withBus } from "../connect.js";
 import { parseFlags, parseFormat, parseMode, parseToken } from "../domain/options.js";
 import { toolViewText } from "../domain/tool-table.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit, pretty, renderTable } from "../output.js";
 
-const VIEW_OPTIONS = { ...JSON_OPTION, ...CALLER_OPTIONS, format: { type: "string" }, explain: { type: "boolean" } } as const;
-const STATUS_OPTIONS = { ...JSON_OPTION, version: { type: "string" } } as const;
+const VIEW_OPTIONS = { ...JSON_OPTION, ...CALLER_OPTIONS, ...WHO_OPTIONS, format: { type: "string" }, explain: { type: "boolean" } } as const;
+const STATUS_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, version: { type: "string" } } as const;
 
 /** `warden tools [...]` shows a caller's ToolView; `tools enable|disable NAME` changes a tool's status. */
 export const toolsCommand: Command = async (argv, io) => {
@@ -28,7 +28,9 @@ async function showView(argv: string[], io: CommandIo): Promise<number> {
   const mode = parseMode(values.mode, "human");
   const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
   const flags = parseFlags(values.flags);
-  const view = await withBus(io.env, "warden-cli", (bus) =>
+  // a principal's own credentials when WARDEN_HOME has them; else the operator looks on its behalf
+  const asName = values.as ?? (existingHome(io)?.identity(principal) ? principal : undefined);
+  const view = await withBus(io, { name: asName, creds: values.creds, fallback: "admin" }, (bus) =>
     createAgentClient({ bus, principal, mode }).toolView({ format, explain, flags, scope }),
   );
   if (!view.ok) throw new CliError(view.error.code, view.error.message);
@@ -40,7 +42,7 @@ async function setStatus(status: "enabled" | "disabled", argv: string[], io: Com
   const { values, positionals } = parseCommandArgs(argv, STATUS_OPTIONS);
   const name = onePositional(positionals, "NAME (e.g. kb.reindex)");
   const req = { name, status, ...(values.version === undefined ? {} : { version: values.version }) };
-  const r = await withBus(io.env, "warden-cli", (bus) => setToolStatus(bus, req));
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => setToolStatus(bus, req));
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const records = r.value;
   emit(io, values.json ?? false, { ok: true, tools: records.map((t) => ({ name: t.descriptor.name, version: t.descriptor.version, status: t.status })) }, () =>

@@ -1,51 +1,105 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ensureTopology, type Bus } from "@warden/bus";
+import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
+import { approverPublicKeyOf, generateApproverKeyPair } from "@warden/approver";
+import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, SUPPORT_DESK_DOMAINS } from "@warden/example-support-desk";
+import type { IdentitySpecInput } from "@warden/contracts";
+import { openWardenHome, standardIdentities, type WardenHome } from "@warden/identity";
 import { listTools } from "@warden/registry";
 import { pino } from "pino";
 import { JSON_OPTION, parseCommandArgs } from "../args.js";
-import { busConfig, openBus } from "../connect.js";
+import { busConfig, openBus, wardenHomeDir } from "../connect.js";
 import { exampleApprover, upText, type UpSummary } from "../domain/up-text.js";
-import { EXIT_OK, usageError } from "../errors.js";
+import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
-import { provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
+import { checkServerRefusesAnonymous, provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
 import { startServices, type StartedServices } from "../up/start-services.js";
 
-const OPTIONS = { ...JSON_OPTION, demo: { type: "boolean" } } as const;
+const OPTIONS = { ...JSON_OPTION, demo: { type: "boolean" }, "nats-port": { type: "string" }, insecure: { type: "boolean" } } as const;
 const SERVICES_STOP_MS = 10_000;
 const BUS_CLOSE_MS = 3_000;
 
-/** `warden up [--demo]`: NATS, the services (and the demo) in one process tree until Ctrl-C. */
+/**
+ * `warden up [--demo] [--nats-port N] [--insecure]`: a secured nats-server (or NATS_URL), every
+ * service as its own identity, and the demo, in one process tree until Ctrl-C.
+ */
 export const upCommand: Command = async (argv, io) => {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS);
   if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
   const demo = values.demo ?? false;
+  const insecure = values.insecure ?? false;
+  const natsPort = parsePort(values["nats-port"]);
   // services log to stderr, quietly unless LOG_LEVEL says otherwise: stdout is for what to try next
   const preConfig = busConfig({ LOG_LEVEL: "warn", ...io.env });
   const log = pino({ base: { service: "warden" }, level: preConfig.LOG_LEVEL, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
 
+  const home = openWardenHome(wardenHomeDir(io));
+  const approverKey = approverSigningKey(home);
+  const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
+  const manifests: LoadedManifest[] = manifestsDir ? await loadManifestDir(manifestsDir) : [];
+  // every identity the README's commands use exists before anything starts
+  const specs = standardIdentities({
+    adapterDomains: manifests.map((m) => m.manifest.domain),
+    ...(demo ? { demo: { domains: SUPPORT_DESK_DOMAINS, buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS] } } : {}),
+  });
+  for (const spec of specs) await home.addIdentity(spec);
+
+  const buses: Bus[] = [];
   let nats: ProvisionedNats | undefined;
-  let bus: Bus | undefined;
   let services: StartedServices | undefined;
   // Ctrl-C in a terminal also reaches nats-server, which may be gone before the services drain:
   // each step gets a bounded wait so shutdown always finishes
   const shutdown = async () => {
     await bounded(services?.stop(), SERVICES_STOP_MS, "services", io);
-    await bounded(bus?.close(), BUS_CLOSE_MS, "the NATS connection", io);
+    await bounded(Promise.all(buses.map((b) => b.close())).then(() => undefined), BUS_CLOSE_MS, "the NATS connections", io);
     await nats?.server?.stop();
   };
   try {
-    nats = await provisionNats(io);
-    const config = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: nats.url });
-    bus = await openBus(config, "warden-up");
-    await ensureTopology(bus);
-    services = await startServices(bus, log, demo, io.env);
-    const tools = await listTools(bus);
+    nats = await provisionNats(io, home, natsPort);
+    if (nats.server === undefined) {
+      const anonymousMayPublish = await checkServerRefusesAnonymous(nats.url);
+      if (anonymousMayPublish && !insecure) {
+        throw new CliError(
+          "FORBIDDEN",
+          `the server at ${nats.url} lets an unauthenticated client publish on warden.>: anyone could approve, forge events or rewrite policy. Secure it (docs/security.md) or pass --insecure`,
+        );
+      }
+      if (anonymousMayPublish) io.err(`warden: WARNING: ${nats.url} accepts unauthenticated publishers on warden.>; running with --insecure`);
+    }
+    const url = nats.url;
+    // on a server Warden did not provision and that is not secured, everyone shares the given credentials
+    const shared = insecure && nats.server === undefined;
+    const connectAs = async (spec: IdentitySpecInput): Promise<Bus> => {
+      const entry = await home.addIdentity(spec);
+      const creds = shared ? io.env["NATS_CREDS"] : entry.creds;
+      const config = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: url, ...(creds ? { NATS_CREDS: creds } : {}) });
+      const bus = await openBus(config, `warden-${spec.name}`);
+      buses.push(bus);
+      return bus;
+    };
+    const admin = await connectAs({ kind: "admin", name: "admin" });
+    await ensureTopology(admin);
+    services = await startServices({
+      admin,
+      connectAs,
+      log,
+      demo,
+      approverSigningKeyPem: approverKey.privateKeyPem,
+      approverKeys: home.env().approverPublicKeys,
+      manifests,
+      env: io.env,
+    });
+    const tools = await listTools(admin);
     const approver = exampleApprover(services.policy);
     const summary: UpSummary = {
-      url: nats.url,
+      url,
+      home: home.dir,
       startedNats: nats.server !== undefined,
       ...(nats.server ? { storeDir: nats.server.storeDir } : {}),
       services: services.names,
+      identities: Object.keys(home.env().identities).sort(),
       demo,
       tools: tools.ok ? [...new Set(tools.value.map((t) => t.descriptor.name))].sort() : [],
       ...(services.policy ? { policyVersion: services.policy.version } : {}),
@@ -62,6 +116,27 @@ export const upCommand: Command = async (argv, io) => {
   io.err("warden: stopped");
   return EXIT_OK;
 };
+
+/** The approver's signing key, made once per home; its public half is what executors pin. */
+function approverSigningKey(home: WardenHome): { privateKeyPem: string } {
+  const path = join(home.dir, "keys", "approver.pem");
+  let privateKeyPem: string;
+  if (existsSync(path)) privateKeyPem = readFileSync(path, "utf8");
+  else {
+    privateKeyPem = generateApproverKeyPair().privateKeyPem;
+    writeFileSync(path, privateKeyPem, { mode: 0o600 });
+  }
+  const { publicKeyDerBase64 } = approverPublicKeyOf(privateKeyPem);
+  if (!home.env().approverPublicKeys.includes(publicKeyDerBase64)) home.setApproverPublicKeys([publicKeyDerBase64]);
+  return { privateKeyPem };
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw usageError(`--nats-port must be a port number (0 picks a free one), not ${JSON.stringify(value)}`);
+  return port;
+}
 
 async function bounded(step: Promise<void> | undefined, ms: number, what: string, io: CommandIo): Promise<void> {
   if (step === undefined) return;

@@ -2,6 +2,10 @@ import type { PolicyDocument } from "@warden/contracts";
 
 export interface UpSummary {
   readonly url: string;
+  /** WARDEN_HOME: keys, server config, credentials, env.json. */
+  readonly home?: string;
+  /** Identities with credentials in the home (`--as NAME` picks one). */
+  readonly identities?: readonly string[];
   readonly startedNats: boolean;
   readonly storeDir?: string;
   readonly services: readonly string[];
@@ -30,13 +34,14 @@ export function upText(s: UpSummary): string {
     `  tools     ${s.tools.length > 0 ? s.tools.join(", ") : "(none registered yet)"}`,
   ];
   if (s.policyVersion) lines.push(`  policy    ${s.policyVersion}`);
-  lines.push("", "Try, in another terminal:", `  export NATS_URL=${s.url}`);
+  if (s.home) lines.push(`  home      ${s.home} (credentials of ${(s.identities ?? []).join(", ") || "no one yet"})`);
+  lines.push("", "Try, in another terminal (commands find their credentials in the home):");
   if (s.demo) {
     lines.push(
       "  npm run warden -- tools --mode llm --principal support-bot --explain",
       `  npm run warden -- call kb.search --args '{"query":"refund"}' --mode llm --principal support-bot`,
       `  npm run warden -- call customer.message --args '{"customerId":"c-1","text":"Your refund is on its way"}' --mode plan --principal support-bot`,
-      "  npm run warden -- approvals",
+      `  npm run warden -- approvals --as ${approver}`,
       `  npm run warden -- approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
       "  npm run warden -- trace <callId>",
       `  npm run warden -- call agent.triage --args '{"task":"Triage session 1"}' --principal ${approver}     (a subagent: needs OPENAI_BASE_URL, see docs/subagents.md)`,

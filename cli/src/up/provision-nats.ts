@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
 import { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/bus";
-import { CliError } from "../errors.js";
+import { connect } from "@nats-io/transport-node";
+import type { WardenHome } from "@warden/identity";
+import { CliError, EXIT_UNREACHABLE } from "../errors.js";
 import type { CommandIo } from "../io.js";
 
 export const DEFAULT_NATS_PORT = 4222;
@@ -17,14 +18,42 @@ export interface ProvisionedNats {
  * DESIGN.md §8: NATS_URL when set; else a nats-server binary; else, as root with apt, install
  * Debian's package; else a clear message naming the ways to get one.
  */
-export async function provisionNats(io: CommandIo): Promise<ProvisionedNats> {
+export async function provisionNats(io: CommandIo, home: WardenHome, requestedPort?: number): Promise<ProvisionedNats> {
   const url = io.env["NATS_URL"];
   if (url !== undefined && url !== "") return { url };
   const binary = findNatsServerBinary() ?? installWithApt(io);
   if (binary === undefined) throw new CliError("UNAVAILABLE", `no nats-server found: ${NATS_INSTALL_HINT}`);
-  const port = (await isPortFree(DEFAULT_NATS_PORT)) ? DEFAULT_NATS_PORT : await freePort();
-  const server = await startNatsServer({ binary, storeDir: resolve(io.cwd, ".warden/nats"), port });
+  const port =
+    requestedPort === undefined
+      ? (await isPortFree(DEFAULT_NATS_PORT)) ? DEFAULT_NATS_PORT : await freePort()
+      : requestedPort === 0 ? await freePort() : requestedPort;
+  // operator-mode auth: every connection needs credentials minted from this home's keys
+  const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
+  const server = await startNatsServer({ binary, configFile, port, storeDir: home.storeDir });
+  home.setUrl(server.url);
   return { url: server.url, server };
+}
+
+/**
+ * True when an unauthenticated client may publish on `warden.>` there. A probe request on a
+ * subject no service answers: a permission violation (or a refused connection) means secured.
+ */
+export async function checkServerRefusesAnonymous(url: string): Promise<boolean> {
+  let nc;
+  try {
+    nc = await connect({ servers: url.split(","), name: "warden-probe", timeout: 3_000, reconnect: false });
+  } catch (err) {
+    if (/authoriz|authenticat/i.test((err as Error).message)) return false;
+    throw new CliError("UNAVAILABLE", `cannot reach NATS at ${url} (${(err as Error).message})`, EXIT_UNREACHABLE);
+  }
+  try {
+    await nc.request("warden.insecure-probe", new Uint8Array(), { timeout: 1_000 });
+    return true;
+  } catch (err) {
+    return !/permission/i.test(`${(err as Error).message} ${String((err as { cause?: unknown }).cause ?? "")}`);
+  } finally {
+    await nc.close();
+  }
 }
 
 function installWithApt(io: CommandIo): string | undefined {

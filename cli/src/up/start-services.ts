@@ -1,12 +1,12 @@
 import type { Bus, Logger } from "@warden/bus";
-import { startAdaptersService } from "@warden/adapters";
+import { startAdaptersService, type LoadedManifest } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
-import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
-import type { PolicyDocument } from "@warden/contracts";
+import { AGENT_DOMAIN, subagentPrincipal, type IdentitySpecInput, type PolicyDocument } from "@warden/contracts";
 
 interface Running {
   readonly name: string;
@@ -21,12 +21,39 @@ export interface StartedServices {
   stop(): Promise<void>;
 }
 
+/** A connection as one identity (minted in WARDEN_HOME if it is new). */
+export type ConnectAs = (spec: IdentitySpecInput) => Promise<Bus>;
+
+export interface StartServicesOptions {
+  /** The admin connection: stores the demo's policy document. */
+  readonly admin: Bus;
+  readonly connectAs: ConnectAs;
+  readonly log: Logger;
+  readonly demo: boolean;
+  /** The approver's private key (PEM) and the public keys executors pin. */
+  readonly approverSigningKeyPem: string;
+  readonly approverKeys: readonly string[];
+  /** Manifests the adapters run, already loaded (WARDEN_MANIFESTS_DIR). */
+  readonly manifests?: readonly LoadedManifest[];
+  /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The demo's executor identity: its domains and the buckets it keeps its state in. */
+export const DEMO_EXECUTOR: IdentitySpecInput = {
+  kind: "executor",
+  name: "support-desk",
+  domains: [...SUPPORT_DESK_DOMAINS],
+  buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS],
+};
+
 /**
- * Starts the core services in this process, the adapters when WARDEN_MANIFESTS_DIR names a folder
- * of manifests, and for the demo its policy, domain and subagent (`env` gives the subagent its
- * model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY).
+ * Starts the core services in this process, each connected as its own identity with only its
+ * own rights; the adapters when manifests are given; and for the demo its policy, domain and
+ * subagent.
  */
-export async function startServices(bus: Bus, log: Logger, demo: boolean, env: NodeJS.ProcessEnv = {}): Promise<StartedServices> {
+export async function startServices(o: StartServicesOptions): Promise<StartedServices> {
+  const { log, connectAs, approverKeys } = o;
   const running: Running[] = [];
   const stopAll = async () => {
     for (const r of running.reverse()) {
@@ -37,26 +64,47 @@ export async function startServices(bus: Bus, log: Logger, demo: boolean, env: N
     const handle = await run();
     running.push({ name, stop: () => handle.stop() });
   };
+  const service = (role: "registry" | "policy" | "approver" | "projector") => connectAs({ kind: "service", name: role, role });
   try {
-    await start("registry", () => startRegistryService({ bus, log: log.child({ service: "registry" }) }));
-    await start("policy", () => startPolicyService({ bus, log: log.child({ service: "policy" }) }));
-    await start("approver", () => startApproverService({ bus, log: log.child({ service: "approver" }) }));
-    await start("projector", () => startProjector({ bus, log: log.child({ service: "projector" }) }));
-    const manifests = env["WARDEN_MANIFESTS_DIR"];
-    if (manifests) {
+    await start("registry", async () => startRegistryService({ bus: await service("registry"), log: log.child({ service: "registry" }) }));
+    await start("policy", async () => startPolicyService({ bus: await service("policy"), log: log.child({ service: "policy" }) }));
+    await start("approver", async () =>
+      startApproverService({ bus: await service("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),
+    );
+    await start("projector", async () => startProjector({ bus: await service("projector"), log: log.child({ service: "projector" }) }));
+    const manifests = o.manifests ?? [];
+    if (manifests.length > 0) {
+      const domains = manifests.map((m) => m.manifest.domain);
       // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them
-      await start("adapters", () =>
-        startAdaptersService({ bus, log: log.child({ service: "adapters" }), manifests, env, secretsFile: env["WARDEN_SECRETS_FILE"] }),
+      await start("adapters", async () =>
+        startAdaptersService({
+          bus: await connectAs({ kind: "executor", name: "adapters", domains }),
+          log: log.child({ service: "adapters" }),
+          manifests,
+          env: o.env,
+          secretsFile: o.env["WARDEN_SECRETS_FILE"],
+          approverKeys,
+        }),
       );
     }
     let policy: PolicyDocument | undefined;
-    if (demo) {
-      const put = await putPolicyDocument(bus, supportDeskPolicy);
+    if (o.demo) {
+      const put = await putPolicyDocument(o.admin, supportDeskPolicy);
       if (!put.ok) throw new Error(`demo policy refused: ${put.error.message}`);
       policy = put.value.document;
-      await start("support-desk", () => startSupportDesk({ bus, log: log.child({ service: "support-desk" }) }));
-      const endpoint = endpointOf(loadSubagentConfig(env));
-      await start("subagent", () => startSubagentService({ bus, log: log.child({ service: "subagent" }), agents: [triageAgent], endpoint }));
+      await start("support-desk", async () =>
+        startSupportDesk({ bus: await connectAs(DEMO_EXECUTOR), log: log.child({ service: "support-desk" }), approverKeys }),
+      );
+      const endpoint = endpointOf(loadSubagentConfig(o.env));
+      await start("subagent", async () =>
+        startSubagentService({
+          bus: await connectAs(subagentIdentity([triageAgent.name])),
+          log: log.child({ service: "subagent" }),
+          agents: [triageAgent],
+          endpoint,
+          approverKeys,
+        }),
+      );
     }
     const names = running.map((r) => r.name);
     return { names, ...(policy === undefined ? {} : { policy }), stop: stopAll };
@@ -64,4 +112,8 @@ export async function startServices(bus: Bus, log: Logger, demo: boolean, env: N
     await stopAll();
     throw err;
   }
+}
+
+function subagentIdentity(agents: readonly string[]): IdentitySpecInput {
+  return { kind: "subagent", name: "subagent", domains: [AGENT_DOMAIN], principals: agents.map(subagentPrincipal) };
 }

@@ -1,4 +1,5 @@
 import { ConfigError, connectBus, createLogger, ensureTopology, loadBusConfig, stopOnSignals } from "@warden/bus";
+import { loadApproverKeys } from "@warden/executor";
 import { startSupportDesk } from "./start-support-desk.js";
 
 async function main(): Promise<void> {
@@ -6,7 +7,7 @@ async function main(): Promise<void> {
   const log = createLogger("support-desk", config.LOG_LEVEL);
   const bus = await connectBus(config, "warden-support-desk");
   await ensureTopology(bus);
-  const desk = await startSupportDesk({ bus, log });
+  const desk = await startSupportDesk({ bus, log, approverKeys: loadApproverKeys(process.env) });
   stopOnSignals(log, desk, bus);
 }
 

@@ -9,6 +9,8 @@ export interface SupportDeskOptions {
   readonly log: Logger;
   /** How long each executor waits for the registry at start (default 30 s). */
   readonly registerTimeoutMs?: number;
+  /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
+  readonly approverKeys?: readonly string[];
 }
 
 export interface SupportDesk {
@@ -30,6 +32,7 @@ export async function startSupportDesk(o: SupportDeskOptions): Promise<SupportDe
         domain,
         tools: tools[domain],
         ...(o.registerTimeoutMs === undefined ? {} : { registerTimeoutMs: o.registerTimeoutMs }),
+        ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
       }),
     ),
   );

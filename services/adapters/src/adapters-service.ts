@@ -13,6 +13,8 @@ export interface AdaptersServiceOptions {
   readonly secretsFile?: string | undefined;
   /** How to cut processes off the network; probed when not given. */
   readonly sandbox?: NetworkSandbox;
+  /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
+  readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
   readonly registryPatienceMs?: number;
   readonly ackWaitMs?: number;
@@ -43,6 +45,7 @@ export async function startAdaptersService(o: AdaptersServiceOptions): Promise<A
           ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
           ...(o.registryPatienceMs === undefined ? {} : { registryPatienceMs: o.registryPatienceMs }),
           ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
+          ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
         }),
       );
     }

@@ -21,6 +21,8 @@ export interface DomainExecutorOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly secretsFile?: string | undefined;
   readonly sandbox: NetworkSandbox;
+  /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
+  readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
   /** How long to keep retrying while the registry is unavailable (default 30 s). */
   readonly registryPatienceMs?: number;
@@ -109,6 +111,7 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
       initialStatus: "discovered",
       ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
       ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
+      ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
     });
     running = new Map(tools.map((t) => [t.descriptor.name, t.descriptor.version]));
   };

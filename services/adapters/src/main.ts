@@ -3,6 +3,7 @@ import { AdapterConfigError } from "./adapter-errors.js";
 import { startAdaptersService } from "./adapters-service.js";
 import { loadAdaptersConfig, type AdaptersConfig } from "./config.js";
 import { ManifestError } from "./manifest/load-manifests.js";
+import { loadApproverKeys } from "@warden/executor";
 
 /** Process entry: env → config → logger → connect → topology → start → drain on SIGTERM/SIGINT. */
 let config: AdaptersConfig;
@@ -26,6 +27,7 @@ try {
     env: process.env,
     secretsFile: config.WARDEN_SECRETS_FILE,
     concurrency: config.WARDEN_ADAPTERS_CONCURRENCY,
+    approverKeys: loadApproverKeys(process.env),
   });
 } catch (err) {
   if (!(err instanceof ManifestError || err instanceof AdapterConfigError)) throw err;

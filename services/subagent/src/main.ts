@@ -1,4 +1,5 @@
 import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } from "@warden/bus";
+import { loadApproverKeys } from "@warden/executor";
 import { loadAgentsFile } from "./agents-file.js";
 import { endpointOf, loadConfig } from "./config.js";
 import { triageAgent } from "./demo/triage.js";
@@ -12,7 +13,14 @@ async function main(): Promise<void> {
   const agents = config.WARDEN_SUBAGENTS_FILE === undefined ? [triageAgent] : await loadAgentsFile(config.WARDEN_SUBAGENTS_FILE);
   const bus = await connectBus(config, "warden-subagent");
   await ensureTopology(bus);
-  const service = await startSubagentService({ bus, log, agents, endpoint: endpointOf(config), concurrency: config.WARDEN_SUBAGENT_CONCURRENCY });
+  const service = await startSubagentService({
+    bus,
+    log,
+    agents,
+    endpoint: endpointOf(config),
+    concurrency: config.WARDEN_SUBAGENT_CONCURRENCY,
+    approverKeys: loadApproverKeys(process.env),
+  });
   log.info({ agents: service.agents }, "subagent service started");
   stopOnSignals(log, service, bus);
 }

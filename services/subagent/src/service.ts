@@ -18,6 +18,8 @@ export interface SubagentServiceOptions {
   /** How long to wait for the registry and the allowed tools at start (default 30 s). */
   readonly registerTimeoutMs?: number;
   readonly executorId?: string;
+  /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
+  readonly approverKeys?: readonly string[];
 }
 
 export interface SubagentService {
@@ -44,6 +46,7 @@ export async function startSubagentService(o: SubagentServiceOptions): Promise<S
     registerTimeoutMs,
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
     ...(o.executorId === undefined ? {} : { executorId: o.executorId }),
+    ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
   });
   return { agents: agents.map((a) => a.name), executor, stop: () => executor.stop() };
 }
