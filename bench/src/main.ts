@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-import { connect } from "@nats-io/transport-node";
-import { busFromConnection, ensureTopology, loadBusConfig, requestRpc, startNatsServer } from "@warden/bus";
-import { SUBJECT_REGISTRY_LIST } from "@warden/contracts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateKeyPairSync } from "node:crypto";
+import { connectBus, ensureTopology, freePort, loadBusConfig, requestRpc, startNatsServer } from "@warden/bus";
+import { SUBJECT_REGISTRY_LIST, type IdentitySpecInput } from "@warden/contracts";
+import { openWardenHome } from "@warden/identity";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
 import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
@@ -20,19 +24,38 @@ const profileAt = process.argv.indexOf("--profile");
 const profileDir = profileAt >= 0 ? process.argv[profileAt + 1] : undefined;
 const seconds = quick ? 3 : 10;
 
-const server = await startNatsServer();
-const env = { NATS_URL: server.url };
+// secured as `warden up` secures it: every process connects as its own identity
+const homeDir = mkdtempSync(join(tmpdir(), "warden-bench-"));
+const home = openWardenHome(homeDir);
+const port = await freePort();
+const natsLog = process.env["BENCH_NATS_LOG"];
+const server = await startNatsServer({
+  configFile: await home.writeServerConfig({ host: "127.0.0.1", port }),
+  port,
+  storeDir: home.storeDir,
+  ...(natsLog ? { logFile: natsLog } : {}),
+});
+const approverPem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+const approverPemFile = join(homeDir, "keys", "approver.pem");
+writeFileSync(approverPemFile, approverPem, { mode: 0o600 });
+const envOf = async (spec: IdentitySpecInput) => ({ NATS_URL: server.url, NATS_CREDS: (await home.addIdentity(spec)).creds });
+// the bench client watches the call stream itself (an agent could not): admin credentials; only
+// the admin creates the topology, before any service starts
+const bus = await connectBus(loadBusConfig(await envOf({ kind: "admin", name: "admin" })), "bench-client");
+await ensureTopology(bus);
 const procs: ServiceProcess[] = [
-  spawnService("registry", "services/registry/dist/main.js", env, profileDir),
-  spawnService("policy", "services/policy/dist/main.js", env, profileDir),
-  spawnService("approver", "services/approver/dist/main.js", env, profileDir),
-  spawnService("executor", "bench/dist/echo-executor.js", env, profileDir),
+  spawnService("registry", "services/registry/dist/main.js", await envOf({ kind: "service", name: "registry", role: "registry" }), profileDir),
+  spawnService("policy", "services/policy/dist/main.js", await envOf({ kind: "service", name: "policy", role: "policy" }), profileDir),
+  spawnService(
+    "approver",
+    "services/approver/dist/main.js",
+    { ...(await envOf({ kind: "service", name: "approver", role: "approver" })), WARDEN_APPROVER_SIGNING_KEY_FILE: approverPemFile },
+    profileDir,
+  ),
+  spawnService("executor", "bench/dist/echo-executor.js", await envOf({ kind: "executor", name: "bench-executor", domains: ["bench"] }), profileDir),
 ];
-const nc = await connect({ servers: server.url, name: "bench-client", noAsyncTraces: true });
-const bus = await busFromConnection(nc, loadBusConfig(env));
 
 try {
-  await ensureTopology(bus);
   await waitForTool(bus, "bench.echo");
   const client = new PipelineClient(bus);
 
@@ -114,6 +137,7 @@ async function shutdown(): Promise<number> {
   await bus.close();
   await stopAll(procs);
   await server.stop();
+  rmSync(homeDir, { recursive: true, force: true });
   return 0;
 }
 

@@ -14,7 +14,7 @@ export interface ServiceProcess {
 export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, profileDir?: string): ServiceProcess {
   const flags = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${name}.cpuprofile`] : [];
   const child = spawn(process.execPath, [...flags, join(root, entry)], {
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, LOG_LEVEL: process.env["BENCH_LOG_LEVEL"] ?? "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
   return { name, child };
