@@ -7,6 +7,7 @@ export const CRAFTED_POLICY: PolicyDocumentInput = {
   principals: {
     alice: { kind: "human", approves: ["write", "send"] },
     carol: { kind: "human", approves: ["write"] },
+    dave: { kind: "human" },
     bot: { kind: "agent" },
     helper: { kind: "agent", approves: ["send"] },
   },

@@ -30,6 +30,11 @@ describe("verifyCalls", () => {
     expect(verifyCalls(models(clean), doc)).toEqual([]);
   });
 
+  it("reports a requester's own confirmation in human mode when the policy does not name them a person", () => {
+    const selfConfirmed = syntheticCall({ callId: "m", outcome: "approved", tool: "customer.message", mode: "human", principal: "mallory", approver: "mallory" });
+    expect(verifyCalls(models(selfConfirmed), doc)).toEqual([expect.objectContaining({ kind: "grant_by_requester", callId: "m" })]);
+  });
+
   it("reports every violation a call model recorded, naming the event", () => {
     const found = verifyCalls(models(CRAFTED_VIOLATIONS.binding_mismatch("c1", "run1")), doc);
     expect(found).toEqual([expect.objectContaining({ kind: "binding_mismatch", callId: "c1", type: "ToolCallStarted", eventId: "c1-e3" })]);

@@ -102,9 +102,11 @@ function grantFinding(m: CallModel, doc: PolicyDocument): Finding | undefined {
   const at = { callId: m.callId, type: "ApprovalGranted", ...(a.grantEventId === undefined ? {} : { eventId: a.grantEventId }) };
   const approver = a.approver;
   if (approver === m.principal) {
-    // the requester's own button: only in human mode, where the request said so
-    if (a.requesterMayConfirm && m.mode === "human") return undefined;
-    return { ...at, kind: "grant_by_requester", detail: `${approver} approved their own ${m.mode}-mode call` };
+    // the requester's own button: only a person the document names, in human mode, where the request said so
+    const requester = Object.hasOwn(doc.principals, approver) ? doc.principals[approver] : undefined;
+    if (a.requesterMayConfirm && m.mode === "human" && requester?.kind === "human") return undefined;
+    const who = requester?.kind === "human" ? "" : ` (not a person the policy ${doc.version} names)`;
+    return { ...at, kind: "grant_by_requester", detail: `${approver} approved their own ${m.mode}-mode call${who}` };
   }
   const p = Object.hasOwn(doc.principals, approver) ? doc.principals[approver] : undefined;
   if (p?.kind !== "human") {
