@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import type { Bus } from "@warden/bus";
 import { readOutbox } from "@warden/example-support-desk";
 import { eventually } from "../support/eventually.js";
 import { callEvents, eventTypes } from "../support/events.js";
@@ -8,6 +9,9 @@ import { startTestWarden, type TestWarden } from "../support/warden.js";
 describe("approvals: send waits for a person, grants are bound, single-use and expire", () => {
   let w: TestWarden;
   let planner: AgentClient;
+  let alice: ApproverClient;
+  let bob: ApproverClient;
+  let botBus: Bus;
   beforeAll(async () => {
     w = await startTestWarden({
       demo: true,
@@ -25,7 +29,11 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
         budgets: {},
       },
     });
-    planner = createAgentClient({ bus: w.bus, principal: "planner" });
+    // every caller and approver connects as itself; the admin connection only reads the stream and the outbox
+    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+    botBus = await w.agentBus("support-bot");
   });
   afterAll(async () => w.stop());
 
@@ -42,7 +50,6 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     expect(pending).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true });
     expect((await readOutbox(w.bus)).filter((m) => m.customerId === args.customerId)).toHaveLength(0);
 
-    const alice = createApproverClient({ bus: w.bus, approver: "alice" });
     const inbox = await pendingOf(alice);
     const item = inbox.find((p) => p.approvalId === pending.approvalId);
     expect(item).toMatchObject({ tool: "customer.message", grade: "send", principal: "planner" });
@@ -63,21 +70,26 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
   it("refuses a grant from an agent, from a person without the grade, and for args the approver did not see", async () => {
     const pending = await planner.call("customer.message", message("refuse"), { mode: "plan" });
     const id = pending.approvalId!;
-    const inbox = await pendingOf(createApproverClient({ bus: w.bus, approver: "alice" }));
+    const inbox = await pendingOf(alice);
     const hash = inbox.find((p) => p.approvalId === id)!.argsHash;
-    expect(await createApproverClient({ bus: w.bus, approver: "support-bot" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
-    expect(await createApproverClient({ bus: w.bus, approver: "bob" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
-    expect(await createApproverClient({ bus: w.bus, approver: "planner" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    // an agent's credentials may not decide at all, even one the policy lists with `approves`
+    // (the server refuses the request), nor decide in someone else's name
+    const bot = createApproverClient({ bus: botBus, approver: "support-bot" });
+    expect(await bot.approve(id, hash)).toMatchObject({ ok: false });
+    expect(await createApproverClient({ bus: botBus, approver: "alice" }).approve(id, hash)).toMatchObject({ ok: false });
+    expect(await bot.pending()).toMatchObject({ ok: false });
+    // a person may decide only as themself, and only the grades the policy gives them
+    expect(await bob.approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    expect(await createApproverClient({ bus: (await w.humanBus("bob")), approver: "alice" }).approve(id, hash)).toMatchObject({ ok: false });
     const otherHash = `sha256:${"0".repeat(64)}`;
-    expect(await createApproverClient({ bus: w.bus, approver: "alice" }).approve(id, otherHash)).toMatchObject({ ok: false, refusal: "ARGS_HASH_MISMATCH" });
-    expect(await createApproverClient({ bus: w.bus, approver: "alice" }).approve("nope", hash)).toMatchObject({ ok: false, refusal: "UNKNOWN_APPROVAL" });
+    expect(await alice.approve(id, otherHash)).toMatchObject({ ok: false, refusal: "ARGS_HASH_MISMATCH" });
+    expect(await alice.approve("nope", hash)).toMatchObject({ ok: false, refusal: "UNKNOWN_APPROVAL" });
     expect(eventTypes(await callEvents(w.bus, pending.callId))).not.toContain("ApprovalGranted");
   });
 
   it("brings a denial's reason back to a waiting caller", async () => {
     const args = message("deny");
     const waiting = planner.call("customer.message", args, { mode: "plan", wait: true, timeoutMs: 10_000 });
-    const alice = createApproverClient({ bus: w.bus, approver: "alice" });
     const item = await eventually(async () => {
       const found = (await pendingOf(alice)).find((p) => p.argsPreview.includes("C-deny"));
       expect(found).toBeDefined();
@@ -95,29 +107,28 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     await eventually(async () => {
       expect(eventTypes(await callEvents(w.bus, pending.callId))).toContain("ApprovalExpired");
     });
-    const alice = createApproverClient({ bus: w.bus, approver: "alice" });
     const hash = (await callEvents(w.bus, pending.callId)).find((e) => e.type === "ApprovalRequested");
     const argsHash = hash?.type === "ApprovalRequested" ? hash.data.argsHash : "";
     expect(await alice.approve(pending.approvalId!, argsHash)).toMatchObject({ ok: false, refusal: "EXPIRED" });
   });
 
   it("lets a person confirm their own send in human mode", async () => {
-    const alice = createAgentClient({ bus: w.bus, principal: "bob" });
+    // bob approves no grade for others, yet confirms a send he asked for himself
+    const caller = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
     const args = message("self");
-    const pending = await alice.call("customer.message", args, { mode: "human" });
+    const pending = await caller.call("customer.message", args, { mode: "human" });
     expect(pending).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });
-    const hash = (await pendingOf(createApproverClient({ bus: w.bus, approver: "bob" }))).find((p) => p.approvalId === pending.approvalId)!.argsHash;
-    expect(await createApproverClient({ bus: w.bus, approver: "bob" }).approve(pending.approvalId!, hash)).toMatchObject({ ok: true });
+    const hash = (await pendingOf(bob)).find((p) => p.approvalId === pending.approvalId)!.argsHash;
+    expect(await bob.approve(pending.approvalId!, hash)).toMatchObject({ ok: true });
     await eventually(async () => {
       expect((await readOutbox(w.bus)).filter((m) => m.customerId === args.customerId)).toHaveLength(1);
     });
   });
 
   it("holds a model's write for a person and runs it once granted", async () => {
-    const bot = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    const bot = createAgentClient({ bus: botBus, principal: "support-bot" });
     const r = await bot.call("ticket.submit", { title: "t", body: "b", customerId: "C-9" }, { mode: "llm" });
     expect(r.status).toBe("awaiting_approval");
-    const alice = createApproverClient({ bus: w.bus, approver: "alice" });
     const item = (await pendingOf(alice)).find((p) => p.approvalId === r.approvalId)!;
     expect(item.grade).toBe("write");
     expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
+import type { Bus } from "@warden/bus";
 import { fromWireName } from "@warden/contracts";
 import { callEvents, eventTypes } from "../support/events.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -8,10 +9,15 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
   let w: TestWarden;
   let bot: AgentClient;
   let alice: AgentClient;
+  let dana: AgentClient;
+  let botBus: Bus;
   beforeAll(async () => {
     w = await startTestWarden({ demo: true });
-    bot = createAgentClient({ bus: w.bus, principal: "support-bot" });
-    alice = createAgentClient({ bus: w.bus, principal: "alice" });
+    // each caller connects as itself; the admin connection only reads the stream
+    botBus = await w.agentBus("support-bot");
+    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
+    alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
+    dana = createAgentClient({ bus: await w.humanBus("dana"), principal: "dana" });
   });
   afterAll(async () => w.stop());
 
@@ -29,12 +35,23 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
   });
 
   it("lets the feature-flag gate refuse kb.reindex without kbAdmin and allow it with the flag", async () => {
+    const flagDenied = async (callId: string) => {
+      const checked = (await callEvents(w.bus, callId)).find((e) => e.type === "ToolPolicyChecked");
+      expect(checked?.type === "ToolPolicyChecked" && checked.data.ruleIds).toContain("gate.feature_flag");
+    };
     const off = await bot.call("kb.reindex", {}, { mode: "llm" });
     expect(off).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
-    const checked = (await callEvents(w.bus, off.callId)).find((e) => e.type === "ToolPolicyChecked");
-    expect(checked?.type === "ToolPolicyChecked" && checked.data.ruleIds).toContain("gate.feature_flag");
-    const on = await bot.call("kb.reindex", {}, { mode: "llm", flags: { kbAdmin: true } });
+    await flagDenied(off.callId);
+    // flags come from the policy document: support-bot is not granted kbAdmin, so asking for it changes nothing
+    const claimed = await bot.call("kb.reindex", {}, { mode: "llm", flags: { kbAdmin: true } });
+    expect(claimed).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    await flagDenied(claimed.callId);
+    // dana holds kbAdmin: her call runs, and she may still turn the flag off for one call
+    const on = await dana.call("kb.reindex", {}, { mode: "human" });
     expect(on).toMatchObject({ ok: true, status: "succeeded" });
+    const narrowed = await dana.call("kb.reindex", {}, { mode: "human", flags: { kbAdmin: false } });
+    expect(narrowed).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    await flagDenied(narrowed.callId);
   });
 
   it("lets the scope gate refuse ticket.fill outside the ticket page and allow it there", async () => {
@@ -106,9 +123,13 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     const huge = await bot.call("kb.search", { query: "x".repeat(300_000) }, { mode: "llm" });
     expect(huge).toMatchObject({ ok: false, error: { code: "PAYLOAD_TOO_LARGE" } });
     expect(await callEvents(w.bus, huge.callId)).toEqual([]);
-    const evil = createAgentClient({ bus: w.bus, principal: "mallory.*" });
+    const evil = createAgentClient({ bus: botBus, principal: "mallory.*" });
     const r = await evil.call("kb.search", { query: "x" }, { mode: "llm" });
     expect(r).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    // a principal is what the connection was authenticated as: support-bot cannot ask as alice
+    const impostor = await createAgentClient({ bus: botBus, principal: "alice" }).call("kb.search", { query: "x" }, { mode: "human" });
+    expect(impostor).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(await callEvents(w.bus, impostor.callId)).toEqual([]);
   });
 
   it("turns a throwing handler and a hanging handler into error results for that call only", async () => {

@@ -8,7 +8,7 @@ describe("a fixed plan", () => {
   let client: AgentClient;
   beforeAll(async () => {
     w = await startTestWarden({ demo: true });
-    client = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    client = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
   });
   afterAll(async () => w.stop());
 

@@ -36,9 +36,10 @@ describe("projections over real services: call state, inbox and budgets equal a 
   let alice: ApproverClient;
   beforeAll(async () => {
     w = await startTestWarden({ demo: true, policy: POLICY });
-    agent = createAgentClient({ bus: w.bus, principal: "support-bot" });
-    planner = createAgentClient({ bus: w.bus, principal: "planner" });
-    alice = createApproverClient({ bus: w.bus, approver: "alice" });
+    // callers and the approver connect as themselves; the admin connection reads models and the stream
+    agent = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
   afterAll(async () => w.stop());
 
@@ -85,7 +86,12 @@ describe("projections over real services: call state, inbox and budgets equal a 
       }),
     );
     // crashes: an executor process dies mid-run; another copy finds the claims without results
-    const doomed = spawn(process.execPath, [HANGING_EXECUTOR], { env: { ...process.env, NATS_URL: w.nats.url }, stdio: ["ignore", "pipe", "ignore"] });
+    // both copies run as the crashy domain's executor identity, as a deployment would run them
+    const crashyExecutor = { kind: "executor", name: "crashy-executor", domains: ["crashy"] } as const;
+    const doomed = spawn(process.execPath, [HANGING_EXECUTOR], {
+      env: { ...process.env, NATS_URL: w.nats.url, NATS_CREDS: await w.nats.credsOf(crashyExecutor), WARDEN_APPROVER_PUBLIC_KEYS: w.approverKeys.join(",") },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         doomed.stdout!.on("data", (b: Buffer) => b.toString().includes("ready") && resolve());
@@ -99,7 +105,18 @@ describe("projections over real services: call state, inbox and budgets equal a 
         return running;
       }, 20_000);
       doomed.kill("SIGKILL");
-      w.track(await startExecutor({ bus: w.bus, log: silentLogger(), domain: "crashy", tools: [hangingTool(false)], executorId: "survivor", claimGraceMs: 200, ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS }));
+      w.track(
+        await startExecutor({
+          bus: await w.nats.connectAs(crashyExecutor, "survivor"),
+          log: silentLogger(),
+          domain: "crashy",
+          tools: [hangingTool(false)],
+          executorId: "survivor",
+          claimGraceMs: 200,
+          ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS,
+          approverKeys: w.approverKeys,
+        }),
+      );
       const ended = await Promise.all(crashing);
       expect(ended.map((r) => r.status)).toEqual(Array(20).fill("outcome_unknown"));
       started.forEach((m) => track("outcome_unknown", m.callId));
@@ -120,6 +137,7 @@ describe("projections over real services: call state, inbox and budgets equal a 
     const cursor = await openCursor(w.bus);
     await eventually(async () => expect(await cursor.read()).toBe(last), 20_000);
 
+    // rebuilding into fresh buckets creates them: an operator's (admin) job
     const rebuilt = await rebuildReadModels(w.bus, { write: true, suffix: "e2e" });
     expect(rebuilt.toSeq).toBe(last);
     expect(rebuilt.matches).toBe(true);
@@ -149,7 +167,7 @@ describe("run budgets read from the projection", () => {
   afterAll(async () => w.stop());
 
   it("admits exactly the budget of a run whose calls all arrive at once", async () => {
-    const agent = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    const agent = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
     const runId = newId();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => agent.call("kb.search", { query: `q${i}` }, { mode: "llm", runId, wait: true })));
     expect(results.filter((r) => r.ok)).toHaveLength(5);

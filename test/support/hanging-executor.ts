@@ -1,12 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { connectBus, loadBusConfig, silentLogger } from "@warden/bus";
-import { defineTool, startExecutor, type ExecutableTool } from "@warden/executor";
+import { defineTool, loadApproverKeys, startExecutor, type ExecutableTool } from "@warden/executor";
 import { z } from "zod";
 
 /**
  * A run-once write whose first run never ends: an executor process running it can be killed
  * mid-run, leaving a claim without a result (a crash, invariant 6). Run this file with node to
- * get such a process; `node test/support/hanging-executor.ts` prints "ready" once registered.
+ * get such a process; `node test/support/hanging-executor.ts` prints "ready" once registered. It
+ * connects like any executor process: NATS_URL and NATS_CREDS (an executor identity of domain
+ * crashy), approver keys from WARDEN_APPROVER_PUBLIC_KEYS.
  */
 export function hangingTool(hang: boolean): ExecutableTool {
   return defineTool({
@@ -29,6 +31,14 @@ export const HANGING_EXECUTOR_ACK_WAIT_MS = 1_000;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bus = await connectBus(loadBusConfig(process.env), "hanging-executor");
-  await startExecutor({ bus, log: silentLogger(), domain: "crashy", tools: [hangingTool(true)], executorId: "doomed", ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS });
+  await startExecutor({
+    bus,
+    log: silentLogger(),
+    domain: "crashy",
+    tools: [hangingTool(true)],
+    executorId: "doomed",
+    ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS,
+    approverKeys: loadApproverKeys(process.env),
+  });
   process.stdout.write("ready\n");
 }

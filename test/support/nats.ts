@@ -13,6 +13,8 @@ export interface TestNats {
   bus(name?: string): Promise<Bus>;
   /** A new connection as the given identity, minted on first use (no server restart needed). */
   connectAs(spec: IdentitySpecInput, connectionName?: string): Promise<Bus>;
+  /** The credentials file of the given identity (minted on first use): what a spawned process gets as NATS_CREDS. */
+  credsOf(spec: IdentitySpecInput): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startTestNats(): Promise<TestNats> {
     url,
     home,
     connectAs,
+    credsOf: async (spec) => (await home.addIdentity(spec)).creds,
     async bus(name = "test") {
       const bus = await connectAs({ kind: "admin", name: "admin" }, name);
       if (!topologyReady) {

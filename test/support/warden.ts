@@ -1,5 +1,5 @@
 import { createLogger, silentLogger, type Bus } from "@warden/bus";
-import { startApproverService } from "@warden/approver";
+import { generateApproverKeyPair, startApproverService } from "@warden/approver";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjector } from "@warden/projector";
@@ -13,6 +13,8 @@ interface Stoppable {
 
 export interface TestWarden {
   readonly nats: TestNats;
+  /** The approver public keys executors pin (pass them to any executor a test starts). */
+  readonly approverKeys: readonly string[];
   /** An admin connection: for setting things up and looking at the stream, never to act as a caller. */
   readonly bus: Bus;
   /** A connection as an agent principal (clients account): what an agent's process holds. */
@@ -46,12 +48,20 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
   }
   let services: Stoppable[] = [];
   const extra: Stoppable[] = [];
+  // the approver signs with a key provisioned here; executors pin its public half, as `warden up` does
+  const approverKey = generateApproverKeyPair();
+  const approverKeys = [approverKey.publicKeyDerBase64];
   // each service connects as its own identity, with exactly the rights docs/security.md gives it
   const serviceBus = (role: "registry" | "policy" | "approver" | "projector") => nats.connectAs({ kind: "service", name: role, role });
   const startServices = async () => {
     const registry = await startRegistryService({ bus: await serviceBus("registry"), log });
     const policyService = await startPolicyService({ bus: await serviceBus("policy"), log });
-    const approver = await startApproverService({ bus: await serviceBus("approver"), log, sweepIntervalMs: opts.sweepIntervalMs ?? 200 });
+    const approver = await startApproverService({
+      bus: await serviceBus("approver"),
+      log,
+      sweepIntervalMs: opts.sweepIntervalMs ?? 200,
+      signingKeyPem: approverKey.privateKeyPem,
+    });
     const projector = await startProjector({ bus: await serviceBus("projector"), log, leaseTtlMs: 1_000 });
     services = [registry, policyService, approver, projector];
     if (opts.demo) {
@@ -61,13 +71,14 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
         domains: [...SUPPORT_DESK_DOMAINS],
         buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS],
       });
-      services.push(await startSupportDesk({ bus: deskBus, log }));
+      services.push(await startSupportDesk({ bus: deskBus, log, approverKeys }));
     }
   };
   await startServices();
   return {
     nats,
     bus,
+    approverKeys,
     agentBus: (principal) => nats.connectAs({ kind: "agent", name: principal }),
     humanBus: (name) => nats.connectAs({ kind: "human", name }),
     track(s) {
