@@ -27,10 +27,11 @@ const AGENTS: SubagentDescriptorInput[] = [
 
 const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
 
-/** Runs the warden CLI and parses its one JSON document. */
-function cli(args: string[], natsUrl: string): Promise<unknown> {
+/** Runs the warden CLI against the test Warden's home (URL and credentials from there) and parses its one JSON document. */
+function cli(args: string[], home: string): Promise<unknown> {
+  const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, NATS_URL: natsUrl } }, (err, stdout) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...env, WARDEN_HOME: home } }, (err, stdout) => {
       try {
         resolve(JSON.parse(stdout));
       } catch {
@@ -54,7 +55,8 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
   let bot: AgentClient;
   beforeAll(async () => {
     s = await startSubagentWarden(AGENTS);
-    bot = createAgentClient({ bus: s.w.bus, principal: "support-bot", timeoutMs: 20_000 });
+    // the caller connects as itself; the admin connection only reads the stream
+    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
   });
   afterAll(async () => s.stop());
 
@@ -110,7 +112,8 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
       expect(await readEvent(s.w.bus, "agent", lead!.callId, "ToolViewCompiled", "t1")).toBeDefined();
       return lead!.callId;
     });
-    const asLead = createAgentClient({ bus: s.w.bus, principal: "agent-lead", mode: "llm", runId: "run-forged" });
+    // only the subagent service's credentials may ask as agent-lead: forged calls come from them
+    const asLead = createAgentClient({ bus: await s.w.nats.connectAs(s.identity, "forger"), principal: "agent-lead", mode: "llm", runId: "run-forged" });
     const forged = (tool: string, args: unknown, extra: { flags?: Record<string, boolean>; scope?: string } = {}) =>
       asLead.call(tool, args, { parentCallId: leadCall, ...extra });
 
@@ -149,10 +152,12 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
     const [child] = outputOf(r).childCalls;
     const events = await callEvents(s.w.bus, child!.callId!);
     expect(events.length).toBeGreaterThanOrEqual(5);
+    // warden trace is a read: it runs as an auditor, who may read every call and write nothing
+    await s.w.nats.credsOf({ kind: "auditor", name: "auditor" });
     expect(events.every((e) => e.parentCallId === r.callId && e.principal === "agent-researcher")).toBe(true);
 
     const trace = await eventually(async () => {
-      const doc = (await cli(["trace", r.callId, "--json"], s.w.nats.url)) as { children?: { callId: string; parentCallId?: string; tool: string }[] };
+      const doc = (await cli(["trace", r.callId, "--json", "--as", "auditor"], s.w.nats.home.dir)) as { children?: { callId: string; parentCallId?: string; tool: string }[] };
       expect(doc.children).toHaveLength(1);
       return doc;
     });

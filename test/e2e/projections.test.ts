@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kvGetJson, silentLogger } from "@warden/bus";
-import { argsHash, BUCKET_BUDGETS, BUCKET_CALLS, BudgetModelSchema, newId, runBudgetKey, STREAM_CALLS } from "@warden/contracts";
+import { argsHash, BUCKET_BUDGETS, BUCKET_CALLS, BudgetModelSchema, newId, runBudgetKey, STREAM_CALLS, type IdentitySpecInput } from "@warden/contracts";
 import { startExecutor } from "@warden/executor";
 import { CallModelSchema, digestModel, type CallModel } from "@warden/projections";
 import { openCursor, readLiveModels, rebuildReadModels, replayStream } from "@warden/projector";
@@ -87,7 +87,7 @@ describe("projections over real services: call state, inbox and budgets equal a 
     );
     // crashes: an executor process dies mid-run; another copy finds the claims without results
     // both copies run as the crashy domain's executor identity, as a deployment would run them
-    const crashyExecutor = { kind: "executor", name: "crashy-executor", domains: ["crashy"] } as const;
+    const crashyExecutor: IdentitySpecInput = { kind: "executor", name: "crashy-executor", domains: ["crashy"] };
     const doomed = spawn(process.execPath, [HANGING_EXECUTOR], {
       env: { ...process.env, NATS_URL: w.nats.url, NATS_CREDS: await w.nats.credsOf(crashyExecutor), WARDEN_APPROVER_PUBLIC_KEYS: w.approverKeys.join(",") },
       stdio: ["ignore", "pipe", "ignore"],

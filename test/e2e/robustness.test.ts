@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { silentLogger } from "@warden/bus";
+import { silentLogger, type Bus } from "@warden/bus";
 import { defineTool, readArtifact, startExecutor } from "@warden/executor";
-import { callEventSubject, newId, sha256Hex, STREAM_CALLS } from "@warden/contracts";
+import { callEventSubject, newId, sha256Hex, STREAM_CALLS, type IdentitySpecInput } from "@warden/contracts";
 import { eventually } from "../support/eventually.js";
 import { callEvents, deadLetters, eventTypes } from "../support/events.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -40,15 +40,17 @@ function countingDomain(runs: Map<string, number>) {
 describe("robustness: redelivery, competing executors, poison messages, big outputs", () => {
   let w: TestWarden;
   let bot: AgentClient;
+  let botBus: Bus;
   const runs = new Map<string, number>();
   let executors: { stop(): Promise<void> }[] = [];
   const startCountExecutors = async () => {
     const log = silentLogger();
     const tools = countingDomain(runs);
-    executors = [
-      w.track(await startExecutor({ bus: w.bus, log, domain: "count", tools, executorId: "exec-a" })),
-      w.track(await startExecutor({ bus: w.bus, log, domain: "count", tools, executorId: "exec-b" })),
-    ];
+    // two copies of the count domain's executor, each connected as that domain's executor identity
+    const identity: IdentitySpecInput = { kind: "executor", name: "count-executor", domains: ["count"] };
+    const start = async (executorId: string) =>
+      w.track(await startExecutor({ bus: await w.nats.connectAs(identity, executorId), log, domain: "count", tools, executorId, approverKeys: w.approverKeys }));
+    executors = [await start("exec-a"), await start("exec-b")];
   };
   beforeAll(async () => {
     w = await startTestWarden({
@@ -59,7 +61,8 @@ describe("robustness: redelivery, competing executors, poison messages, big outp
       },
     });
     await startCountExecutors();
-    bot = createAgentClient({ bus: w.bus, principal: "support-bot" });
+    botBus = await w.agentBus("support-bot");
+    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
   });
   afterAll(async () => w.stop());
 
@@ -79,7 +82,7 @@ describe("robustness: redelivery, competing executors, poison messages, big outp
     const refused = await bot.call("count.export", {}, { mode: "llm" });
     expect(refused).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" } });
     expect(refused.error?.message).toContain("crm:export");
-    const exporter = createAgentClient({ bus: w.bus, principal: "exporter" });
+    const exporter = createAgentClient({ bus: await w.agentBus("exporter"), principal: "exporter" });
     expect(await exporter.call("count.export", {}, { mode: "llm" })).toMatchObject({ ok: true });
   });
 
@@ -98,11 +101,12 @@ describe("robustness: redelivery, competing executors, poison messages, big outp
   });
 
   it("terminates a malformed event to the DLQ with its reason and keeps the stage running", async () => {
+    // an agent may put anything on its own request subject: the stage dead-letters what is not an event
     const callId = newId();
     const subject = callEventSubject("kb", callId, "ToolCallRequested", "support-bot");
-    await w.bus.js.publish(subject, new TextEncoder().encode("{not json"));
+    await botBus.js.publish(subject, new TextEncoder().encode("{not json"));
     const otherId = newId();
-    await w.bus.js.publish(callEventSubject("kb", otherId, "ToolCallRequested", "support-bot"), new TextEncoder().encode(JSON.stringify({ v: 1, type: "ToolCallRequested" })));
+    await botBus.js.publish(callEventSubject("kb", otherId, "ToolCallRequested", "support-bot"), new TextEncoder().encode(JSON.stringify({ v: 1, type: "ToolCallRequested" })));
     await eventually(async () => {
       expect((await deadLetters(w.bus, callId)).join()).toMatch(/malformed JSON/);
       expect((await deadLetters(w.bus, otherId)).join()).toMatch(/schema-invalid/);

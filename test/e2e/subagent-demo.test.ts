@@ -4,7 +4,7 @@ import { createAgentClient } from "@warden/sdk";
 import { startSubagentService, triageAgent } from "@warden/subagent";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
-import { toolNames } from "./subagent-fixture.js";
+import { subagentIdentity, toolNames } from "./subagent-fixture.js";
 
 describe("the demo's agent.triage over the support desk", () => {
   let w: TestWarden;
@@ -17,12 +17,18 @@ describe("the demo's agent.triage over the support desk", () => {
     await w.stop();
     await model.stop();
   });
+  // the service connects as the subagent identity `warden up` provisions for the demo, with the pinned approver key
+  const asSubagentService = async () => ({
+    bus: await w.nats.connectAs(subagentIdentity([triageAgent])),
+    log: silentLogger(),
+    approverKeys: w.approverKeys,
+  });
 
   it("answers a call with a clear error naming OPENAI_BASE_URL and OPENAI_API_KEY when no endpoint is configured", async () => {
-    const service = await startSubagentService({ bus: w.bus, log: silentLogger(), agents: [triageAgent], endpoint: { defaultModel: "gpt-4o-mini" } });
+    const service = await startSubagentService({ ...(await asSubagentService()), agents: [triageAgent], endpoint: { defaultModel: "gpt-4o-mini" } });
     try {
       expect(service.executor.registered).toEqual([expect.objectContaining({ name: "agent.triage", status: "enabled" })]);
-      const alice = createAgentClient({ bus: w.bus, principal: "alice", mode: "human" });
+      const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
       const r = await alice.call("agent.triage", { task: "look into session 1" }, { timeoutMs: 15_000 });
       expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE", retryable: false, details: { missing: ["OPENAI_BASE_URL", "OPENAI_API_KEY"] } } });
       expect(r.error?.message).toMatch(/set OPENAI_BASE_URL .* and OPENAI_API_KEY/);
@@ -35,13 +41,13 @@ describe("the demo's agent.triage over the support desk", () => {
   });
 
   it("runs over the support-desk reads with a configured endpoint and shows its model the tools the caller's scope allows", async () => {
-    const service = await startSubagentService({ bus: w.bus, log: silentLogger(), agents: [triageAgent], endpoint: { baseURL: model.baseURL, defaultModel: "m-triage" } });
+    const service = await startSubagentService({ ...(await asSubagentService()), agents: [triageAgent], endpoint: { baseURL: model.baseURL, defaultModel: "m-triage" } });
     try {
       model.script("m-triage", [
         { toolCalls: [{ name: "session__fetch", arguments: { id: 1 } }, { name: "kb__search", arguments: { query: "refund damaged" } }] },
         { content: "Summary: broken blender, refund wanted. Suggested reply: we will refund within 5-10 days." },
       ]);
-      const alice = createAgentClient({ bus: w.bus, principal: "alice", mode: "human" });
+      const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
       const r = await alice.call("agent.triage", { task: "triage session 1", summary: "customer is upset" }, { scope: "ticket_page", timeoutMs: 15_000 });
       expect(r).toMatchObject({ ok: true, data: { stoppedBy: "answer" } });
       const [first] = model.requestsFor("m-triage");

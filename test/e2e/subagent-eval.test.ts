@@ -8,7 +8,7 @@ import { toolNames } from "./subagent-fixture.js";
 const EVAL = join(import.meta.dirname, "../../services/subagent/dist/eval.js");
 
 function runEvalScript(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { OPENAI_BASE_URL: _u, OPENAI_API_KEY: _k, NATS_URL: _n, ...rest } = process.env;
+  const { OPENAI_BASE_URL: _u, OPENAI_API_KEY: _k, NATS_URL: _n, NATS_CREDS: _c, ...rest } = process.env;
   const child = spawn(process.execPath, [EVAL], { env: { ...rest, ...env } });
   let stdout = "";
   let stderr = "";
@@ -49,7 +49,9 @@ describe("npm run eval: tool-choice metrics from golden prompts", () => {
       call("customer__message", { customerId: "C-7", text: "refund done" }),
       call("kb__search", { query: "reindex" }),
     ]);
-    const r = await runEvalScript({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "k", NATS_URL: w.nats.url, WARDEN_EVAL_MODEL: "m-eval" });
+    // the eval asks for the ToolView as the agent it evaluates, with that agent's credentials
+    const creds = await w.nats.credsOf({ kind: "agent", name: "support-bot" });
+    const r = await runEvalScript({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "k", NATS_URL: w.nats.url, NATS_CREDS: creds, WARDEN_EVAL_MODEL: "m-eval" });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const requests = model.requestsFor("m-eval");

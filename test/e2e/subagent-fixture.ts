@@ -1,6 +1,16 @@
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { createLogger, decodeJson, silentLogger, type Bus } from "@warden/bus";
-import { CALLS_SUBJECT_ROOT, STREAM_CALLS, WardenEventSchema, type PolicyDocumentInput, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import {
+  AGENT_DOMAIN,
+  CALLS_SUBJECT_ROOT,
+  STREAM_CALLS,
+  subagentPrincipal,
+  WardenEventSchema,
+  type IdentitySpecInput,
+  type PolicyDocumentInput,
+  type ToolCallRequested,
+  type WardenEvent,
+} from "@warden/contracts";
 import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -9,7 +19,14 @@ export interface SubagentWarden {
   readonly w: TestWarden;
   readonly model: ScriptedOpenAi;
   readonly service: SubagentService;
+  /** The subagent service's identity: an executor of domain `agent` that calls as its subagents' principals. */
+  readonly identity: IdentitySpecInput;
   stop(): Promise<void>;
+}
+
+/** The identity a subagent service running `agents` is provisioned with (as `warden up` mints it). */
+export function subagentIdentity(agents: readonly SubagentDescriptorInput[]): IdentitySpecInput {
+  return { kind: "subagent", name: "subagent", domains: [AGENT_DOMAIN], principals: agents.map((a) => subagentPrincipal(a.name)) };
 }
 
 /** The demo policy, with both ticket writes shown to models (a model proposes, a person confirms). */
@@ -29,12 +46,20 @@ export async function startSubagentWarden(agents: readonly SubagentDescriptorInp
   const model = await startScriptedOpenAi();
   const level = process.env["WARDEN_TEST_LOG"];
   const log = level ? createLogger("subagent-test", level) : silentLogger();
-  const service = await startSubagentService({ bus: w.bus, log, agents, endpoint: { baseURL: model.baseURL, apiKey: "test-key", defaultModel: "scripted-default" } });
+  const identity = subagentIdentity(agents);
+  const service = await startSubagentService({
+    bus: await w.nats.connectAs(identity),
+    log,
+    agents,
+    endpoint: { baseURL: model.baseURL, apiKey: "test-key", defaultModel: "scripted-default" },
+    approverKeys: w.approverKeys,
+  });
   w.track(service);
   return {
     w,
     model,
     service,
+    identity,
     async stop() {
       await w.stop();
       await model.stop();

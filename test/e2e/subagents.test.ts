@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readOutbox } from "@warden/example-support-desk";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { eventually } from "../support/eventually.js";
 import { callEvents, eventTypes } from "../support/events.js";
@@ -27,10 +27,14 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   let s: SubagentWarden;
   let bot: AgentClient;
   let alice: AgentClient;
+  let approver: ApproverClient;
   beforeAll(async () => {
     s = await startSubagentWarden(AGENTS);
-    bot = createAgentClient({ bus: s.w.bus, principal: "support-bot", timeoutMs: 20_000 });
-    alice = createAgentClient({ bus: s.w.bus, principal: "alice", timeoutMs: 20_000 });
+    // the agent and the person connect as themselves; the admin connection only reads the stream
+    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    const aliceBus = await s.w.humanBus("alice");
+    alice = createAgentClient({ bus: aliceBus, principal: "alice", timeoutMs: 20_000 });
+    approver = createApproverClient({ bus: aliceBus, approver: "alice" });
   });
   afterAll(async () => s.stop());
 
@@ -124,8 +128,11 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     expect(pending).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });
     const requested = await readEvent(s.w.bus, "agent", pending.callId, "ApprovalRequested");
     expect(requested?.data.grade).toBe("send");
-    const approver = createApproverClient({ bus: s.w.bus, approver: "alice" });
-    expect(await approver.approve(requested!.data.approvalId, requested!.data.argsHash)).toMatchObject({ ok: true });
+    // she decides from her own inbox, as a person does
+    const inbox = await approver.pending();
+    const item = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
+    expect(item).toMatchObject({ approvalId: requested?.data.approvalId, grade: "send", principal: "alice" });
+    expect(await approver.approve(item!.approvalId, item!.argsHash)).toMatchObject({ ok: true });
     const finished = await eventually(async () => {
       const e = await readEvent(s.w.bus, "agent", pending.callId, "ToolCallFinished");
       expect(e).toBeDefined();
@@ -159,7 +166,6 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     const ticket = { title: "Password reset", body: "Email never arrives", customerId: "C-waiter" };
     s.model.script("m-waiter", [{ toolCalls: [{ name: "ticket__submit", arguments: ticket }] }, { content: "Filed." }]);
     const running = bot.call("agent.waiter", { task: "file it" }, { mode: "plan" });
-    const approver = createApproverClient({ bus: s.w.bus, approver: "alice" });
     const item = await eventually(async () => {
       const p = await approver.pending();
       const found = p.ok ? p.value.find((a) => a.principal === "agent-waiter") : undefined;
