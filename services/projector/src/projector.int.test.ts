@@ -87,8 +87,10 @@ describe("the projector", () => {
   });
   afterAll(async () => nats.stop());
 
+  // the admin connection appends the synthetic history and reads; every projector runs as the projector identity
+  const PROJECTOR = { kind: "service", name: "projector", role: "projector" } as const;
   const start = async (o: Partial<Parameters<typeof startProjector>[0]> = {}) => {
-    const p = await startProjector({ bus, log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
+    const p = await startProjector({ bus: await nats.connectAs(PROJECTOR), log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
     running.push(p);
     return p;
   };
@@ -153,7 +155,7 @@ describe("the projector", () => {
   });
 
   it("survives being killed mid-stream as a process and restarted", async () => {
-    const env = { ...process.env, NATS_URL: nats.url, LOG_LEVEL: "silent", WARDEN_PROJECTOR_BATCH: "20", WARDEN_PROJECTOR_ACK_WAIT_MS: "1000", WARDEN_PROJECTOR_LEASE_MS: "500" };
+    const env = { ...process.env, NATS_URL: nats.url, NATS_CREDS: await nats.credsOf(PROJECTOR), LOG_LEVEL: "silent", WARDEN_PROJECTOR_BATCH: "20", WARDEN_PROJECTOR_ACK_WAIT_MS: "1000", WARDEN_PROJECTOR_LEASE_MS: "500" };
     const spawnProjector = () => {
       const c = spawn(process.execPath, [MAIN], { env, stdio: "ignore" });
       children.push(c);
@@ -185,12 +187,15 @@ describe("the projector", () => {
     await start();
     await caughtUp(bus);
     const progress: number[] = [];
+    // rebuilding creates fresh buckets: an operator's job (warden replay --rebuild runs as the admin)
     const r = await rebuildReadModels(bus, { write: true, suffix: "t1", onProgress: (p) => progress.push(p.read) });
     expect(r.matches).toBe(true);
     expect(r.toSeq).toBe(await lastSeq(bus));
     expect(r.buckets).toEqual({ calls: "warden_calls_t1", approvals: "warden_approvals_t1", budgets: "warden_budgets_t1" });
     const copy = await kvGetJson(await bus.kvm.open("warden_calls_t1"), "a-7", CallModelSchema);
     expect(copy?.value.status).toBe("outcome_unknown");
+    // the projector's own identity writes its live models only: it may not make buckets
+    await expect(rebuildReadModels(await nats.connectAs(PROJECTOR), { write: true, suffix: "t2" })).rejects.toThrow(/Permissions Violation.*STREAM\.CREATE\.KV_warden_calls_t2/);
     // a second rebuild into the same suffix starts from empty buckets
     const again = await rebuildReadModels(bus, { write: true, suffix: "t1" });
     expect(again.rebuilt).toEqual(r.rebuilt);
@@ -201,10 +206,10 @@ describe("retention", () => {
   it("applies WARDEN_STREAM_MAX_AGE_S and WARDEN_STREAM_MAX_BYTES to the call stream", async () => {
     const nats = await startTestNats();
     try {
-      const { busFromConnection, ensureTopology } = await import("@warden/bus");
-      const { connect } = await import("@nats-io/transport-node");
-      const nc = await connect({ servers: nats.url });
-      const bus = await busFromConnection(nc, loadBusConfig({ NATS_URL: nats.url, WARDEN_STREAM_MAX_AGE_S: "86400", WARDEN_STREAM_MAX_BYTES: "1048576" }));
+      const { connectBus, ensureTopology } = await import("@warden/bus");
+      // the admin provisions the stream, with the retention it is configured with
+      const creds = await nats.credsOf({ kind: "admin", name: "admin" });
+      const bus = await connectBus(loadBusConfig({ NATS_URL: nats.url, NATS_CREDS: creds, WARDEN_STREAM_MAX_AGE_S: "86400", WARDEN_STREAM_MAX_BYTES: "1048576" }), "retention-test");
       await ensureTopology(bus);
       const c = (await bus.jsm.streams.info(STREAM_CALLS)).config;
       expect(c.max_age).toBe(86_400 * 1e9);
