@@ -6,15 +6,16 @@ import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import {
   append,
   approvalRequested,
+  approverKey,
   grantFor,
   policyChecked,
-  publishApproverKey,
   serveFakeRegistry,
   waitForEvent,
   type ApproverKey,
 } from "../../../services/executor/test/harness.js";
-import { readOutbox } from "./outbox.js";
+import { BUCKET_DEMO_OUTBOX, readOutbox } from "./outbox.js";
 import { startSupportDesk, type SupportDesk } from "./start-support-desk.js";
+import { BUCKET_DEMO_TICKETS } from "./tickets.js";
 import { SUPPORT_DESK_DOMAINS, supportDeskTools } from "./tools.js";
 
 describe("the support desk over a real nats-server", () => {
@@ -29,8 +30,10 @@ describe("the support desk over a real nats-server", () => {
     nats = await startTestNats();
     bus = await nats.bus();
     registry = await serveFakeRegistry(bus);
-    key = await publishApproverKey(bus);
-    desk = await startSupportDesk({ bus, log: silentLogger() });
+    // the desk runs as its executor identity, with the approver key it was provisioned with pinned
+    key = approverKey();
+    const deskBus = await nats.connectAs({ kind: "executor", name: "support-desk", domains: [...SUPPORT_DESK_DOMAINS], buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS] });
+    desk = await startSupportDesk({ bus: deskBus, log: silentLogger(), approverKeys: [key.publicKeyDerBase64] });
     const tools = supportDeskTools(bus);
     const byName = new Map(SUPPORT_DESK_DOMAINS.flatMap((d) => tools[d]).map((t) => [t.descriptor.name, t]));
     tool = (name) => byName.get(name)!;
