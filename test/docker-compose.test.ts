@@ -5,9 +5,28 @@ import { parse } from "yaml";
 
 /** No Docker engine runs on CI machines, so the compose file is checked against the tree instead. */
 const root = join(import.meta.dirname, "..");
+
+interface ComposeService {
+  command?: string[];
+  environment?: Record<string, string>;
+  image?: string;
+  volumes?: string[];
+  ports?: string[];
+  healthcheck?: { test?: string[] };
+  depends_on?: Record<string, { condition?: string }>;
+  user?: string;
+}
+
 const compose = parse(readFileSync(join(root, "docker-compose.yml"), "utf8"), { merge: true }) as {
-  services: Record<string, { command?: string[]; environment?: Record<string, string>; image?: string; volumes?: string[] }>;
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
 };
+const natsConf = readFileSync(join(root, "deploy/nats-cluster.conf"), "utf8");
+/** The configuration without its comments. */
+const natsSettings = natsConf
+  .split("\n")
+  .map((l) => l.replace(/#.*$/, ""))
+  .join("\n");
 
 function configSources(): string {
   const files = [
@@ -16,26 +35,48 @@ function configSources(): string {
     "examples/support-desk/src/config.ts",
     "services/subagent/src/config.ts",
     "services/adapters/src/config.ts",
+    // WARDEN_HOME: where CLI commands find keys, credentials and env.json
+    "cli/src/connect.ts",
   ];
   return files.filter((f) => existsSync(join(root, f))).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
 }
 
-describe("docker-compose.yml", () => {
-  const services = Object.entries(compose.services);
+const services = Object.entries(compose.services);
+const natsNodes = services.filter(([, s]) => s.image?.startsWith("nats:"));
+/** Containers that run a Warden service (the CLI's one-shot steps are not services). */
+const wardens = services.filter(([, s]) => s.command?.[0] === "node" && !s.command[1]?.startsWith("cli/"));
+/** Containers that run the `warden` CLI: provisioning and topology. */
+const cliSteps = services.filter(([, s]) => s.command?.[0] === "node" && s.command[1]?.startsWith("cli/"));
+const EXECUTORS = ["adapters", "subagent", "support-desk"];
 
+/** `volume:/target[:ro]` split; named volumes only (no path in the source). */
+function mounts(s: ComposeService): { source: string; target: string; readOnly: boolean; named: boolean }[] {
+  return (s.volumes ?? []).map((v) => {
+    const [source = "", target = "", mode] = v.split(":");
+    return { source, target, readOnly: mode === "ro", named: !source.startsWith(".") && !source.startsWith("/") };
+  });
+}
+
+/** The named volume mounted read-only that holds `file`, if any. */
+function volumeHolding(s: ComposeService, file: string): string | undefined {
+  return mounts(s).find((m) => m.named && m.readOnly && file.startsWith(`${m.target}/`))?.source;
+}
+
+describe("docker-compose.yml", () => {
   it("runs a three-node NATS cluster with JetStream and streams at three replicas", () => {
-    const nats = services.filter(([, s]) => s.image?.startsWith("nats:"));
-    expect(nats).toHaveLength(3);
-    const conf = readFileSync(join(root, "deploy/nats-cluster.conf"), "utf8");
-    expect(conf).toMatch(/jetstream/);
-    expect(conf.match(/nats-route:\/\//g)).toHaveLength(3);
-    for (const [, s] of services.filter(([, s]) => s.command?.[0] === "node")) {
+    expect(natsNodes).toHaveLength(3);
+    expect(natsSettings).toMatch(/jetstream\s*{/);
+    expect(natsSettings).toMatch(/cluster\s*{[^}]*include\s+\.\/auth\/cluster\.conf/);
+    // the routes (with the route secret) come from provisioning: one per node
+    const provision = compose.services["provision"]!.command!;
+    const routes = provision[provision.indexOf("--routes") + 1]!.split(",");
+    expect(routes.sort()).toEqual(natsNodes.map(([name]) => `${name}:6222`).sort());
+    for (const [, s] of [...wardens, ...cliSteps.filter(([name]) => name !== "provision")]) {
       expect(s.environment?.["WARDEN_REPLICAS"]).toBe("3");
     }
   });
 
   it("has one container per Warden service, each running an entry point that exists in the tree", () => {
-    const wardens = services.filter(([, s]) => s.command?.[0] === "node");
     expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "policy", "projector", "registry", "subagent", "support-desk"]);
     for (const [, s] of wardens) {
       const entry = s.command![1]!;
@@ -50,6 +91,84 @@ describe("docker-compose.yml", () => {
       for (const key of Object.keys(s.environment ?? {})) {
         expect(sources.includes(key), `${name}: ${key}`).toBe(true);
       }
+    }
+  });
+});
+
+describe("docker-compose.yml: authentication", () => {
+  it("runs the servers in operator mode with a full resolver and no anonymous user", () => {
+    expect(natsSettings).toMatch(/include\s+\.\/auth\/auth\.conf/);
+    expect(natsSettings).toMatch(/resolver\s*{[^}]*type:\s*full/);
+    expect(natsSettings).not.toMatch(/no_auth_user/);
+    // clients authenticate with user JWTs only: no static users, tokens or accounts in the file
+    expect(natsSettings).not.toMatch(/^\s*(authorization|accounts)\s*[:{]/m);
+    const controlLine = Number(/max_control_line:\s*(\d+)/.exec(natsSettings)?.[1]);
+    expect(controlLine).toBeGreaterThanOrEqual(32768);
+    expect(natsSettings).toMatch(/sync_interval:\s*always/);
+    // monitoring only on the container's loopback
+    expect(natsSettings).toMatch(/^http:\s*127\.0\.0\.1:8222/m);
+  });
+
+  it("gives every NATS node the provisioned auth files read-only, a named JetStream volume and a healthcheck", () => {
+    for (const [name, s] of natsNodes) {
+      const m = mounts(s);
+      expect(m.find((v) => v.target === "/etc/nats/auth"), name).toMatchObject({ source: "nats-auth", readOnly: true });
+      expect(m.find((v) => v.target === "/etc/nats/cluster.conf"), name).toMatchObject({ readOnly: true });
+      const data = m.find((v) => v.target === "/data");
+      expect(data?.named, `${name}: /data is a named volume`).toBe(true);
+      expect(Object.keys(compose.volumes ?? {})).toContain(data!.source);
+      expect(s.healthcheck?.test?.join(" "), name).toMatch(/healthz/);
+      expect(s.depends_on?.["provision"]?.condition).toBe("service_completed_successfully");
+    }
+  });
+
+  it("publishes no port but nats-1's client port, on the loopback only", () => {
+    const published = services.flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p}`));
+    expect(published).toEqual(["nats-1 127.0.0.1:4222:4222"]);
+  });
+
+  it("connects every Warden container with its own credentials, mounted read-only from a volume no one else mounts", () => {
+    const connecting = [...wardens, ...cliSteps.filter(([name]) => name !== "provision")];
+    const owners = new Map<string, string>();
+    for (const [name, s] of connecting) {
+      const creds = s.environment?.["NATS_CREDS"];
+      expect(creds, `${name} has NATS_CREDS`).toBeDefined();
+      const volume = volumeHolding(s, creds!);
+      expect(volume, `${name}: ${creds} is on a read-only named volume`).toBeDefined();
+      expect(owners.get(volume!), `${volume} is mounted by ${owners.get(volume!)} and ${name}`).toBeUndefined();
+      owners.set(volume!, name);
+    }
+    for (const [name, s] of services.filter(([n]) => n !== "provision")) {
+      const keys = mounts(s).filter((m) => m.source === "warden-home");
+      expect(keys, `${name} must not see the trust root`).toEqual([]);
+    }
+  });
+
+  it("provisions each service's identity folder under its own name, and the topology as the admin", () => {
+    const provision = compose.services["provision"]!;
+    expect(provision.command?.slice(1, 5)).toEqual(["cli/dist/main.js", "provision", "--out", "/warden"]);
+    const written = new Map(mounts(provision).map((m) => [m.source, m.target]));
+    expect(written.get("warden-home")).toBe("/warden");
+    expect(written.get("nats-auth")).toBe("/warden/server");
+    for (const [name, s] of wardens) {
+      const volume = volumeHolding(s, s.environment!["NATS_CREDS"]!);
+      expect(written.get(volume!), `${name}'s credentials come from provisioning`).toBe(`/warden/identities/${name}`);
+      expect(s.depends_on?.["topology"]?.condition, name).toBe("service_completed_successfully");
+    }
+    const topology = compose.services["topology"]!;
+    expect(written.get(volumeHolding(topology, topology.environment!["NATS_CREDS"]!)!)).toBe("/warden/identities/admin");
+    for (const [node] of natsNodes) expect(topology.depends_on?.[node]?.condition).toBe("service_healthy");
+  });
+
+  it("pins the approver's key: the approver signs with its provisioned key, every executor verifies against the provisioned public keys", () => {
+    const approver = compose.services["approver"]!;
+    const signing = approver.environment?.["WARDEN_APPROVER_SIGNING_KEY_FILE"];
+    expect(signing && volumeHolding(approver, signing)).toBeDefined();
+    for (const name of EXECUTORS) {
+      const s = compose.services[name]!;
+      const keys = s.environment?.["WARDEN_APPROVER_PUBLIC_KEYS_FILE"];
+      expect(keys, `${name} pins approver keys`).toBeDefined();
+      expect(volumeHolding(s, keys!), name).toBe(volumeHolding(s, s.environment!["NATS_CREDS"]!));
     }
   });
 });
