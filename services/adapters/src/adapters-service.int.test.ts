@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listTools } from "@warden/registry";
-import { createAgentClient } from "@warden/sdk";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { stringify } from "yaml";
 import { eventually } from "../../../test/support/eventually.js";
 import { NODE, startAdaptersWarden, tempDir, TEST_POLICY, type AdaptersWarden } from "../test/harness.js";
@@ -31,20 +31,31 @@ const echoTool = (domain: string) => ({
 
 describe("the adapters service: a folder of manifests, one executor per domain", () => {
   let w: AdaptersWarden;
+  let agent: AgentClient;
 
   beforeAll(async () => {
     w = await startAdaptersWarden(TEST_POLICY);
+    agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "llm", timeoutMs: 15_000 });
   });
   afterAll(async () => w?.stop());
+
+  /** The adapters run as the executor identity of their manifests' domains, with the approver key pinned. */
+  const asAdapters = async (domains: readonly string[]) => ({ bus: await w.executorBus(domains), log: w.log, approverKeys: w.approverKeys });
+  /** What an adapters process gets from its deployment: where NATS is, its credentials, the pinned key. */
+  const processEnv = async (domains: readonly string[]) => ({
+    PATH: process.env["PATH"] ?? "",
+    NATS_URL: w.nats.url,
+    NATS_CREDS: await w.executorCreds(domains),
+    WARDEN_APPROVER_PUBLIC_KEYS: w.approverKeys.join(","),
+  });
 
   it("loads every manifest of a folder and runs each domain", async () => {
     const dir = tempDir("folder");
     writeFileSync(join(dir, "one.yaml"), stringify(echoTool("one")));
     writeFileSync(join(dir, "two.json"), JSON.stringify(echoTool("two")));
     writeFileSync(join(dir, "notes.txt"), "not a manifest");
-    const service = w.track(await startAdaptersService({ bus: w.bus, log: w.log, manifests: dir, env: {} }));
+    const service = w.track(await startAdaptersService({ ...(await asAdapters(["one", "two"])), manifests: dir, env: {} }));
     expect(service.domains.map((d) => d.domain)).toEqual(["one", "two"]);
-    const agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "llm", timeoutMs: 15_000 });
     expect(await agent.call("two.echo", { word: "hello" })).toMatchObject({ ok: true, data: { stdout: "hello" } });
   });
 
@@ -63,14 +74,14 @@ describe("the adapters service: a folder of manifests, one executor per domain",
     const dir = tempDir("no-sandbox");
     writeFileSync(join(dir, "x.yaml"), stringify(echoTool("nosandbox")));
     await expect(
-      startAdaptersService({ bus: w.bus, log: w.log, manifests: dir, env: {}, sandbox: { available: false, reason: "test machine" } }),
+      startAdaptersService({ ...(await asAdapters(["nosandbox"])), manifests: dir, env: {}, sandbox: { available: false, reason: "test machine" } }),
     ).rejects.toThrow(AdapterConfigError);
   });
 
   it("refuses to start a domain whose MCP server cannot be started, saying why", async () => {
     const dir = tempDir("bad-mcp");
     writeFileSync(join(dir, "m.yaml"), stringify({ domain: "badmcp", mcp: { transport: "stdio", command: NODE, args: ["-e", "process.exit(1)"], connectTimeoutMs: 2_000 } }));
-    const err = await startAdaptersService({ bus: w.bus, log: w.log, manifests: dir, env: {} }).catch((e: unknown) => e);
+    const err = await startAdaptersService({ ...(await asAdapters(["badmcp"])), manifests: dir, env: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AdapterConfigError);
     expect((err as Error).message).toMatch(/m\.yaml: the MCP server cannot be used: /);
   });
@@ -78,8 +89,7 @@ describe("the adapters service: a folder of manifests, one executor per domain",
   it("runs the example manifests the documentation shows", async () => {
     const loaded = await loadManifestDir(EXAMPLES);
     expect(loaded.map((l) => l.manifest.domain).sort()).toEqual(["everything", "files", "weather"]);
-    w.track(await startAdaptersService({ bus: w.bus, log: w.log, manifests: loaded, env: { PATH: process.env["PATH"] } }));
-    const agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "llm", timeoutMs: 15_000 });
+    w.track(await startAdaptersService({ ...(await asAdapters(loaded.map((l) => l.manifest.domain))), manifests: loaded, env: { PATH: process.env["PATH"] } }));
     const grep = await agent.call("files.grep", { pattern: "domain: files" });
     expect(grep).toMatchObject({ ok: true, data: { exitCode: 0, stdout: expect.stringContaining("files.yaml") } });
     const records = await listTools(w.bus);
@@ -91,7 +101,7 @@ describe("the adapters service: a folder of manifests, one executor per domain",
     mkdirSync(join(dir, "manifests"));
     writeFileSync(join(dir, "manifests", "proc.yaml"), stringify(echoTool("proc")));
     const child = spawn(NODE, [MAIN], {
-      env: { PATH: process.env["PATH"] ?? "", NATS_URL: w.nats.url, WARDEN_MANIFESTS_DIR: join(dir, "manifests"), LOG_LEVEL: "warn" },
+      env: { ...(await processEnv(["proc"])), WARDEN_MANIFESTS_DIR: join(dir, "manifests"), LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
@@ -99,7 +109,6 @@ describe("the adapters service: a folder of manifests, one executor per domain",
       const records = await listTools(w.bus);
       expect(records.ok && records.value.some((t) => t.descriptor.name === "proc.echo")).toBe(true);
     }, 15_000);
-    const agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "llm", timeoutMs: 15_000 });
     expect(await agent.call("proc.echo", { word: "from-a-process" })).toMatchObject({ ok: true, data: { stdout: "from-a-process" } });
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
@@ -108,7 +117,7 @@ describe("the adapters service: a folder of manifests, one executor per domain",
   it("exits with the manifest's error when a manifest is invalid", async () => {
     const dir = tempDir("main-bad");
     writeFileSync(join(dir, "bad.yaml"), "domain: bad\ntools: []\n");
-    const child = spawn(NODE, [MAIN], { env: { PATH: process.env["PATH"] ?? "", NATS_URL: w.nats.url, WARDEN_MANIFESTS_DIR: dir, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(NODE, [MAIN], { env: { ...(await processEnv(["bad"])), WARDEN_MANIFESTS_DIR: dir, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()));
     const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { stringify } from "yaml";
-import { startApproverService } from "@warden/approver";
+import { generateApproverKeyPair, startApproverService } from "@warden/approver";
 import type { Bus, Logger } from "@warden/bus";
-import { OBJECT_STORE_ARTIFACTS, STREAM_CALLS, type PolicyDocumentInput } from "@warden/contracts";
+import { OBJECT_STORE_ARTIFACTS, STREAM_CALLS, type PolicyDocumentInput, type ServiceRole } from "@warden/contracts";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startRegistryService } from "@warden/registry";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
@@ -23,7 +23,18 @@ interface Stoppable {
 
 export interface AdaptersWarden {
   readonly nats: TestNats;
+  /** An admin connection: for setting up (policy, enabling tools) and reading the stream, never to act as a caller. */
   readonly bus: Bus;
+  /** The approver public keys the adapters pin (`approverKeys`), as provisioning hands them out. */
+  readonly approverKeys: readonly string[];
+  /** A connection as the adapters' executor identity for these manifest domains (`warden up` mints one per service). */
+  executorBus(domains: readonly string[]): Promise<Bus>;
+  /** The credentials file of that identity, for an adapters process (NATS_CREDS). */
+  executorCreds(domains: readonly string[]): Promise<string>;
+  /** A connection as an agent principal (clients account). */
+  agentBus(principal: string): Promise<Bus>;
+  /** A connection as a person (clients account): calls tools and decides approvals as themself. */
+  humanBus(name: string): Promise<Bus>;
   /** Every service's logs and the adapters' go here (debug level), to be scanned for secrets. */
   readonly log: Logger;
   logs(): string;
@@ -31,7 +42,12 @@ export interface AdaptersWarden {
   stop(): Promise<void>;
 }
 
-/** Registry, policy and approver in-process over a real nats-server, all logging into one buffer. */
+/** The executor identity an adapters service running `domains` connects as. */
+export function adaptersIdentity(domains: readonly string[]) {
+  return { kind: "executor" as const, name: `adapters-${[...domains].sort().join("-")}`, domains: [...domains] };
+}
+
+/** Registry, policy and approver in-process over a real nats-server, each as its own identity, all logging into one buffer. */
 export async function startAdaptersWarden(policy: PolicyDocumentInput): Promise<AdaptersWarden> {
   const nats = await startTestNats();
   const bus = await nats.bus("adapters-test");
@@ -45,14 +61,22 @@ export async function startAdaptersWarden(policy: PolicyDocumentInput): Promise<
   const log = pino({ level: "debug", base: { service: "adapters-test" } }, sink);
   const put = await putPolicyDocument(bus, policy);
   if (!put.ok) throw new Error(`test policy refused: ${put.error.message}`);
+  // the approver signs with a key provisioned here; the adapters pin its public half, as `warden up` does
+  const approverKey = generateApproverKeyPair();
+  const serviceBus = (role: ServiceRole) => nats.connectAs({ kind: "service", name: role, role });
   const services: Stoppable[] = [
-    await startRegistryService({ bus, log }),
-    await startPolicyService({ bus, log }),
-    await startApproverService({ bus, log, sweepIntervalMs: 200 }),
+    await startRegistryService({ bus: await serviceBus("registry"), log }),
+    await startPolicyService({ bus: await serviceBus("policy"), log }),
+    await startApproverService({ bus: await serviceBus("approver"), log, sweepIntervalMs: 200, signingKeyPem: approverKey.privateKeyPem }),
   ];
   return {
     nats,
     bus,
+    approverKeys: [approverKey.publicKeyDerBase64],
+    executorBus: (domains) => nats.connectAs(adaptersIdentity(domains)),
+    executorCreds: (domains) => nats.credsOf(adaptersIdentity(domains)),
+    agentBus: (principal) => nats.connectAs({ kind: "agent", name: principal }),
+    humanBus: (name) => nats.connectAs({ kind: "human", name }),
     log,
     logs: () => lines.join(""),
     track(s) {

@@ -75,13 +75,15 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     });
     w.track(
       await startAdaptersService({
-        bus: w.bus,
+        // the adapters run as their domain's executor identity, the agent as itself
+        bus: await w.executorBus([loaded.manifest.domain]),
         log: w.log,
         manifests: [loaded],
         env: { ...process.env, ALLOWED_VAR: "allowed-value" },
+        approverKeys: w.approverKeys,
       }),
     );
-    agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "plan", timeoutMs: 15_000 });
+    agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
   afterAll(async () => {
     delete process.env["WARDEN_TEST_LEAK"];

@@ -95,8 +95,9 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
         },
       ],
     });
-    w.track(await startAdaptersService({ bus: w.bus, log: w.log, manifests: [loaded], env: {} }));
-    agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "plan", timeoutMs: 15_000 });
+    // the adapters run as their domain's executor identity, the agent as itself
+    w.track(await startAdaptersService({ bus: await w.executorBus([loaded.manifest.domain]), log: w.log, manifests: [loaded], env: {}, approverKeys: w.approverKeys }));
+    agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await w?.stop();
@@ -141,7 +142,13 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
       http: { method: "DELETE", url: `${base}/x`, allowHosts: ["127.0.0.1"] },
     });
     const executor = w.track(
-      await startExecutor({ bus: w.bus, log: w.log, domain: "httpraw", tools: [httpTool("httpraw", { ...entry, http: entry.http! }, { secrets: new SecretStore([], { env: {} }) })] }),
+      await startExecutor({
+        bus: await w.executorBus(["httpraw"]),
+        log: w.log,
+        domain: "httpraw",
+        tools: [httpTool("httpraw", { ...entry, http: entry.http! }, { secrets: new SecretStore([], { env: {} }) })],
+        approverKeys: w.approverKeys,
+      }),
     );
     expect(executor.registered[0]).toMatchObject({ name: "httpraw.wipe" });
     const before = seen.length;

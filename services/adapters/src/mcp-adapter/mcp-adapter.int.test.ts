@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import type { ToolRecord } from "@warden/contracts";
 import { setToolStatus, listTools } from "@warden/registry";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "../../../../test/support/eventually.js";
 import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService, type AdaptersService } from "../adapters-service.js";
@@ -16,10 +16,12 @@ const FIXTURE_SERVER = join(FIXTURES, "mcp-fixture-server.mjs");
 describe("MCP adapter: discovered tools, enabled by an operator, versioned by content", () => {
   let w: AdaptersWarden;
   let human: AgentClient;
+  let alice: ApproverClient;
   const services: AdaptersService[] = [];
 
   const start = async (loaded: LoadedManifest, env: Record<string, string> = {}) => {
-    const s = await startAdaptersService({ bus: w.bus, log: w.log, manifests: [loaded], env });
+    // the adapters run as their domain's executor identity, with the approver key pinned
+    const s = await startAdaptersService({ bus: await w.executorBus([loaded.manifest.domain]), log: w.log, manifests: [loaded], env, approverKeys: w.approverKeys });
     services.push(s);
     return s;
   };
@@ -36,7 +38,10 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
 
   beforeAll(async () => {
     w = await startAdaptersWarden(TEST_POLICY);
-    human = createAgentClient({ bus: w.bus, principal: "alice", mode: "human", timeoutMs: 15_000 });
+    // alice calls and decides as herself; the admin connection enables tools and reads the stream
+    const aliceBus = await w.humanBus("alice");
+    human = createAgentClient({ bus: aliceBus, principal: "alice", mode: "human", timeoutMs: 15_000 });
+    alice = createApproverClient({ bus: aliceBus, approver: "alice" });
   });
   afterAll(async () => {
     for (const s of services) await s.stop();
@@ -112,7 +117,6 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
       expect(service.domains[0]!.tools().get("fixture.notify")).toBe("1.0.1");
 
       // the approval was for 1.0.0: granting it now is refused at the executor
-      const alice = createApproverClient({ bus: w.bus, approver: "alice" });
       const requested = await readEvent(w.bus, "fixture", pending.callId, "ApprovalRequested");
       expect(requested?.data).toMatchObject({ approvalId: pending.approvalId, version: "1.0.0" });
       expect(await alice.approve(pending.approvalId!, requested!.data.argsHash)).toMatchObject({ ok: true });

@@ -89,16 +89,18 @@ describe("secrets: injected at run time, never recorded", () => {
     });
     w.track(
       await startAdaptersService({
-        bus: w.bus,
+        // the adapters run as the executor identity of their two domains, the agent as itself
+        bus: await w.executorBus([manifest.manifest.domain, everything.manifest.domain]),
         log: w.log,
         manifests: [manifest, everything],
         env: { VAULT_CLI_TOKEN: CLI_SECRET, VAULT_MCP_TOKEN: MCP_SECRET },
         secretsFile,
+        approverKeys: w.approverKeys,
       }),
     );
     const enabled = await setToolStatus(w.bus, { name: "vaultmcp.get-env", status: "enabled" });
     if (!enabled.ok) throw new Error(enabled.error.message);
-    agent = createAgentClient({ bus: w.bus, principal: "agent", mode: "plan", timeoutMs: 15_000 });
+    agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await w?.stop();
@@ -141,7 +143,8 @@ describe("secrets: injected at run time, never recorded", () => {
     const calls = await rawCallsStream(w.bus);
     const artifacts = await rawArtifacts(w.bus);
     const logs = w.logs();
-    const view = await fetchToolView(w.bus, { principal: "alice", mode: "human", format: "mcp", explain: true });
+    // the view alice gets when she asks for it herself
+    const view = await fetchToolView(await w.humanBus("alice"), { principal: "alice", mode: "human", format: "mcp", explain: true });
     expect(view.ok).toBe(true);
     // the scans must have something to look at, or they would pass vacuously
     expect(calls).toContain("[REDACTED:cli_token]");
