@@ -27,13 +27,28 @@ export function serveRpc(bus: Bus, subject: string, queue: string, log: Logger, 
             reply = { ok: false, error: wardenError("INTERNAL", (e as Error).message) };
           }
         }
-        if (msg.reply) msg.respond(encodeJson(reply));
+        if (msg.reply === undefined || msg.reply === "") return;
+        // a reply subject is the asker's inbox: answering on anything else (a stream subject) would
+        // let a service inside the Warden account write a message where an event belongs
+        if (!isInboxSubject(msg.reply)) {
+          log.warn({ subject: msg.subject, reply: msg.reply }, "rpc reply subject is not an inbox; not answered");
+          return;
+        }
+        msg.respond(encodeJson(reply));
       })();
     },
   });
 }
 
-/** Sends a request; no responder, a timeout or a garbled answer come back as an error value. */
+/** Inboxes of this account (`_INBOX.`) and replies remapped across accounts (`_R_.`). */
+export function isInboxSubject(subject: string): boolean {
+  return subject.startsWith("_INBOX.") || subject.startsWith("_R_.");
+}
+
+/**
+ * Sends a request; no responder, a timeout or a garbled answer come back as an error value
+ * (UNAVAILABLE), and a request the server's permissions refuse as FORBIDDEN.
+ */
 export async function requestRpc(bus: Bus, subject: string, payload: unknown, timeoutMs = 5_000): Promise<Reply> {
   let msg: Msg;
   try {
@@ -49,5 +64,7 @@ export async function requestRpc(bus: Bus, subject: string, payload: unknown, ti
 
 function unavailable(subject: string, err: unknown): WardenError {
   const text = (err as Error).message ?? String(err);
+  // the server refused the request itself: asking again, or waiting for a service, cannot help
+  if (/permissions violation/i.test(text)) return wardenError("FORBIDDEN", `this identity may not ask on ${subject} (${text})`);
   return wardenError("UNAVAILABLE", `no answer on ${subject} (${text}); is the service running?`);
 }

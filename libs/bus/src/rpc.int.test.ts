@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callEventSubject, newId, STREAM_CALLS } from "@warden/contracts";
+import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import type { Bus } from "./bus.js";
+import { silentLogger } from "./logger.js";
+import { requestRpc, serveRpc } from "./rpc.js";
+
+describe("serveRpc", () => {
+  let nats: TestNats;
+  let server: Bus;
+  let asker: Bus;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    await nats.bus("setup");
+    server = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
+    asker = await nats.connectAs({ kind: "executor", name: "kb-executor", domains: ["kb"] });
+    serveRpc(server, "warden.registry.list", "q", silentLogger(), async () => ({ ok: true, value: { answer: 42 } }));
+  });
+  afterAll(async () => nats.stop());
+
+  it("answers a request on the asker's inbox", async () => {
+    expect(await requestRpc(asker, "warden.registry.list", {})).toEqual({ ok: true, value: { answer: 42 } });
+  });
+
+  it("never answers on a reply subject that is not an inbox, so no answer lands on the call stream", async () => {
+    const callId = newId();
+    const forged = callEventSubject("kb", callId, "ToolArgsValidated");
+    asker.nc.publish("warden.registry.list", new TextEncoder().encode("{}"), { reply: forged });
+    await asker.nc.flush();
+    // the answer to a real request, asked after the forged one on the same connection, proves the first was handled
+    expect(await requestRpc(asker, "warden.registry.list", {})).toMatchObject({ ok: true });
+    const admin = await nats.bus("check");
+    expect(await admin.jsm.streams.getMessage(STREAM_CALLS, { last_by_subj: forged })).toBeNull();
+  });
+});
