@@ -5,9 +5,11 @@ import { approveCommand, denyCommand } from "./commands/decide.js";
 import { helpCommand, USAGE } from "./commands/help.js";
 import { policyCommand } from "./commands/policy.js";
 import { principalCommand } from "./commands/principal.js";
+import { provisionCommand } from "./commands/provision.js";
 import { replayCommand } from "./commands/replay.js";
 import { registerCommand } from "./commands/register.js";
 import { toolsCommand } from "./commands/tools.js";
+import { topologyCommand } from "./commands/topology.js";
 import { traceCommand } from "./commands/trace.js";
 import { upCommand } from "./commands/up.js";
 import { CliError, EXIT_FAILED } from "./errors.js";
@@ -26,6 +28,8 @@ const COMMANDS: Record<string, Command> = {
   replay: replayCommand,
   policy: policyCommand,
   principal: principalCommand,
+  provision: provisionCommand,
+  topology: topologyCommand,
   register: registerCommand,
   help: helpCommand,
   "--help": helpCommand,

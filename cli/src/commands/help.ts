@@ -3,9 +3,10 @@ import type { Command } from "../io.js";
 
 export const USAGE = `warden: governs what AI agents do (tool calls over NATS JetStream)
 
-usage: warden <command> [options]        (every command takes --json; NATS_URL picks the server)
+usage: warden <command> [options]        (every command takes --json)
 
-  up [--demo]                                    start NATS (if needed), the services and the demo; Ctrl-C stops
+  up [--demo] [--nats-port N|0] [--insecure]     start a secured nats-server (or use NATS_URL), the services and
+                                                 the demo; keys and credentials in WARDEN_HOME (./.warden); Ctrl-C stops
   tools [--mode M] [--principal P] [--flags k=v,k2=v2] [--scope S]
         [--format openai|anthropic|mcp|table] [--explain]
                                                  the tools a caller may see, and (--explain) why others are hidden
@@ -25,6 +26,16 @@ usage: warden <command> [options]        (every command takes --json; NATS_URL p
   policy show                                    the policy document in force
   register FILE [--status S] [--discover] [--dry-run]
                                                  validate a tool manifest (CLI, HTTP, MCP) and register its tools
+  principal add NAME --kind agent|human|executor|service|auditor [--domains D,..] [--role R]
+                                                 mint an identity's credentials (no restart needed)
+  principal revoke NAME                          the server refuses NAME's credentials from now on
+  principal list                                 identities in WARDEN_HOME
+  provision --out DIR [--demo] [--url U] [--routes h:p,..] [--owner UID:GID]
+                                                 offline: keys, server auth files, one credentials folder per identity
+  topology [--demo]                              as the admin: create and check streams and buckets (WARDEN_REPLICAS)
+
+who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and tools act as
+  --principal; operator commands (trace, audit, replay, policy, register, tools enable|disable) as admin
 
 defaults: --mode human, --principal $WARDEN_PRINCIPAL or "cli"
 exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable`;

@@ -1,11 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { ensureTopology, type Bus } from "@warden/bus";
 import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
-import { approverPublicKeyOf, generateApproverKeyPair } from "@warden/approver";
-import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, SUPPORT_DESK_DOMAINS } from "@warden/example-support-desk";
 import type { IdentitySpecInput } from "@warden/contracts";
-import { openWardenHome, standardIdentities, type WardenHome } from "@warden/identity";
+import { openWardenHome } from "@warden/identity";
 import { listTools } from "@warden/registry";
 import { pino } from "pino";
 import { JSON_OPTION, parseCommandArgs } from "../args.js";
@@ -14,6 +10,7 @@ import { exampleApprover, upText, type UpSummary } from "../domain/up-text.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
+import { approverSigningKey, provisionIdentities } from "../up/identities.js";
 import { checkServerRefusesAnonymous, provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
 import { startServices, type StartedServices } from "../up/start-services.js";
 
@@ -40,11 +37,7 @@ export const upCommand: Command = async (argv, io) => {
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir ? await loadManifestDir(manifestsDir) : [];
   // every identity the README's commands use exists before anything starts
-  const specs = standardIdentities({
-    adapterDomains: manifests.map((m) => m.manifest.domain),
-    ...(demo ? { demo: { domains: SUPPORT_DESK_DOMAINS, buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS] } } : {}),
-  });
-  for (const spec of specs) await home.addIdentity(spec);
+  await provisionIdentities(home, { demo, manifests });
 
   const buses: Bus[] = [];
   let nats: ProvisionedNats | undefined;
@@ -72,7 +65,7 @@ export const upCommand: Command = async (argv, io) => {
     // on a server Warden did not provision and that is not secured, everyone shares the given credentials
     const shared = insecure && nats.server === undefined;
     const connectAs = async (spec: IdentitySpecInput): Promise<Bus> => {
-      const entry = await home.addIdentity(spec);
+      const entry = await home.addIdentity(spec, { replace: true });
       const creds = shared ? io.env["NATS_CREDS"] : entry.creds;
       const config = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: url, ...(creds ? { NATS_CREDS: creds } : {}) });
       const bus = await openBus(config, `warden-${spec.name}`);
@@ -116,20 +109,6 @@ export const upCommand: Command = async (argv, io) => {
   io.err("warden: stopped");
   return EXIT_OK;
 };
-
-/** The approver's signing key, made once per home; its public half is what executors pin. */
-function approverSigningKey(home: WardenHome): { privateKeyPem: string } {
-  const path = join(home.dir, "keys", "approver.pem");
-  let privateKeyPem: string;
-  if (existsSync(path)) privateKeyPem = readFileSync(path, "utf8");
-  else {
-    privateKeyPem = generateApproverKeyPair().privateKeyPem;
-    writeFileSync(path, privateKeyPem, { mode: 0o600 });
-  }
-  const { publicKeyDerBase64 } = approverPublicKeyOf(privateKeyPem);
-  if (!home.env().approverPublicKeys.includes(publicKeyDerBase64)) home.setApproverPublicKeys([publicKeyDerBase64]);
-  return { privateKeyPem };
-}
 
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

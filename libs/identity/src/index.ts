@@ -1,5 +1,5 @@
 export { DEMO_AGENTS, DEMO_PEOPLE, pushAccountJwts, standardIdentities, type StandardIdentitiesOptions } from "./provision.js";
-export { renderServerConfig, type ServerConfigOptions } from "./server-config.js";
+export { renderAuthConfig, renderServerConfig, type ServerConfigOptions } from "./server-config.js";
 export { accountJwts, createTrustRoot, mintSystemUser, mintUser, type AccountJwts, type MintedUser, type TrustRoot } from "./trust-root.js";
 export {
   DEFAULT_WARDEN_HOME,

@@ -3,7 +3,7 @@ import { connect, credsAuthenticator } from "@nats-io/transport-node";
 import type { AccountJwts } from "./trust-root.js";
 
 /** The demo's people and agent: who `warden up --demo` provisions besides the services. */
-export const DEMO_PEOPLE = ["alice", "bob"] as const;
+export const DEMO_PEOPLE = ["alice", "bob", "dana"] as const;
 export const DEMO_AGENTS = ["support-bot"] as const;
 
 export interface StandardIdentitiesOptions {

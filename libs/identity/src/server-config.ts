@@ -10,14 +10,19 @@ export interface ServerConfigOptions {
   readonly systemAccount: string;
 }
 
+/** The operator-mode lines every node needs: whom to trust and the accounts it starts with. */
+export function renderAuthConfig(jwts: AccountJwts, systemAccount: string): string {
+  const preload = Object.entries(jwts.accounts)
+    .map(([pub, jwt]) => `  ${pub}: ${jwt}`)
+    .join("\n");
+  return [`operator: ${jwts.operator}`, `system_account: ${systemAccount}`, "resolver_preload: {", preload, "}", ""].join("\n");
+}
+
 /**
  * A single-node nats-server configuration in operator mode: every client must present a user JWT
  * signed by one of the trusted accounts; there is no anonymous or default user.
  */
 export function renderServerConfig(o: ServerConfigOptions): string {
-  const preload = Object.entries(o.jwts.accounts)
-    .map(([pub, jwt]) => `  ${pub}: ${jwt}`)
-    .join("\n");
   return [
     "# written by warden: operator-mode auth (docs/security.md); regenerated on every `warden up`",
     `host: ${JSON.stringify(o.host)}`,
@@ -26,12 +31,7 @@ export function renderServerConfig(o: ServerConfigOptions): string {
     // a user JWT carries its permissions; an executor of several domains needs more than the 4 KiB default
     "max_control_line: 32768",
     `jetstream { store_dir: ${JSON.stringify(o.storeDir)} }`,
-    `operator: ${o.jwts.operator}`,
-    `system_account: ${o.systemAccount}`,
     `resolver: { type: full, dir: ${JSON.stringify(o.resolverDir)}, allow_delete: false, interval: "2m" }`,
-    "resolver_preload: {",
-    preload,
-    "}",
-    "",
+    renderAuthConfig(o.jwts, o.systemAccount),
   ].join("\n");
 }

@@ -29,6 +29,8 @@ export const EnvFileSchema = z.object({
   identities: z.record(TokenSchema, IdentityEntrySchema),
   /** Approver public keys (base64 SPKI) executors pin. */
   approverPublicKeys: z.array(z.string()).default([]),
+  /** User keys replaced by a re-minted identity (its rights changed): refused like revoked ones. */
+  retiredKeys: z.record(z.string(), z.string()).default({}),
 });
 export type EnvFile = z.infer<typeof EnvFileSchema>;
 
@@ -43,8 +45,12 @@ export interface WardenHome {
   readonly root: TrustRoot;
   /** The env file as it is now (identities minted so far). */
   env(): EnvFile;
-  /** Mints an identity's credentials (0600) unless it exists with the same spec; a different spec under a taken name is an error. */
-  addIdentity(spec: IdentitySpecInput): Promise<IdentityEntry>;
+  /**
+   * Mints an identity's credentials (0600) unless it exists with the same spec. A different spec
+   * under a taken name is an error, unless `replace`: then the old key is retired (refused by the
+   * server from the next configuration or account push) and new credentials are minted.
+   */
+  addIdentity(spec: IdentitySpecInput, opts?: { replace?: boolean }): Promise<IdentityEntry>;
   identity(name: string): IdentityEntry | undefined;
   /** Marks an identity revoked; returns the account JWTs to push so the server refuses it. */
   revoke(name: string): Promise<AccountJwts>;
@@ -84,17 +90,19 @@ export function openWardenHome(dir: string): WardenHome {
     root = createTrustRoot();
     writeSecret(trustPath, JSON.stringify(seedsOf(root), null, 2));
   }
-  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [] };
+  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [], retiredKeys: {} };
   if (existsSync(envPath)) {
     const parsed = EnvFileSchema.safeParse(JSON.parse(readFileSync(envPath, "utf8")));
     if (!parsed.success) throw new IdentityError(`${envPath} is not a Warden env file: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     env = parsed.data;
   }
   const save = () => writeSecret(envPath, `${JSON.stringify(env, null, 2)}\n`);
+  const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
   const revoked = () =>
-    Object.fromEntries(
-      Object.values(env.identities).flatMap((e) => (e.revokedAt ? [[e.publicKey, Math.floor(Date.parse(e.revokedAt) / 1000)]] : [])),
-    );
+    Object.fromEntries([
+      ...Object.entries(env.retiredKeys).map(([key, at]) => [key, seconds(at)] as const),
+      ...Object.values(env.identities).flatMap((e) => (e.revokedAt ? [[e.publicKey, seconds(e.revokedAt)] as const] : [])),
+    ]);
 
   return {
     dir: home,
@@ -102,14 +110,16 @@ export function openWardenHome(dir: string): WardenHome {
     storeDir: join(home, "nats", "store"),
     env: () => env,
     identity: (name) => env.identities[name],
-    async addIdentity(input) {
+    async addIdentity(input, opts = {}) {
       const spec: IdentitySpec = IdentitySpecSchema.parse(input);
       const existing = env.identities[spec.name];
       if (existing !== undefined && !existing.revokedAt) {
-        if (JSON.stringify(existing.spec) !== JSON.stringify(spec)) {
-          throw new IdentityError(`identity ${spec.name} already exists as ${existing.spec.kind}; pick another name`);
+        const same = JSON.stringify(existing.spec) === JSON.stringify(spec);
+        if (!same && !opts.replace) {
+          throw new IdentityError(`identity ${spec.name} already exists as ${existing.spec.kind} with other rights; pick another name or revoke it first`);
         }
-        if (existsSync(existing.creds)) return existing;
+        if (same && existsSync(existing.creds)) return existing;
+        if (!same) env = { ...env, retiredKeys: { ...env.retiredKeys, [existing.publicKey]: new Date().toISOString() } };
       }
       const user = await mintUser(root, spec);
       const credsPath = join(home, "creds", `${spec.name}.creds`);

@@ -1,0 +1,94 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
+import { openWardenHome, renderAuthConfig } from "@warden/identity";
+import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import { EXIT_OK, usageError } from "../errors.js";
+import type { Command } from "../io.js";
+import { emit } from "../output.js";
+import { approverSigningKey, provisionIdentities } from "../up/identities.js";
+
+const OPTIONS = {
+  ...JSON_OPTION,
+  out: { type: "string" },
+  demo: { type: "boolean" },
+  url: { type: "string" },
+  routes: { type: "string" },
+  owner: { type: "string" },
+} as const;
+
+const ROUTE_USER = "warden-route";
+
+/**
+ * `warden provision --out DIR [--demo] [--url URLS] [--routes h:p,...] [--owner UID:GID]`:
+ * everything a cluster needs, offline (no NATS contacted), for servers Warden does not start
+ * itself: DIR is a WARDEN_HOME (keys, credentials, env.json); DIR/server holds the nodes' auth
+ * files; DIR/identities/<name>/ one folder per identity to mount into its container. Re-running
+ * keeps existing keys and credentials and mints only what is missing.
+ */
+export const provisionCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+  if (values.out === undefined) throw usageError("--out DIR is required: where the home, server files and identity folders go");
+  const owner = parseOwner(values.owner);
+  const dir = resolve(io.cwd, values.out);
+  const home = openWardenHome(dir);
+  if (values.url !== undefined) home.setUrl(values.url);
+  const approver = approverSigningKey(home);
+  const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
+  const manifests: LoadedManifest[] = manifestsDir && existsSync(manifestsDir) ? await loadManifestDir(manifestsDir) : [];
+  const entries = await provisionIdentities(home, { demo: values.demo ?? false, manifests });
+
+  const serverDir = join(dir, "server");
+  mkdirSync(serverDir, { recursive: true });
+  writeFileSync(join(serverDir, "auth.conf"), renderAuthConfig(await home.jwts(), home.root.system.getPublicKey()), { mode: 0o644 });
+  const routes = values.routes?.split(",").map((r) => r.trim()).filter((r) => r !== "") ?? [];
+  if (routes.length > 0) {
+    const secret = routeSecret(dir);
+    const lines = [
+      `authorization { user: ${ROUTE_USER}, password: ${JSON.stringify(secret)} }`,
+      `routes [ ${routes.map((r) => JSON.stringify(`nats-route://${ROUTE_USER}:${secret}@${r}`)).join(", ")} ]`,
+      "",
+    ];
+    // the route secret lets a node join the cluster: readable by the server only
+    writeFileSync(join(serverDir, "cluster.conf"), lines.join("\n"), { mode: 0o640 });
+  }
+
+  const keysFile = `${home.env().approverPublicKeys.join("\n")}\n`;
+  for (const entry of entries) {
+    const idDir = join(dir, "identities", entry.spec.name);
+    mkdirSync(idDir, { recursive: true, mode: 0o700 });
+    copyFileSync(entry.creds, join(idDir, "nats.creds"));
+    chmodSync(join(idDir, "nats.creds"), 0o600);
+    writeFileSync(join(idDir, "approver-public-keys"), keysFile, { mode: 0o644 });
+    if (entry.spec.kind === "service" && entry.spec.role === "approver") {
+      writeFileSync(join(idDir, "approver.pem"), approver.privateKeyPem, { mode: 0o600 });
+    }
+    if (owner !== undefined) for (const f of ["", "nats.creds", "approver-public-keys", "approver.pem"]) chownIfExists(join(idDir, f), owner);
+  }
+  const names = entries.map((e) => e.spec.name);
+  emit(io, values.json ?? false, { ok: true, home: dir, server: serverDir, identities: names }, () =>
+    [`provisioned ${dir}`, `  server auth  ${serverDir}/auth.conf${routes.length > 0 ? ", cluster.conf" : ""}`, `  identities   ${names.join(", ")}`].join("\n"),
+  );
+  return EXIT_OK;
+};
+
+function routeSecret(dir: string): string {
+  const path = join(dir, "keys", "route-secret");
+  if (existsSync(path)) return readFileSync(path, "utf8").trim();
+  const secret = randomBytes(24).toString("base64url");
+  writeFileSync(path, secret, { mode: 0o600 });
+  return secret;
+}
+
+function parseOwner(value: string | undefined): { uid: number; gid: number } | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+):(\d+)$/.exec(value);
+  if (!m) throw usageError(`--owner must be UID:GID, not ${JSON.stringify(value)}`);
+  return { uid: Number(m[1]), gid: Number(m[2]) };
+}
+
+function chownIfExists(path: string, o: { uid: number; gid: number }): void {
+  if (existsSync(path)) chownSync(path, o.uid, o.gid);
+}
