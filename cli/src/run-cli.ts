@@ -53,7 +53,12 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
       emitError(io, json, err.code, err.message);
       return err.exitCode;
     }
-    emitError(io, json, "INTERNAL", `internal error: ${(err as Error).message ?? String(err)}`);
+    const message = (err as Error).message ?? String(err);
+    if (/permissions? violation/i.test(message)) {
+      emitError(io, json, "FORBIDDEN", `refused by the server: this identity may not do that (${message})`);
+      return EXIT_FAILED;
+    }
+    emitError(io, json, "INTERNAL", `internal error: ${message}`);
     return EXIT_FAILED;
   }
 }

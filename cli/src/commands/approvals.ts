@@ -1,7 +1,7 @@
 import { createApproverClient } from "@warden/sdk";
 import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
-import { CliError, EXIT_OK } from "../errors.js";
+import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
 
@@ -9,9 +9,10 @@ import { emit, renderTable } from "../output.js";
 export const approvalsCommand: Command = async (argv, io) => {
   const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
   if (positionals.length > 0) throw new CliError("INVALID_REQUEST", `unexpected arguments: ${positionals.join(" ")}`);
-  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus, identity) =>
-    createApproverClient({ bus, approver: identity ?? "admin" }).pending(),
-  );
+  // the inbox is a person's: it lists what that person may decide
+  if (values.as === undefined) throw usageError("--as NAME is required: whose approval inbox (e.g. --as alice)");
+  const approver = values.as;
+  const r = await withBus(io, { name: approver, creds: values.creds }, (bus) => createApproverClient({ bus, approver }).pending());
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const approvals = r.value;
   emit(io, values.json ?? false, { approvals }, () =>

@@ -14,7 +14,7 @@ usage: warden <command> [options]        (every command takes --json)
   tools disable NAME [--version V]               disable a tool
   call TOOL --args JSON [--mode M] [--principal P] [--scope S] [--flags k=v]
         [--version V] [--wait] [--timeout 30s]   ask for a tool call; returns at its end or when it needs approval
-  approvals                                      calls waiting for a person
+  approvals --as P                               calls waiting for person P to decide
   approve ID --as P [--reason R] [--args-hash H] grant an approval
   deny ID --as P --reason R [--args-hash H]      deny an approval
   trace CALL_ID                                  a call's timeline: who did what, which rule, approver, result, child calls

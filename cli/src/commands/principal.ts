@@ -32,6 +32,7 @@ async function add(argv: string[], io: CommandIo): Promise<number> {
   const name = onePositional(positionals, "NAME");
   const kind = values.kind;
   if (kind === undefined) throw usageError("--kind is required: agent, human, executor (with --domains), service (with --role) or auditor");
+  if (name.startsWith("agent-")) throw usageError(`${name}: names starting with agent- are the principals of subagents (agent.<name> tools)`);
   const domains = values.domains?.split(",").map((d) => d.trim()).filter((d) => d !== "") ?? [];
   let input: IdentitySpecInput;
   if (kind === "agent" || kind === "human" || kind === "auditor") input = { kind, name };
