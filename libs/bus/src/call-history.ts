@@ -1,6 +1,8 @@
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { CALLS_SUBJECT_ROOT, isSafeToken, STREAM_CALLS, WardenEventSchema, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
+
+const READ_TIMEOUT_MS = 5_000;
 import { decodeJson } from "./codec.js";
 
 export interface HistoryEntry {
@@ -16,23 +18,31 @@ export interface HistoryEntry {
  */
 export async function readCallHistory(bus: Bus, callId: string): Promise<HistoryEntry[]> {
   if (!isSafeToken(callId)) return [];
-  const consumer = await bus.js.consumers.get(STREAM_CALLS, {
+  // an ordered push consumer: reading needs no pull rights on the call stream (only a stage's
+  // owner may pull from its durable), and it is gone on its own once the read ends
+  const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, {
     filter_subjects: `${CALLS_SUBJECT_ROOT}.*.${callId}.>`,
     deliver_policy: DeliverPolicy.All,
   });
+  const messages = await consumer.consume();
   try {
+    // the consumer's info as created: how many messages the call had then
     const total = (await consumer.info(true)).num_pending;
     const out: HistoryEntry[] = [];
     if (total === 0) return out;
-    const iter = await consumer.fetch({ max_messages: total, expires: 5_000 });
-    for await (const m of iter) {
-      const d = decodeJson(m.data);
-      const parsed = d.ok ? WardenEventSchema.safeParse(d.value) : undefined;
-      out.push({ seq: m.seq, subject: m.subject, event: parsed?.success ? parsed.data : undefined });
-      if (out.length >= total) break;
+    const deadline = setTimeout(() => void messages.close(), READ_TIMEOUT_MS);
+    try {
+      for await (const m of messages) {
+        const d = decodeJson(m.data);
+        const parsed = d.ok ? WardenEventSchema.safeParse(d.value) : undefined;
+        out.push({ seq: m.seq, subject: m.subject, event: parsed?.success ? parsed.data : undefined });
+        if (out.length >= total) break;
+      }
+    } finally {
+      clearTimeout(deadline);
     }
     return out;
   } finally {
-    await consumer.delete().catch(() => undefined);
+    await messages.close().catch(() => undefined);
   }
 }
