@@ -3,7 +3,11 @@ import { silentLogger, type Bus } from "@warden/bus";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { startRegistryService, type RegistryService } from "../src/registry-service.js";
 
-/** A real nats-server with the topology and one registry service running in-process. */
+/**
+ * A real nats-server with the topology and one registry service running in-process, connected as
+ * the registry's own identity (the rights docs/security.md gives it). `bus` is an admin
+ * connection for setting things up; tests acting as a caller use `nats.connectAs`.
+ */
 export interface RegistryHarness {
   readonly nats: TestNats;
   readonly bus: Bus;
@@ -14,7 +18,8 @@ export interface RegistryHarness {
 export async function startRegistryHarness(): Promise<RegistryHarness> {
   const nats = await startTestNats();
   const bus = await nats.bus("registry-test");
-  const service = await startRegistryService({ bus: await nats.bus("registry"), log: silentLogger() });
+  const registryBus = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
+  const service = await startRegistryService({ bus: registryBus, log: silentLogger() });
   return {
     nats,
     bus,

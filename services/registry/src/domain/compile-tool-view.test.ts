@@ -21,6 +21,11 @@ const registry: ToolRecord[] = [
 const renamed = (r: ToolRecord, name: string): ToolRecord => ({ ...r, descriptor: { ...r.descriptor, name } });
 const q = (input: Partial<ToolViewQueryInput> = {}) => ToolViewQuerySchema.parse({ principal: "agent-1", mode: "llm", ...input });
 const explained = { explain: true };
+/** alice is a person the document names, with the kbAdmin flag granted; bob is a person without it. */
+const PEOPLE = PolicyDocumentSchema.parse({
+  version: "people-1",
+  principals: { alice: { kind: "human", flags: { kbAdmin: true } }, bob: { kind: "human" } },
+});
 const names = (v: { tools: { name: string }[] }) => v.tools.map((t) => t.name);
 const reasonOf = (v: { hidden: { name: string; reason: string }[] }, name: string) => v.hidden.find((h) => h.name === name)?.reason;
 
@@ -62,10 +67,24 @@ describe("compileToolView", () => {
   });
 
   it("shows a person every tool their context allows, send needing approval", () => {
-    const v = compileToolView(registry, EMPTY_POLICY_DOCUMENT, q({ principal: "alice", mode: "human", flags: { kbAdmin: true } }), explained);
+    const v = compileToolView(registry, PEOPLE, q({ principal: "alice", mode: "human" }), explained);
     expect(names(v)).toEqual(["customer.message", "kb.reindex", "kb.search", "ticket.submit"]);
     expect(v.tools.find((t) => t.name === "customer.message")?.decision).toBe("require_approval");
     expect(reasonOf(v, "ticket.fill")).toBe("out_of_scope");
+  });
+
+  it("refuses mode human to a principal the document does not name as a person", () => {
+    const v = compileToolView(registry, PEOPLE, q({ principal: "agent-1", mode: "human" }), explained);
+    expect(names(v)).toEqual([]);
+    expect(v.hidden.find((h) => h.name === "kb.search")).toMatchObject({ reason: "policy_denied", ruleIds: ["gate.human_mode_needs_person"] });
+  });
+
+  it("takes feature flags from the document: a caller may turn a granted flag off, never grant one", () => {
+    const narrowed = compileToolView(registry, PEOPLE, q({ principal: "alice", mode: "human", flags: { kbAdmin: false } }), explained);
+    expect(reasonOf(narrowed, "kb.reindex")).toBe("feature_flag_off");
+    const widened = compileToolView(registry, PEOPLE, q({ principal: "bob", mode: "human", flags: { kbAdmin: true } }), explained);
+    expect(names(widened)).not.toContain("kb.reindex");
+    expect(reasonOf(widened, "kb.reindex")).toBe("feature_flag_off");
   });
 
   it("lists each name once, at its newest enabled version", () => {
@@ -74,7 +93,7 @@ describe("compileToolView", () => {
   });
 
   it("restricts to the allowed tools, by name or wire name", () => {
-    const v = compileToolView(registry, EMPTY_POLICY_DOCUMENT, q({ mode: "human", only: ["kb__search", "ticket.submit"] }), explained);
+    const v = compileToolView(registry, PEOPLE, q({ principal: "alice", mode: "human", only: ["kb__search", "ticket.submit"] }), explained);
     expect(names(v)).toEqual(["kb.search", "ticket.submit"]);
     expect(reasonOf(v, "customer.message")).toBe("not_in_allowed_tools");
   });

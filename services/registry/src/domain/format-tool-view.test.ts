@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_POLICY_DOCUMENT, fromWireName, ToolViewQuerySchema, WIRE_NAME_PATTERN, type ToolRecord } from "@warden/contracts";
+import { fromWireName, PolicyDocumentSchema, ToolViewQuerySchema, WIRE_NAME_PATTERN, type ToolRecord } from "@warden/contracts";
 import { record } from "../../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
 import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiTools, toToolTable } from "./format-tool-view.js";
@@ -13,8 +13,10 @@ const registry: ToolRecord[] = [
 ];
 const descriptorOf = (name: string, version: string) =>
   registry.find((r) => r.descriptor.name === name && r.descriptor.version === version)?.descriptor;
+// only a principal the document names as a person may claim mode human
+const doc = PolicyDocumentSchema.parse({ version: "fmt-1", principals: { p1: { kind: "human" } } });
 const view = (mode: "llm" | "human", explain = false) =>
-  compileToolView(registry, EMPTY_POLICY_DOCUMENT, ToolViewQuerySchema.parse({ principal: "p1", mode }), { explain });
+  compileToolView(registry, doc, ToolViewQuerySchema.parse({ principal: "p1", mode }), { explain });
 
 describe("ToolView formatters", () => {
   it("gives OpenAI function tools named by wire names that round-trip to the tool names", () => {

@@ -1,6 +1,7 @@
 import { requestRpc, type Bus } from "@warden/bus";
 import {
   fail,
+  isSafeToken,
   ok,
   parseToolName,
   registryRegisterSubject,
@@ -60,5 +61,8 @@ export function listTools(bus: Bus, opts: RpcOptions = {}): Promise<Outcome<Tool
 
 /** The ToolView for one caller, compiled and formatted by the registry. */
 export function fetchToolView(bus: Bus, request: ToolViewRequestInput, opts: RpcOptions = {}): Promise<Outcome<ToolViewReply>> {
+  if (!isSafeToken(request.principal)) {
+    return Promise.resolve(fail("INVALID_REQUEST", `principal ${JSON.stringify(request.principal)} is not a safe subject token`));
+  }
   return call(bus, registryViewSubject(request.principal), request, ToolViewReplySchema, opts);
 }

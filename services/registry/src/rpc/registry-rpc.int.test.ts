@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kvPutJson } from "@warden/bus";
-import { BUCKET_POLICY, BUCKET_TOOLS, POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts";
+import { kvPutJson, requestRpc, type Bus } from "@warden/bus";
+import {
+  BUCKET_POLICY,
+  BUCKET_TOOLS,
+  POLICY_DOCUMENT_KEY,
+  PolicyDocumentSchema,
+  registryRegisterSubject,
+  registryStatusSubject,
+  type PolicyDocumentInput,
+} from "@warden/contracts";
 import { eventually } from "../../../../test/support/eventually.js";
 import { ArgsValidators } from "../domain/args-validator.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
@@ -13,10 +21,25 @@ const sideEffects = "Use when the change is wanted; it changes what others see l
 
 describe("registry request-reply", () => {
   let h: RegistryHarness;
+  /** Callers as the server knows them: an agent and a person (clients account). */
+  let agent: Bus;
+  let alice: Bus;
   beforeAll(async () => {
     h = await startRegistryHarness();
+    agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
+    alice = await h.nats.connectAs({ kind: "human", name: "alice" });
   });
   afterAll(async () => h.stop());
+
+  /** Stores a policy document and waits until the registry's views are compiled against it. */
+  async function usePolicy(doc: PolicyDocumentInput): Promise<void> {
+    const parsed = PolicyDocumentSchema.parse(doc);
+    await kvPutJson(await h.bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, parsed);
+    await eventually(async () => {
+      const r = await fetchToolView(agent, { principal: "agent-1", mode: "llm" });
+      expect(r.ok && r.value.view.policyVersion).toBe(parsed.version);
+    });
+  }
 
   it("registers a new version, and the same content again is a no-op that keeps its status", async () => {
     const name = `${uniqueDomain()}.search`;
@@ -112,6 +135,8 @@ describe("registry request-reply", () => {
 
   it("compiles a ToolView per caller, in every format, and explains what it hides", async () => {
     const domain = uniqueDomain();
+    // only a principal the document names as a person may see the tools of mode human
+    await usePolicy({ version: `people-${domain}`, principals: { alice: { kind: "human" } } });
     await registerTools(h.bus, [
       descriptor({ name: `${domain}.search` }),
       descriptor({ name: `${domain}.submit`, grade: "write", description: sideEffects }),
@@ -119,14 +144,14 @@ describe("registry request-reply", () => {
     ]);
     const mine = (names: string[]) => names.filter((n) => n.startsWith(domain)).sort();
 
-    const openai = await fetchToolView(h.bus, { principal: "agent-1", mode: "llm" });
+    const openai = await fetchToolView(agent, { principal: "agent-1", mode: "llm" });
     expect(openai.ok).toBe(true);
     if (!openai.ok) return;
     expect(openai.value.view.hidden).toEqual([]);
     const fns = openai.value.formatted as { function: { name: string } }[];
     expect(mine(fns.map((f) => f.function.name))).toEqual([`${domain}__search`]);
 
-    const explained = await fetchToolView(h.bus, { principal: "agent-1", mode: "llm", format: "table", explain: true });
+    const explained = await fetchToolView(agent, { principal: "agent-1", mode: "llm", format: "table", explain: true });
     if (!explained.ok) throw new Error(explained.error.message);
     const hidden = explained.value.view.hidden.filter((t) => t.name.startsWith(domain));
     expect(hidden.map((t) => [t.name, t.reason]).sort()).toEqual([
@@ -134,11 +159,61 @@ describe("registry request-reply", () => {
       [`${domain}.submit`, "write_not_opted_in_for_llm"],
     ]);
 
-    const human = await fetchToolView(h.bus, { principal: "alice", mode: "human", format: "mcp" });
+    const human = await fetchToolView(alice, { principal: "alice", mode: "human", format: "mcp" });
     const mcp = human.ok ? (human.value.formatted as { tools: { name: string }[] }).tools.map((t) => t.name) : [];
     expect(mine(mcp)).toEqual([`${domain}__message`, `${domain}__search`, `${domain}__submit`]);
 
+    // an agent claiming mode human sees nothing: the gate hides every tool, with its reason
+    const claimed = await fetchToolView(agent, { principal: "agent-1", mode: "human", explain: true });
+    if (!claimed.ok) throw new Error(claimed.error.message);
+    expect(mine(claimed.value.view.tools.map((t) => t.name))).toEqual([]);
+    expect(claimed.value.view.hidden.filter((t) => t.name.startsWith(domain)).map((t) => t.ruleIds)).toEqual([
+      ["gate.human_mode_needs_person"],
+      ["gate.human_mode_needs_person"],
+      ["gate.human_mode_needs_person"],
+    ]);
+
     expect(await fetchToolView(h.bus, { principal: "a.b", mode: "llm" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+  });
+
+  it("compiles the view of the principal the subject names, whatever the request body says", async () => {
+    const domain = uniqueDomain();
+    await usePolicy({ version: `people2-${domain}`, principals: { alice: { kind: "human" } } });
+    await registerTools(h.bus, [descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects })]);
+    // agent-1 may only ask on warden.registry.view.agent-1; a body naming alice changes nothing
+    const r = await requestRpc(agent, "warden.registry.view.agent-1", { principal: "alice", mode: "human", explain: true });
+    if (!r.ok) throw new Error(r.error.message);
+    const view = (r.value as { view: { query: { principal: string }; tools: { name: string }[] } }).view;
+    expect(view.query.principal).toBe("agent-1");
+    expect(view.tools.map((t) => t.name)).not.toContain(`${domain}.message`);
+  });
+
+  it("refuses, as FORBIDDEN, another domain's tools on a domain's register and status subjects, and stores none", async () => {
+    const own = uniqueDomain("own");
+    const other = uniqueDomain("other");
+    // an executor of `own` is permitted to publish only warden.registry.register.<own>
+    const executor = await h.nats.connectAs({ kind: "executor", name: `ex-${own}`, domains: [own] });
+    expect(await registerTools(executor, [descriptor({ name: `${own}.search` })])).toMatchObject({ ok: true });
+    await registerTools(h.bus, [descriptor({ name: `${other}.search` })]);
+
+    const foreign = await requestRpc(executor, registryRegisterSubject(own), { descriptors: [descriptor({ name: `${other}.lookup` })] });
+    expect(foreign).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
+    if (!foreign.ok) expect(foreign.error.message).toContain(`${other}.lookup`);
+    const mixed = await requestRpc(executor, registryRegisterSubject(own), {
+      descriptors: [descriptor({ name: `${own}.fetch` }), descriptor({ name: `${other}.fetch` })],
+    });
+    expect(mixed).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+
+    const status = await requestRpc(executor, registryStatusSubject(own), { name: `${other}.search`, status: "disabled" });
+    expect(status).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+
+    const listed = await listTools(h.bus);
+    if (!listed.ok) throw new Error(listed.error.message);
+    const stored = listed.value.filter((r) => [own, other].some((d) => r.descriptor.name.startsWith(`${d}.`)));
+    expect(stored.map((r) => [r.descriptor.name, r.status]).sort()).toEqual([
+      [`${other}.search`, "enabled"],
+      [`${own}.search`, "enabled"],
+    ]);
   });
 
   it("follows the policy document in KV: a write opted in for models appears in their view", async () => {
@@ -147,7 +222,7 @@ describe("registry request-reply", () => {
     const policy = await h.bus.kvm.open(BUCKET_POLICY);
     await kvPutJson(policy, POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: `v-${domain}`, llm: { showWrite: [`${domain}.*`] } }));
     await eventually(async () => {
-      const r = await fetchToolView(h.bus, { principal: "agent-1", mode: "llm", format: "anthropic" });
+      const r = await fetchToolView(agent, { principal: "agent-1", mode: "llm", format: "anthropic" });
       if (!r.ok) throw new Error(r.error.message);
       expect(r.value.view.policyVersion).toBe(`v-${domain}`);
       expect((r.value.formatted as { name: string }[]).map((t) => t.name)).toContain(`${domain}__submit`);
