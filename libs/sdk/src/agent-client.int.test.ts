@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { headers } from "@nats-io/transport-node";
-import { appendEvent, decodeJson, readEvent, type Bus } from "@warden/bus";
+import { appendEvent, decodeJson, readEvent, silentLogger, type Bus } from "@warden/bus";
 import {
   argsHash,
   MAX_REQUEST_BYTES,
@@ -8,15 +8,44 @@ import {
   stageFilterSubject,
   ToolCallRequestedSchema,
   type ToolCallRequested,
+  type ToolDescriptorInput,
   type WardenEvent,
 } from "@warden/contracts";
+import { registerTools, startRegistryService, type RegistryService } from "@warden/registry";
 import { eventually } from "../../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { createAgentClient, type AgentClient } from "./agent-client.js";
 
 const HASH = argsHash({});
 
-/** The test plays the services: for each request it appends what `respond` returns, in order. */
+const sideEffects = "Use when the change is wanted; it changes what others see later.";
+
+function tool(name: string, grade: "read" | "write" | "send" = "read", version = "1.0.0"): ToolDescriptorInput {
+  return {
+    name,
+    version,
+    title: name,
+    description: grade === "read" ? "Use when the caller needs this information." : sideEffects,
+    // any object: the registry validates every call, and these tests are about what the client makes of the outcome
+    inputSchema: { type: "object" },
+    grade,
+    idempotent: grade === "read",
+  };
+}
+
+/** The tools the calls below name, so the real registry validates them instead of rejecting them. */
+const TOOLS: ToolDescriptorInput[][] = [
+  [tool("kb.search"), tool("kb.search", "read", "1.2.3")],
+  [tool("customer.message", "send")],
+  [tool("demo.fail"), tool("demo.big")],
+  [tool("ticket.submit", "write"), tool("ticket.fill", "write")],
+];
+
+/**
+ * The real registry validates each request and answers the client's reads of its own calls
+ * (`warden.calls.<principal>.<domain>.<callId>`); the test plays the later stages: for each request
+ * it appends what `respond` returns, in order.
+ */
 type Responder = (req: ToolCallRequested) => Promise<void> | void;
 
 function answer(req: ToolCallRequested, type: WardenEvent["type"], data: unknown, causationId = req.eventId): WardenEvent {
@@ -48,16 +77,25 @@ function finished(req: ToolCallRequested, data: object): WardenEvent {
 
 describe("createAgentClient().call against a real nats-server", () => {
   let nats: TestNats;
+  /** An admin connection: looks at the stream, never calls. */
   let bus: Bus;
   let pipeline: Bus;
+  let registry: RegistryService;
+  /** The agent's own connection (clients account), as `support-bot`. */
+  let agentBus: Bus;
   let client: AgentClient;
   let respond: Responder;
   const requests: ToolCallRequested[] = [];
 
   beforeAll(async () => {
     nats = await startTestNats();
-    bus = await nats.bus("agent");
+    bus = await nats.bus("observer");
     pipeline = await nats.bus("pipeline");
+    registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry", role: "registry" }), log: silentLogger() });
+    for (const tools of TOOLS) {
+      const r = await registerTools(bus, tools);
+      if (!r.ok) throw new Error(r.error.message);
+    }
     pipeline.nc.subscribe(stageFilterSubject("ToolCallRequested"), {
       callback: (_err, msg) => {
         const decoded = decodeJson(msg.data);
@@ -68,10 +106,12 @@ describe("createAgentClient().call against a real nats-server", () => {
       },
     });
     await pipeline.nc.flush();
-    client = createAgentClient({ bus, principal: "support-bot", mode: "llm", runId: "run-int" });
+    agentBus = await nats.connectAs({ kind: "agent", name: "support-bot" });
+    client = createAgentClient({ bus: agentBus, principal: "support-bot", mode: "llm", runId: "run-int" });
   });
   afterAll(async () => {
     await client.close();
+    await registry.stop();
     await nats.stop();
   });
   beforeEach(() => {
@@ -114,7 +154,9 @@ describe("createAgentClient().call against a real nats-server", () => {
 
   it("passes call options into the request and publishes a wire name under its domain", async () => {
     respond = (req) => void appendEvent(pipeline, finished(req, { ok: true, output: null }));
-    const result = await client.call("kb__search", { query: "x" }, {
+    // a person's own connection may ask as that person, in mode human
+    const alice = createAgentClient({ bus: await nats.connectAs({ kind: "human", name: "alice" }), principal: "alice", runId: "run-alice" });
+    const result = await alice.call("kb__search", { query: "x" }, {
       mode: "human",
       principal: "alice",
       scope: "ticket_page",
@@ -123,6 +165,7 @@ describe("createAgentClient().call against a real nats-server", () => {
       version: "1.2.3",
       parentCallId: "parent-1",
     });
+    await alice.close();
     expect(result.status).toBe("succeeded");
     expect(requests[0]).toMatchObject({
       callId: result.callId,
@@ -136,14 +179,19 @@ describe("createAgentClient().call against a real nats-server", () => {
     });
   });
 
-  it("returns the rejection of a hallucinated tool published under the unresolved domain", async () => {
-    respond = (req) =>
-      void appendEvent(pipeline, answer(req, "ToolCallRejected", {
-        stage: "registry",
-        error: { code: "UNKNOWN_TOOL", message: `no tool named ${req.tool}`, retryable: false },
-      }));
+  it("puts the principal option on the request subject, where the server refuses one the credentials do not name", async () => {
+    respond = (req) => void appendEvent(pipeline, finished(req, { ok: true, output: null }));
+    const result = await client.call("kb.search", { query: "x" }, { principal: "alice" });
+    expect(result).toMatchObject({ ok: false, status: "rejected", error: { code: "FORBIDDEN" } });
+    expect(await readEvent(bus, "kb", result.callId, "ToolCallRequested")).toBeUndefined();
+    expect(requests).toHaveLength(0);
+  });
+
+  it("returns the registry's rejection of a hallucinated tool published under the unresolved domain", async () => {
+    // nothing plays a stage here: the real registry finds no such tool and rejects the call
     const result = await client.call("searchTheWeb", {});
-    expect(result).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL", message: "no tool named searchTheWeb" } });
+    expect(result).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" } });
+    expect(result.error?.message).toContain("searchTheWeb");
     expect(requests[0]?.domain).toBe("unresolved");
   });
 
@@ -236,7 +284,31 @@ describe("createAgentClient().call against a real nats-server", () => {
     expect(await readEvent(bus, "ticket", result.callId, "ToolCallRequested")).toBeUndefined();
   });
 
-  it("answers a tool view request with UNAVAILABLE when no registry is running", async () => {
+  it("answers a tool view from the registry, compiled for the client's principal and mode", async () => {
+    const view = await client.toolView({ format: "openai" });
+    if (!view.ok) throw new Error(view.error.message);
+    expect(view.value.view.query).toMatchObject({ principal: "support-bot", mode: "llm" });
+    const names = (view.value.formatted as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(names).toContain("kb__search");
+    // a model never sees a send tool
+    expect(names).not.toContain("customer__message");
+  });
+});
+
+describe("createAgentClient() with no registry running", () => {
+  let nats: TestNats;
+  let client: AgentClient;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    await nats.bus("topology");
+    client = createAgentClient({ bus: await nats.connectAs({ kind: "agent", name: "support-bot" }), principal: "support-bot" });
+  });
+  afterAll(async () => {
+    await client.close();
+    await nats.stop();
+  });
+
+  it("answers a tool view request with UNAVAILABLE", async () => {
     const view = await client.toolView({ format: "openai" });
     expect(view).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
   });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, serveRpc, silentLogger, type Bus } from "@warden/bus";
 import {
+  approverPendingSubject,
   argsHash,
   decideSubject,
   newId,
-  SUBJECT_APPROVER_PENDING,
   type ApprovalRequested,
   type PendingApproval,
 } from "@warden/contracts";
@@ -46,14 +46,18 @@ function approvalRequested(approvalId: string): ApprovalRequested {
 
 describe("createApproverClient against a real nats-server", () => {
   let nats: TestNats;
+  /** alice's own connection (clients account): she may decide and list only as herself. */
   let bus: Bus;
+  /** bob's: nothing answers his decisions here. */
+  let bobBus: Bus;
   let approverSide: Bus;
   const decisions: { subject: string; body: unknown }[] = [];
 
   beforeAll(async () => {
     nats = await startTestNats();
-    bus = await nats.bus("approver-client");
     approverSide = await nats.bus("approver-service");
+    bus = await nats.connectAs({ kind: "human", name: "alice" });
+    bobBus = await nats.connectAs({ kind: "human", name: "bob" });
     const pending: PendingApproval = {
       approvalId: "ap-1",
       callId: "call-1",
@@ -70,8 +74,8 @@ describe("createApproverClient against a real nats-server", () => {
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
       approvers: { human: true, requesterMayConfirm: false },
     };
-    // the test plays the approver service's two RPCs
-    serveRpc(approverSide, SUBJECT_APPROVER_PENDING, "q", silentLogger(), async () => ({ ok: true, value: [pending] }));
+    // the test plays the approver service's two RPCs, for alice only, on the subjects her identity may ask on
+    serveRpc(approverSide, approverPendingSubject("alice"), "q", silentLogger(), async () => ({ ok: true, value: [pending] }));
     serveRpc(approverSide, "warden.decide.alice.*", "q", silentLogger(), async (body, msg) => {
       decisions.push({ subject: msg.subject, body });
       const req = body as { decision: "grant" | "deny"; argsHash: string };
@@ -106,9 +110,18 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("returns UNAVAILABLE as a value when nobody answers, and MALFORMED for unsafe ids", async () => {
-    const nobody = createApproverClient({ bus, approver: "bob", timeoutMs: 300 });
+    const nobody = createApproverClient({ bus: bobBus, approver: "bob", timeoutMs: 300 });
     expect(await nobody.approve("ap-1", HASH)).toMatchObject({ ok: false, refusal: "UNAVAILABLE" });
     expect(await nobody.deny("ap.1", HASH, "x")).toMatchObject({ ok: false, refusal: "MALFORMED" });
+  });
+
+  it("returns NOT_AUTHORISED as a value when the connection's identity may not decide as that approver", async () => {
+    // alice's credentials name alice: the server refuses her asking on bob's decide subject
+    const impostor = createApproverClient({ bus, approver: "bob", timeoutMs: 2_000 });
+    const r = await impostor.approve("ap-1", HASH);
+    expect(r).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    if (!r.ok) expect(r.message).toMatch(/permissions violation/i);
+    expect(await impostor.pending()).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
   });
 
   it("watches new approval requests as they are appended", async () => {

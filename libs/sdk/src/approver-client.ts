@@ -90,6 +90,8 @@ function refusalFromError(error: WardenError): DecisionOutcome {
     return { ok: false, refusal: refusal as (typeof DECISION_REFUSALS)[number], message: error.message };
   }
   if (error.code === "UNAVAILABLE") return { ok: false, refusal: "UNAVAILABLE", message: error.message };
+  // the server refused the request: this connection's identity may not decide as that approver
+  if (error.code === "FORBIDDEN") return { ok: false, refusal: "NOT_AUTHORISED", message: error.message };
   return { ok: false, refusal: "MALFORMED", message: `${error.code}: ${error.message}` };
 }
 
