@@ -27,7 +27,8 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     const out: string[] = [];
     const err: string[] = [];
     const io: CommandIo = {
-      env: { NATS_URL: nats.url, LOG_LEVEL: "silent" },
+      // the server and the operator's credentials (the default for these commands) come from WARDEN_HOME
+      env: { WARDEN_HOME: nats.home.dir, LOG_LEVEL: "silent" },
       cwd: process.cwd(),
       out: (t) => out.push(t),
       err: (t) => err.push(t),
@@ -71,6 +72,18 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     // the clean calls are listed and pass
     for (const id of clean) expect(doc.findings.filter((f) => f.callId === id)).toEqual([]);
     expect(doc.calls.map((c) => c.callId)).toEqual(expect.arrayContaining(clean));
+  });
+
+  it("verifies as an auditor too, whose credentials read everything and write nothing", async () => {
+    await nats.home.addIdentity({ kind: "auditor", name: "auditor" });
+    const r = await warden("audit", "--verify", "--as", "auditor", "--json");
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out) as { verified: boolean; findings: Finding[] };
+    expect(doc.verified).toBe(false);
+    expect(doc.findings.map((f) => f.callId)).toContain(crafted.get("binding_mismatch"));
+    const trace = await warden("trace", crafted.get("grant_args_mismatch")!, "--as", "auditor");
+    expect(trace.code).toBe(0);
+    expect(trace.out).toContain("VIOLATION grant_args_mismatch at ApprovalGranted");
   });
 
   it("names each violation on its own line in text", async () => {
@@ -126,7 +139,7 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     const alone = await warden("replay", "--json");
     expect(alone.code).toBe(0);
     expect(JSON.parse(alone.out)).not.toHaveProperty("matches");
-    const projector = await startProjector({ bus, log: silentLogger() });
+    const projector = await startProjector({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
     try {
       const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
       await eventually(async () => expect(projector.appliedTo()).toBe(last));

@@ -4,16 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApproverService } from "@warden/approver";
-import { freePort, silentLogger, type Bus } from "@warden/bus";
+import { freePort, type Bus } from "@warden/bus";
 import { newId, PolicyDocumentSchema } from "@warden/contracts";
-import { readOutbox, startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
-import { putPolicyDocument, startPolicyService } from "@warden/policy";
-import { startProjector } from "@warden/projector";
-import { startRegistryService } from "@warden/registry";
+import { readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
 import { stringify as toYaml } from "yaml";
 import { eventually } from "../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../test/support/nats.js";
+import { startTestWarden, type TestWarden } from "../../test/support/warden.js";
 import { exampleApprover } from "./domain/up-text.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
@@ -26,9 +22,15 @@ interface Run {
   readonly doc: Record<string, unknown>;
 }
 
+/** The parent's environment less anything that would pick another Warden or identity for the command. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const { NATS_URL: _url, NATS_CREDS: _creds, WARDEN_HOME: _home, WARDEN_PRINCIPAL: _principal, ...rest } = process.env;
+  return rest;
+}
+
 function warden(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, ...args], { env: { ...cleanEnv(), ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
       let doc: Record<string, unknown> = {};
       try {
@@ -41,31 +43,27 @@ function warden(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
-describe("the warden CLI against a real nats-server and the services", () => {
-  let nats: TestNats;
+// each command is a fresh node process (a few seconds on a busy machine), and a test runs several
+describe("the warden CLI against a real nats-server and the services", { timeout: 90_000 }, () => {
+  let w: TestWarden;
   let bus: Bus;
   let env: Record<string, string>;
   let approver: string;
-  const running: { stop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus("cli-test");
-    const log = silentLogger();
-    running.push(await startRegistryService({ bus, log }));
-    running.push(await startPolicyService({ bus, log }));
-    running.push(await startApproverService({ bus, log }));
-    running.push(await startProjector({ bus, log }));
-    const put = await putPolicyDocument(bus, supportDeskPolicy);
-    if (!put.ok) throw new Error(put.error.message);
-    running.push(await startSupportDesk({ bus, log }));
+    // every service as its own identity, the support-desk demo and its policy, as `warden up --demo` runs them
+    w = await startTestWarden({ demo: true });
+    bus = w.bus;
     approver = exampleApprover(PolicyDocumentSchema.parse(supportDeskPolicy)) ?? "no-human-in-demo-policy";
-    env = { NATS_URL: nats.url, LOG_LEVEL: "silent" };
+    // the people and the agent the commands act as: their credentials in WARDEN_HOME, as `warden up --demo` mints them
+    for (const name of [approver, "dana"]) await w.nats.home.addIdentity({ kind: "human", name });
+    await w.nats.home.addIdentity({ kind: "agent", name: "support-bot" });
+    // commands find the server and every identity's credentials in WARDEN_HOME/env.json
+    env = { WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" };
   }, 60_000);
 
   afterAll(async () => {
-    for (const r of running.reverse()) await r.stop();
-    await nats.stop();
+    await w.stop();
   });
 
   it("lists an llm caller's tools without send tools, and explains why they are hidden", async () => {
@@ -86,7 +84,8 @@ describe("the warden CLI against a real nats-server and the services", () => {
   });
 
   it("exits 1 with a structured error for a hallucinated tool", async () => {
-    const r = await warden(["call", "kb.searchEverything", "--args", "{}", "--json"], env);
+    // a person (mode human, the CLI's default) asks for a tool no one registered
+    const r = await warden(["call", "kb.searchEverything", "--args", "{}", "--principal", approver, "--json"], env);
     expect(r.code).toBe(1);
     expect(r.doc).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" } });
   });
@@ -100,7 +99,7 @@ describe("the warden CLI against a real nats-server and the services", () => {
     const approvalId = call.doc["approvalId"] as string;
     const callId = call.doc["callId"] as string;
 
-    const list = await warden(["approvals", "--json"], env);
+    const list = await warden(["approvals", "--as", approver, "--json"], env);
     expect(list.code).toBe(0);
     expect(list.doc["approvals"]).toContainEqual(expect.objectContaining({ approvalId, callId, tool: "customer.message" }));
     expect(JSON.stringify(await readOutbox(bus))).not.toContain(customerId);
@@ -134,7 +133,7 @@ describe("the warden CLI against a real nats-server and the services", () => {
     const args = JSON.stringify({ customerId, text: "hello" });
     const waiting = warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--wait", "--json"], env);
     const approvalId = await eventually(async () => {
-      const list = await warden(["approvals", "--json"], env);
+      const list = await warden(["approvals", "--as", approver, "--json"], env);
       const found = (list.doc["approvals"] as { approvalId: string; argsPreview: string }[]).find((a) => a.argsPreview.includes(customerId));
       if (!found) throw new Error("not pending yet");
       return found.approvalId;
@@ -150,14 +149,33 @@ describe("the warden CLI against a real nats-server and the services", () => {
   it("refuses a decision on an approval that is not pending", async () => {
     const r = await warden(["approve", "no-such-approval", "--as", approver, "--json"], env);
     expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ ok: false, refusal: "UNKNOWN_APPROVAL", error: { code: "NOT_FOUND" } });
+  });
+
+  it("never acts as an identity WARDEN_HOME holds no credentials for", async () => {
+    const r = await warden(["approve", "no-such-approval", "--as", "mallory", "--json"], env);
+    expect(r.code).toBe(1);
     expect(r.doc).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+    expect((r.doc["error"] as { message: string }).message).toContain("no identity named \"mallory\"");
+    const call = await warden(["call", "kb.search", "--args", '{"query":"x"}', "--principal", "mallory", "--json"], env);
+    expect(call.code).toBe(1);
+    expect(call.doc).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+  });
+
+  it("refuses mode human (the CLI's default) to a principal the policy does not name as a person", async () => {
+    await w.nats.home.addIdentity({ kind: "agent", name: "cli" });
+    const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--json"], env);
+    expect(r.code).toBe(1);
+    expect(r.doc).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    expect((r.doc["error"] as { message: string }).message).toMatch(/mode human needs a person/);
   });
 
   it("disables and re-enables a tool", async () => {
     const off = await warden(["tools", "disable", "kb.reindex", "--json"], env);
     expect(off.code).toBe(0);
     expect(off.doc["tools"]).toContainEqual(expect.objectContaining({ name: "kb.reindex", status: "disabled" }));
-    const call = await warden(["call", "kb.reindex", "--flags", "kbAdmin=true", "--json"], env);
+    // dana is the person the policy grants kbAdmin, so only the tool's status stands in the way
+    const call = await warden(["call", "kb.reindex", "--principal", "dana", "--flags", "kbAdmin=true", "--json"], env);
     expect(call.doc).toMatchObject({ status: "rejected", error: { code: "TOOL_DISABLED" } });
     const on = await warden(["tools", "enable", "kb.reindex", "--json"], env);
     expect(on.doc["tools"]).toContainEqual(expect.objectContaining({ name: "kb.reindex", status: "enabled" }));
@@ -186,10 +204,11 @@ describe("the warden CLI against a real nats-server and the services", () => {
 
   it("exits 2 with one line when NATS cannot be reached", async () => {
     const url = `nats://127.0.0.1:${await freePort()}`;
-    const json = await warden(["approvals", "--json"], { NATS_URL: url });
+    // the home names identities, but its server is not where NATS_URL points
+    const json = await warden(["approvals", "--as", approver, "--json"], { ...env, NATS_URL: url });
     expect(json.code).toBe(2);
     expect(json.doc).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
-    const text = await warden(["call", "kb.search", "--args", "{}"], { NATS_URL: url });
+    const text = await warden(["call", "kb.search", "--args", "{}", "--principal", "support-bot"], { ...env, NATS_URL: url });
     expect(text.code).toBe(2);
     expect(text.stderr.trim().split("\n")).toHaveLength(1);
     expect(text.stderr).toContain(url);
@@ -197,20 +216,32 @@ describe("the warden CLI against a real nats-server and the services", () => {
 
   it("brings everything up with `up --demo` and drains on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
+    const home = join(dir, "home");
     // no model endpoint: the demo subagent must then answer with what to set
-    const { NATS_URL: _unset, OPENAI_BASE_URL: _url, OPENAI_API_KEY: _key, ...parentEnv } = process.env;
-    const child = spawn(process.execPath, [MAIN, "up", "--demo", "--json"], { cwd: dir, env: { ...parentEnv, LOG_LEVEL: "silent" } });
+    const { OPENAI_BASE_URL: _url, OPENAI_API_KEY: _key, ...parentEnv } = cleanEnv();
+    const child = spawn(process.execPath, [MAIN, "up", "--demo", "--nats-port", "0", "--json"], {
+      cwd: dir,
+      env: { ...parentEnv, WARDEN_HOME: home, LOG_LEVEL: "silent" },
+    });
     try {
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; url: string; services: string[]; tools: string[] }, 20_000, 100);
+      const summary = await eventually(
+        () => JSON.parse(out) as { ok: boolean; url: string; home: string; services: string[]; tools: string[]; identities: string[] },
+        20_000,
+        100,
+      );
       expect(summary.ok).toBe(true);
+      expect(summary.home).toBe(home);
       expect(summary.services).toEqual(expect.arrayContaining(["registry", "policy", "approver", "support-desk", "subagent"]));
       expect(summary.tools).toContain("customer.message");
       expect(summary.tools).toContain("agent.triage");
-      const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--json"], { NATS_URL: summary.url });
+      expect(summary.identities).toEqual(expect.arrayContaining(["admin", "alice", "support-bot"]));
+      // another terminal needs only the home: the URL and the credentials are in its env.json
+      const upEnv = { WARDEN_HOME: home, LOG_LEVEL: "silent" };
+      const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--mode", "llm", "--principal", "support-bot", "--json"], upEnv);
       expect(r.doc).toMatchObject({ ok: true, status: "succeeded" });
-      const triage = await warden(["call", "agent.triage", "--args", '{"task":"look into session 1"}', "--json"], { NATS_URL: summary.url });
+      const triage = await warden(["call", "agent.triage", "--args", '{"task":"look into session 1"}', "--principal", "alice", "--json"], upEnv);
       expect(triage.doc).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE" } });
       expect(JSON.stringify(triage.doc)).toMatch(/OPENAI_BASE_URL.*OPENAI_API_KEY/);
       const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
@@ -220,5 +251,5 @@ describe("the warden CLI against a real nats-server and the services", () => {
       if (child.exitCode === null) child.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 40_000);
+  });
 });

@@ -13,12 +13,16 @@ function rejected(callId: string, domain: string): WardenEvent[] {
 
 describe("reading a call's trace", () => {
   let nats: TestNats;
+  /** An admin connection: writes the crafted streams (no service role may write every event type). */
+  let admin: Bus;
+  /** What reads the traces: an auditor's connection, which reads everything and writes nothing. */
   let bus: Bus;
   let projector: Projector;
   beforeAll(async () => {
     nats = await startTestNats();
-    bus = await nats.bus();
-    projector = await startProjector({ bus, log: silentLogger() });
+    admin = await nats.bus();
+    bus = await nats.connectAs({ kind: "auditor", name: "auditor" });
+    projector = await startProjector({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
   });
   afterAll(async () => {
     await projector.stop();
@@ -28,9 +32,9 @@ describe("reading a call's trace", () => {
   it("finds a call's domain from its id and reads its events in stream order, with their sequences", async () => {
     const callId = newId();
     const written = rejected(callId, "kb");
-    for (const e of written) await appendEvent(bus, e);
+    for (const e of written) await appendEvent(admin, e);
     // another call in the same domain must not leak in
-    for (const e of rejected(newId(), "kb")) await appendEvent(bus, e);
+    for (const e of rejected(newId(), "kb")) await appendEvent(admin, e);
     const found = await readCallEvents(bus, callId);
     expect(found?.domain).toBe("kb");
     expect(found?.entries.map((e) => e.event.eventId)).toEqual(written.map((e) => e.eventId));
@@ -40,8 +44,8 @@ describe("reading a call's trace", () => {
   it("prefers the domain of the request when the id appears under another domain too", async () => {
     const callId = newId();
     const real = rejected(callId, "ticket");
-    for (const e of real) await appendEvent(bus, e);
-    await appendEvent(bus, { ...rejected(callId, "zzz")[1]!, eventId: newId() });
+    for (const e of real) await appendEvent(admin, e);
+    await appendEvent(admin, { ...rejected(callId, "zzz")[1]!, eventId: newId() });
     const found = await readCallEvents(bus, callId);
     expect(found?.domain).toBe("ticket");
     expect(found?.entries.map((e) => e.event.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
@@ -57,7 +61,7 @@ describe("reading a call's trace", () => {
       ...syntheticCall({ callId: k1, outcome: "succeeded", parentCallId: parent, at }),
       ...syntheticCall({ callId: k2, outcome: "policy_denied", parentCallId: parent, at }),
     ];
-    for (const e of [...parentEvents.slice(0, started + 1), ...children, ...parentEvents.slice(started + 1)]) await appendEvent(bus, e);
+    for (const e of [...parentEvents.slice(0, started + 1), ...children, ...parentEvents.slice(started + 1)]) await appendEvent(admin, e);
     const trace = await eventually(async () => {
       const t = await readCallTrace(bus, parent);
       expect(t?.children).toHaveLength(2);

@@ -40,7 +40,16 @@ async function decide(decision: "grant" | "deny", argv: string[], io: CommandIo)
   });
   const doc = outcome.ok
     ? { ok: true, approvalId: outcome.approvalId, callId: outcome.callId, decision: outcome.decision, approver, argsHash }
-    : { ok: false, approvalId, decision, approver, argsHash, refusal: outcome.refusal, error: { code: "DECISION_REFUSED", message: outcome.message } };
+    : {
+        ok: false,
+        approvalId,
+        decision,
+        approver,
+        argsHash,
+        refusal: outcome.refusal,
+        // an approval that does not exist is NOT_FOUND, as for any other unknown thing; the rest are refusals
+        error: { code: outcome.refusal === "UNKNOWN_APPROVAL" ? "NOT_FOUND" : "DECISION_REFUSED", message: outcome.message },
+      };
   emit(io, values.json ?? false, doc, () =>
     outcome.ok
       ? `${outcome.decision === "grant" ? "granted" : "denied"} ${outcome.approvalId} as ${approver} (call ${outcome.callId}; args ${argsHash})\nnext: npm run warden -- trace ${outcome.callId}`

@@ -20,7 +20,8 @@ describe("warden register FILE", () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCli(argv, {
-      env: { NATS_URL: nats.url },
+      // the server and the operator's credentials come from WARDEN_HOME/env.json
+      env: { WARDEN_HOME: nats.home.dir },
       cwd: dir,
       out: (t) => out.push(t),
       err: (t) => err.push(t),
@@ -42,7 +43,7 @@ describe("warden register FILE", () => {
   beforeAll(async () => {
     nats = await startTestNats();
     bus = await nats.bus("register-test");
-    registry = await startRegistryService({ bus, log: silentLogger() });
+    registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry", role: "registry" }), log: silentLogger() });
     dir = mkdtempSync(join(tmpdir(), "warden-register-"));
   });
   afterAll(async () => {
@@ -79,6 +80,24 @@ describe("warden register FILE", () => {
     const r = await run("register", "changed.yaml", "--json");
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ ok: false, error: { code: "REGISTRATION_CONFLICT" } });
+  });
+
+  it("registers as the domain's own executor, and refuses an executor of another domain", async () => {
+    // a domain team registers with its executor's credentials (--as NAME from WARDEN_HOME)
+    await nats.home.addIdentity({ kind: "executor", name: "reg-executor", domains: ["reg"] });
+    await nats.home.addIdentity({ kind: "executor", name: "other-executor", domains: ["other"] });
+    writeFileSync(join(dir, "own.yaml"), stringify(manifest([{ ...tool, name: "own" }])));
+    const own = await run("register", "own.yaml", "--as", "reg-executor", "--json");
+    expect(own.code).toBe(0);
+    expect(JSON.parse(own.out)).toMatchObject({ ok: true, registered: [{ name: "reg.own", created: true }] });
+
+    writeFileSync(join(dir, "foreign.yaml"), stringify(manifest([{ ...tool, name: "foreign" }])));
+    const foreign = await run("register", "foreign.yaml", "--as", "other-executor", "--json");
+    // the server itself refuses the request: other-executor may publish only warden.registry.register.other
+    expect(foreign.code).toBe(1);
+    expect(JSON.parse(foreign.out)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    const records = await listTools(bus);
+    expect(records.ok && records.value.some((t) => t.descriptor.name === "reg.foreign")).toBe(false);
   });
 
   it("only validates with --dry-run, without NATS", async () => {

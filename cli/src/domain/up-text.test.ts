@@ -3,9 +3,11 @@ import { PolicyDocumentSchema } from "@warden/contracts";
 import { exampleApprover, upText } from "./up-text.js";
 
 describe("upText", () => {
-  it("names the URL to export and the demo commands to try", () => {
+  it("names the URL, the home whose credentials commands use, and the demo commands to try", () => {
     const text = upText({
       url: "nats://127.0.0.1:4333",
+      home: "/srv/warden-home",
+      identities: ["admin", "alice", "support-bot"],
       startedNats: true,
       storeDir: ".warden/nats",
       services: ["registry", "policy", "approver", "support-desk"],
@@ -14,8 +16,10 @@ describe("upText", () => {
       policyVersion: "demo-1",
       approver: "alice",
     });
-    expect(text).toContain("export NATS_URL=nats://127.0.0.1:4333");
+    expect(text).toContain("nats://127.0.0.1:4333 (nats-server started here, store .warden/nats)");
+    expect(text).toContain("/srv/warden-home (credentials of admin, alice, support-bot)");
     expect(text).toContain("npm run warden -- tools --mode llm --principal support-bot");
+    expect(text).toContain("approvals --as alice");
     expect(text).toContain("approve <approvalId> --as alice");
     expect(text).toContain("call agent.triage");
     expect(text).toContain("Ctrl-C");
