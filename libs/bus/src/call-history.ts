@@ -18,31 +18,34 @@ export interface HistoryEntry {
  */
 export async function readCallHistory(bus: Bus, callId: string): Promise<HistoryEntry[]> {
   if (!isSafeToken(callId)) return [];
+  const filter = `${CALLS_SUBJECT_ROOT}.*.${callId}.>`;
+  // a call with no messages is answered without a consumer: closing one that delivered nothing
+  // would wait forever for an iteration that never comes
+  if ((await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: filter })) === null) return [];
   // an ordered push consumer: reading needs no pull rights on the call stream (only a stage's
   // owner may pull from its durable), and it is gone on its own once the read ends
   const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, {
-    filter_subjects: `${CALLS_SUBJECT_ROOT}.*.${callId}.>`,
+    filter_subjects: filter,
     deliver_policy: DeliverPolicy.All,
   });
   const messages = await consumer.consume();
+  // the consumer's info as created: how many messages the call had then
+  const total = (await consumer.info(true)).num_pending;
+  const out: HistoryEntry[] = [];
+  // closing ends the iteration below; a close that nobody iterates past would never settle
+  const stop = () => void messages.close().catch(() => undefined);
+  const deadline = setTimeout(stop, READ_TIMEOUT_MS);
+  if (total === 0) stop();
   try {
-    // the consumer's info as created: how many messages the call had then
-    const total = (await consumer.info(true)).num_pending;
-    const out: HistoryEntry[] = [];
-    if (total === 0) return out;
-    const deadline = setTimeout(() => void messages.close(), READ_TIMEOUT_MS);
-    try {
-      for await (const m of messages) {
-        const d = decodeJson(m.data);
-        const parsed = d.ok ? WardenEventSchema.safeParse(d.value) : undefined;
-        out.push({ seq: m.seq, subject: m.subject, event: parsed?.success ? parsed.data : undefined });
-        if (out.length >= total) break;
-      }
-    } finally {
-      clearTimeout(deadline);
+    for await (const m of messages) {
+      const d = decodeJson(m.data);
+      const parsed = d.ok ? WardenEventSchema.safeParse(d.value) : undefined;
+      out.push({ seq: m.seq, subject: m.subject, event: parsed?.success ? parsed.data : undefined });
+      if (out.length >= total) break;
     }
-    return out;
   } finally {
-    await messages.close().catch(() => undefined);
+    clearTimeout(deadline);
+    stop();
   }
+  return out;
 }

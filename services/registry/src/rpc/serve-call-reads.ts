@@ -10,8 +10,10 @@ import {
   settlesRead,
   wardenError,
   type CallReadRequest,
+  type EventType,
   type JsonValue,
   type Reply,
+  type ToolCallRequested,
   type WardenEvent,
 } from "@warden/contracts";
 
@@ -32,28 +34,44 @@ export function serveCallReads(bus: Bus, log: Logger): Subscription {
     }
     const { principal, domain, callId } = target;
     const request = await readEvent(bus, domain, callId, "ToolCallRequested", principal);
-    if (request === undefined) {
-      // another principal's call reads exactly like no call at all
-      return { ok: false, error: wardenError("NOT_FOUND", `no call ${callId} of ${principal} in domain ${domain}`) };
-    }
-    return readSettled(bus, domain, callId, req.data);
+    if (request === undefined) return notFound(principal, domain, callId);
+    const read = await readSettled(bus, domain, callId, request, req.data);
+    return read === "not_owner" ? notFound(principal, domain, callId) : answer(read);
   });
 }
 
-async function readStored(bus: Bus, domain: string, callId: string): Promise<WardenEvent[]> {
-  const found = await Promise.all(CALL_READ_EVENT_TYPES.map((t) => readEvent(bus, domain, callId, t)));
-  return found.filter((e): e is WardenEvent => e !== undefined);
+function notFound(principal: string, domain: string, callId: string): Reply {
+  // another principal's call reads exactly like no call at all
+  return { ok: false, error: wardenError("NOT_FOUND", `no call ${callId} of ${principal} in domain ${domain}`) };
 }
 
-const answer = (events: WardenEvent[]): Reply => ({ ok: true, value: { events } as unknown as JsonValue });
+/** Everything but the request: the caller's own request is known, and any other principal's is none of its business. */
+const ANSWER_TYPES: readonly EventType[] = ["ToolArgsValidated", ...CALL_READ_EVENT_TYPES.filter((t) => t !== "ToolCallRequested")];
+
+/**
+ * The call's events as this request's owner may see them. A call belongs to the request the
+ * registry answered (its ToolArgsValidated, or its own rejection, names that request as cause):
+ * another principal can append a request under a call id it learnt, but never own that call.
+ * Before the registry answered, the caller sees only its own request.
+ */
+async function readOwned(bus: Bus, domain: string, callId: string, request: ToolCallRequested): Promise<WardenEvent[] | "not_owner"> {
+  const read: (WardenEvent | undefined)[] = await Promise.all(ANSWER_TYPES.map((t) => readEvent(bus, domain, callId, t)));
+  const found = read.filter((e): e is WardenEvent => e !== undefined);
+  const registryAnswer = found.find((e) => e.type === "ToolArgsValidated" || (e.type === "ToolCallRejected" && e.data.stage === "registry"));
+  if (registryAnswer === undefined) return [request];
+  if (registryAnswer.causationId !== request.eventId) return "not_owner";
+  return [request, ...found.filter((e) => e.type !== "ToolArgsValidated")];
+}
+
+const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { events } as unknown as JsonValue });
 
 /**
  * Waits (up to the request's timeout) for an event that settles the read. The subscription is made
  * before the stream is read, so nothing slips past; an event seen on it counts only once the
  * stream holds it (a refused publish still reaches core subscribers).
  */
-async function readSettled(bus: Bus, domain: string, callId: string, req: CallReadRequest): Promise<Reply> {
-  if (req.wait === "none" || req.timeoutMs === 0) return answer(await readStored(bus, domain, callId));
+async function readSettled(bus: Bus, domain: string, callId: string, request: ToolCallRequested, req: CallReadRequest): Promise<WardenEvent[] | "not_owner"> {
+  if (req.wait === "none" || req.timeoutMs === 0) return readOwned(bus, domain, callId, request);
   let wake: () => void = () => undefined;
   let seen = 0;
   const sub = bus.nc.subscribe(callHistorySubject(domain, callId), {
@@ -67,12 +85,13 @@ async function readSettled(bus: Bus, domain: string, callId: string, req: CallRe
     },
   });
   const deadline = Date.now() + req.timeoutMs;
-  const settled = (events: WardenEvent[]) => events.some((e) => e.type !== "ToolCallRequested" && settlesRead(e.type, req.wait));
+  const settled = (events: WardenEvent[] | "not_owner") =>
+    events === "not_owner" || events.some((e) => e.type !== "ToolCallRequested" && settlesRead(e.type, req.wait));
   try {
     // `seen` counts settling events on the subscription; one that arrives while the stream is
     // being read is not lost: the next round reads again without waiting
     let seenAtRead = seen;
-    let events = await readStored(bus, domain, callId);
+    let events = await readOwned(bus, domain, callId, request);
     while (!settled(events)) {
       const left = deadline - Date.now();
       if (left <= 0) break;
@@ -86,9 +105,9 @@ async function readSettled(bus: Bus, domain: string, callId: string, req: CallRe
         });
       }
       seenAtRead = seen;
-      events = await readStored(bus, domain, callId);
+      events = await readOwned(bus, domain, callId, request);
     }
-    return answer(events);
+    return events;
   } finally {
     sub.unsubscribe();
   }
