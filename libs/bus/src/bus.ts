@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { Kvm } from "@nats-io/kv";
 import { Objm } from "@nats-io/obj";
 import { connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
+import { inboxPrefixOf, isSafeToken } from "@warden/contracts";
 import type { BusConfig } from "./config.js";
 
 /** A connection with the JetStream, KV and object-store handles every service needs. */
@@ -17,15 +18,32 @@ export interface Bus {
 }
 
 export async function connectBus(config: BusConfig, name: string): Promise<Bus> {
+  const creds = config.NATS_CREDS ? readFileSync(config.NATS_CREDS) : undefined;
+  const identity = creds === undefined ? undefined : identityOfCreds(creds);
   const nc = await connect({
     servers: config.NATS_URL.split(","),
     name,
     maxReconnectAttempts: -1,
     // an Error with a stack per request costs ~10% CPU on the hot path (measured by the bench)
     noAsyncTraces: true,
-    ...(config.NATS_CREDS ? { authenticator: credsAuthenticator(readFileSync(config.NATS_CREDS)) } : {}),
+    ...(creds === undefined ? {} : { authenticator: credsAuthenticator(creds) }),
+    // replies come back under the identity's own prefix, the only inbox a client may subscribe to
+    ...(identity === undefined ? {} : { inboxPrefix: inboxPrefixOf(identity) }),
   });
   return busFromConnection(nc, config);
+}
+
+/** The user name in a credentials file's JWT (what the identity was minted as); undefined if none. */
+export function identityOfCreds(creds: Uint8Array): string | undefined {
+  const jwt = /-----BEGIN NATS USER JWT-----\s*([A-Za-z0-9_.=-]+)\s*-----/.exec(Buffer.from(creds).toString("utf8"))?.[1];
+  const payload = jwt?.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const name: unknown = (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { name?: unknown }).name;
+    return typeof name === "string" && isSafeToken(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function busFromConnection(nc: NatsConnection, config: BusConfig): Promise<Bus> {

@@ -172,6 +172,7 @@ export {
   DLQ_SUBJECTS,
   dlqSubject,
   eventSubjectSuffix,
+  inboxPrefixOf,
   subjectOfEvent,
   OBJECT_STORE_ARTIFACTS,
   parseCallSubject,

@@ -12,6 +12,7 @@ import {
   consumerName,
   DECIDE_SUBJECTS,
   DLQ_SUBJECTS,
+  inboxPrefixOf,
   OBJECT_STORE_ARTIFACTS,
   REGISTRY_VIEW_SUBJECTS,
   STREAM_CALLS,
@@ -170,6 +171,15 @@ function executorDurables(domains: readonly string[]): string[] {
 
 const ARTIFACTS = [`$O.${OBJECT_STORE_ARTIFACTS}.>`];
 
+/**
+ * A client's replies arrive in the clients account, shared by every agent and person: with
+ * `_INBOX.>` any of them would receive the answers to everyone's call reads, pending lists and
+ * decisions. Each subscribes under its own prefix only (connectBus sets it from the credentials).
+ */
+function ownInbox(name: string): string {
+  return `${inboxPrefixOf(name)}.>`;
+}
+
 /** What a caller may do: ask for calls as itself, read its own calls, see its own ToolView. */
 function callerPub(principal: string): string[] {
   return [
@@ -182,7 +192,7 @@ function callerPub(principal: string): string[] {
 export function permissionsOf(spec: IdentitySpec): UserPermissions {
   switch (spec.kind) {
     case "agent":
-      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [INBOX], deny: [] }, respond: false };
+      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [ownInbox(spec.name)], deny: [] }, respond: false };
     case "human":
       return {
         account: ACCOUNT_CLIENTS,
@@ -190,7 +200,7 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
           allow: [...callerPub(spec.name), `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`, `warden.approver.pending.${spec.name}`],
           deny: [],
         },
-        sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`], deny: [] },
+        sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`], deny: [] },
         respond: false,
       };
     case "service":

@@ -191,6 +191,15 @@ export function rebuildBucketName(bucket: string, suffix: string): string {
   return `${bucket}_${token("suffix", suffix)}`;
 }
 
+/**
+ * The reply-inbox prefix of one identity: `_INBOX.<identity>`. A client may subscribe only under
+ * its own prefix, so the replies to another client's requests (call reads, pending approvals,
+ * decisions) never reach it; connectBus takes the identity from the credentials' user JWT.
+ */
+export function inboxPrefixOf(identity: string): string {
+  return `_INBOX.${token("identity", identity)}`;
+}
+
 /** Registers one domain's tools: `warden.registry.register.<domain>`. */
 export function registryRegisterSubject(domain: string): string {
   return `warden.registry.register.${token("domain", domain)}`;
