@@ -128,11 +128,6 @@ const READ_API = [
   "$JS.FC.>",
 ];
 
-/** A reader may make ordered consumers on the call stream but never pull from a stage's durable. */
-function readStreamApi(ownDurables: readonly string[]): string[] {
-  return [`${JS}.CONSUMER.MSG.NEXT.*.*`, ...ownDurables.map((d) => `$JS.ACK.${STREAM_CALLS}.${d}.>`)];
-}
-
 /** Other stages' durables, which a service that reads the stream must not pull from or ack. */
 function otherStageDurables(own: readonly string[]): string[] {
   return [DURABLE_REGISTRY, DURABLE_POLICY, DURABLE_APPROVER, DURABLE_PROJECTOR]
@@ -218,14 +213,13 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
           ...ARTIFACTS,
           ...spec.principals.flatMap(callerPub),
           `${CALLS_SUBJECT_ROOT}.*.*.ToolViewCompiled.*`,
-          ...readStreamApi([]),
         ],
         [],
         durables,
       );
     }
     case "auditor":
-      return service(readStreamApi([]), [], []);
+      return service([], [], []);
     case "admin":
       return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] }, respond: true };
   }
@@ -264,7 +258,7 @@ function serviceRole(role: ServiceRole): UserPermissions {
       );
     case "projector":
       return service(
-        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), kvWrite(BUCKET_BUDGETS), kvWrite(BUCKET_PROJECTOR), ...readStreamApi([])],
+        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), kvWrite(BUCKET_BUDGETS), kvWrite(BUCKET_PROJECTOR)],
         [],
         [DURABLE_PROJECTOR],
       );

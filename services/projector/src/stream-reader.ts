@@ -19,8 +19,6 @@ export interface StreamRange {
   readonly since?: Date;
   /** Stop after this sequence; the stream's last sequence (when the read starts) by default. */
   readonly toSeq?: number;
-  /** Messages asked for per pull. */
-  readonly batch?: number;
 }
 
 export interface StreamReadSummary {
@@ -44,13 +42,21 @@ export async function readStream(bus: Bus, range: StreamRange, onRecord: (r: Str
       : fromSeq > 1
         ? { deliver_policy: "by_start_sequence" as const, opt_start_seq: fromSeq }
         : { deliver_policy: "all" as const };
-  const consumer = await bus.js.consumers.get(STREAM_CALLS, { filter_subjects: range.filter ?? CALLS_SUBJECTS, ...start });
+  // an ordered push consumer: reading needs no pull rights on the call stream (only a stage's
+  // owner may pull from its durable); it goes away on its own once the read ends
+  const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, { filter_subjects: range.filter ?? CALLS_SUBJECTS, ...start });
+  const messages = await consumer.consume();
+  // closing ends the iteration; a close that nobody iterates past would never settle, so it is not awaited
+  const stop = () => void messages.close().catch(() => undefined);
   let read = 0;
   try {
     const pending = (await consumer.info(true)).num_pending;
-    if (pending === 0) return { toSeq, read };
-    // large pulls: a replay is bound by round trips otherwise (measured: 45k/s at 2k, 64k/s at 10k)
-    const messages = await consumer.consume({ max_messages: range.batch ?? 8_192 });
+    if (pending === 0) {
+      stop();
+      // iterating past the close lets it finish (and the subscription go)
+      for await (const _ of messages) break;
+      return { toSeq, read };
+    }
     let seen = 0;
     for await (const m of messages) {
       seen++;
@@ -68,6 +74,6 @@ export async function readStream(bus: Bus, range: StreamRange, onRecord: (r: Str
     }
     return { toSeq, read };
   } finally {
-    await consumer.delete().catch(() => undefined);
+    stop();
   }
 }
