@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import { parseCallSubject, STREAM_CALLS, WardenEventSchema, type EventOfType, type EventType, type ParsedCallSubject } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { decodeJson } from "./codec.js";
@@ -85,18 +85,26 @@ export async function ensureStageConsumer(bus: Bus, durable: string, filterSubje
   };
   const existing = await bus.jsm.consumers.info(STREAM_CALLS, durable).catch(() => undefined);
   if (existing === undefined) {
-    await bus.jsm.consumers.add(STREAM_CALLS, config).catch(async (err: unknown) => {
+    await putDurable(bus, config).catch(async (err: unknown) => {
       if ((await bus.jsm.consumers.info(STREAM_CALLS, durable).catch(() => undefined)) === undefined) throw err;
     });
   } else if (existing.config.filter_subject !== filterSubject) {
     throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
   } else if (existing.config.max_deliver !== opts.maxDeliver || existing.config.ack_wait !== config.ack_wait) {
-    await bus.jsm.consumers.update(STREAM_CALLS, durable, {
-      max_deliver: opts.maxDeliver,
-      ack_wait: config.ack_wait,
-      max_ack_pending: opts.maxAckPending,
-    });
+    await putDurable(bus, { ...config, deliver_policy: existing.config.deliver_policy });
   }
+}
+
+/**
+ * Creates or updates a durable through the subject that names it
+ * (`$JS.API.CONSUMER.DURABLE.CREATE.<stream>.<durable>`): NATS permissions let each service use
+ * that subject for its own durables only, and refuse everyone the forms whose name is in the body.
+ */
+async function putDurable(bus: Bus, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  const subject = `$JS.API.CONSUMER.DURABLE.CREATE.${STREAM_CALLS}.${config.durable_name}`;
+  const reply = await bus.nc.request(subject, new TextEncoder().encode(JSON.stringify({ stream_name: STREAM_CALLS, config })), { timeout: 5_000 });
+  const answer = JSON.parse(new TextDecoder().decode(reply.data)) as { error?: { code?: number; description?: string } };
+  if (answer.error) throw new Error(`could not create consumer ${config.durable_name}: ${answer.error.description ?? "error"} (${answer.error.code ?? "?"})`);
 }
 
 /**

@@ -107,9 +107,13 @@ const INBOX = "_INBOX.>";
 const callEvent = (domain: string, type: string) => `${CALLS_SUBJECT_ROOT}.${domain}.*.${type}`;
 const kvWrite = (bucket: string) => `$KV.${bucket}.>`;
 
-/** Pulling from a durable and acking its messages: only its owner does (creating and reading its info is a read). */
+/**
+ * Creating (or changing) a durable, pulling from it and acking its messages: only its owner. The
+ * creation goes through the subject that names the durable; the forms that carry the name in the
+ * body are refused on the call stream to everyone but readers (see `readsCallStream`).
+ */
 function ownDurable(stream: string, durable: string): string[] {
-  return [`${JS}.CONSUMER.MSG.NEXT.${stream}.${durable}`, `$JS.ACK.${stream}.${durable}.>`];
+  return [`${JS}.CONSUMER.DURABLE.CREATE.${stream}.${durable}`, `${JS}.CONSUMER.MSG.NEXT.${stream}.${durable}`, `$JS.ACK.${stream}.${durable}.>`];
 }
 
 /** Reading streams and buckets (info, direct and stream gets, KV watches); never their config or content. */
@@ -135,13 +139,20 @@ function otherStageDurables(own: readonly string[]): string[] {
     .flatMap((d) => [`${JS}.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${d}`, `$JS.ACK.${STREAM_CALLS}.${d}.>`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}.>`]);
 }
 
-function service(pub: readonly string[], sub: readonly string[], durables: readonly string[]): UserPermissions {
+/**
+ * A Warden-account role. `readsCallStream`: it reads call histories with short-lived ordered
+ * consumers of its own (random names), so it may create consumers on the call stream by name —
+ * which NATS cannot tell apart from another role's executor durable; every other role may create
+ * consumers there only through its own durables' subjects.
+ */
+function service(pub: readonly string[], sub: readonly string[], durables: readonly string[], readsCallStream = false): UserPermissions {
+  const consumersOnCallStream = readsCallStream ? [] : [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.>`];
   return {
     account: ACCOUNT_WARDEN,
     pub: {
       allow: [...READ_API, ...durables.flatMap((d) => ownDurable(STREAM_CALLS, d)), DLQ_SUBJECTS, SUBJECT_REGISTRY_LIST, ...pub],
       // an allow list: stream/consumer changes, deletes and purges are simply never listed
-      deny: otherStageDurables(durables),
+      deny: [...otherStageDurables(durables), ...consumersOnCallStream],
     },
     sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.>`, ...sub], deny: [] },
     respond: sub.length > 0,
@@ -216,10 +227,11 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
         ],
         [],
         durables,
+        true,
       );
     }
     case "auditor":
-      return service([], [], []);
+      return service([], [], [], true);
     case "admin":
       return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] }, respond: true };
   }
@@ -255,6 +267,7 @@ function serviceRole(role: ServiceRole): UserPermissions {
         ],
         [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS],
         [DURABLE_APPROVER],
+        true,
       );
     case "projector":
       return service(
