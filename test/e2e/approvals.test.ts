@@ -75,12 +75,12 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     // an agent's credentials may not decide at all, even one the policy lists with `approves`
     // (the server refuses the request), nor decide in someone else's name
     const bot = createApproverClient({ bus: botBus, approver: "support-bot" });
-    expect(await bot.approve(id, hash)).toMatchObject({ ok: false });
-    expect(await createApproverClient({ bus: botBus, approver: "alice" }).approve(id, hash)).toMatchObject({ ok: false });
-    expect(await bot.pending()).toMatchObject({ ok: false });
+    expect(await bot.approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    expect(await createApproverClient({ bus: botBus, approver: "alice" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    expect(await bot.pending()).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
     // a person may decide only as themself, and only the grades the policy gives them
     expect(await bob.approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
-    expect(await createApproverClient({ bus: (await w.humanBus("bob")), approver: "alice" }).approve(id, hash)).toMatchObject({ ok: false });
+    expect(await createApproverClient({ bus: await w.humanBus("bob"), approver: "alice" }).approve(id, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     const otherHash = `sha256:${"0".repeat(64)}`;
     expect(await alice.approve(id, otherHash)).toMatchObject({ ok: false, refusal: "ARGS_HASH_MISMATCH" });
     expect(await alice.approve("nope", hash)).toMatchObject({ ok: false, refusal: "UNKNOWN_APPROVAL" });
