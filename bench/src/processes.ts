@@ -15,7 +15,7 @@ export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv
   const flags = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${name}.cpuprofile`] : [];
   const child = spawn(process.execPath, [...flags, join(root, entry)], {
     env: { ...process.env, LOG_LEVEL: process.env["BENCH_LOG_LEVEL"] ?? "warn", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", process.env["BENCH_LOG_LEVEL"] ? "inherit" : "ignore", "inherit"],
   });
   return { name, child };
 }

@@ -81,8 +81,6 @@ export interface UserPermissions {
   readonly account: typeof ACCOUNT_WARDEN | typeof ACCOUNT_CLIENTS;
   readonly pub: SubjectRules;
   readonly sub: SubjectRules;
-  /** May answer requests it received (once each), whatever their reply subject. */
-  readonly respond: boolean;
 }
 
 /** What the Warden account offers the clients account; everything else stays inside. */
@@ -150,12 +148,21 @@ function service(pub: readonly string[], sub: readonly string[], durables: reado
   return {
     account: ACCOUNT_WARDEN,
     pub: {
-      allow: [...READ_API, ...durables.flatMap((d) => ownDurable(STREAM_CALLS, d)), DLQ_SUBJECTS, SUBJECT_REGISTRY_LIST, ...pub],
+      allow: [
+        ...READ_API,
+        ...durables.flatMap((d) => ownDurable(STREAM_CALLS, d)),
+        DLQ_SUBJECTS,
+        SUBJECT_REGISTRY_LIST,
+        // a responder answers on inboxes (its own account's, and clients' remapped `_R_.` replies);
+        // NATS' allow_responses would do too, but tracks every reply subject the connection
+        // receives, pulled JetStream messages included, which measurably slows the server
+        ...(sub.length > 0 ? ["_INBOX.>", "_R_.>"] : []),
+        ...pub,
+      ],
       // an allow list: stream/consumer changes, deletes and purges are simply never listed
       deny: [...otherStageDurables(durables), ...consumersOnCallStream],
     },
     sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.>`, ...sub], deny: [] },
-    respond: sub.length > 0,
   };
 }
 
@@ -198,7 +205,7 @@ function callerPub(principal: string): string[] {
 export function permissionsOf(spec: IdentitySpec): UserPermissions {
   switch (spec.kind) {
     case "agent":
-      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [ownInbox(spec.name)], deny: [] }, respond: false };
+      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [ownInbox(spec.name)], deny: [] } };
     case "human":
       return {
         account: ACCOUNT_CLIENTS,
@@ -207,7 +214,6 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
           deny: [],
         },
         sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`], deny: [] },
-        respond: false,
       };
     case "service":
       return serviceRole(spec.role);
@@ -233,7 +239,7 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
     case "auditor":
       return service([], [], [], true);
     case "admin":
-      return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] }, respond: true };
+      return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] } };
   }
 }
 

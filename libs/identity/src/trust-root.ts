@@ -107,7 +107,6 @@ export async function mintUser(root: TrustRoot, spec: IdentitySpec): Promise<Min
     ...UNLIMITED,
     pub: { allow: [...perms.pub.allow], deny: [...perms.pub.deny] },
     sub: { allow: [...perms.sub.allow], deny: [...perms.sub.deny] },
-    ...(perms.respond ? { resp: { max: 1, ttl: RESPONSE_TTL_NS } } : {}),
     tags: [`kind:${spec.kind}`],
   });
   return { publicKey: user.getPublicKey(), creds: fmtCreds(jwt, user) };
