@@ -6,6 +6,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { connectBus, ensureTopology, freePort, loadBusConfig, requestRpc, startNatsServer } from "@warden/bus";
 import { SUBJECT_REGISTRY_LIST, type IdentitySpecInput } from "@warden/contracts";
 import { openWardenHome } from "@warden/identity";
+import { agentSdkRate } from "./agent-sdk.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
 import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
@@ -74,6 +75,11 @@ try {
   const hopRows = hopBreakdown(client.hops!);
   client.hops = undefined;
   const half = await fixedRate(client, Math.max(1, Math.round(peak / 2)), seconds);
+  // an agent in the clients account, as the SDK calls: request through the export, outcome through the call-read API
+  const agentBus = await connectBus(loadBusConfig(await envOf({ kind: "agent", name: "bench-agent" })), "bench-agent");
+  const agentOne = await agentSdkRate(agentBus, "bench-agent", 1, seconds / 2);
+  const agentMany = await agentSdkRate(agentBus, "bench-agent", 256, seconds);
+  await agentBus.close();
 
   const backlog = quick ? 20_000 : 100_000;
   const baseline = procs.reduce((sum, p) => sum + rssBytes(p.child.pid), 0) + rssBytes(server.process.pid);
@@ -111,6 +117,8 @@ try {
     ["p50 / p99 latency at 50 calls/s (ms)", `${low.p50.toFixed(2)} / ${low.p99.toFixed(2)}`],
     [`p50 / p99 latency at half of peak, ${Math.round(peak / 2)} calls/s (ms)`, `${half.p50.toFixed(2)} / ${half.p99.toFixed(2)}`],
     ["  achieved rate at half of peak (completed calls/s)", half.achievedRate.toFixed(0)],
+    ["agent SDK call(), clients account, one caller: p50 / p99 (ms)", `${agentOne.p50.toFixed(2)} / ${agentOne.p99.toFixed(2)}`],
+    ["agent SDK call(), clients account, 256 callers: calls/s", `${agentMany.rate.toFixed(0)} (p50 ${agentMany.p50.toFixed(1)} ms, ${agentMany.failed} failed)`],
     [`backlog of ${backlog} calls: drained at calls/s`, drainRate.toFixed(0)],
     [`  calls in flight when the last was published`, String(inFlightAtEnd)],
     ["memory per 100k calls in flight (RSS growth, all processes)", `${(memPer100k / 1024 / 1024).toFixed(1)} MiB`],

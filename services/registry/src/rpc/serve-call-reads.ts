@@ -52,15 +52,43 @@ const ANSWER_TYPES: readonly EventType[] = ["ToolArgsValidated", ...CALL_READ_EV
  * The call's events as this request's owner may see them. A call belongs to the request the
  * registry answered (its ToolArgsValidated, or its own rejection, names that request as cause):
  * another principal can append a request under a call id it learnt, but never own that call.
- * Before the registry answered, the caller sees only its own request.
+ * Before the registry answered, the caller sees only its own request. Each event type is written
+ * once per call, so what has been read is kept and never read again.
  */
-async function readOwned(bus: Bus, domain: string, callId: string, request: ToolCallRequested): Promise<WardenEvent[] | "not_owner"> {
-  const read: (WardenEvent | undefined)[] = await Promise.all(ANSWER_TYPES.map((t) => readEvent(bus, domain, callId, t)));
-  const found = read.filter((e): e is WardenEvent => e !== undefined);
-  const registryAnswer = found.find((e) => e.type === "ToolArgsValidated" || (e.type === "ToolCallRejected" && e.data.stage === "registry"));
-  if (registryAnswer === undefined) return [request];
-  if (registryAnswer.causationId !== request.eventId) return "not_owner";
-  return [request, ...found.filter((e) => e.type !== "ToolArgsValidated")];
+class OwnedCall {
+  private readonly found = new Map<EventType, WardenEvent>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly domain: string,
+    private readonly callId: string,
+    private readonly request: ToolCallRequested,
+  ) {}
+
+  async read(types: Iterable<EventType>): Promise<void> {
+    const readOne = async (t: EventType) => {
+      if (this.found.has(t)) return;
+      const e = await readEvent(this.bus, this.domain, this.callId, t);
+      if (e !== undefined) this.found.set(t, e);
+    };
+    await Promise.all([...new Set(types)].map(readOne));
+    // a later event found while the validation was not (read at the same moment): it is there now
+    if (!this.answered() && this.found.size > 0) await readOne("ToolArgsValidated");
+  }
+
+  /** Whether the registry has answered the request (then every other event may already be there). */
+  answered(): boolean {
+    const rejected = this.found.get("ToolCallRejected");
+    return this.found.has("ToolArgsValidated") || (rejected?.type === "ToolCallRejected" && rejected.data.stage === "registry");
+  }
+
+  view(): WardenEvent[] | "not_owner" {
+    const rejected = this.found.get("ToolCallRejected");
+    const registryAnswer = this.found.get("ToolArgsValidated") ?? (rejected?.type === "ToolCallRejected" && rejected.data.stage === "registry" ? rejected : undefined);
+    if (registryAnswer === undefined) return [this.request];
+    if (registryAnswer.causationId !== this.request.eventId) return "not_owner";
+    return [this.request, ...[...this.found.values()].filter((e) => e.type !== "ToolArgsValidated")];
+  }
 }
 
 const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { events } as unknown as JsonValue });
@@ -68,18 +96,23 @@ const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { 
 /**
  * Waits (up to the request's timeout) for an event that settles the read. The subscription is made
  * before the stream is read, so nothing slips past; an event seen on it counts only once the
- * stream holds it (a refused publish still reaches core subscribers).
+ * stream holds it (a refused publish still reaches core subscribers). Only the event types seen
+ * are read again.
  */
 async function readSettled(bus: Bus, domain: string, callId: string, request: ToolCallRequested, req: CallReadRequest): Promise<WardenEvent[] | "not_owner"> {
-  if (req.wait === "none" || req.timeoutMs === 0) return readOwned(bus, domain, callId, request);
+  const call = new OwnedCall(bus, domain, callId, request);
+  if (req.wait === "none" || req.timeoutMs === 0) {
+    await call.read(ANSWER_TYPES);
+    return call.view();
+  }
   let wake: () => void = () => undefined;
-  let seen = 0;
+  const woken = new Set<EventType>();
   const sub = bus.nc.subscribe(callHistorySubject(domain, callId), {
     callback: (err, m) => {
       if (err) return;
       const parsed = parseCallSubject(m.subject);
       if (parsed !== undefined && settlesRead(parsed.type, req.wait) && decodeJson(m.data).ok) {
-        seen++;
+        woken.add(parsed.type);
         wake();
       }
     },
@@ -88,14 +121,15 @@ async function readSettled(bus: Bus, domain: string, callId: string, request: To
   const settled = (events: WardenEvent[] | "not_owner") =>
     events === "not_owner" || events.some((e) => e.type !== "ToolCallRequested" && settlesRead(e.type, req.wait));
   try {
-    // `seen` counts settling events on the subscription; one that arrives while the stream is
-    // being read is not lost: the next round reads again without waiting
-    let seenAtRead = seen;
-    let events = await readOwned(bus, domain, callId, request);
+    // before the registry answers nothing else can be on the stream; after, anything may be
+    await call.read(["ToolArgsValidated", "ToolCallRejected"]);
+    if (call.answered()) await call.read(ANSWER_TYPES);
+    let events = call.view();
     while (!settled(events)) {
       const left = deadline - Date.now();
       if (left <= 0) break;
-      if (seen === seenAtRead) {
+      // an event that arrived while the stream was being read is not lost: no wait then
+      if (woken.size === 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           wake = () => {
@@ -104,8 +138,10 @@ async function readSettled(bus: Bus, domain: string, callId: string, request: To
           };
         });
       }
-      seenAtRead = seen;
-      events = await readOwned(bus, domain, callId, request);
+      const types = [...woken];
+      woken.clear();
+      await call.read([...types, "ToolArgsValidated"]);
+      events = call.view();
     }
     return events;
   } finally {
