@@ -64,10 +64,9 @@ export async function requestRpc(bus: Bus, subject: string, payload: unknown, ti
 
 function unavailable(subject: string, err: unknown): WardenError {
   const text = (err as Error).message ?? String(err);
+  // the server refused the request itself: asking again, or waiting for a service, cannot help
   if (/permissions? violation/i.test(`${text} ${String((err as { cause?: unknown }).cause ?? "")}`)) {
     return wardenError("FORBIDDEN", `the server refused this identity a request on ${subject} (${text})`);
   }
-  // the server refused the request itself: asking again, or waiting for a service, cannot help
-  if (/permissions violation/i.test(text)) return wardenError("FORBIDDEN", `this identity may not ask on ${subject} (${text})`);
   return wardenError("UNAVAILABLE", `no answer on ${subject} (${text}); is the service running?`);
 }
