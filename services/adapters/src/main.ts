@@ -2,15 +2,23 @@ import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals } 
 import { AdapterConfigError } from "./adapter-errors.js";
 import { startAdaptersService } from "./adapters-service.js";
 import { loadAdaptersConfig, type AdaptersConfig } from "./config.js";
-import { ManifestError } from "./manifest/load-manifests.js";
+import { loadManifestDir, ManifestError, type LoadedManifest } from "./manifest/load-manifests.js";
 import { loadApproverKeys } from "@warden/executor";
 
-/** Process entry: env → config → logger → connect → topology → start → drain on SIGTERM/SIGINT. */
+/**
+ * Process entry: env → config → manifests → logger → connect → topology → start → drain on
+ * SIGTERM/SIGINT. Manifests and keys are read before connecting, so a bad manifest is reported as
+ * itself, not as whatever the connection says.
+ */
 let config: AdaptersConfig;
+let manifests: LoadedManifest[];
+let approverKeys: string[];
 try {
   config = loadAdaptersConfig(process.env);
+  approverKeys = loadApproverKeys(process.env);
+  manifests = await loadManifestDir(config.WARDEN_MANIFESTS_DIR);
 } catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
+  if (!(err instanceof ConfigError || err instanceof ManifestError || err instanceof AdapterConfigError)) throw err;
   process.stderr.write(`warden-adapters: ${err.message}\n`);
   process.exit(1);
 }
@@ -22,12 +30,12 @@ try {
   service = await startAdaptersService({
     bus,
     log,
-    manifests: config.WARDEN_MANIFESTS_DIR,
+    manifests,
     // the adapters pass allow-listed variables and env secrets on from here, and nothing else
     env: process.env,
     secretsFile: config.WARDEN_SECRETS_FILE,
     concurrency: config.WARDEN_ADAPTERS_CONCURRENCY,
-    approverKeys: loadApproverKeys(process.env),
+    approverKeys,
   });
 } catch (err) {
   if (!(err instanceof ManifestError || err instanceof AdapterConfigError)) throw err;
