@@ -144,7 +144,8 @@ function otherStageDurables(own: readonly string[]): string[] {
  * consumers there only through its own durables' subjects.
  */
 function service(pub: readonly string[], sub: readonly string[], durables: readonly string[], readsCallStream = false): UserPermissions {
-  const consumersOnCallStream = readsCallStream ? [] : [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.>`];
+  // the form with the name in the body is nobody's (ordered reads name their consumer in the subject)
+  const consumersOnCallStream = [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}`, ...(readsCallStream ? [] : [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}.>`])];
   return {
     account: ACCOUNT_WARDEN,
     pub: {
