@@ -1,6 +1,5 @@
 import { ensureTopology, type Bus } from "@warden/bus";
 import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
-import type { IdentitySpecInput } from "@warden/contracts";
 import { openWardenHome } from "@warden/identity";
 import { listTools } from "@warden/registry";
 import { pino } from "pino";
@@ -64,15 +63,17 @@ export const upCommand: Command = async (argv, io) => {
     const url = nats.url;
     // on a server Warden did not provision and that is not secured, everyone shares the given credentials
     const shared = insecure && nats.server === undefined;
-    const connectAs = async (spec: IdentitySpecInput): Promise<Bus> => {
-      const entry = await home.addIdentity(spec, { replace: true });
+    // every identity was provisioned above (one list of specs: standardIdentities); a name that is not there is a bug
+    const connectAs = async (name: string): Promise<Bus> => {
+      const entry = home.identity(name);
+      if (entry === undefined) throw new Error(`identity ${name} was not provisioned`);
       const creds = shared ? io.env["NATS_CREDS"] : entry.creds;
       const config = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: url, ...(creds ? { NATS_CREDS: creds } : {}) });
-      const bus = await openBus(config, `warden-${spec.name}`);
+      const bus = await openBus(config, `warden-${name}`);
       buses.push(bus);
       return bus;
     };
-    const admin = await connectAs({ kind: "admin", name: "admin" });
+    const admin = await connectAs("admin");
     await ensureTopology(admin);
     services = await startServices({
       admin,

@@ -4,9 +4,9 @@ import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
-import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
+import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
-import { AGENT_DOMAIN, subagentPrincipal, type IdentitySpecInput, type PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts";
 
 interface Running {
   readonly name: string;
@@ -21,8 +21,8 @@ export interface StartedServices {
   stop(): Promise<void>;
 }
 
-/** A connection as one identity (minted in WARDEN_HOME if it is new). */
-export type ConnectAs = (spec: IdentitySpecInput) => Promise<Bus>;
+/** A connection as one provisioned identity, by name (the names of `standardIdentities`). */
+export type ConnectAs = (name: string) => Promise<Bus>;
 
 export interface StartServicesOptions {
   /** The admin connection: stores the demo's policy document. */
@@ -38,14 +38,6 @@ export interface StartServicesOptions {
   /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
   readonly env: NodeJS.ProcessEnv;
 }
-
-/** The demo's executor identity: its domains and the buckets it keeps its state in. */
-export const DEMO_EXECUTOR: IdentitySpecInput = {
-  kind: "executor",
-  name: "support-desk",
-  domains: [...SUPPORT_DESK_DOMAINS],
-  buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS],
-};
 
 /**
  * Starts the core services in this process, each connected as its own identity with only its
@@ -64,21 +56,19 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     const handle = await run();
     running.push({ name, stop: () => handle.stop() });
   };
-  const service = (role: "registry" | "policy" | "approver" | "projector") => connectAs({ kind: "service", name: role, role });
   try {
-    await start("registry", async () => startRegistryService({ bus: await service("registry"), log: log.child({ service: "registry" }) }));
-    await start("policy", async () => startPolicyService({ bus: await service("policy"), log: log.child({ service: "policy" }) }));
+    await start("registry", async () => startRegistryService({ bus: await connectAs("registry"), log: log.child({ service: "registry" }) }));
+    await start("policy", async () => startPolicyService({ bus: await connectAs("policy"), log: log.child({ service: "policy" }) }));
     await start("approver", async () =>
-      startApproverService({ bus: await service("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),
+      startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),
     );
-    await start("projector", async () => startProjector({ bus: await service("projector"), log: log.child({ service: "projector" }) }));
+    await start("projector", async () => startProjector({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
     const manifests = o.manifests ?? [];
     if (manifests.length > 0) {
-      const domains = manifests.map((m) => m.manifest.domain);
       // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them
       await start("adapters", async () =>
         startAdaptersService({
-          bus: await connectAs({ kind: "executor", name: "adapters", domains }),
+          bus: await connectAs("adapters"),
           log: log.child({ service: "adapters" }),
           manifests,
           env: o.env,
@@ -93,12 +83,12 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
       if (!put.ok) throw new Error(`demo policy refused: ${put.error.message}`);
       policy = put.value.document;
       await start("support-desk", async () =>
-        startSupportDesk({ bus: await connectAs(DEMO_EXECUTOR), log: log.child({ service: "support-desk" }), approverKeys }),
+        startSupportDesk({ bus: await connectAs("support-desk"), log: log.child({ service: "support-desk" }), approverKeys }),
       );
       const endpoint = endpointOf(loadSubagentConfig(o.env));
       await start("subagent", async () =>
         startSubagentService({
-          bus: await connectAs(subagentIdentity([triageAgent.name])),
+          bus: await connectAs("subagent"),
           log: log.child({ service: "subagent" }),
           agents: [triageAgent],
           endpoint,
@@ -112,8 +102,4 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     await stopAll();
     throw err;
   }
-}
-
-function subagentIdentity(agents: readonly string[]): IdentitySpecInput {
-  return { kind: "subagent", name: "subagent", domains: [AGENT_DOMAIN], principals: agents.map(subagentPrincipal) };
 }
