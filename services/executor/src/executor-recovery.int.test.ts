@@ -167,6 +167,12 @@ describe("executor: an executor that dies mid-run", () => {
     const startedA = await waitForEvent(bus, "crash", a.callId, "ToolCallStarted");
     const startedB = await waitForEvent(bus, "crash", b.callId, "ToolCallStarted");
     expect([startedA.data.executorId, startedB.data.executorId]).toEqual(["doomed", "doomed"]);
+    // the claim is appended before the handler starts: the process dies once both handlers run
+    // (regression: closing at the claim raced the handler on a loaded CI machine)
+    await eventually(() => {
+      expect(count(a.callId)).toBe(1);
+      expect(count(b.callId)).toBe(1);
+    });
     // the process dies: no result, no ack
     await doomedBus.nc.close();
 
