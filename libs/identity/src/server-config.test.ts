@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { renderServerConfig, type ServerConfigOptions } from "./server-config.js";
+
+const base: ServerConfigOptions = {
+  host: "127.0.0.1",
+  port: 4222,
+  storeDir: "/tmp/store",
+  resolverDir: "/tmp/jwt",
+  jwts: { operator: "OPJWT", accounts: { AWARDEN: "WJWT", ACLIENTS: "CJWT" } },
+  systemAccount: "ASYS",
+};
+
+describe("renderServerConfig", () => {
+  it("writes a single server exactly as before: named warden, no cluster block", () => {
+    const text = renderServerConfig(base);
+    expect(text).toBe(
+      [
+        "# written by warden: operator-mode auth (docs/security.md); regenerated on every `warden up`",
+        'host: "127.0.0.1"',
+        "port: 4222",
+        "server_name: warden",
+        "max_control_line: 32768",
+        'jetstream { store_dir: "/tmp/store" }',
+        'resolver: { type: full, dir: "/tmp/jwt", allow_delete: false, interval: "2m" }',
+        "operator: OPJWT",
+        "system_account: ASYS",
+        "resolver_preload: {",
+        "  AWARDEN: WJWT",
+        "  ACLIENTS: CJWT",
+        "}",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("gives a cluster node its own name and routes to its peers, with the same operator-mode auth", () => {
+    const text = renderServerConfig({
+      ...base,
+      serverName: "n2",
+      cluster: { name: "warden-c", port: 6223, routes: ["nats-route://127.0.0.1:6222", "nats-route://127.0.0.1:6224"] },
+    });
+    expect(text).toContain("server_name: n2\n");
+    expect(text).toContain(
+      'cluster { name: "warden-c", listen: "127.0.0.1:6223", routes: ["nats-route://127.0.0.1:6222", "nats-route://127.0.0.1:6224"] }',
+    );
+    expect(text).toContain("operator: OPJWT");
+    expect(text).not.toContain("no_auth_user");
+  });
+
+  it("refuses a server name the config file could not carry as a bare token", () => {
+    expect(() => renderServerConfig({ ...base, serverName: "a b" })).toThrow(/server name/);
+  });
+});
