@@ -151,7 +151,8 @@ async function shutdown(): Promise<number> {
 
 /** Median time from the request until each event was seen by the client, at low load. */
 function hopBreakdown(hops: Map<string, Map<string, number>>): [string, string][] {
-  const types = ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", "ToolCallFinished"];
+  // the subject token each event is stored under (a result lives in the shared Outcome slot)
+  const types = ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", "Outcome"];
   return types.map((t) => {
     const values = [...hops.values()].flatMap((m) => (m.has(t) ? [m.get(t)!] : []));
     const s = summarize(values);

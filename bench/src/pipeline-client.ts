@@ -16,7 +16,7 @@ export class PipelineClient {
   private readonly sentAt = new Map<string, number>();
 
   constructor(private readonly bus: Bus) {
-    for (const subject of ["warden.call.bench.*.ToolCallFinished", "warden.call.bench.*.ToolCallRejected"]) {
+    for (const subject of ["warden.call.bench.*.Outcome", "warden.call.bench.*.ToolCallRejected"]) {
       this.subs.push(
         bus.nc.subscribe(subject, {
           callback: (_err, msg) => {
@@ -25,7 +25,7 @@ export class PipelineClient {
             if (!done) return;
             this.waiting.delete(callId);
             const decoded = decodeJson(msg.data);
-            const ok = decoded.ok && (decoded.value as { type?: string; data?: { ok?: boolean } }).data?.ok === true;
+            const ok = decoded.ok && (decoded.value as { type?: string; data?: { ok?: boolean } }).data?.ok === true && (decoded.value as { type?: string }).type === "ToolCallFinished";
             if (ok) this.completed++;
             else this.failed++;
             done(ok);

@@ -1,8 +1,8 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { callEventSubject, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
+import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
-import { readEvent } from "./read-event.js";
+import { readEvent, readOutcome } from "./read-event.js";
 
 export type AppendResult =
   | { readonly status: "written"; readonly seq: number }
@@ -10,7 +10,7 @@ export type AppendResult =
       readonly status: "already_written";
       /** The event that holds the slot (undefined if it could not be read back). */
       readonly existing: WardenEvent | undefined;
-      /** True when the stored event is this one, or answers the same cause (a redelivery). */
+      /** True when the stored event is this one, or the same type answering the same cause (a redelivery). */
       readonly ours: boolean;
     };
 
@@ -30,8 +30,7 @@ export function isAlreadyWrittenError(err: unknown): boolean {
  * subject to be empty, so a second writer gets "already written" back as a value.
  */
 export async function appendEvent(bus: Bus, event: WardenEvent, readBack: ReadBack = defaultReadBack(bus)): Promise<AppendResult> {
-  const suffix = eventSubjectSuffix(event);
-  const subject = callEventSubject(event.domain, event.callId, event.type, suffix);
+  const subject = subjectOfEvent(event);
   try {
     const ack = await bus.js.publish(subject, encodeJson(event), {
       msgID: event.eventId,
@@ -49,7 +48,8 @@ export async function appendEvent(bus: Bus, event: WardenEvent, readBack: ReadBa
 export type ReadBack = (event: WardenEvent) => Promise<WardenEvent | undefined>;
 
 function defaultReadBack(bus: Bus): ReadBack {
-  return (event) => readEvent(bus, event.domain, event.callId, event.type, eventSubjectSuffix(event));
+  return (event) =>
+    isOutcomeEvent(event) ? readOutcome(bus, event.domain, event.callId) : readEvent(bus, event.domain, event.callId, event.type, eventSubjectSuffix(event));
 }
 
 async function alreadyWritten(readBack: ReadBack, event: WardenEvent): Promise<AppendResult> {
@@ -57,6 +57,6 @@ async function alreadyWritten(readBack: ReadBack, event: WardenEvent): Promise<A
   const ours =
     existing !== undefined &&
     (existing.eventId === event.eventId ||
-      (event.causationId !== null && existing.causationId === event.causationId));
+      (existing.type === event.type && event.causationId !== null && existing.causationId === event.causationId));
   return { status: "already_written", existing, ours };
 }

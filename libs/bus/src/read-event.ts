@@ -1,11 +1,21 @@
-import { callEventSubject, callRequestedAnySubject, STREAM_CALLS, WardenEventSchema, type EventOfType, type EventType, type WardenEvent } from "@warden/contracts";
+import {
+  callEventSubject,
+  callRequestedAnySubject,
+  outcomeSubject,
+  STREAM_CALLS,
+  WardenEventSchema,
+  type EventOfType,
+  type EventType,
+  type OutcomeEventType,
+  type WardenEvent,
+} from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { decodeJson } from "./codec.js";
 
 /**
  * Reads one event of a call (each type is written at most once; a ToolViewCompiled once per turn,
  * named by `suffix` = `t<turn>`); undefined when absent or unreadable. A request is found whatever
- * its principal when `suffix` is omitted.
+ * its principal when `suffix` is omitted; a ToolCallRejected is found whichever stage wrote it.
  */
 export async function readEvent<T extends EventType>(
   bus: Bus,
@@ -18,13 +28,29 @@ export async function readEvent<T extends EventType>(
     type === "ToolCallRequested" && suffix === undefined
       ? callRequestedAnySubject(domain, callId)
       : callEventSubject(domain, callId, type, suffix);
+  const found = await readLast(bus, subject);
+  if (found?.type === type) return found as EventOfType<T>;
+  if (found === undefined && type === "ToolCallRejected") {
+    const outcome = await readOutcome(bus, domain, callId);
+    return outcome?.type === type ? (outcome as EventOfType<T>) : undefined;
+  }
+  return undefined;
+}
+
+/** The call's outcome, whichever it is: a result, an outcome-unknown or the executor's refusal. */
+export async function readOutcome(bus: Bus, domain: string, callId: string): Promise<EventOfType<OutcomeEventType> | undefined> {
+  const found = await readLast(bus, outcomeSubject(domain, callId));
+  if (found === undefined) return undefined;
+  return found.type === "ToolCallFinished" || found.type === "ToolCallOutcomeUnknown" || found.type === "ToolCallRejected" ? found : undefined;
+}
+
+async function readLast(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
   const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
   if (msg === null) return undefined;
   const decoded = decodeJson(msg.data);
   if (!decoded.ok) return undefined;
   const parsed = WardenEventSchema.safeParse(decoded.value);
-  if (!parsed.success || parsed.data.type !== type) return undefined;
-  return parsed.data as EventOfType<T>;
+  return parsed.success ? parsed.data : undefined;
 }
 
 export interface StoredEvent {

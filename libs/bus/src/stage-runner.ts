@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
-import { parseCallSubject, STREAM_CALLS, WardenEventSchema, type EventOfType, type EventType, type ParsedCallSubject } from "@warden/contracts";
+import { parseCallSubject, STREAM_CALLS, subjectOfEvent, WardenEventSchema, type EventOfType, type EventType, type ParsedCallSubject } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { decodeJson } from "./codec.js";
 import { copyToDlq } from "./dlq.js";
@@ -142,7 +142,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     let childLog: Logger | undefined;
     const mlogOf = () => (childLog ??= log.child(bindings));
     const subject = parseCallSubject(m.subject);
-    if (subject === undefined || subject.type !== spec.eventType) {
+    if (subject === undefined || !subject.types.includes(spec.eventType)) {
       return deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());
     }
     const decoded = decodeJson(m.data);
@@ -160,7 +160,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       return deadLetter(m, `schema-invalid ${spec.eventType}: ${first?.path.join(".") ?? ""} ${first?.message ?? ""}`.trim(), mlogOf());
     }
     const event = parsed.data;
-    if (event.type !== spec.eventType || event.callId !== subject.callId || event.domain !== subject.domain) {
+    if (event.type !== spec.eventType || subjectOfEvent(event) !== m.subject) {
       return deadLetter(m, `event does not match its subject ${m.subject}`, mlogOf());
     }
     bindings = { ...bindings, callId: event.callId, eventId: event.eventId };

@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   "ToolCallFinished",
   "ToolCallOutcomeUnknown",
   "ToolViewCompiled",
+  "ToolCallLateResult",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -188,6 +189,16 @@ export const ToolCallOutcomeUnknownDataSchema = z.object({
 });
 
 /**
+ * A result that arrived after the call already had its outcome (a copy of the executor was paused
+ * past its claim while another recorded OutcomeUnknown): kept for the audit, never a second outcome.
+ */
+export const ToolCallLateResultDataSchema = ToolCallFinishedDataSchema.extend({
+  /** The outcome the call already had when this result arrived. */
+  outcomeEventId: TokenSchema,
+  outcomeType: z.enum(["ToolCallFinished", "ToolCallOutcomeUnknown", "ToolCallRejected"]),
+});
+
+/**
  * What a model was shown on one turn of a subagent's loop (recorded on the subagent's own call),
  * so an auditor sees exactly which tools the model could choose from and why others were hidden.
  * Its subject adds the turn: `warden.call.<domain>.<callId>.ToolViewCompiled.t<turn>`.
@@ -218,6 +229,7 @@ export const ToolCallStartedSchema = event("ToolCallStarted", ToolCallStartedDat
 export const ToolCallFinishedSchema = event("ToolCallFinished", ToolCallFinishedDataSchema);
 export const ToolCallOutcomeUnknownSchema = event("ToolCallOutcomeUnknown", ToolCallOutcomeUnknownDataSchema);
 export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiledDataSchema);
+export const ToolCallLateResultSchema = event("ToolCallLateResult", ToolCallLateResultDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -232,6 +244,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallFinishedSchema,
   ToolCallOutcomeUnknownSchema,
   ToolViewCompiledSchema,
+  ToolCallLateResultSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -246,6 +259,7 @@ export type ToolCallStarted = z.infer<typeof ToolCallStartedSchema>;
 export type ToolCallFinished = z.infer<typeof ToolCallFinishedSchema>;
 export type ToolCallOutcomeUnknown = z.infer<typeof ToolCallOutcomeUnknownSchema>;
 export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
+export type ToolCallLateResult = z.infer<typeof ToolCallLateResultSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -263,4 +277,5 @@ export const EVENT_SCHEMAS = {
   ToolCallFinished: ToolCallFinishedSchema,
   ToolCallOutcomeUnknown: ToolCallOutcomeUnknownSchema,
   ToolViewCompiled: ToolViewCompiledSchema,
+  ToolCallLateResult: ToolCallLateResultSchema,
 } as const satisfies Record<EventType, z.ZodType>;

@@ -67,6 +67,8 @@ export {
   ToolPolicyCheckedSchema,
   ToolViewCompiledDataSchema,
   ToolViewCompiledSchema,
+  ToolCallLateResultSchema,
+  ToolCallLateResultDataSchema,
   SUFFIXED_EVENT_TYPES,
   WardenEventSchema,
   type ApprovalDenied,
@@ -86,6 +88,7 @@ export {
   type ToolCallStarted,
   type ToolPolicyChecked,
   type ToolViewCompiled,
+  type ToolCallLateResult,
   type WardenEvent,
 } from "./events.js";
 export {
@@ -174,6 +177,11 @@ export {
   eventSubjectSuffix,
   inboxPrefixOf,
   subjectOfEvent,
+  outcomeSubject,
+  isOutcomeEvent,
+  OUTCOME_SLOT,
+  OUTCOME_EVENT_TYPES,
+  type OutcomeEventType,
   OBJECT_STORE_ARTIFACTS,
   parseCallSubject,
   parseDecideSubject,

@@ -14,6 +14,7 @@ import {
   DLQ_SUBJECTS,
   inboxPrefixOf,
   OBJECT_STORE_ARTIFACTS,
+  OUTCOME_SLOT,
   REGISTRY_VIEW_SUBJECTS,
   STREAM_CALLS,
   SUBJECT_DECIDE_ROOT,
@@ -170,10 +171,9 @@ function service(pub: readonly string[], sub: readonly string[], durables: reado
 function executorPub(domains: readonly string[]): string[] {
   return domains.flatMap((d) => [
     callEvent(d, "ToolCallStarted"),
-    callEvent(d, "ToolCallFinished"),
-    callEvent(d, "ToolCallOutcomeUnknown"),
-    // a call the executor refuses (a grant that does not hold, deliveries exhausted)
-    callEvent(d, "ToolCallRejected"),
+    // the outcome slot: a result, an outcome-unknown, or a refusal (a grant that does not hold)
+    callEvent(d, OUTCOME_SLOT),
+    callEvent(d, "ToolCallLateResult"),
     `warden.registry.register.${d}`,
     `warden.registry.status.${d}`,
   ]);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { callEventSubject, decideSubject, parseCallSubject, parseDecideSubject, stageFilterSubject, UnsafeTokenError } from "./subjects.js";
+import { callEventSubject, decideSubject, outcomeSubject, parseCallSubject, parseDecideSubject, stageFilterSubject, subjectOfEvent, UnsafeTokenError } from "./subjects.js";
 
 describe("subjects", () => {
   it("builds and parses an event subject, with the principal on a request", () => {
     expect(callEventSubject("kb", "c1", "ToolArgsValidated")).toBe("warden.call.kb.c1.ToolArgsValidated");
     const req = callEventSubject("kb", "c1", "ToolCallRequested", "alice");
     expect(req).toBe("warden.call.kb.c1.ToolCallRequested.alice");
-    expect(parseCallSubject(req)).toEqual({ domain: "kb", callId: "c1", type: "ToolCallRequested", principal: "alice" });
-    expect(parseCallSubject("warden.call.kb.c1.ToolCallFinished")).toEqual({ domain: "kb", callId: "c1", type: "ToolCallFinished" });
+    expect(parseCallSubject(req)).toEqual({ domain: "kb", callId: "c1", types: ["ToolCallRequested"], principal: "alice" });
+    expect(parseCallSubject("warden.call.kb.c1.ToolArgsValidated")).toEqual({ domain: "kb", callId: "c1", types: ["ToolArgsValidated"] });
   });
 
   it("refuses tokens with dots, wildcards or spaces before they become subjects", () => {
@@ -21,9 +21,25 @@ describe("subjects", () => {
   it("gives each turn's ToolViewCompiled its own subject", () => {
     const s = callEventSubject("agent", "c1", "ToolViewCompiled", "t2");
     expect(s).toBe("warden.call.agent.c1.ToolViewCompiled.t2");
-    expect(parseCallSubject(s)).toEqual({ domain: "agent", callId: "c1", type: "ToolViewCompiled", turn: "t2" });
+    expect(parseCallSubject(s)).toEqual({ domain: "agent", callId: "c1", types: ["ToolViewCompiled"], turn: "t2" });
     expect(parseCallSubject("warden.call.agent.c1.ToolViewCompiled.x")).toBeUndefined();
     expect(() => callEventSubject("agent", "c1", "ToolViewCompiled")).toThrow();
+  });
+
+  it("keeps every executor outcome of a call on one subject, so the server stores only the first", () => {
+    const slot = "warden.call.kb.c1.Outcome";
+    expect(callEventSubject("kb", "c1", "ToolCallFinished")).toBe(slot);
+    expect(callEventSubject("kb", "c1", "ToolCallOutcomeUnknown")).toBe(slot);
+    expect(outcomeSubject("kb", "c1")).toBe(slot);
+    expect(parseCallSubject(slot)).toEqual({ domain: "kb", callId: "c1", types: ["ToolCallFinished", "ToolCallOutcomeUnknown", "ToolCallRejected"] });
+    // a stage's refusal keeps its own subject; the executor's refusal is an outcome
+    expect(callEventSubject("kb", "c1", "ToolCallRejected")).toBe("warden.call.kb.c1.ToolCallRejected");
+    const base = { v: 1, eventId: "e1", callId: "c1", domain: "kb", tool: "kb.get", principal: "p", mode: "plan", ts: new Date().toISOString(), causationId: "e0", correlationId: "r" } as const;
+    const error = { code: "GRANT_EXPIRED", message: "late", retryable: false } as const;
+    expect(subjectOfEvent({ ...base, type: "ToolCallRejected", data: { stage: "executor", error } })).toBe(slot);
+    expect(subjectOfEvent({ ...base, type: "ToolCallRejected", data: { stage: "policy", error } })).toBe("warden.call.kb.c1.ToolCallRejected");
+    expect(parseCallSubject("warden.call.kb.c1.ToolCallFinished")).toBeUndefined();
+    expect(parseCallSubject("warden.call.kb.c1.Outcome.x")).toBeUndefined();
   });
 
   it("parses nothing it did not build", () => {

@@ -53,16 +53,46 @@ function token(what: string, value: string): string {
 }
 
 /**
+ * The executor's outcomes of a call share one subject, so the server keeps only the first: a
+ * result, an outcome-unknown, or the executor's refusal. Two copies of an executor (one paused
+ * past its claim, one recovering it) cannot both end the call.
+ */
+export const OUTCOME_SLOT = "Outcome";
+export const OUTCOME_EVENT_TYPES = ["ToolCallFinished", "ToolCallOutcomeUnknown", "ToolCallRejected"] as const satisfies readonly EventType[];
+export type OutcomeEventType = (typeof OUTCOME_EVENT_TYPES)[number];
+
+/** The subject token an event type is stored under (its name, or the shared outcome slot). */
+function slotOfType(type: EventType): string {
+  return type === "ToolCallFinished" || type === "ToolCallOutcomeUnknown" ? OUTCOME_SLOT : type;
+}
+
+/**
  * `warden.call.<domain>.<callId>.<EventType>`; a request adds `.<principal>`, a ToolViewCompiled
- * adds `.t<turn>` (the `suffix` argument).
+ * adds `.t<turn>` (the `suffix` argument). ToolCallFinished and ToolCallOutcomeUnknown live in the
+ * shared `Outcome` slot; a ToolCallRejected here is a stage's refusal (the executor's refusals are
+ * outcomes: outcomeSubject).
  */
 export function callEventSubject(domain: string, callId: string, type: EventType, suffix?: string): string {
-  const base = `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.${type}`;
+  const base = `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.${slotOfType(type)}`;
   if (type === "ToolCallRequested" || type === "ToolViewCompiled") {
     if (suffix === undefined) throw new Error(`a ${type} subject needs its last token`);
     return `${base}.${token(type === "ToolCallRequested" ? "principal" : "turn", suffix)}`;
   }
   return base;
+}
+
+/** The one subject every executor outcome of a call is appended on. */
+export function outcomeSubject(domain: string, callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.${OUTCOME_SLOT}`;
+}
+
+/** True for an event stored in the outcome slot. */
+export function isOutcomeEvent(event: WardenEvent): boolean {
+  return (
+    event.type === "ToolCallFinished" ||
+    event.type === "ToolCallOutcomeUnknown" ||
+    (event.type === "ToolCallRejected" && event.data.stage === "executor")
+  );
 }
 
 /** The last subject token of an event that has one (the principal, or `t<turn>`). */
@@ -72,8 +102,9 @@ export function eventSubjectSuffix(event: WardenEvent): string | undefined {
   return undefined;
 }
 
-/** The subject an event is appended on. */
+/** The subject an event is appended on; a decoder accepts an event only from exactly this subject. */
 export function subjectOfEvent(event: WardenEvent): string {
+  if (isOutcomeEvent(event)) return outcomeSubject(event.domain, event.callId);
   return callEventSubject(event.domain, event.callId, event.type, eventSubjectSuffix(event));
 }
 
@@ -92,18 +123,19 @@ export function callAnyDomainSubject(callId: string): string {
   return `${CALLS_SUBJECT_ROOT}.*.${token("callId", callId)}.>`;
 }
 
-/** What a stage consumes: one event type, optionally one domain. */
+/** What a stage consumes: one event type (the outcome slot for an outcome), optionally one domain. */
 export function stageFilterSubject(type: EventType, domain?: string): string {
   const d = domain === undefined ? "*" : token("domain", domain);
   return type === "ToolCallRequested" || type === "ToolViewCompiled"
     ? `${CALLS_SUBJECT_ROOT}.${d}.*.${type}.*`
-    : `${CALLS_SUBJECT_ROOT}.${d}.*.${type}`;
+    : `${CALLS_SUBJECT_ROOT}.${d}.*.${slotOfType(type)}`;
 }
 
 export interface ParsedCallSubject {
   readonly domain: string;
   readonly callId: string;
-  readonly type: EventType;
+  /** The event types that may be stored on this subject (several for the outcome slot). */
+  readonly types: readonly EventType[];
   /** The last token of a ToolCallRequested subject. */
   readonly principal?: string;
   /** The last token of a ToolViewCompiled subject (`t<turn>`). */
@@ -113,20 +145,23 @@ export interface ParsedCallSubject {
 export function parseCallSubject(subject: string): ParsedCallSubject | undefined {
   const parts = subject.split(".");
   if (parts[0] !== "warden" || parts[1] !== "call") return undefined;
-  const [, , domain, callId, type, principal, ...rest] = parts;
+  const [, , domain, callId, slot, principal, ...rest] = parts;
   if (rest.length > 0 || !isSafeToken(domain) || !isSafeToken(callId)) return undefined;
-  if (!(EVENT_TYPES as readonly string[]).includes(type ?? "")) return undefined;
-  const eventType = type as EventType;
+  if (slot === OUTCOME_SLOT) {
+    return principal === undefined ? { domain, callId, types: OUTCOME_EVENT_TYPES } : undefined;
+  }
+  if (!(EVENT_TYPES as readonly string[]).includes(slot ?? "") || slotOfType(slot as EventType) !== slot) return undefined;
+  const eventType = slot as EventType;
   if (eventType === "ToolCallRequested") {
     if (!isSafeToken(principal)) return undefined;
-    return { domain, callId, type: eventType, principal };
+    return { domain, callId, types: [eventType], principal };
   }
   if (eventType === "ToolViewCompiled") {
     if (!isSafeToken(principal) || !/^t\d+$/.test(principal)) return undefined;
-    return { domain, callId, type: eventType, turn: principal };
+    return { domain, callId, types: [eventType], turn: principal };
   }
   if (principal !== undefined) return undefined;
-  return { domain, callId, type: eventType };
+  return { domain, callId, types: [eventType] };
 }
 
 export function decideSubject(approver: string, approvalId: string): string {

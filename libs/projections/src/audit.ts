@@ -24,6 +24,8 @@ export interface AuditRow {
   readonly errorCode?: string;
   readonly artifacts: readonly string[];
   readonly violations: readonly CallViolationKind[];
+  /** Set when a run's result arrived after the call's outcome (kept, never a second outcome). */
+  readonly lateResult?: "ok" | "error";
 }
 
 export function auditRow(m: CallModel): AuditRow {
@@ -46,6 +48,7 @@ export function auditRow(m: CallModel): AuditRow {
     ...(errorCode === undefined ? {} : { errorCode }),
     artifacts: m.result?.artifacts.map((a) => a.id) ?? [],
     violations: m.violations.map((v) => v.kind),
+    ...(m.lateResult === undefined ? {} : { lateResult: m.lateResult.ok ? "ok" : "error" }),
   };
 }
 

@@ -83,6 +83,10 @@ export const CallModelSchema = z.object({
     })
     .optional(),
   outcomeUnknown: z.object({ at: z.string(), reason: z.string(), executorId: z.string() }).optional(),
+  /** A run's result that arrived after the call already had its outcome; it does not change the outcome. */
+  lateResult: z
+    .object({ at: z.string(), ok: z.boolean(), executorId: z.string(), afterType: z.string(), errorCode: z.string().optional() })
+    .optional(),
   rejection: z
     .object({ stage: z.enum(REJECTING_STAGES), code: z.string(), message: z.string(), ruleIds: z.array(z.string()).optional(), at: z.string() })
     .optional(),

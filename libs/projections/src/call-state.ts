@@ -44,6 +44,8 @@ export const ALLOWED_FROM: Record<EventType, readonly StateBefore[]> = {
   ToolCallRejected: ["requested", "validated", "awaiting_approval", "approved"],
   // what a subagent's model was shown on a turn; it changes nothing
   ToolViewCompiled: [...CALL_STATES, "none"],
+  // a run that ended after the call already had its outcome: an annotation, never a second outcome
+  ToolCallLateResult: ["succeeded", "failed", "outcome_unknown", "rejected"],
 };
 
 export function isAllowed(type: EventType, before: StateBefore): boolean {

@@ -1,4 +1,4 @@
-import { parseCallSubject, WardenEventSchema, type WardenEvent } from "@warden/contracts";
+import { parseCallSubject, subjectOfEvent, WardenEventSchema, type WardenEvent } from "@warden/contracts";
 
 const decoder = new TextDecoder();
 
@@ -23,7 +23,7 @@ export function decodeCallMessage(subject: string, data: Uint8Array): DecodedEve
     return { ok: false, reason: `schema-invalid event: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trim() };
   }
   const e = parsed.data;
-  if (e.type !== parsedSubject.type || e.callId !== parsedSubject.callId || e.domain !== parsedSubject.domain) {
+  if (subjectOfEvent(e) !== subject) {
     return { ok: false, reason: `event does not match its subject ${subject}` };
   }
   return { ok: true, event: e };

@@ -197,6 +197,17 @@ export function applyCallEvent(model: CallModel | undefined, event: WardenEvent,
     case "ToolViewCompiled":
       m.viewTurns = m.viewTurns + 1;
       break;
+    case "ToolCallLateResult": {
+      const d = event.data;
+      m.lateResult = {
+        at: event.ts,
+        ok: d.ok,
+        executorId: d.executorId,
+        afterType: d.outcomeType,
+        ...(d.error === undefined ? {} : { errorCode: d.error.code }),
+      };
+      break;
+    }
   }
 
   if (!allowed && !named) {

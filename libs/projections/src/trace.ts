@@ -107,6 +107,7 @@ export function actorOf(e: WardenEvent): string {
     case "ToolCallStarted":
     case "ToolCallFinished":
     case "ToolCallOutcomeUnknown":
+    case "ToolCallLateResult":
       return e.data.executorId;
     case "ToolCallRejected":
       return e.data.stage;
@@ -143,6 +144,13 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
       };
     case "ToolCallOutcomeUnknown":
       return { reason: e.data.reason };
+    case "ToolCallLateResult":
+      return {
+        ok: e.data.ok,
+        durationMs: e.data.durationMs,
+        reason: `arrived after ${e.data.outcomeType}; the call's outcome stands`,
+        ...(e.data.error === undefined ? {} : { error: { code: e.data.error.code, message: e.data.error.message } }),
+      };
     case "ToolCallRejected":
       return { error: { code: e.data.error.code, message: e.data.error.message }, ...(e.data.ruleIds === undefined ? {} : { ruleIds: e.data.ruleIds }) };
     case "ToolViewCompiled":

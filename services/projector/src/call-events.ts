@@ -60,7 +60,7 @@ async function scanCall(bus: Bus, callId: string): Promise<CallEvents | undefine
   const parsed = Object.keys(info.state.subjects ?? {})
     .map((s) => parseCallSubject(s))
     .filter((p) => p !== undefined);
-  const domain = (parsed.find((p) => p.type === "ToolCallRequested") ?? parsed[0])?.domain;
+  const domain = (parsed.find((p) => p.types.includes("ToolCallRequested")) ?? parsed[0])?.domain;
   if (domain === undefined) return undefined;
   const entries: TraceEntry[] = [];
   await readStream(bus, { filter: callHistorySubject(domain, callId) }, (r) => {

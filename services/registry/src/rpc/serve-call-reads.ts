@@ -111,8 +111,10 @@ async function readSettled(bus: Bus, domain: string, callId: string, request: To
     callback: (err, m) => {
       if (err) return;
       const parsed = parseCallSubject(m.subject);
-      if (parsed !== undefined && settlesRead(parsed.type, req.wait) && decodeJson(m.data).ok) {
-        woken.add(parsed.type);
+      if (parsed === undefined || !decodeJson(m.data).ok) return;
+      const settling = parsed.types.filter((t) => settlesRead(t, req.wait));
+      if (settling.length > 0) {
+        for (const t of settling) woken.add(t);
         wake();
       }
     },
