@@ -10,8 +10,20 @@ export { jsonDepthExceeds } from "./json-depth.js";
 export { entryToJson, kvCreateJson, kvGetJson, kvPutJson, kvUpdateJson, watchJsonMap, type JsonEntry } from "./kv-json.js";
 export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
+export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
 export { readEvent, readOutcome, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
-export { ACK, ensureStageConsumer, REPLAY_AGE_MS, runStage, type StageContext, type StageOutcome, type StageRunner, type StageSpec } from "./stage-runner.js";
+export {
+  ACK,
+  ensureStageConsumer,
+  REPLAY_AGE_MS,
+  runStage,
+  type StageContext,
+  type StageOutcome,
+  type StageRunner,
+  type StageSpec,
+  type UndecodableCode,
+  type UndecodableMessage,
+} from "./stage-runner.js";
 export { stopOnSignals } from "./stop-on-signals.js";
 export { callsStreamConfig, callsStreamProblems, ensureTopology, TopologyError } from "./topology.js";

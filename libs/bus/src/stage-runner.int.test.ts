@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callEventSubject, consumerName, newId, stageFilterSubject, STREAM_CALLS, type ToolCallRequested } from "@warden/contracts";
+import { callEventSubject, consumerName, newId, stageFilterSubject, STREAM_CALLS, STREAM_DLQ, type ToolCallRequested } from "@warden/contracts";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { eventually } from "../../../test/support/eventually.js";
 import { deadLetters } from "../../../test/support/events.js";
 import { appendEvent } from "./append.js";
 import type { Bus } from "./bus.js";
+import { decodeJson, encodeJson } from "./codec.js";
 import { silentLogger } from "./logger.js";
-import { ACK, runStage } from "./stage-runner.js";
+import { ACK, ensureStageConsumer, runStage, type UndecodableCode } from "./stage-runner.js";
 
 function request(domain: string): ToolCallRequested {
   return {
@@ -37,6 +38,17 @@ describe("runStage", () => {
   const pending = async (durable: string) => {
     const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
     return info.num_pending + info.num_ack_pending;
+  };
+
+  /** How many DLQ letters were recorded for a subject. */
+  const letters = async (subject: string) => {
+    const info = await bus.jsm.streams.info(STREAM_DLQ);
+    let n = 0;
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
+      const m = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq }).catch(() => null);
+      if (m?.header.get("Warden-Dlq-Subject") === subject) n++;
+    }
+    return n;
   };
 
   it("terminates poison for good, even on servers that ignore a term reason (regression: nats-server 2.9)", async () => {
@@ -129,5 +141,168 @@ describe("runStage", () => {
     expect(running).toBe(0);
     expect(maxRunning).toBeLessThanOrEqual(4);
     expect(maxRunning).toBeGreaterThan(1);
+  });
+
+  it("hands every kind of unreadable message on a usable subject to onUndecodable once, then terminates it with one DLQ letter (regression: callers waited for a timeout)", async () => {
+    const durable = consumerName("t-undecodable");
+    const domain = "undec";
+    const seen: { code: UndecodableCode; callId: string; principal: string | undefined; event: boolean }[] = [];
+    const handled: string[] = [];
+    const stage = await runStage({
+      bus,
+      log: silentLogger(),
+      durable,
+      eventType: "ToolCallRequested",
+      filterSubject: stageFilterSubject("ToolCallRequested", domain),
+      ackWaitMs: 1_000,
+      maxBytes: 150_000,
+      handle: async (e) => {
+        handled.push(e.callId);
+        return ACK;
+      },
+      onUndecodable: async (message, ctx) => {
+        seen.push({ code: message.code, callId: ctx.subject.callId, principal: ctx.subject.principal, event: message.event !== undefined });
+        return ACK;
+      },
+    });
+    const raw = async (callId: string, data: Uint8Array, principal = "p1") => {
+      const subject = callEventSubject(domain, callId, "ToolCallRequested", principal);
+      await bus.js.publish(subject, data);
+      return subject;
+    };
+    const text = (s: string) => new TextEncoder().encode(s);
+    const valid = request(domain);
+    const cases: Record<string, { data: Uint8Array; code: UndecodableCode; principal?: string }> = {
+      notJson: { data: text("{not json"), code: "malformed_json" },
+      notUtf8: { data: new Uint8Array([...text(JSON.stringify({ ...valid, tool: "AB" })).map((b) => (b === 0x41 ? 0xff : b))]), code: "invalid_utf8" },
+      deep: { data: text(JSON.stringify({ ...valid, data: { ...valid.data, args: "@" } }).replace('"@"', `${"[".repeat(50_000)}${"]".repeat(50_000)}`)), code: "too_deep" },
+      large: { data: encodeJson({ ...valid, data: { ...valid.data, args: { big: "x".repeat(160_000) } } }), code: "too_large" },
+      schemaInvalid: { data: encodeJson({ v: 1, type: "ToolCallRequested" }), code: "schema_invalid" },
+      otherCall: { data: encodeJson(request(domain)), code: "subject_mismatch" },
+      otherPrincipal: { data: encodeJson(valid), code: "subject_mismatch", principal: "p2" },
+    };
+    const subjects = new Map<string, string>();
+    for (const [name, c] of Object.entries(cases)) {
+      const callId = name === "otherPrincipal" ? valid.callId : newId();
+      subjects.set(name, await raw(callId, c.data, c.principal));
+    }
+    await eventually(async () => expect(seen).toHaveLength(Object.keys(cases).length));
+    expect(seen.map((s) => s.code).sort()).toEqual(Object.values(cases).map((c) => c.code).sort());
+    expect(seen.find((s) => s.principal === "p2")).toMatchObject({ callId: valid.callId, code: "subject_mismatch", event: true });
+    await eventually(async () => expect(await pending(durable)).toBe(0));
+    // past the ack wait nothing comes back: each was terminated once
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(seen).toHaveLength(Object.keys(cases).length);
+    expect(handled).toEqual([]);
+    for (const subject of subjects.values()) expect(await letters(subject)).toBe(1);
+    await stage.stop();
+  });
+
+  it("retries an answer to an unreadable message that failed, and records the message in the DLQ once when it never succeeds", async () => {
+    const durable = consumerName("t-undecodable-retry");
+    let attempts = 0;
+    const stage = await runStage({
+      bus,
+      log: silentLogger(),
+      durable,
+      eventType: "ToolCallRequested",
+      filterSubject: stageFilterSubject("ToolCallRequested", "undecretry"),
+      maxDeliver: 3,
+      backoffMs: [10],
+      handle: async () => ACK,
+      onUndecodable: async () => {
+        attempts++;
+        return { kind: "retry", reason: "stream unavailable" };
+      },
+    });
+    const subject = callEventSubject("undecretry", newId(), "ToolCallRequested", "p1");
+    await bus.js.publish(subject, new TextEncoder().encode("{not json"));
+    await eventually(async () => expect(await letters(subject)).toBe(1));
+    expect(attempts).toBe(3);
+    expect((await deadLetters(bus, subject)).join()).toMatch(/malformed JSON.*not answered after 3 deliveries: stream unavailable/);
+    await stage.stop();
+  });
+
+  it("asks for messages with a short expiry and idle heartbeats (regression: 30 s pulls stalled calls 35-45 s after a leader loss)", async () => {
+    const durable = consumerName("t-pull");
+    const pulls: { expires?: number; idle_heartbeat?: number; batch?: number }[] = [];
+    const spy = bus.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${durable}`, {
+      callback: (_err, m) => {
+        const d = decodeJson(m.data);
+        if (d.ok) pulls.push(d.value as (typeof pulls)[number]);
+      },
+    });
+    const stage = await runStage({
+      bus,
+      log: silentLogger(),
+      durable,
+      eventType: "ToolCallRequested",
+      filterSubject: stageFilterSubject("ToolCallRequested", "pull"),
+      concurrency: 8,
+      handle: async () => ACK,
+    });
+    await eventually(() => expect(pulls.length).toBeGreaterThan(0));
+    expect(pulls[0]).toMatchObject({ batch: 8, expires: 5_000_000_000, idle_heartbeat: 1_000_000_000 });
+    await stage.stop();
+    spy.unsubscribe();
+  });
+
+  it("pulls again within seconds when the pull it waits on is lost (its durable deleted and recreated under it)", async () => {
+    const durable = consumerName("t-lost-pull");
+    const filter = stageFilterSubject("ToolCallRequested", "lostpull");
+    const handled: string[] = [];
+    const stage = await runStage({
+      bus,
+      log: silentLogger(),
+      durable,
+      eventType: "ToolCallRequested",
+      filterSubject: filter,
+      handle: async (e) => {
+        handled.push(e.callId);
+        return ACK;
+      },
+    });
+    const first = request("lostpull");
+    await appendEvent(bus, first);
+    await eventually(() => expect(handled).toContain(first.callId));
+    // as a stream leader's loss does, this drops the pull request the runner waits on
+    await bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    await ensureStageConsumer(bus, durable, filter, { maxDeliver: 5, ackWaitMs: 30_000, maxAckPending: 256 });
+    const second = request("lostpull");
+    await appendEvent(bus, second);
+    const t0 = Date.now();
+    await eventually(() => expect(handled).toContain(second.callId), 10_000);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    await stage.stop();
+  });
+
+  it("holds no more delivered messages than its concurrency in flight plus one batch of that size, however long the backlog", async () => {
+    const durable = consumerName("t-bounded");
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let running = 0;
+    const stage = await runStage({
+      bus,
+      log: silentLogger(),
+      durable,
+      eventType: "ToolCallRequested",
+      filterSubject: stageFilterSubject("ToolCallRequested", "bounded"),
+      concurrency: 2,
+      handle: async () => {
+        running++;
+        await gate;
+        return ACK;
+      },
+    });
+    for (let i = 0; i < 40; i++) await appendEvent(bus, request("bounded"));
+    await eventually(() => expect(running).toBe(2));
+    // give the client every chance to over-fetch, then look at what the server has handed out
+    await new Promise((r) => setTimeout(r, 500));
+    const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+    expect(info.num_ack_pending).toBeLessThanOrEqual(2 * 2 + 1);
+    expect(info.num_pending).toBeGreaterThan(30);
+    release();
+    await eventually(async () => expect(await pending(durable)).toBe(0));
+    await stage.stop();
   });
 });

@@ -1,9 +1,19 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
-import { parseCallSubject, STREAM_CALLS, subjectOfEvent, WardenEventSchema, type EventOfType, type EventType, type ParsedCallSubject } from "@warden/contracts";
+import {
+  parseCallSubject,
+  STREAM_CALLS,
+  subjectOfEvent,
+  WardenEventSchema,
+  type EventOfType,
+  type EventType,
+  type ParsedCallSubject,
+  type WardenEvent,
+} from "@warden/contracts";
 import type { Bus } from "./bus.js";
-import { decodeJson } from "./codec.js";
+import { decodeJson, type JsonDecodeCode } from "./codec.js";
 import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";
+import { consumeOptions, type PullTuning } from "./pull-options.js";
 
 const MS_NS = 1_000_000;
 export const REPLAY_AGE_MS = 30_000;
@@ -34,6 +44,20 @@ export interface StageContext {
   readonly signal: AbortSignal;
 }
 
+/** Why a message on a usable subject could not be read as the event its subject names. */
+export type UndecodableCode = JsonDecodeCode | "schema_invalid" | "subject_mismatch";
+
+export interface UndecodableMessage {
+  readonly code: UndecodableCode;
+  readonly reason: string;
+  /** The message as stored (bounded by the stage's maxBytes only when the code is not too_large). */
+  readonly data: Uint8Array;
+  /** The decoded JSON, when the bytes were JSON within the stage's limits. */
+  readonly json?: unknown;
+  /** The event, when the JSON was a valid event that is not the one its subject names. */
+  readonly event?: WardenEvent;
+}
+
 export interface StageSpec<T extends EventType> {
   readonly bus: Bus;
   readonly log: Logger;
@@ -55,6 +79,20 @@ export interface StageSpec<T extends EventType> {
   readonly accept?: (raw: unknown) => boolean;
   /** Called when retries are exhausted, to publish a failure for the call before it is dropped. */
   readonly onExhausted?: (event: EventOfType<T>, reason: string, ctx: StageContext) => Promise<void>;
+  /**
+   * Called for a message whose subject is usable but whose body is not the event it names (not
+   * UTF-8, not JSON, too deep or large, schema-invalid, or naming another call): the stage may
+   * answer the call from the subject alone (the registry rejects the request, so its caller does
+   * not wait for nothing). Whatever it returns, the message is recorded in the DLQ once and
+   * terminated; `retry` defers that to a later delivery (a transient fault while answering).
+   */
+  readonly onUndecodable?: (message: UndecodableMessage, ctx: StageContext) => Promise<StageOutcome>;
+  /** Larger messages are undecodable (`too_large`); default: no limit beyond the server's. */
+  readonly maxBytes?: number;
+  /** Messages nesting deeper are undecodable (`too_deep`); default MAX_JSON_DEPTH. */
+  readonly maxDepth?: number;
+  /** Pull expiry and heartbeat (defaults 5 s and 1 s): how soon a lost leader's pull is replaced. */
+  readonly pull?: PullTuning;
 }
 
 export interface StageRunner {
@@ -119,11 +157,14 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   const { bus, log } = spec;
   await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
   const consumer = await bus.js.consumers.get(STREAM_CALLS, spec.durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
+  // at most `concurrency` messages requested at once: with as many in flight, that is all it holds
+  const messages: ConsumerMessages = await consumer.consume(consumeOptions(concurrency, spec.pull));
   const abort = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let slotFree: (() => void) | undefined;
+  const limits = { ...(spec.maxBytes === undefined ? {} : { maxBytes: spec.maxBytes }), ...(spec.maxDepth === undefined ? {} : { maxDepth: spec.maxDepth }) };
 
+  // the one place a message is terminated: recorded in the DLQ once, then never redelivered
   const deadLetter = async (m: JsMsg, reason: string, mlog: Logger) => {
     mlog.warn({ reason }, "message terminated to dlq");
     try {
@@ -133,6 +174,35 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     }
     // no reason on the term: servers before 2.10 ignore "+TERM <reason>" and would redeliver
     m.term();
+  };
+
+  const retryLater = (m: JsMsg, reason: string, ctx: StageContext) => {
+    const delay = backoff[Math.min(ctx.deliveryCount - 1, backoff.length - 1)] ?? 1_000;
+    ctx.log.warn({ reason, delayMs: delay }, "message will be retried");
+    m.nak(delay);
+  };
+
+  /** Runs a handler while keeping the message ours; a throw is a transient fault. */
+  const guarded = async (m: JsMsg, ctx: StageContext, run: () => Promise<StageOutcome>): Promise<StageOutcome> => {
+    const heartbeat = setInterval(() => m.working(), Math.max(1_000, Math.floor(ackWaitMs / 3)));
+    try {
+      return await run();
+    } catch (err) {
+      ctx.log.error({ err }, "stage handler failed");
+      return { kind: "retry", reason: `handler error: ${(err as Error).message}` };
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const undecodable = async (m: JsMsg, problem: UndecodableMessage, ctx: StageContext): Promise<void> => {
+    const onUndecodable = spec.onUndecodable;
+    if (onUndecodable === undefined) return deadLetter(m, problem.reason, ctx.log);
+    const outcome = await guarded(m, ctx, () => onUndecodable(problem, ctx));
+    if (outcome.kind === "ack") return deadLetter(m, `${problem.reason} (answered by the stage)`, ctx.log);
+    if (outcome.kind === "poison") return deadLetter(m, `${problem.reason}; ${outcome.reason}`, ctx.log);
+    if (ctx.lastAttempt) return deadLetter(m, `${problem.reason}; not answered after ${ctx.deliveryCount} deliveries: ${outcome.reason}`, ctx.log);
+    retryLater(m, outcome.reason, ctx);
   };
 
   const processOne = async (m: JsMsg): Promise<void> => {
@@ -145,26 +215,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     if (subject === undefined || !subject.types.includes(spec.eventType)) {
       return deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());
     }
-    const decoded = decodeJson(m.data);
-    if (!decoded.ok) return deadLetter(m, decoded.reason, mlogOf());
-    if (spec.accept && !spec.accept(decoded.value)) {
-      m.ack();
-      return;
-    }
-    const parsed = parseEvent(decoded.value);
-    if (parsed === "too_deep") {
-      return deadLetter(m, `schema-invalid ${spec.eventType}: nested too deeply to validate`, mlogOf());
-    }
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      return deadLetter(m, `schema-invalid ${spec.eventType}: ${first?.path.join(".") ?? ""} ${first?.message ?? ""}`.trim(), mlogOf());
-    }
-    const event = parsed.data;
-    if (event.type !== spec.eventType || subjectOfEvent(event) !== m.subject) {
-      return deadLetter(m, `event does not match its subject ${m.subject}`, mlogOf());
-    }
-    bindings = { ...bindings, callId: event.callId, eventId: event.eventId };
-    const ctx: StageContext = {
+    const contextOf = (ts?: string): StageContext => ({
       get log() {
         return mlogOf();
       },
@@ -172,38 +223,55 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       streamSeq: m.seq,
       deliveryCount,
       lastAttempt: deliveryCount >= maxDeliver,
-      possibleReplay: deliveryCount > 1 || Date.now() - Date.parse(event.ts) > REPLAY_AGE_MS,
+      possibleReplay: deliveryCount > 1 || (ts !== undefined && Date.now() - Date.parse(ts) > REPLAY_AGE_MS),
       signal: abort.signal,
-    };
-    // keep the message ours while a long handler runs
-    const heartbeat = setInterval(() => m.working(), Math.max(1_000, Math.floor(ackWaitMs / 3)));
-    let outcome: StageOutcome;
-    try {
-      outcome = await spec.handle(event as EventOfType<T>, ctx);
-    } catch (err) {
-      mlogOf().error({ err }, "stage handler failed");
-      outcome = { kind: "retry", reason: `handler error: ${(err as Error).message}` };
-    } finally {
-      clearInterval(heartbeat);
+    });
+    const decoded = decodeJson(m.data, limits);
+    if (!decoded.ok) return undecodable(m, { code: decoded.code, reason: decoded.reason, data: m.data }, contextOf());
+    const json = decoded.value;
+    if (spec.accept && !spec.accept(json)) {
+      m.ack();
+      return;
     }
+    const parsed = parseEvent(json);
+    if (parsed === "too_deep") {
+      return undecodable(m, { code: "too_deep", reason: `schema-invalid ${spec.eventType}: nested too deeply to validate`, data: m.data }, contextOf());
+    }
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      const reason = `schema-invalid ${spec.eventType}: ${first?.path.join(".") ?? ""} ${first?.message ?? ""}`.trim();
+      return undecodable(m, { code: "schema_invalid", reason, data: m.data, json }, contextOf());
+    }
+    const event = parsed.data;
+    if (event.type !== spec.eventType || subjectOfEvent(event) !== m.subject) {
+      return undecodable(m, { code: "subject_mismatch", reason: `event does not match its subject ${m.subject}`, data: m.data, json, event }, contextOf());
+    }
+    bindings = { ...bindings, callId: event.callId, eventId: event.eventId };
+    const ctx = contextOf(event.ts);
+    const outcome = await guarded(m, ctx, () => spec.handle(event as EventOfType<T>, ctx));
     if (outcome.kind === "ack") {
       m.ack();
     } else if (outcome.kind === "poison") {
-      await deadLetter(m, outcome.reason, mlogOf());
+      await deadLetter(m, outcome.reason, ctx.log);
     } else if (ctx.lastAttempt) {
       const reason = `retries exhausted after ${deliveryCount} deliveries: ${outcome.reason}`;
       try {
         await spec.onExhausted?.(event as EventOfType<T>, reason, ctx);
       } catch (err) {
-        mlogOf().error({ err }, "exhausted handler failed");
+        ctx.log.error({ err }, "exhausted handler failed");
       }
-      await deadLetter(m, reason, mlogOf());
+      await deadLetter(m, reason, ctx.log);
     } else {
-      const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)] ?? 1_000;
-      mlogOf().warn({ reason: outcome.reason, delayMs: delay }, "message will be retried");
-      m.nak(delay);
+      retryLater(m, outcome.reason, ctx);
     }
   };
+
+  // a lost leader shows as missed heartbeats; the client then checks the consumer and pulls again
+  void (async () => {
+    for await (const s of messages.status()) {
+      if (s.type === "heartbeats_missed" || s.type === "consumer_deleted" || s.type === "consumer_not_found") log.warn({ status: s.type }, "stage consumer stalled");
+    }
+  })().catch(() => undefined);
 
   let stopped = false;
   const loop = (async () => {
