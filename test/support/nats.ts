@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectBus, ensureTopology, freePort, loadBusConfig, NATS_INSTALL_HINT, startNatsServer, type Bus } from "@warden/bus";
+import { connectBus, ensureTopology, freePort, loadBusConfig, NATS_INSTALL_HINT, startNatsServer, type Bus, type LocalNatsServer } from "@warden/bus";
 import type { IdentitySpecInput } from "@warden/contracts";
 import { openWardenHome, type WardenHome } from "@warden/identity";
 
@@ -15,6 +15,8 @@ export interface TestNats {
   connectAs(spec: IdentitySpecInput, connectionName?: string): Promise<Bus>;
   /** The credentials file of the given identity (minted on first use): what a spawned process gets as NATS_CREDS. */
   credsOf(spec: IdentitySpecInput): Promise<string>;
+  /** Kills the server (SIGKILL, as a crash) and starts it again on the same port and store after `downMs`. */
+  crashAndRestart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,11 +31,12 @@ export async function startTestNats(): Promise<TestNats> {
   const home = openWardenHome(dir);
   const port = await freePort();
   const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
-  let server;
+  // WARDEN_TEST_NATS_LOG=FILE keeps the server's log, permission violations included
+  const logFile = process.env["WARDEN_TEST_NATS_LOG"];
+  const start = () => startNatsServer({ configFile, port, storeDir: home.storeDir, ...(logFile ? { logFile } : {}) });
+  let server: LocalNatsServer;
   try {
-    // WARDEN_TEST_NATS_LOG=FILE keeps the server's log, permission violations included
-    const logFile = process.env["WARDEN_TEST_NATS_LOG"];
-    server = await startNatsServer({ configFile, port, storeDir: home.storeDir, ...(logFile ? { logFile } : {}) });
+    server = await start();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${(err as Error).message})`);
@@ -53,6 +56,13 @@ export async function startTestNats(): Promise<TestNats> {
     home,
     connectAs,
     credsOf: async (spec) => (await home.addIdentity(spec)).creds,
+    async crashAndRestart(downMs) {
+      const exited = new Promise((r) => server.process.once("exit", r));
+      server.process.kill("SIGKILL");
+      await exited;
+      await new Promise((r) => setTimeout(r, downMs));
+      server = await start();
+    },
     async bus(name = "test") {
       const bus = await connectAs({ kind: "admin", name: "admin" }, name);
       if (!topologyReady) {

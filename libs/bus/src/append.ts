@@ -29,12 +29,18 @@ export function isAlreadyWrittenError(err: unknown): boolean {
  * Appends an event once. The stream keeps one message per subject and the publish expects the
  * subject to be empty, so a second writer gets "already written" back as a value.
  */
-export async function appendEvent(bus: Bus, event: WardenEvent, readBack: ReadBack = defaultReadBack(bus)): Promise<AppendResult> {
+export async function appendEvent(
+  bus: Bus,
+  event: WardenEvent,
+  readBack: ReadBack = defaultReadBack(bus),
+  o: { readonly timeoutMs?: number } = {},
+): Promise<AppendResult> {
   const subject = subjectOfEvent(event);
   try {
     const ack = await bus.js.publish(subject, encodeJson(event), {
       msgID: event.eventId,
       expect: { lastSubjectSequence: 0 },
+      ...(o.timeoutMs === undefined ? {} : { timeout: o.timeoutMs }),
     });
     if (ack.duplicate) return alreadyWritten(readBack, event);
     return { status: "written", seq: ack.seq };

@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   OUTPUT_TOO_LARGE: { retryable: false },
   OUTPUT_INVALID: { retryable: false },
   OUTCOME_UNKNOWN: { retryable: false },
+  /** The executor's claim ran out before the tool started (the executor was paused): it did not run. */
+  CLAIM_EXPIRED: { retryable: true },
   CONFIRMATION_REQUIRED: { retryable: false },
   WAIT_TIMEOUT: { retryable: true },
   NOT_FOUND: { retryable: false },

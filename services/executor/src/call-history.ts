@@ -1,11 +1,7 @@
-import { readEvent, type Bus } from "@warden/bus";
+import { readOutcome, type Bus } from "@warden/bus";
 import type { WardenEvent } from "@warden/contracts";
 
-/** True when the call already has its result: a ToolCallFinished or a ToolCallOutcomeUnknown. */
+/** True when the call already has its outcome: a result, an outcome-unknown or the executor's refusal. */
 export async function resultRecorded(bus: Bus, call: WardenEvent): Promise<boolean> {
-  const [finished, unknown] = await Promise.all([
-    readEvent(bus, call.domain, call.callId, "ToolCallFinished"),
-    readEvent(bus, call.domain, call.callId, "ToolCallOutcomeUnknown"),
-  ]);
-  return finished !== undefined || unknown !== undefined;
+  return (await readOutcome(bus, call.domain, call.callId)) !== undefined;
 }

@@ -1,10 +1,12 @@
-import { ACK, appendEvent, type StageContext, type StageOutcome } from "@warden/bus";
-import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { ACK, appendEvent, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
+import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { shapeOutput } from "./domain/shape-output.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { nextEvent } from "./next-event.js";
+import { recordResult } from "./record-result.js";
 import { runWithTimeout, type HandlerResult } from "./run-with-timeout.js";
+import { withBackoff } from "./with-backoff.js";
 
 export interface ClaimedRun {
   readonly tool: ExecutableTool;
@@ -16,12 +18,30 @@ export interface ClaimedRun {
 
 type Recorded = Omit<EventData<"ToolCallFinished">, "durationMs" | "executorId" | "attempt">;
 
-const WRITE_ATTEMPTS = 3;
+/** How long a known result is retried through an outage at least, past the claim if need be. */
+const RESULT_WRITE_MIN_MS = 30_000;
+
+/** Below this much claim time left a first run is not started: it could not finish inside its claim. */
+const MIN_RUN_MS = 50;
 
 /** Runs the claimed call and appends ToolCallFinished; a failing handler is a result, never a crash. */
 export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContext): Promise<StageOutcome> {
   const { claim, tool } = run;
   const log = sctx.log.child({ tool: claim.tool, attempt: run.attempt });
+  // a copy paused after claiming may resume after another copy ended the call: it must not run
+  const outcome = await readOutcome(deps.bus, claim.domain, claim.callId);
+  if (outcome !== undefined) {
+    log.warn({ outcome: outcome.type, outcomeEventId: outcome.eventId }, "the call already has its outcome, not running it");
+    return ACK;
+  }
+  // the first run has only its own claim's time: past the deadline, others may declare the outcome
+  // unknown (or re-run an idempotent tool), so a late start would make a second outcome
+  const budgetMs = run.attempt === 1 ? Math.min(tool.descriptor.timeoutMs, Date.parse(claim.data.deadline) - Date.now()) : tool.descriptor.timeoutMs;
+  if (budgetMs < MIN_RUN_MS) {
+    log.warn({ deadline: claim.data.deadline }, "the claim ran out before the tool started, not running it");
+    const error = wardenError("CLAIM_EXPIRED", `the executor's claim ran out (deadline ${claim.data.deadline}) before the tool started; it did not run`);
+    return finish(deps, claim, { ok: false, error, outputBytes: 0, truncated: false, artifacts: [] }, 0, run.attempt, sctx);
+  }
   const t0 = performance.now();
   const result = await runWithTimeout(
     (signal) =>
@@ -34,21 +54,26 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
         attempt: run.attempt,
         log,
       }),
-    tool.descriptor.timeoutMs,
+    budgetMs,
   );
   const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
   const recorded = await record(deps, claim.callId, result, tool);
-  const finished = nextEvent(claim, "ToolCallFinished", claim.eventId, {
+  return finish(deps, claim, recorded, durationMs, run.attempt, sctx);
+}
+
+async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Recorded, durationMs: number, attempt: number, sctx: StageContext): Promise<StageOutcome> {
+  const finished: ToolCallFinished = nextEvent(claim, "ToolCallFinished", claim.eventId, {
     ...recorded,
     durationMs,
     executorId: deps.executorId,
-    attempt: run.attempt,
+    attempt,
   });
-  const appended = await withRetries(() => appendEvent(deps.bus, finished));
-  if (appended.status === "already_written" && appended.existing?.eventId !== finished.eventId) {
-    log.warn({ existingEventId: appended.existing?.eventId }, "a result was already recorded for this call");
-  }
+  // a known result is worth keeping through a server outage: at least as long as the claim lets
+  // this copy be the one that records the outcome, and a while longer since the outcome slot keeps a
+  // late write from becoming a second outcome (it is then recorded as a late result)
+  const writeUntilMs = Math.max(Date.parse(claim.data.deadline) + deps.claimGraceMs, Date.now() + RESULT_WRITE_MIN_MS);
+  await recordResult(deps, finished, writeUntilMs, sctx.log);
   return ACK;
 }
 
@@ -59,7 +84,7 @@ async function record(deps: ExecutorDeps, callId: string, result: HandlerResult,
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes, ...none };
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, ...none };
   try {
-    const ref = await withRetries(() => deps.artifacts.putOutput(callId, shaped.json, shaped.sha256));
+    const ref = await withBackoff(() => deps.artifacts.putOutput(callId, shaped.json, shaped.sha256), { untilMs: Date.now() + 2_000 });
     return { ok: true, output: shaped.preview, truncated: true, outputBytes: shaped.bytes, artifacts: [ref] };
   } catch (err) {
     // the tool did run: say so rather than re-running it for an object-store fault
@@ -75,15 +100,4 @@ async function record(deps: ExecutorDeps, callId: string, result: HandlerResult,
 function mayHaveActed(error: WardenError, tool: ExecutableTool): WardenError {
   if (error.code !== "TIMEOUT" || tool.descriptor.idempotent) return error;
   return { ...error, retryable: false, message: `${error.message}; it may still have taken effect, check before calling again` };
-}
-
-async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= WRITE_ATTEMPTS) throw err;
-      await new Promise((r) => setTimeout(r, 100 * attempt));
-    }
-  }
 }

@@ -1,0 +1,38 @@
+import { appendEvent, type AppendResult, type Bus } from "@warden/bus";
+import type { ToolCallFinished, WardenEvent } from "@warden/contracts";
+import type { Logger } from "pino";
+import type { ExecutorDeps } from "./executor-deps.js";
+import { nextEvent } from "./next-event.js";
+import { withBackoff } from "./with-backoff.js";
+
+/**
+ * Appends a run's result in the call's outcome slot, retrying through an outage until `untilMs`.
+ * If another outcome holds the slot (this copy was paused past its claim and another recorded
+ * outcome unknown, or re-ran the tool), the result is kept as a ToolCallLateResult for the audit:
+ * it never becomes a second outcome.
+ */
+export async function recordResult(deps: ExecutorDeps, finished: ToolCallFinished, untilMs: number, log: Logger): Promise<AppendResult> {
+  const appended = await withBackoff(() => appendShort(deps.bus, finished), { untilMs });
+  if (appended.status === "written" || appended.ours) return appended;
+  const existing = appended.existing;
+  if (existing === undefined || (existing.type !== "ToolCallFinished" && existing.type !== "ToolCallOutcomeUnknown" && existing.type !== "ToolCallRejected")) {
+    log.error({ existingEventId: existing?.eventId }, "the outcome slot holds something unreadable; the result is only in this log");
+    return appended;
+  }
+  log.warn({ outcome: existing.type, outcomeEventId: existing.eventId }, "the call already had its outcome; recording this run's result as late");
+  const late = nextEvent(finished, "ToolCallLateResult", finished.causationId ?? finished.eventId, {
+    ...finished.data,
+    outcomeEventId: existing.eventId,
+    outcomeType: existing.type,
+  });
+  await withBackoff(() => appendShort(deps.bus, late), { untilMs: Math.max(untilMs, Date.now() + 5_000) });
+  return appended;
+}
+
+/** Each attempt gives up sooner than the client's default, so a server that is back is tried again soon. */
+const ATTEMPT_TIMEOUT_MS = 1_500;
+
+function appendShort(bus: Bus, event: WardenEvent): Promise<AppendResult> {
+  // the event id is the de-duplication id: an attempt that timed out but landed is not written twice
+  return appendEvent(bus, event, undefined, { timeoutMs: ATTEMPT_TIMEOUT_MS });
+}
