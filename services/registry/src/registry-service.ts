@@ -1,7 +1,8 @@
-import { runStage, type Bus, type Logger } from "@warden/bus";
-import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, stageFilterSubject } from "@warden/contracts";
+import { MAX_REQUEST_DEPTH, runStage, type Bus, type Logger } from "@warden/bus";
+import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, stageFilterSubject } from "@warden/contracts";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
+import { handleUnreadableRequest } from "./handlers/unreadable-request.js";
 import { serveCallReads } from "./rpc/serve-call-reads.js";
 import { serveRegistryRpc } from "./rpc/serve-registry.js";
 import { startDescriptorCache } from "./store/descriptor-cache.js";
@@ -40,6 +41,10 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
     filterSubject: stageFilterSubject("ToolCallRequested"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
     handle: handleToolCallRequested({ bus, cache, validators }),
+    // a request it cannot read is still answered (from its subject), so its caller does not wait
+    onUndecodable: handleUnreadableRequest({ bus }),
+    maxBytes: MAX_REQUEST_BYTES,
+    maxDepth: MAX_REQUEST_DEPTH,
   });
   log.info({ tools: cache.records().length }, "registry started");
 

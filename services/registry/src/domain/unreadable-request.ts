@@ -1,0 +1,83 @@
+import type { UndecodableCode } from "@warden/bus";
+import {
+  CALL_MODES,
+  EVENT_SCHEMA_VERSION,
+  isSafeToken,
+  wardenError,
+  type CallMode,
+  type ToolCallRejected,
+  type WardenError,
+  type WardenEvent,
+} from "@warden/contracts";
+
+/** The identity a request subject carries: what the server let through, so what Warden trusts. */
+export interface RequestSubject {
+  readonly domain: string;
+  readonly callId: string;
+  readonly principal: string;
+}
+
+/** What can be read off a request Warden cannot accept; each field only when well-formed. */
+export interface RequestPeek {
+  readonly tool?: string;
+  readonly mode?: CallMode;
+  readonly eventId?: string;
+}
+
+/** Mode of a refusal whose request names none: the most restricted. */
+const FALLBACK_MODE: CallMode = "llm";
+const UNKNOWN_TOOL_NAME = "unknown";
+
+/** Top-level fields only: the body may be anything, so nothing here walks into it. */
+export function peekRequest(json: unknown): RequestPeek {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return {};
+  const { tool, mode, eventId } = json as Record<string, unknown>;
+  return {
+    ...(typeof tool === "string" && tool.length >= 1 && tool.length <= 200 ? { tool } : {}),
+    ...(typeof mode === "string" && (CALL_MODES as readonly string[]).includes(mode) ? { mode: mode as CallMode } : {}),
+    ...(isSafeToken(eventId) ? { eventId } : {}),
+  };
+}
+
+/**
+ * Why the registry refuses a request it cannot read. A well-formed request that only claims
+ * another principal is PRINCIPAL_MISMATCH (as before the runner checked subjects); anything else
+ * about the shape is INVALID_REQUEST, and size PAYLOAD_TOO_LARGE. `requestSeq` names the message.
+ */
+export function unreadableRequestError(subject: RequestSubject, code: UndecodableCode, reason: string, requestSeq: number, event?: WardenEvent): WardenError {
+  const details = { reason: code, requestSeq };
+  if (code === "too_large") return wardenError("PAYLOAD_TOO_LARGE", `the request is ${reason}`, details);
+  if (code === "subject_mismatch" && event !== undefined) {
+    if (event.type === "ToolCallRequested" && event.domain === subject.domain && event.callId === subject.callId) {
+      return wardenError("PRINCIPAL_MISMATCH", `the request names principal ${event.principal} but was published as ${subject.principal}`, details);
+    }
+    return wardenError(
+      "INVALID_REQUEST",
+      `the request names ${event.type} ${event.callId} in domain ${event.domain} but was published as ToolCallRequested ${subject.callId} in domain ${subject.domain}`,
+      details,
+    );
+  }
+  return wardenError("INVALID_REQUEST", `the request cannot be read: ${reason}`, details);
+}
+
+/**
+ * The registry's refusal of a request it cannot read, built from the subject: domain, call and
+ * principal are the ones the server let through; tool, mode and the request's event id are taken
+ * only when readable. The run is the call itself (a run id read from a bad body is not trusted).
+ */
+export function unreadableRejectedEvent(subject: RequestSubject, peek: RequestPeek, error: WardenError, eventId: string, now: Date): ToolCallRejected {
+  return {
+    v: EVENT_SCHEMA_VERSION,
+    type: "ToolCallRejected",
+    eventId,
+    callId: subject.callId,
+    domain: subject.domain,
+    tool: peek.tool ?? UNKNOWN_TOOL_NAME,
+    principal: subject.principal,
+    mode: peek.mode ?? FALLBACK_MODE,
+    ts: now.toISOString(),
+    causationId: peek.eventId ?? null,
+    correlationId: subject.callId,
+    data: { stage: "registry", error },
+  };
+}
