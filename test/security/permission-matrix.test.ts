@@ -158,14 +158,16 @@ function durableOps(durable: string, configOf: (d: string) => ConsumerConfig): O
 
 function operations(configOf: (d: string) => ConsumerConfig): Op[] {
   const eventsOf = (domain: string, writer: readonly Label[]) =>
-    (["ToolCallStarted", "ToolCallFinished", "ToolCallOutcomeUnknown"] as const).map((t) => writeEvent(t, domain, writer));
+    // ToolCallFinished stands for the outcome slot that ToolCallOutcomeUnknown and the executor's refusal share
+    (["ToolCallStarted", "ToolCallFinished", "ToolCallLateResult"] as const).map((t) => writeEvent(t, domain, writer));
   return [
     // each event type has exactly one writer role
     writeEvent("ToolCallRequested", "kb", ["agent", "human", "admin"], (r) => r.self),
     writeEvent("ToolCallRequested", "kb", ["admin"], () => "alice"),
     writeEvent("ToolCallRequested", "kb", ["subagent", "admin"], () => SUBAGENT_PRINCIPAL),
     writeEvent("ToolArgsValidated", "kb", ["registry", "admin"]),
-    writeEvent("ToolCallRejected", "kb", ["registry", "policy", "executor", "admin"]),
+    // a stage's refusal; the executor refuses in the outcome slot
+    writeEvent("ToolCallRejected", "kb", ["registry", "policy", "admin"]),
     writeEvent("ToolPolicyChecked", "kb", ["policy", "admin"]),
     ...(["ApprovalRequested", "ApprovalGranted", "ApprovalDenied", "ApprovalExpired"] as const).map((t) => writeEvent(t, "kb", ["approver", "admin"])),
     ...eventsOf(EXECUTOR_DOMAIN, ["executor", "admin"]),
