@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
+import { callEventSubject, callReadSubject, EVENT_SCHEMA_VERSION, newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { eventually } from "../support/eventually.js";
+import { deadLetters } from "../support/events.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+/** A well-formed request of support-bot's, as its SDK would write it. */
+function requestOf(callId: string, args: unknown = { query: "refund" }): ToolCallRequested {
+  return {
+    v: EVENT_SCHEMA_VERSION,
+    type: "ToolCallRequested",
+    eventId: newId(),
+    callId,
+    domain: "kb",
+    tool: "kb.search",
+    principal: "support-bot",
+    mode: "llm",
+    ts: new Date().toISOString(),
+    causationId: null,
+    correlationId: newId(),
+    data: { args: args as ToolCallRequested["data"]["args"], scope: null, flags: {} },
+  };
+}
+
+describe("requests Warden cannot accept are answered, not left to time out", () => {
+  let w: TestWarden;
+  let botBus: Bus;
+  let bot: AgentClient;
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true });
+    botBus = await w.agentBus("support-bot");
+    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
+  });
+  afterAll(async () => w.stop());
+
+  const rejectionOf = (callId: string): Promise<ToolCallRejected> =>
+    eventually(async () => {
+      const r = await readEvent(w.bus, "kb", callId, "ToolCallRejected");
+      expect(r).toBeDefined();
+      return r!;
+    });
+
+  it("rejects raw requests that are not JSON, not UTF-8, nested 50,000 levels, schema-invalid or for another call id, as the agent that sent them, each in the DLQ once", async () => {
+    const deep = JSON.stringify(requestOf("x", "@")).replace('"@"', `${"[".repeat(50_000)}${"]".repeat(50_000)}`);
+    const kinds: Record<string, (callId: string) => Uint8Array> = {
+      notJson: () => text("{not json"),
+      // a valid request but for one byte: "café" in Latin-1 (0xe9 alone is not UTF-8)
+      notUtf8: (callId) => encodeJson(requestOf(callId, { query: "caf~" })).map((b) => (b === 0x7e ? 0xe9 : b)),
+      deep50k: () => text(deep),
+      schemaInvalid: (callId) => encodeJson({ ...requestOf(callId), data: { args: {} } }),
+      otherCallId: () => encodeJson(requestOf(newId())),
+    };
+    const calls = new Map<string, string>();
+    for (const [kind, body] of Object.entries(kinds)) {
+      const callId = newId();
+      // the agent's own subject: the server lets any bytes through on it
+      await botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), body(callId));
+      calls.set(kind, callId);
+    }
+    for (const [kind, callId] of calls) {
+      expect(await rejectionOf(callId), kind).toMatchObject({
+        principal: "support-bot",
+        domain: "kb",
+        callId,
+        data: { stage: "registry", error: { code: "INVALID_REQUEST", retryable: false } },
+      });
+    }
+    // the registry and the projector both skip these; each is recorded once
+    for (const [kind, callId] of calls) {
+      await eventually(async () => expect(await deadLetters(w.bus, callId), kind).toHaveLength(1));
+    }
+    expect(await bot.call("kb.search", { query: "still answering" }, { mode: "llm" })).toMatchObject({ ok: true });
+  });
+
+  it("lets the caller of a request for another call id read its rejection", async () => {
+    const callId = newId();
+    const body = requestOf(newId());
+    await botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), encodeJson(body));
+    await rejectionOf(callId);
+    const read = await requestRpc(botBus, callReadSubject("support-bot", "kb", callId), { wait: "settled", timeoutMs: 5_000 }, 10_000);
+    const events = read.ok ? (read.value as { events: WardenEvent[] }).events : [];
+    expect(events.find((e) => e.type === "ToolCallRejected")).toMatchObject({ causationId: body.eventId, data: { error: { code: "INVALID_REQUEST" } } });
+  });
+
+  it("answers an SDK call whose args nest too deeply with INVALID_REQUEST at once, not a timeout", async () => {
+    const args = JSON.parse(`{"query":"x","filter":${"[".repeat(100)}${"]".repeat(100)}}`) as unknown;
+    const started = Date.now();
+    const r = await bot.call("kb.search", args, { mode: "llm", timeoutMs: 20_000 });
+    expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_REQUEST", retryable: false } });
+    expect(r.error?.message).toMatch(/nested too deeply/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
