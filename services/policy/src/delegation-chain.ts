@@ -1,4 +1,4 @@
-import { readEvent, type Bus } from "@warden/bus";
+import { readEvent, readOutcome, type Bus } from "@warden/bus";
 import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH } from "@warden/contracts";
 import type { DescriptorCache } from "./descriptor-cache.js";
 import type { Chain, ChainLink } from "./domain/attenuation.js";
@@ -23,12 +23,11 @@ async function shownTools(bus: Bus, domain: string, callId: string): Promise<str
  */
 async function readLink(bus: Bus, descriptors: DescriptorCache, callId: string): Promise<ChainLink | undefined> {
   const domain = AGENT_DOMAIN;
-  const [validated, started, finished, unknown] = await Promise.all([
+  const [validated, started, outcome] = await Promise.all([
     readEvent(bus, domain, callId, "ToolArgsValidated"),
     readEvent(bus, domain, callId, "ToolCallStarted"),
-    // a started call ends only with one of these two
-    readEvent(bus, domain, callId, "ToolCallFinished"),
-    readEvent(bus, domain, callId, "ToolCallOutcomeUnknown"),
+    // a started call ends only with its outcome (a result or outcome unknown)
+    readOutcome(bus, domain, callId),
   ]);
   if (validated === undefined) return undefined;
   const [record, shown] = await Promise.all([
@@ -45,7 +44,7 @@ async function readLink(bus: Bus, descriptors: DescriptorCache, callId: string):
     args: validated.data.args,
     descriptor: record?.descriptor,
     startedAtMs: started === undefined ? undefined : Date.parse(started.ts),
-    ended: finished !== undefined || unknown !== undefined,
+    ended: outcome !== undefined,
     shownTools: shown,
     parentCallId: validated.parentCallId,
   };
