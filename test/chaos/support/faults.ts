@@ -1,0 +1,152 @@
+import { readFileSync } from "node:fs";
+import { STREAM_CALLS } from "@warden/contracts";
+import type { Deployment } from "./deployment.js";
+import { startPatiently } from "./managed-process.js";
+import type { Load } from "./load.js";
+import type { StreamScan } from "./stream-scan.js";
+
+/** One injected fault and when the system worked again (a call asked for after it succeeded). */
+export interface Fault {
+  readonly kind: string;
+  readonly target: string;
+  readonly at: number;
+  recoveredAt?: number;
+}
+
+/** How long a fault may take to recover before it counts as "never" (and the scenario goes on). */
+const RECOVERY_LIMIT_MS = 90_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Fills in each fault's recovery from what the agents saw (after the scenario, so a storm is not slowed). */
+export async function measureRecoveries(load: Load, faults: readonly Fault[], limitMs = RECOVERY_LIMIT_MS): Promise<void> {
+  for (const f of faults) {
+    if (f.recoveredAt !== undefined) continue;
+    const t = await load.firstSuccessAfter(f.at, Math.max(0, f.at + limitMs - Date.now()));
+    if (t !== undefined) f.recoveredAt = t;
+  }
+}
+
+/**
+ * SIGKILL of every service in turn (core services and each executor copy, in a shuffled round),
+ * each started again at once as a supervisor would, `gapMs` apart, under load.
+ */
+export async function killStorm(d: Deployment, o: { kills: number; gapMs: readonly [number, number] }): Promise<Fault[]> {
+  const faults: Fault[] = [];
+  let round: string[] = [];
+  for (let i = 0; i < o.kills; i++) {
+    if (round.length === 0) round = shuffle(d.services.map((s) => s.name));
+    const name = round.pop()!;
+    const s = d.service(name);
+    faults.push({ kind: "SIGKILL", target: name, at: Date.now() });
+    d.note(`SIGKILL ${name}`);
+    await s.signal("SIGKILL");
+    await startPatiently(s);
+    await sleep(o.gapMs[0] + Math.random() * (o.gapMs[1] - o.gapMs[0]));
+  }
+  return faults;
+}
+
+/**
+ * Freezes an executor copy (SIGSTOP) while it is inside a run, leaves it frozen until the other
+ * copy has given up on its claim (OutcomeUnknown), then resumes it (SIGCONT): the frozen run's
+ * late result must not become a second ending.
+ */
+export async function freezeExecutorMidRun(
+  d: Deployment,
+  scan: StreamScan,
+  o: { executor: string; executorId: string; rounds: number; frozenLimitMs: number },
+): Promise<Fault[]> {
+  const s = d.service(o.executor);
+  const faults: Fault[] = [];
+  for (let round = 0; round < o.rounds; round++) {
+    const seen = marksOf(d.marksFile, o.executorId).size;
+    const callId = await waitFor(() => [...marksOf(d.marksFile, o.executorId)].at(seen), 30_000);
+    if (callId === undefined) throw new Error(`${o.executor} started no run within 30 s`);
+    await s.signal("SIGSTOP");
+    faults.push({ kind: "SIGSTOP", target: o.executor, at: Date.now() });
+    d.note(`SIGSTOP ${o.executor} running ${callId}`);
+    // frozen until the call it was running has an ending written by someone else (or a limit)
+    await waitFor(async () => {
+      await scan.advance();
+      return (scan.calls.get(callId)?.terminals.length ?? 0) > 0 ? true : undefined;
+    }, o.frozenLimitMs);
+    await s.signal("SIGCONT");
+    d.note(`SIGCONT ${o.executor}`);
+    await sleep(1_000);
+  }
+  return faults;
+}
+
+/** kill -9 of every nats-server node at once; started again after `outageMs` on the same store. */
+export async function restartNats(d: Deployment, load: Load, o: { rounds: number; outageMs: number }): Promise<Fault[]> {
+  const faults: Fault[] = [];
+  for (let round = 0; round < o.rounds; round++) {
+    const f: Fault = { kind: "nats kill -9", target: "nats-server", at: Date.now() };
+    faults.push(f);
+    d.note("kill -9 nats-server");
+    await Promise.all(d.nats.nodes.map((n) => n.process.signal("SIGKILL")));
+    await sleep(o.outageMs);
+    await Promise.all(d.nats.nodes.map((n) => n.process.start()));
+    d.note("nats-server started again");
+    const t = await load.firstSuccessAfter(f.at, RECOVERY_LIMIT_MS);
+    if (t !== undefined) f.recoveredAt = t;
+    await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
+  }
+  return faults;
+}
+
+/**
+ * On a 3-node cluster: kill -9 the node that leads WARDEN_CALLS, wait until calls flow again,
+ * start it again and wait until every replica is current before the next round.
+ */
+export async function killStreamLeader(d: Deployment, load: Load, o: { rounds: number }): Promise<Fault[]> {
+  const faults: Fault[] = [];
+  for (let round = 0; round < o.rounds; round++) {
+    const leader = (await d.admin.jsm.streams.info(STREAM_CALLS)).cluster?.leader;
+    if (leader === undefined) throw new Error("WARDEN_CALLS has no cluster leader: is this a cluster?");
+    const node = d.nats.node(leader);
+    const f: Fault = { kind: "leader kill -9", target: leader, at: Date.now() };
+    faults.push(f);
+    d.note(`kill -9 stream leader ${leader}`);
+    await node.process.signal("SIGKILL");
+    const t = await load.firstSuccessAfter(f.at, RECOVERY_LIMIT_MS);
+    if (t !== undefined) f.recoveredAt = t;
+    d.note(`calls flow again after ${t === undefined ? "never" : t - f.at} ms; starting ${leader} again`);
+    await node.process.start();
+    await waitFor(async () => {
+      const info = await d.admin.jsm.streams.info(STREAM_CALLS).catch(() => undefined);
+      const replicas = info?.cluster?.replicas ?? [];
+      return info?.cluster?.leader !== undefined && replicas.length === 2 && replicas.every((r) => r.current) ? true : undefined;
+    }, 60_000);
+    await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
+  }
+  return faults;
+}
+
+/** Call ids the executor with this id started a run for, in order (from the marks file). */
+function marksOf(file: string, executorId: string): Set<string> {
+  const ids = new Set<string>();
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const [word, who, callId] = line.split(" ");
+    if (word === "start" && who === executorId && callId) ids.add(callId);
+  }
+  return ids;
+}
+
+async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined || Date.now() > deadline) return v;
+    await sleep(100);
+  }
+}
+
+function shuffle<T>(xs: T[]): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+  }
+  return xs;
+}
