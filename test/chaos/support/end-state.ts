@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import type { Bus } from "@warden/bus";
+import { STREAM_DLQ } from "@warden/contracts";
+import { openCursor } from "@warden/projector";
+import type { Deployment } from "./deployment.js";
+import type { StreamScan } from "./stream-scan.js";
+
+/** The calls of one scenario, as the stream and the side-effect file tell it. */
+export interface CallCheck {
+  readonly calls: number;
+  /** Calls with exactly one terminal event. */
+  readonly terminal: number;
+  /** Calls with no terminal event once the system settled. */
+  readonly stuck: readonly string[];
+  /** Calls with more than one terminal event. */
+  readonly duplicates: readonly string[];
+  /** Calls whose run-once side effect happened more than once. */
+  readonly doubleEffects: readonly string[];
+  readonly outcomeUnknown: number;
+  /** Calls whose side effect happened but that ended OutcomeUnknown: a known result was lost. */
+  readonly lostResults: readonly string[];
+}
+
+/** The history as an auditor sees it: projector, `warden audit --verify`, `warden replay`, the DLQ. */
+export interface HistoryCheck {
+  readonly streamLastSeq: number;
+  /** How far the projector's cursor is behind the stream's end once it had time to catch up. */
+  readonly projectorLag: number;
+  readonly auditClean: boolean;
+  readonly audit: string;
+  readonly replayEqual: boolean;
+  readonly replay: string;
+  /** DLQ copies of one stream message by one stage beyond the first (poison recorded more than once). */
+  readonly dlqRepeats: number;
+  readonly dlqCopies: number;
+}
+
+export interface SettleOptions {
+  /** Only calls requested after this sequence count. */
+  readonly afterSeq?: number;
+  readonly timeoutMs: number;
+  /** Give up early when no call ended for this long. */
+  readonly idleMs: number;
+  /** After every call ended, how long to keep looking for a second terminal event. */
+  readonly graceMs?: number;
+}
+
+/** Waits until every call requested in the scope has ended (or nothing moves any more). */
+export async function settle(scan: StreamScan, o: SettleOptions): Promise<void> {
+  const deadline = Date.now() + o.timeoutMs;
+  let lastProgress = Date.now();
+  let open = Number.POSITIVE_INFINITY;
+  for (;;) {
+    await scan.advance();
+    const nowOpen = scan.requested(o.afterSeq).filter((c) => c.terminals.length === 0).length;
+    if (nowOpen < open) lastProgress = Date.now();
+    open = nowOpen;
+    if (open === 0 || Date.now() > deadline || Date.now() - lastProgress > o.idleMs) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  // a frozen or late executor may still write a second ending: give it the chance to show
+  await new Promise((r) => setTimeout(r, o.graceMs ?? 2_000));
+  await scan.advance();
+}
+
+/** Counts per call: exactly one ending, no run-once side effect twice. */
+export function checkCalls(scan: StreamScan, effectsFile: string, afterSeq = 0): CallCheck {
+  const calls = scan.requested(afterSeq);
+  const effects = effectCounts(effectsFile);
+  const inScope = new Set(calls.map((c) => c.callId));
+  return {
+    calls: calls.length,
+    terminal: calls.filter((c) => c.terminals.length === 1).length,
+    // what a stuck call got as far as says which stage dropped it
+    stuck: calls.filter((c) => c.terminals.length === 0).map((c) => `${c.callId} (${c.types.join(", ")})`),
+    duplicates: calls.filter((c) => c.terminals.length > 1).map((c) => `${c.callId} (${c.terminals.join(", ")})`),
+    doubleEffects: [...effects].filter(([id, n]) => n > 1 && inScope.has(id)).map(([id, n]) => `${id} ×${n}`),
+    outcomeUnknown: calls.filter((c) => c.terminals.includes("ToolCallOutcomeUnknown")).length,
+    lostResults: calls
+      .filter((c) => (effects.get(c.callId) ?? 0) > 0 && c.terminals.includes("ToolCallOutcomeUnknown") && !c.terminals.includes("ToolCallFinished"))
+      .map((c) => c.callId),
+  };
+}
+
+function effectCounts(file: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const callId = line.split(" ")[0];
+    if (callId) counts.set(callId, (counts.get(callId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Lets the projector catch up to the stream's end, then runs the operator's own checks with
+ * the built CLI as the admin: `audit --verify` must find nothing and `replay` must rebuild every
+ * model with the live digests, at the stream's last sequence (not a cursor stuck before it).
+ */
+export async function checkHistory(d: Deployment, scan: StreamScan, catchUpMs = 30_000): Promise<HistoryCheck> {
+  await scan.advance();
+  const last = scan.lastSeq;
+  const cursor = await openCursor(d.admin);
+  const deadline = Date.now() + catchUpMs;
+  let at = await cursor.read();
+  while (at < last && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    at = await cursor.read();
+  }
+  const audit = await d.cli(["audit", "--verify", "--json"]);
+  const auditDoc = parseJson(audit.stdout) as { verified?: boolean; findings?: { callId: string; kind?: string; detail?: string }[] } | undefined;
+  const auditClean = audit.code === 0 && auditDoc?.verified === true;
+  const auditText =
+    auditDoc?.verified === undefined
+      ? `crashed (exit ${audit.code}): ${lastLine(audit.stderr)}`
+      : auditClean
+        ? "clean"
+        : `${auditDoc.findings?.length ?? "?"} findings: ${summariseFindings(auditDoc.findings ?? [])}${firstFinding(auditDoc.findings ?? [])}`;
+  const replay = await d.cli(["replay", "--json"]);
+  const replayDoc = parseJson(replay.stdout) as { matches?: boolean; toSeq?: number; liveCursor?: number; invalid?: number } | undefined;
+  const replayEqual = replay.code === 0 && replayDoc?.matches === true && replayDoc.toSeq === last;
+  const replayText =
+    replayDoc === undefined
+      ? `crashed (exit ${replay.code}): ${lastLine(replay.stderr)}`
+      : replayEqual
+        ? "equal"
+        : `matches=${String(replayDoc.matches)} at seq ${replayDoc.toSeq} of ${last} (live cursor ${replayDoc.liveCursor})`;
+  const dlq = await dlqCopies(d.admin);
+  return {
+    streamLastSeq: last,
+    projectorLag: Math.max(0, last - at),
+    auditClean,
+    audit: auditText,
+    replayEqual,
+    replay: replayText,
+    dlqRepeats: dlq.repeats,
+    dlqCopies: dlq.copies,
+  };
+}
+
+function summariseFindings(findings: readonly { kind?: string; detail?: string }[]): string {
+  const byKind = new Map<string, number>();
+  for (const f of findings) {
+    const k = f.kind ?? f.detail?.slice(0, 60) ?? "?";
+    byKind.set(k, (byKind.get(k) ?? 0) + 1);
+  }
+  return [...byKind].map(([k, n]) => `${k} ×${n}`).join("; ");
+}
+
+function firstFinding(findings: readonly { callId: string; kind?: string; detail?: string }[]): string {
+  const f = findings[0];
+  return f === undefined ? "" : ` (first: ${f.callId} ${f.kind ?? ""}: ${(f.detail ?? "").slice(0, 160)})`;
+}
+
+/** Every DLQ copy's stage and original sequence, from its headers (payloads are not needed). */
+async function dlqCopies(bus: Bus): Promise<{ copies: number; repeats: number }> {
+  const info = await bus.jsm.streams.info(STREAM_DLQ);
+  const seen = new Map<string, number>();
+  let copies = 0;
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const m = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq }).catch(() => undefined);
+    if (m === undefined || m === null) continue;
+    copies++;
+    const key = `${m.header?.get("Warden-Dlq-Stage") ?? "?"}#${m.header?.get("Warden-Dlq-Seq") ?? `dlq${seq}`}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return { copies, repeats: [...seen.values()].reduce((sum, n) => sum + (n - 1), 0) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split("\n").filter((l) => l.trim() !== "");
+  return (lines.find((l) => /RangeError|Error:/.test(l)) ?? lines.at(-1) ?? "").slice(0, 200);
+}

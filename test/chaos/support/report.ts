@@ -1,0 +1,113 @@
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import type { CallCheck, HistoryCheck } from "./end-state.js";
+import type { Fault } from "./faults.js";
+
+/** One scenario's line in the chaos table. */
+export interface ReportRow {
+  readonly scenario: string;
+  readonly calls: number;
+  readonly terminal: number;
+  readonly stuck: number;
+  readonly duplicates: number;
+  readonly doubleEffects: number;
+  readonly outcomeUnknown: number;
+  readonly lostResults: number;
+  readonly audit?: string;
+  readonly replay?: string;
+  readonly projectorLag?: number;
+  readonly dlqRepeats?: number;
+  /** Restarts of processes that died on their own (not killed by the suite). */
+  readonly crashes: number;
+  readonly faults: number;
+  /** Milliseconds from each fault until a call asked for after it succeeded; null if none did. */
+  readonly recoveryMs: readonly (number | null)[];
+  /** The longest an agent went on waiting after its call had ended in the stream. */
+  readonly agentWaitMaxMs?: number;
+  /** Scenario-specific measurements (drain rate, peak RSS). */
+  readonly notes?: string;
+}
+
+export function rowOf(
+  scenario: string,
+  calls: CallCheck,
+  history: HistoryCheck | undefined,
+  faults: readonly Fault[],
+  crashes: number,
+  extra: { agentWaitMaxMs?: number; notes?: string } = {},
+): ReportRow {
+  return {
+    scenario,
+    calls: calls.calls,
+    terminal: calls.terminal,
+    stuck: calls.stuck.length,
+    duplicates: calls.duplicates.length,
+    doubleEffects: calls.doubleEffects.length,
+    outcomeUnknown: calls.outcomeUnknown,
+    lostResults: calls.lostResults.length,
+    ...(history === undefined
+      ? {}
+      : { audit: history.audit, replay: history.replay, projectorLag: history.projectorLag, dlqRepeats: history.dlqRepeats }),
+    crashes,
+    faults: faults.length,
+    recoveryMs: faults.map((f) => (f.recoveredAt === undefined ? null : f.recoveredAt - f.at)),
+    ...extra,
+  };
+}
+
+function seconds(ms: number | null): string {
+  return ms === null ? "never" : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Up to six faults one by one, more as median and worst. */
+export function recoveryText(ms: readonly (number | null)[]): string {
+  if (ms.length === 0) return "-";
+  if (ms.length <= 6) return ms.map(seconds).join(" ");
+  const known = ms.filter((x): x is number => x !== null).sort((a, b) => a - b);
+  const never = ms.length - known.length;
+  const median = known.length === 0 ? null : known[Math.floor(known.length / 2)]!;
+  const worst = known.length === 0 ? null : known[known.length - 1]!;
+  return `n=${ms.length} p50 ${seconds(median)} max ${seconds(worst)}${never > 0 ? ` (${never} never)` : ""}`;
+}
+
+const COLUMNS: readonly [string, (r: ReportRow) => string][] = [
+  ["scenario", (r) => r.scenario],
+  ["calls", (r) => String(r.calls)],
+  ["terminal", (r) => String(r.terminal)],
+  ["stuck", (r) => String(r.stuck)],
+  ["duplicates", (r) => String(r.duplicates)],
+  ["double side effects", (r) => String(r.doubleEffects)],
+  ["unknown", (r) => String(r.outcomeUnknown)],
+  ["lost results", (r) => String(r.lostResults)],
+  ["crashes", (r) => String(r.crashes)],
+  ["recovery per fault", (r) => recoveryText(r.recoveryMs)],
+  ["agent wait after end", (r) => (r.agentWaitMaxMs === undefined ? "-" : seconds(r.agentWaitMaxMs))],
+  ["audit --verify", (r) => r.audit ?? "-"],
+  ["replay", (r) => r.replay ?? "-"],
+];
+
+/** A plain-text table, one line per scenario, then each scenario's notes. */
+export function renderTable(rows: readonly ReportRow[]): string {
+  const cells = rows.map((r) => COLUMNS.map(([, f]) => f(r)));
+  const widths = COLUMNS.map(([h], i) => Math.max(h.length, ...cells.map((c) => Math.min(c[i]!.length, 60))));
+  const line = (xs: readonly string[]) => xs.map((x, i) => (x.length > 60 ? `${x.slice(0, 57)}...` : x).padEnd(widths[i]!)).join(" | ").trimEnd();
+  const out = [line(COLUMNS.map(([h]) => h)), widths.map((w) => "-".repeat(w)).join("-|-"), ...cells.map(line)];
+  const details = rows.flatMap((r) => [
+    ...(r.notes ? [`${r.scenario}: ${r.notes}`] : []),
+    ...((r.audit?.length ?? 0) > 60 ? [`${r.scenario}: audit ${r.audit}`] : []),
+    ...((r.replay?.length ?? 0) > 60 ? [`${r.scenario}: replay ${r.replay}`] : []),
+  ]);
+  return [...out, ...(details.length > 0 ? ["", ...details] : [])].join("\n");
+}
+
+/** Rows of a run are collected in a JSON-lines file (each test file runs in its own process). */
+export function appendRow(file: string | undefined, row: ReportRow): void {
+  if (file !== undefined) appendFileSync(file, `${JSON.stringify(row)}\n`);
+}
+
+export function readRows(file: string): ReportRow[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as ReportRow);
+}
