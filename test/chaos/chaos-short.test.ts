@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDeployment, type Deployment } from "./support/deployment.js";
+import { checkCalls, checkHistory } from "./support/end-state.js";
+import { freezeExecutorMidRun, killStorm, restartNats } from "./support/faults.js";
+import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
+import { POISON_KINDS, publishPoison, type PoisonSent } from "./support/poison.js";
+import { renderTable, rowOf, type ReportRow } from "./support/report.js";
+import { StreamScan } from "./support/stream-scan.js";
+
+/**
+ * The short chaos run CI does on every change: one deployment (a secured nats-server, every
+ * service and two executor copies as OS processes), one fault of each cheap kind in turn, and
+ * after each the calls of that phase must all end exactly once with no run-once side effect
+ * twice. `npm run chaos` runs the long suite (test/chaos/long.chaos.ts).
+ */
+const common = { rate: 8, settleTimeoutMs: 30_000, settleIdleMs: 8_000, history: false } satisfies Partial<PhaseOptions>;
+
+function expectEveryCallEndedOnce(r: PhaseResult): void {
+  expect.soft(r.calls.stuck, "calls with no ending").toEqual([]);
+  expect.soft(r.calls.duplicates, "calls that ended twice").toEqual([]);
+  expect.soft(r.calls.doubleEffects, "run-once side effects that happened twice").toEqual([]);
+  expect(r.calls.calls).toBeGreaterThan(0);
+}
+
+describe("chaos (short): every call ends exactly once through every kind of fault", () => {
+  let d: Deployment;
+  let scan: StreamScan;
+  const rows: ReportRow[] = [];
+
+  beforeAll(async () => {
+    // a claim lasts 5 s: long enough to ride out a server restart, short enough to freeze past
+    d = await startDeployment({ executors: 2, toolTimeoutMs: 5_000, executorAckWaitMs: 2_000 });
+    scan = new StreamScan(d.admin);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (rows.length > 0) process.stdout.write(`\nchaos (short)\n${renderTable(rows)}\n`);
+    await d?.stop();
+  }, 60_000);
+
+  it("a SIGKILL of every service (each started again at once) leaves no call unended or ended twice", async () => {
+    const r = await runPhase(d, scan, { ...common, name: "SIGKILL each service", sendShare: 0.25 }, () =>
+      killStorm(d, { kills: d.services.length, gapMs: [200, 600] }),
+    );
+    rows.push(r.row);
+    expectEveryCallEndedOnce(r);
+    expect(r.faults.every((f) => f.recoveredAt !== undefined), "calls flow again after every kill").toBe(true);
+  }, 120_000);
+
+  it("a nats-server kill -9 and restart on the same store loses no call and no known result", async () => {
+    const r = await runPhase(d, scan, { ...common, name: "nats kill -9", delayMs: 200 }, ({ load }) =>
+      restartNats(d, load, { rounds: 1, outageMs: 500 }),
+    );
+    rows.push(r.row);
+    expectEveryCallEndedOnce(r);
+    // a run that finished while the server was briefly away still records its result
+    expect.soft(r.calls.lostResults, "runs whose side effect happened but that ended OutcomeUnknown").toEqual([]);
+    expect(r.faults[0]?.recoveredAt, "calls flow again after the restart").toBeDefined();
+  }, 120_000);
+
+  it("an executor frozen mid-run (SIGSTOP) and resumed after the other copy gave up on it ends its call once", async () => {
+    const r = await runPhase(d, scan, { ...common, name: "SIGSTOP/SIGCONT executor", delayMs: 1_000 }, ({ scan: s }) =>
+      freezeExecutorMidRun(d, s, { executor: "executor-e1", executorId: "e1", rounds: 1, frozenLimitMs: 20_000 }),
+    );
+    rows.push(r.row);
+    expectEveryCallEndedOnce(r);
+  }, 120_000);
+
+  it("a request of every poison kind is refused with a ToolCallRejected its caller sees, and calls flow on", async () => {
+    let sent: PoisonSent[] = [];
+    const r = await runPhase(d, scan, { ...common, name: "poison of every kind" }, async ({ load }) => {
+      sent = await publishPoison(d.admin, POISON_KINDS);
+      await load.waitForSuccesses(3, 30_000);
+      return [{ kind: "poison", target: POISON_KINDS.join(","), at: sent[0]!.at }];
+    });
+    rows.push(r.row);
+    const endings = Object.fromEntries(sent.map((p) => [p.kind, scan.calls.get(p.callId)?.terminals ?? []]));
+    expect.soft(endings).toEqual(Object.fromEntries(POISON_KINDS.map((k) => [k, ["ToolCallRejected"]])));
+    expectEveryCallEndedOnce(r);
+  }, 120_000);
+
+  it("after all of it, audit --verify is clean and replay rebuilds the live models up to the stream's end", async () => {
+    const h = await checkHistory(d, scan);
+    const all = checkCalls(scan, d.effectsFile);
+    rows.push(rowOf("all phases", all, h, [], d.services.reduce((n, s) => n + s.crashes(), 0)));
+    expect.soft(h.projectorLag, "projector behind the stream's end").toBe(0);
+    expect.soft(h.audit).toBe("clean");
+    expect.soft(h.replay).toBe("equal");
+    expect(h.dlqRepeats, "poison copied to the DLQ more than once by one stage").toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { drainBacklog, mib } from "./support/backlog.js";
+import { startDeployment, type Deployment, type DeploymentOptions } from "./support/deployment.js";
+import { checkCalls, checkHistory, settle } from "./support/end-state.js";
+import { freezeExecutorMidRun, killStorm, killStreamLeader, restartNats } from "./support/faults.js";
+import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
+import { POISON_KINDS, publishPoison, type PoisonSent } from "./support/poison.js";
+import { appendRow, rowOf, type ReportRow } from "./support/report.js";
+import { StreamScan } from "./support/stream-scan.js";
+
+/**
+ * The long chaos suite (`npm run chaos`): each scenario on its own fresh deployment, every
+ * service an OS process with its own identity, agents calling through the SDK throughout. Sizes
+ * come from the environment so a run can be made longer or shorter.
+ */
+const size = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const KILLS = size("CHAOS_KILLS", 60);
+const NATS_RESTARTS = size("CHAOS_NATS_RESTARTS", 5);
+const FREEZES = size("CHAOS_FREEZES", 5);
+const LEADER_KILLS = size("CHAOS_LEADER_KILLS", 3);
+const BACKLOG = size("CHAOS_BACKLOG", 100_000);
+/** The failover target of issue 9: calls flow again within 10 s of losing the stream leader. */
+const FAILOVER_TARGET_MS = 10_000;
+
+const phase = { settleTimeoutMs: 180_000, settleIdleMs: 30_000, history: true } satisfies Partial<PhaseOptions>;
+
+async function withDeployment<T>(o: DeploymentOptions, body: (d: Deployment, scan: StreamScan) => Promise<T>): Promise<T> {
+  const d = await startDeployment(o);
+  try {
+    return await body(d, new StreamScan(d.admin));
+  } finally {
+    await d.stop();
+  }
+}
+
+function report(row: ReportRow): void {
+  appendRow(process.env["CHAOS_REPORT_FILE"], row);
+}
+
+/** What every scenario must end with; soft, so one run reports every broken promise at once. */
+function expectSound(r: Pick<PhaseResult, "calls" | "history">): void {
+  expect.soft(r.calls.stuck, "calls with no ending").toEqual([]);
+  expect.soft(r.calls.duplicates, "calls that ended more than once").toEqual([]);
+  expect.soft(r.calls.doubleEffects, "run-once side effects that happened twice").toEqual([]);
+  expect.soft(r.history?.projectorLag, "projector behind the stream's end").toBe(0);
+  expect.soft(r.history?.audit, "warden audit --verify").toBe("clean");
+  expect.soft(r.history?.replay, "warden replay").toBe("equal");
+  expect.soft(r.history?.dlqRepeats, "poison copied to the DLQ more than once by one stage").toBe(0);
+  expect(r.calls.calls).toBeGreaterThan(0);
+}
+
+describe("chaos (long)", () => {
+  it(`a storm of ${KILLS} SIGKILLs across every service under mixed load ends every call exactly once`, async () => {
+    await withDeployment({ executors: 2 }, async (d, scan) => {
+      const r = await runPhase(d, scan, { ...phase, name: `SIGKILL storm ×${KILLS}`, rate: 10, sendShare: 0.2, delayMs: 100 }, () =>
+        killStorm(d, { kills: KILLS, gapMs: [500, 1_500] }),
+      );
+      report(r.row);
+      expectSound(r);
+      expect.soft(r.agents.maxMs, "an agent learns its call's ending within 10 s of it being recorded").toBeLessThanOrEqual(10_000);
+    });
+  });
+
+  it(`nats-server kill -9 and restart ×${NATS_RESTARTS} loses no call and no known result`, async () => {
+    await withDeployment({ executors: 2 }, async (d, scan) => {
+      const r = await runPhase(d, scan, { ...phase, name: `nats kill -9 ×${NATS_RESTARTS}`, rate: 10, sendShare: 0.2, delayMs: 200 }, ({ load }) =>
+        restartNats(d, load, { rounds: NATS_RESTARTS, outageMs: 1_000 }),
+      );
+      report(r.row);
+      expectSound(r);
+      expect.soft(r.calls.lostResults, "runs whose side effect happened but that ended OutcomeUnknown").toEqual([]);
+    });
+  });
+
+  it(`an executor frozen mid-run ×${FREEZES} and resumed after the other copy gave up ends each call once`, async () => {
+    // short claims so that the other copy gives up on the frozen one within seconds
+    await withDeployment({ executors: 2, toolTimeoutMs: 3_000, executorAckWaitMs: 2_000 }, async (d, scan) => {
+      const r = await runPhase(d, scan, { ...phase, name: `SIGSTOP/SIGCONT executor ×${FREEZES}`, rate: 5, delayMs: 1_000 }, ({ scan: s }) =>
+        freezeExecutorMidRun(d, s, { executor: "executor-e1", executorId: "e1", rounds: FREEZES, frozenLimitMs: 30_000 }),
+      );
+      report(r.row);
+      expectSound(r);
+    });
+  });
+
+  it(`on a 3-node cluster, killing the WARDEN_CALLS leader ×${LEADER_KILLS} stops calls for at most 10 s`, async () => {
+    await withDeployment({ cluster: true, executors: 2 }, async (d, scan) => {
+      const r = await runPhase(d, scan, { ...phase, name: `cluster leader kill ×${LEADER_KILLS}`, rate: 5, sendShare: 0.2 }, ({ load }) =>
+        killStreamLeader(d, load, { rounds: LEADER_KILLS }),
+      );
+      report(r.row);
+      expectSound(r);
+      for (const f of r.faults) {
+        expect.soft(f.recoveredAt === undefined ? Infinity : f.recoveredAt - f.at, `failover after killing ${f.target}`).toBeLessThanOrEqual(FAILOVER_TARGET_MS);
+      }
+    });
+  });
+
+  it("poison of every kind on the request subjects is refused once, and the projector, audit and replay go on", async () => {
+    await withDeployment({ executors: 1 }, async (d, scan) => {
+      let sent: PoisonSent[] = [];
+      const r = await runPhase(d, scan, { ...phase, settleIdleMs: 15_000, name: "poison of every kind", rate: 5 }, async ({ load }) => {
+        sent = await publishPoison(d.admin, POISON_KINDS);
+        await load.waitForSuccesses(5, 30_000);
+        return [{ kind: "poison", target: POISON_KINDS.join(","), at: sent[0]!.at }];
+      });
+      report({ ...r.row, notes: `poison call ids: ${sent.map((p) => `${p.kind} ${p.callId}`).join(", ")}` });
+      const endings = Object.fromEntries(sent.map((p) => [p.kind, scan.calls.get(p.callId)?.terminals ?? []]));
+      expect.soft(endings, "each poison request's ending").toEqual(Object.fromEntries(POISON_KINDS.map((k) => [k, ["ToolCallRejected"]])));
+      expectSound(r);
+    });
+  });
+
+  it(`a backlog of ${BACKLOG} calls drains with every call ended once and bounded memory per process`, async () => {
+    await withDeployment({ executors: 1 }, async (d, scan) => {
+      await scan.advance();
+      const afterSeq = scan.lastSeq;
+      const b = await drainBacklog(d, BACKLOG);
+      await settle(scan, { afterSeq, timeoutMs: 60_000, idleMs: 30_000 });
+      const calls = checkCalls(scan, d.effectsFile, afterSeq);
+      const history = await checkHistory(d, scan, 120_000);
+      const rate = b.drainMs > 0 ? Math.round((BACKLOG / b.drainMs) * 1000) : 0;
+      const rss = Object.entries(b.peakRss).map(([name, bytes]) => `${name} ${mib(bytes)}`).join(", ");
+      const notes = `published in ${(b.publishMs / 1000).toFixed(1)}s, drained in ${(b.drainMs / 1000).toFixed(1)}s (${rate} calls/s); peak RSS: ${rss}`;
+      report(rowOf(`backlog ${BACKLOG}`, calls, history, [], d.services.reduce((n, s) => n + s.crashes(), 0), { notes }));
+      expect.soft(b.drained, "the backlog drained").toBe(true);
+      expectSound({ calls, history });
+    });
+  });
+});
