@@ -1,21 +1,60 @@
 import { describe, expect, it } from "vitest";
 import { subjectOfEvent } from "@warden/contracts";
 import { decodeCallMessage } from "./decode.js";
+import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from "./json-guard.js";
 import { syntheticCall } from "./synthetic-calls.js";
 
 const enc = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
 
+/** The request's JSON text with its args replaced by arrays nested `depth` levels (JSON.stringify could not build it). */
+function withDeepArgs(event: object, depth: number): Uint8Array {
+  const text = JSON.stringify({ ...event, data: { ...(event as { data: object }).data, args: "@" } });
+  return enc(text.replace('"@"', `${"[".repeat(depth)}${"]".repeat(depth)}`));
+}
+
 describe("decodeCallMessage", () => {
   const [requested, validated] = syntheticCall({ callId: "c1", outcome: "succeeded" });
+  const subject = subjectOfEvent(requested!);
 
   it("returns the event its subject names", () => {
     expect(decodeCallMessage(subjectOfEvent(validated!), enc(validated))).toEqual({ ok: true, event: validated });
   });
 
-  it("refuses malformed JSON, invalid events and events under another subject, with a reason", () => {
-    expect(decodeCallMessage(subjectOfEvent(requested!), enc("{nope"))).toMatchObject({ ok: false, reason: expect.stringMatching(/malformed JSON/) });
-    expect(decodeCallMessage(subjectOfEvent(requested!), enc({ ...requested, v: 2 }))).toMatchObject({ ok: false, reason: expect.stringMatching(/schema-invalid/) });
-    expect(decodeCallMessage(subjectOfEvent(requested!), enc(validated))).toMatchObject({ ok: false, reason: expect.stringMatching(/does not match/) });
-    expect(decodeCallMessage("warden.other", enc(validated))).toMatchObject({ ok: false });
+  it("refuses malformed JSON, invalid events and events under another subject, with a code and a reason", () => {
+    expect(decodeCallMessage(subject, enc("{nope"))).toMatchObject({ ok: false, code: "MALFORMED_JSON", reason: expect.stringMatching(/malformed JSON/) });
+    expect(decodeCallMessage(subject, enc({ ...requested, v: 2 }))).toMatchObject({ ok: false, code: "SCHEMA_INVALID", reason: expect.stringMatching(/schema-invalid/) });
+    expect(decodeCallMessage(subject, enc(validated))).toMatchObject({ ok: false, code: "SUBJECT_MISMATCH", reason: expect.stringMatching(/does not match/) });
+    expect(decodeCallMessage("warden.other", enc(validated))).toMatchObject({ ok: false, code: "NOT_A_CALL_SUBJECT", retryable: false });
+  });
+
+  it("refuses args nested 50,000 levels deep as a value instead of overflowing the stack", () => {
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, 50_000))).toMatchObject({ ok: false, code: "TOO_DEEP", retryable: false });
+    // deep objects too, and brackets inside strings do not count
+    const objects = JSON.stringify(requested).replace(/"args":\{[^}]*\}/, `"args":${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`);
+    expect(decodeCallMessage(subject, enc(objects))).toMatchObject({ ok: false, code: "TOO_DEEP" });
+  });
+
+  it("accepts args as deep as the limit allows and refuses one level more, the same every time", () => {
+    // the event is level 1, data level 2: args may open MAX_EVENT_DEPTH - 2 more levels
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_EVENT_DEPTH - 2))).toMatchObject({ ok: true });
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_EVENT_DEPTH - 1))).toMatchObject({ ok: false, code: "TOO_DEEP" });
+    const bracketsInText = { ...requested!, data: { ...requested!.data, args: { text: `\\"${"[".repeat(10_000)}` } } };
+    expect(decodeCallMessage(subject, enc(bracketsInText))).toMatchObject({ ok: true });
+  });
+
+  it("refuses bytes that are not UTF-8 instead of replacing them", () => {
+    const good = enc({ ...requested!, data: { ...requested!.data, args: { text: "é" } } });
+    const at = good.indexOf(0xc3);
+    const bad = new Uint8Array(good);
+    bad[at] = 0xff;
+    expect(decodeCallMessage(subject, good)).toMatchObject({ ok: true });
+    expect(decodeCallMessage(subject, bad)).toMatchObject({ ok: false, code: "NOT_UTF8" });
+  });
+
+  it("refuses a message larger than any event Warden writes before reading it", () => {
+    const big = enc({ ...requested!, data: { ...requested!.data, args: { text: "x".repeat(MAX_EVENT_BYTES) } } });
+    expect(decodeCallMessage(subject, big)).toMatchObject({ ok: false, code: "TOO_LARGE" });
+    const justUnder = enc({ ...requested!, data: { ...requested!.data, args: { text: "x".repeat(MAX_EVENT_BYTES - 2_000) } } });
+    expect(decodeCallMessage(subject, justUnder)).toMatchObject({ ok: true });
   });
 });

@@ -1,30 +1,35 @@
 import { parseCallSubject, subjectOfEvent, WardenEventSchema, type WardenEvent } from "@warden/contracts";
+import { parseJsonGuarded, validateJson } from "./json-guard.js";
 
-const decoder = new TextDecoder();
+/** Why a stream message is not an event; stable codes (every one of them final: the bytes never change). */
+export const DECODE_FAILURES = ["NOT_A_CALL_SUBJECT", "TOO_LARGE", "NOT_UTF8", "TOO_DEEP", "MALFORMED_JSON", "SCHEMA_INVALID", "SUBJECT_MISMATCH"] as const;
+export type DecodeFailure = (typeof DECODE_FAILURES)[number];
 
-export type DecodedEvent = { readonly ok: true; readonly event: WardenEvent } | { readonly ok: false; readonly reason: string };
+export type DecodedEvent =
+  | { readonly ok: true; readonly event: WardenEvent }
+  | { readonly ok: false; readonly code: DecodeFailure; readonly reason: string; readonly retryable: false };
+
+const fail = (code: DecodeFailure, reason: string): DecodedEvent => ({ ok: false, code, reason, retryable: false });
 
 /**
- * A stream message as an event: valid JSON, a valid event, and the event its subject names.
- * Anything else is left out of every read model (the stages dead-letter it).
+ * A stream message as an event: within size and depth limits, UTF-8, JSON, a valid event, and
+ * the event its subject names. Anything else is a value, never an exception, whatever the bytes:
+ * every reader of the stream (projector, replay, trace, audit) decodes with this, so all of them
+ * leave out exactly the same messages.
  */
 export function decodeCallMessage(subject: string, data: Uint8Array): DecodedEvent {
   const parsedSubject = parseCallSubject(subject);
-  if (parsedSubject === undefined) return { ok: false, reason: `not a call subject: ${subject}` };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(decoder.decode(data));
-  } catch (err) {
-    return { ok: false, reason: `malformed JSON: ${(err as Error).message}` };
-  }
-  const parsed = WardenEventSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, reason: `schema-invalid event: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trim() };
-  }
-  const e = parsed.data;
-  if (subjectOfEvent(e) !== subject) {
-    return { ok: false, reason: `event does not match its subject ${subject}` };
-  }
+  if (parsedSubject === undefined) return fail("NOT_A_CALL_SUBJECT", `not a call subject: ${subject}`);
+  const json = parseJsonGuarded(data);
+  if (!json.ok) return fail(json.code, json.reason);
+  const parsed = validateJson(WardenEventSchema, json.value);
+  if (!parsed.ok) return fail(parsed.code, parsed.code === "SCHEMA_INVALID" ? `schema-invalid event: ${parsed.reason}` : parsed.reason);
+  const e = parsed.value;
+  if (subjectOfEvent(e) !== subject) return fail("SUBJECT_MISMATCH", `event does not match its subject ${subject}`);
   return { ok: true, event: e };
+}
+
+/** One line for a log or a dead letter: the code first, so it can be counted. */
+export function decodeFailureText(d: Extract<DecodedEvent, { ok: false }>): string {
+  return `${d.code}: ${d.reason}`;
 }

@@ -1,9 +1,24 @@
 export { AUDIT_MODES, auditRow, matchesAudit, verifyCalls, type AuditFilter, type AuditRow, type Finding } from "./audit.js";
 export { CallModelSchema, type CallModel } from "./call-model.js";
 export { ALLOWED_FROM, CALL_STATES, isAllowed, isTerminalState, TERMINAL_CALL_STATES, type CallState, type StateBefore } from "./call-state.js";
-export { decodeCallMessage, type DecodedEvent } from "./decode.js";
+export { DECODE_FAILURES, decodeCallMessage, decodeFailureText, type DecodedEvent, type DecodeFailure } from "./decode.js";
 export { digestModel, digestModels } from "./digest.js";
 export { emptyModelMaps, foldEvent, type ModelMaps } from "./fold.js";
+export {
+  EVENT_LIMITS,
+  JSON_FAILURES,
+  MAX_EVENT_BYTES,
+  MAX_EVENT_DEPTH,
+  nestingExceeds,
+  parseJsonGuarded,
+  safeParseGuarded,
+  validateJson,
+  valueDepthExceeds,
+  type GuardedJson,
+  type GuardedParse,
+  type JsonFailure,
+  type JsonLimits,
+} from "./json-guard.js";
 export {
   APPROVALS_MODEL,
   BUDGETS_MODEL,
