@@ -1,5 +1,5 @@
 import type { Logger } from "@warden/bus";
-import { decodeCallMessage } from "@warden/projections";
+import { decodeCallMessage, decodeFailureText } from "@warden/projections";
 import type { CursorStore } from "./cursor.js";
 import type { ModelStore, SequencedEvent } from "./model-store.js";
 
@@ -15,7 +15,7 @@ export interface BatchDeps {
   readonly cursor: CursorStore;
   readonly log: Logger;
   readonly concurrency: number;
-  /** Called for each message that is not a valid event. */
+  /** Called for each message that is not a valid event (on every attempt at its run: see PoisonLetters). */
   readonly onPoison?: (m: RawMessage, reason: string) => Promise<void>;
   /** Test hook: called after each model write; throwing simulates a crash mid-batch. */
   readonly afterWrite?: () => void;
@@ -33,7 +33,7 @@ export async function applyRun(deps: BatchDeps, run: readonly RawMessage[]): Pro
   for (const m of run) {
     const decoded = decodeCallMessage(m.subject, m.data);
     if (decoded.ok) events.push({ seq: m.seq, event: decoded.event });
-    else await deps.onPoison?.(m, decoded.reason);
+    else await deps.onPoison?.(m, decodeFailureText(decoded));
   }
   await writeModels(deps, events);
   await deps.cursor.advance(last.seq);

@@ -1,9 +1,9 @@
-import { decodeJson } from "@warden/bus";
 import type { KV } from "./kv.js";
+import { parseStoredJson } from "./stored-model.js";
 
 /**
  * Every current value of a bucket whose key `owns` accepts, as parsed JSON (undefined when a
- * value is not JSON, so it still shows in a digest). Reads with one watch, not a get per key.
+ * value is not JSON within the model limits, so it still shows in a digest). Reads with one watch, not a get per key.
  */
 export async function readBucket(kv: KV, owns: (key: string) => boolean): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
@@ -12,7 +12,7 @@ export async function readBucket(kv: KV, owns: (key: string) => boolean): Promis
   for await (const e of iter) {
     if (owns(e.key)) {
       if (e.operation === "PUT") {
-        const d = decodeJson(e.value);
+        const d = parseStoredJson(e.value);
         out.set(e.key, d.ok ? d.value : undefined);
       } else out.delete(e.key);
     }

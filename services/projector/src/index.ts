@@ -5,5 +5,6 @@ export { openCursor, type CursorStore } from "./cursor.js";
 export { digestsOf, readLiveModels, type LiveModels, type ModelDigests } from "./live-models.js";
 export { rebuildReadModels, type RebuildOptions, type RebuildResult } from "./rebuild.js";
 export { replayStream, type ReplayOptions, type ReplayProgress, type ReplayResult } from "./replay.js";
-export { PROJECTOR_STAGE, startProjector, type Projector, type ProjectorDeps } from "./service.js";
+export { PROJECTOR_STAGE, PULL_EXPIRES_MS, PULL_HEARTBEAT_MS, startProjector, type Projector, type ProjectorDeps } from "./service.js";
+export { getStoredModel, MODEL_LIMITS, parseStoredModel } from "./stored-model.js";
 export { readStream, type StreamRange, type StreamReadSummary, type StreamRecord } from "./stream-reader.js";

@@ -1,7 +1,9 @@
-import { decodeJson, encodeJson } from "@warden/bus";
+import { encodeJson } from "@warden/bus";
 import type { WardenEvent } from "@warden/contracts";
 import type { AnyReadModelSpec } from "@warden/projections";
+import type { z } from "zod";
 import type { KV } from "./kv.js";
+import { parseStoredModel } from "./stored-model.js";
 
 const MAX_CAS_ATTEMPTS = 50;
 
@@ -75,8 +77,5 @@ export class ModelStore {
 
 /** A stored model, or undefined when the value is not one (it is then replaced). */
 export function parseModel(spec: AnyReadModelSpec, data: Uint8Array): Model | undefined {
-  const decoded = decodeJson(data);
-  if (!decoded.ok) return undefined;
-  const parsed = spec.schema.safeParse(decoded.value);
-  return parsed.success ? (parsed.data as Model) : undefined;
+  return parseStoredModel(spec.schema as z.ZodType<Model>, data);
 }

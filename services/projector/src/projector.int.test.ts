@@ -9,8 +9,10 @@ import {
   BUCKET_BUDGETS,
   BUCKET_CALLS,
   callEventSubject,
+  consumerName,
   runBudgetKey,
   STREAM_CALLS,
+  STREAM_DLQ,
   type WardenEvent,
 } from "@warden/contracts";
 import { CallModelSchema, SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/projections";
@@ -20,7 +22,7 @@ import { openCursor } from "./cursor.js";
 import { digestsOf, readLiveModels } from "./live-models.js";
 import { rebuildReadModels } from "./rebuild.js";
 import { replayStream } from "./replay.js";
-import { startProjector, type Projector } from "./service.js";
+import { PROJECTOR_STAGE, startProjector, type Projector } from "./service.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 
@@ -49,6 +51,19 @@ async function appendAll(bus: Bus, events: readonly WardenEvent[]): Promise<void
     const r = await Promise.all(events.slice(i, i + 64).map((e) => appendEvent(bus, e)));
     expect(r.every((x) => x.status === "written")).toBe(true);
   }
+}
+
+/** The reasons of the projector's dead letters, by the stream sequence they name. */
+async function lettersBySeq(bus: Bus): Promise<Map<number, string[]>> {
+  const info = await bus.jsm.streams.info(STREAM_DLQ);
+  const out = new Map<number, string[]>();
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
+    const m = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq }).catch(() => null);
+    if (m?.header?.get("Warden-Dlq-Stage") !== consumerName(PROJECTOR_STAGE)) continue;
+    const at = Number(m.header.get("Warden-Dlq-Seq"));
+    out.set(at, [...(out.get(at) ?? []), m.header.get("Warden-Dlq-Reason")]);
+  }
+  return out;
 }
 
 async function lastSeq(bus: Bus): Promise<number> {
@@ -180,6 +195,43 @@ describe("the projector", () => {
     await caughtUp(bus);
     expect(await kvGetJson(await bus.kvm.open(BUCKET_CALLS), "poison-1", CallModelSchema)).toBeUndefined();
     expect((await kvGetJson(await bus.kvm.open(BUCKET_CALLS), "e-2", CallModelSchema))?.value.status).toBe("rejected");
+    await expectLiveEqualsReplay(bus);
+  });
+
+  it("moves past poison of every kind, each dead-lettered once with its code, although its batch is tried again", async () => {
+    const [request] = syntheticCall({ callId: "p-deep", outcome: "succeeded" });
+    const text = JSON.stringify(request);
+    const enc = (t: string) => new TextEncoder().encode(t);
+    // "é" is 0xc3 0xa9 in UTF-8; 0xff 0xa9 is not UTF-8 at all
+    const notUtf8 = enc(text.replace('"q-p-deep"', '"q-é"'));
+    notUtf8[notUtf8.indexOf(0xc3)] = 0xff;
+    const other = syntheticCall({ callId: "p-other", outcome: "succeeded" })[1]!;
+    const poison: [string, string, Uint8Array][] = [
+      ["TOO_DEEP", callEventSubject("kb", "p-deep", "ToolCallRequested", "bot"), enc(text.replace('{"query":"q-p-deep"}', `${"[".repeat(50_000)}${"]".repeat(50_000)}`))],
+      ["NOT_UTF8", callEventSubject("kb", "p-utf8", "ToolCallRequested", "bot"), notUtf8],
+      ["SCHEMA_INVALID", callEventSubject("kb", "p-schema", "ToolArgsValidated"), enc(JSON.stringify({ ...other, callId: "p-schema", v: 9 }))],
+      ["SUBJECT_MISMATCH", callEventSubject("kb", "p-mismatch", "ToolArgsValidated"), enc(JSON.stringify(other))],
+    ];
+    const seqs = new Map<string, number>();
+    for (const [code, subject, data] of poison) seqs.set(code, (await bus.js.publish(subject, data)).seq);
+    await appendAll(bus, mix(4, "g"));
+    // the first model writes fail: the whole batch, poison included, is tried again
+    let failures = 0;
+    await start({
+      afterWrite: () => {
+        if (failures < 3) {
+          failures++;
+          throw new Error("simulated model write failure");
+        }
+      },
+    });
+    await caughtUp(bus);
+    expect(failures).toBe(3);
+    const calls = await bus.kvm.open(BUCKET_CALLS);
+    for (const id of ["p-deep", "p-utf8", "p-schema", "p-mismatch"]) expect(await kvGetJson(calls, id, CallModelSchema)).toBeUndefined();
+    expect((await kvGetJson(calls, "g-0", CallModelSchema))?.value.status).toBe("succeeded");
+    const letters = await lettersBySeq(bus);
+    for (const [code, seq] of seqs) expect(letters.get(seq), code).toEqual([expect.stringMatching(new RegExp(`^${code}: `))]);
     await expectLiveEqualsReplay(bus);
   });
 

@@ -1,4 +1,4 @@
-import { copyToDlq, ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
+import { ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
 import { CALLS_SUBJECTS, consumerName, newId, STREAM_CALLS } from "@warden/contracts";
 import { READ_MODELS } from "@warden/projections";
 import { applyRun, type BatchDeps } from "./apply-batch.js";
@@ -7,6 +7,7 @@ import { HeldMessages } from "./held-messages.js";
 import { runLease } from "./lease.js";
 import type { JsMsg } from "./kv.js";
 import { ModelStore } from "./model-store.js";
+import { PoisonLetters } from "./poison-letters.js";
 
 export const PROJECTOR_STAGE = "projector";
 
@@ -37,6 +38,13 @@ const RETRY_MS = [100, 250, 1_000, 5_000];
 const GAP_POLL_MS = 25;
 const AGE_CHECK_MS = 1_000;
 const RESTART_MS = 1_000;
+/**
+ * A pull request lives this long, with server heartbeats this often: a pull lost with a stream
+ * leader is replaced after two missed heartbeats or at expiry, within seconds instead of the
+ * client's default 30 s.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+export const PULL_HEARTBEAT_MS = 1_000;
 
 /**
  * Keeps the read models (`warden_calls`, `warden_approvals`, `warden_budgets`) from one durable
@@ -54,17 +62,13 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   // a projector may never drop an event: deliveries are unbounded, retries happen in-process
   await ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize });
   const stores = await Promise.all(READ_MODELS.map(async (spec) => new ModelStore(await bus.kvm.open(spec.bucket), spec)));
+  const poison = new PoisonLetters(bus, log, durable);
   const batchDeps: BatchDeps = {
     stores,
     cursor: await openCursor(bus),
     log,
     concurrency: deps.concurrency ?? 128,
-    onPoison: async (m, reason) => {
-      log.warn({ seq: m.seq, subject: m.subject, reason }, "invalid event left out of the read models");
-      await copyToDlq(bus, { stage: durable, reason, subject: m.subject, streamSeq: m.seq, data: m.data }).catch((err: unknown) =>
-        log.error({ err }, "dlq copy failed"),
-      );
-    },
+    onPoison: (m, reason) => poison.record(m, reason),
     ...(deps.afterWrite === undefined ? {} : { afterWrite: deps.afterWrite }),
   };
 
@@ -79,7 +83,10 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       batchSize,
       ackWaitMs,
       batchDeps,
-      onApplied: (seq) => (appliedTo = Math.max(appliedTo, seq)),
+      onApplied: (seq) => {
+        appliedTo = Math.max(appliedTo, seq);
+        poison.forgetThrough(seq);
+      },
       // the pull ended by itself (the consumer was deleted, say): start again while we may project
       onEnded: () => {
         if (closing || current !== c) return;
@@ -138,7 +145,9 @@ async function consume(o: ConsumeOptions): Promise<Consuming> {
   const { bus, log, durable, batchSize, ackWaitMs, batchDeps } = o;
   const cursor = batchDeps.cursor;
   const consumer = await bus.js.consumers.get(STREAM_CALLS, durable);
-  const messages = await consumer.consume({ max_messages: batchSize });
+  // at most one batch is asked for (and, by the consumer's max_ack_pending, un-acked) at a time:
+  // draining a backlog never holds more than that
+  const messages = await consumer.consume({ max_messages: batchSize, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS });
   let stopped = false;
 
   // the iterator fills a queue; the loop takes whatever has queued up while the last run applied
