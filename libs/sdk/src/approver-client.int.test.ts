@@ -3,8 +3,10 @@ import { appendEvent, serveRpc, silentLogger, type Bus } from "@warden/bus";
 import {
   approverPendingSubject,
   argsHash,
+  callEventSubject,
   decideSubject,
   newId,
+  subjectOfEvent,
   type ApprovalRequested,
   type PendingApproval,
 } from "@warden/contracts";
@@ -137,5 +139,26 @@ describe("createApproverClient against a real nats-server", () => {
     expect(got.value).toMatchObject({ type: "ApprovalRequested", callId: ev.callId, data: { approvalId: "ap-watch" } });
     watch.stop();
     expect((await iterator.next()).done).toBe(true);
+  });
+
+  it("keeps watching past an approval request it cannot read: nested 50,000 levels deep, not UTF-8, or under another call's subject", async () => {
+    const client = createApproverClient({ bus, approver: "alice" });
+    const watch = client.watch();
+    await bus.nc.flush();
+    const iterator = watch[Symbol.asyncIterator]();
+    const next = iterator.next();
+    const deep = approvalRequested("ap-deep");
+    const deepText = JSON.stringify(deep).replace('"args":{"customerId":"c1","text":"hi"}', `"args":${"[".repeat(50_000)}${"]".repeat(50_000)}`);
+    const notUtf8 = new TextEncoder().encode(JSON.stringify(approvalRequested("ap-utf8")).replace('"text":"hi"', '"text":"é"'));
+    notUtf8[notUtf8.indexOf(0xc3)] = 0xff;
+    const elsewhere = approvalRequested("ap-elsewhere");
+    // the approval requests of three calls, as an admin could write them straight on the stream
+    await approverSide.js.publish(subjectOfEvent(deep), new TextEncoder().encode(deepText));
+    await approverSide.js.publish(callEventSubject("customer", newId(), "ApprovalRequested"), notUtf8);
+    await approverSide.js.publish(callEventSubject("customer", newId(), "ApprovalRequested"), new TextEncoder().encode(JSON.stringify(elsewhere)));
+    const ev = approvalRequested("ap-after-poison");
+    await appendEvent(approverSide, ev);
+    expect((await next).value).toMatchObject({ callId: ev.callId, data: { approvalId: "ap-after-poison" } });
+    watch.stop();
   });
 });

@@ -1,6 +1,5 @@
-import { decodeJson, requestRpc, type Bus } from "@warden/bus";
+import { requestRpc, type Bus } from "@warden/bus";
 import {
-  ApprovalRequestedSchema,
   DECISION_REFUSALS,
   decideSubject,
   DecisionReplySchema,
@@ -17,6 +16,7 @@ import {
   type PendingApproval,
   type WardenError,
 } from "@warden/contracts";
+import { decodeCallMessage } from "@warden/projections";
 import { z } from "zod";
 
 const RPC_TIMEOUT_MS = 5_000;
@@ -99,10 +99,9 @@ function watchApprovals(bus: Bus): ApprovalWatch {
   const sub = bus.nc.subscribe(stageFilterSubject("ApprovalRequested"));
   async function* events(): AsyncGenerator<ApprovalRequested> {
     for await (const msg of sub) {
-      const decoded = decodeJson(msg.data);
-      if (!decoded.ok) continue;
-      const parsed = ApprovalRequestedSchema.safeParse(decoded.value);
-      if (parsed.success) yield parsed.data;
+      // the stream readers' decoder: whatever arrives (too deep, not UTF-8, another call's event) is skipped
+      const decoded = decodeCallMessage(msg.subject, msg.data);
+      if (decoded.ok && decoded.event.type === "ApprovalRequested") yield decoded.event;
     }
   }
   const iterator = events();

@@ -10,6 +10,7 @@ import {
   type ToolResult,
   type WardenEvent,
 } from "@warden/contracts";
+import { MAX_EVENT_DEPTH, safeParseGuarded } from "@warden/projections";
 import { pendingResult, resultFromEvent } from "./domain/event-result.js";
 
 export interface WatchOptions {
@@ -34,9 +35,10 @@ export async function readOwnCall(bus: Bus, principal: string, domain: string, c
   const timeoutMs = (req.timeoutMs ?? 0) + READ_SLACK_MS;
   const reply = await requestRpc(bus, callReadSubject(principal, domain, callId), req, timeoutMs);
   if (!reply.ok) return reply;
-  const parsed = CallReadReplySchema.safeParse(reply.value);
-  if (!parsed.success) return { ok: false, error: wardenError("INTERNAL", "unexpected call read reply") };
-  return { ok: true, value: parsed.data.events };
+  // the reply wraps each event two levels down; an event deeper than any reader accepts is refused, never a crash
+  const parsed = safeParseGuarded(CallReadReplySchema, reply.value, MAX_EVENT_DEPTH + 2);
+  if (!parsed.ok) return { ok: false, error: wardenError("INTERNAL", `unexpected call read reply: ${parsed.code}`) };
+  return { ok: true, value: parsed.value.events };
 }
 
 /**
