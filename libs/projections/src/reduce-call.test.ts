@@ -94,6 +94,14 @@ describe("integrity violations", () => {
     expect(m.violations.map((v) => v.kind)).toEqual(["grant_without_request"]);
   });
 
+  it("ends a call at the registry's refusal when its request is unreadable, and flags any other stage's refusal without a request", () => {
+    const rejected = syntheticCall({ callId: "c1", outcome: "rejected" }).find((e) => e.type === "ToolCallRejected")!;
+    expect(rejected).toMatchObject({ data: { stage: "registry" } });
+    expect(fold([rejected]).get("c1")).toMatchObject({ status: "rejected", violations: [], rejection: { stage: "registry" } });
+    const byPolicy = { ...rejected, data: { ...rejected.data, stage: "policy" as const } } as WardenEvent;
+    expect(fold([byPolicy]).get("c1")!.violations.map((v) => v.kind)).toEqual(["invalid_transition"]);
+  });
+
   it("accepts a subagent's view of each turn while the call runs", () => {
     const events = syntheticCall({ callId: "c1", outcome: "succeeded" });
     const started = events.findIndex((e) => e.type === "ToolCallStarted");

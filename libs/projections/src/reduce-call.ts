@@ -23,7 +23,10 @@ export function applyCallEvent(model: CallModel | undefined, event: WardenEvent,
   const flag = (kind: CallViolationKind, detail: string) => found.push({ kind, seq, eventId: event.eventId, type: event.type, detail });
   if (model !== undefined && event.type !== "ToolViewCompiled") checkIdentity(model, event, flag);
 
-  const allowed = isAllowed(event.type, before);
+  // the registry answers a request no reader can decode (too deep, not UTF-8) from its subject:
+  // then its refusal is the first event of the call anyone can read
+  const unreadableRequestRefused = before === "none" && event.type === "ToolCallRejected" && event.data.stage === "registry";
+  const allowed = isAllowed(event.type, before) || unreadableRequestRefused;
   // the state the event moves an allowed call to; undefined keeps it
   let next: CallState | undefined;
   // set when the event's own check already named what is wrong with the transition
