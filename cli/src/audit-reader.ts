@@ -1,6 +1,6 @@
 import type { Bus } from "@warden/bus";
-import { applyCallEvent, decodeCallMessage, isTerminalState, type CallModel } from "@warden/projections";
-import { readStream } from "@warden/projector";
+import { applyCallEvent, decodeCallMessage, decodeFailureText, isTerminalState, type CallModel } from "@warden/projections";
+import { MAX_INVALID_SAMPLES, readStream, type UnreadableMessage } from "@warden/projector";
 import { readCallEvents } from "./trace-reader.js";
 
 export interface AuditRange {
@@ -15,6 +15,11 @@ export interface AuditRead {
   /** Messages read from the range, and calls whose history was completed from their own prefix. */
   readonly read: number;
   readonly completed: number;
+  /** The stream's last sequence when the read began (the range can reach no further). */
+  readonly toSeq: number;
+  /** Messages in the range that are not valid events (left out), and the first few of them. */
+  readonly invalid: number;
+  readonly invalidSamples: readonly UnreadableMessage[];
 }
 
 /**
@@ -26,10 +31,15 @@ export async function readAuditCalls(bus: Bus, range: AuditRange): Promise<Audit
   const models = new Map<string, CallModel>();
   const requested = new Set<string>();
   const untilMs = range.until?.getTime();
+  let invalid = 0;
+  const invalidSamples: UnreadableMessage[] = [];
   const summary = await readStream(bus, range.since === undefined ? {} : { since: range.since }, (r) => {
     if (untilMs !== undefined && r.storedAtMs > untilMs) return false;
     const d = decodeCallMessage(r.subject, r.data);
-    if (!d.ok) return;
+    if (!d.ok) {
+      if (invalid++ < MAX_INVALID_SAMPLES) invalidSamples.push({ seq: r.seq, subject: r.subject, reason: decodeFailureText(d) });
+      return;
+    }
     const e = d.event;
     if (e.type === "ToolCallRequested") requested.add(e.callId);
     // calls requested before the range are not in it
@@ -46,5 +56,5 @@ export async function readAuditCalls(bus: Bus, range: AuditRange): Promise<Audit
     if (full !== undefined) models.set(callId, full);
     completed++;
   }
-  return { calls: [...models.values()], read: summary.read, completed };
+  return { calls: [...models.values()], read: summary.read, completed, toSeq: summary.toSeq, invalid, invalidSamples };
 }

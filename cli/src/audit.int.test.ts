@@ -3,7 +3,7 @@ import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
 import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, syntheticCall, type Finding } from "@warden/projections";
-import { startProjector } from "@warden/projector";
+import { openCursor, startProjector, type Projector } from "@warden/projector";
 import { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "../../test/support/crafted-violations.js";
 import { eventually } from "../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../test/support/nats.js";
@@ -22,6 +22,14 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   const crafted = new Map<string, string>();
   let boundary: Date;
   let clean: string[] = [];
+  let projector: Projector | undefined;
+  const startLiveProjector = async () => {
+    projector = await startProjector({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
+    const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+    const cursor = await openCursor(bus);
+    await eventually(async () => expect(await cursor.read()).toBe(last));
+    return last;
+  };
 
   const warden = async (...argv: string[]): Promise<Ran> => {
     const out: string[] = [];
@@ -54,12 +62,20 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     boundary = new Date();
     await new Promise((r) => setTimeout(r, 50));
     for (const kind of [...CALL_VIOLATION_KINDS, ...AUDIT_VIOLATION_KINDS]) {
+      // every outcome of a call shares one subject now: the server refuses the second one, so this
+      // violation cannot be written to a stream any more (the reducer's own tests still cover it)
+      if (kind === "finished_twice") continue;
       const callId = newId();
       crafted.set(kind, callId);
       await append(CRAFTED_VIOLATIONS[kind](callId, newId()));
     }
+    // --verify also checks that the live read models reach the stream's end
+    await startLiveProjector();
   });
-  afterAll(async () => nats.stop());
+  afterAll(async () => {
+    await projector?.stop();
+    await nats.stop();
+  });
 
   it("reports every violation kind with --verify, naming the call, and exits 1", async () => {
     const r = await warden("audit", "--verify", "--json");
@@ -135,21 +151,46 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     expect(json.steps.map((s) => s.actor)).toEqual(["bot", "registry", "policy", "approver", "alice", "ex1", "ex1"]);
   });
 
-  it("rebuilds every read model with the live models' digests, and says when it cannot compare", async () => {
-    const alone = await warden("replay", "--json");
-    expect(alone.code).toBe(0);
-    expect(JSON.parse(alone.out)).not.toHaveProperty("matches");
-    const projector = await startProjector({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
+  it("rebuilds every read model with the live models' digests over the whole stream", async () => {
+    const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+    await eventually(async () => expect(await (await openCursor(bus)).read()).toBe(last));
+    const r = await warden("replay", "--rebuild", "--suffix", "audit1");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(new RegExp(`^replayed ${last} events up to seq ${last}`));
+    expect(r.out).toMatch(/calls +warden_calls_audit1 +\d+ +sha256:[0-9a-f]{64} +same/);
+    expect(r.out).toContain(`every digest equals the live models' at seq ${last}`);
+  });
+
+  it("reports a stopped or stuck projector in replay and audit --verify instead of comparing up to its cursor", async () => {
+    await projector?.stop();
+    projector = undefined;
+    const cursor = await (await openCursor(bus)).read();
+    await append(syntheticCall({ callId: newId(), runId: newId(), outcome: "succeeded" }));
+    const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+    expect(last).toBeGreaterThan(cursor);
+    const behind = `projector cursor at seq ${cursor}, stream at ${last}`;
     try {
-      const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
-      await eventually(async () => expect(projector.appliedTo()).toBe(last));
-      const r = await warden("replay", "--rebuild", "--suffix", "audit1");
-      expect(r.code).toBe(0);
-      expect(r.out).toMatch(new RegExp(`^replayed ${last} events up to seq ${last}`));
-      expect(r.out).toMatch(/calls +warden_calls_audit1 +\d+ +sha256:[0-9a-f]{64} +same/);
-      expect(r.out).toContain(`every digest equals the live models' at seq ${last}`);
+      const replay = await warden("replay", "--projector-wait", "300ms");
+      expect(replay.code).toBe(1);
+      expect(replay.out).toContain(`PROJECTOR BEHIND: ${behind}`);
+      expect(replay.out).not.toContain("every digest equals");
+      const json = JSON.parse((await warden("replay", "--json", "--projector-wait", "300ms")).out) as { toSeq: number; projector: { caughtUp: boolean }; matches?: boolean };
+      expect(json).toMatchObject({ toSeq: last, projector: { caughtUp: false, cursor, target: last } });
+      expect(json).not.toHaveProperty("matches");
+
+      const audit = await warden("audit", "--verify", "--json", "--projector-wait", "300ms");
+      expect(audit.code).toBe(1);
+      const doc = JSON.parse(audit.out) as { verified: boolean; findings: { kind: string; detail: string }[] };
+      expect(doc.verified).toBe(false);
+      expect(doc.findings).toContainEqual(expect.objectContaining({ kind: "projector_behind", detail: expect.stringContaining(behind) }));
+      const text = await warden("audit", "--verify", "--until", boundary.toISOString(), "--projector-wait", "300ms");
+      expect(text.code).toBe(1);
+      expect(text.out).toContain(`FINDING projector_behind: ${behind}`);
     } finally {
-      await projector.stop();
+      await startLiveProjector();
     }
+    // caught up again: the same checks pass
+    expect((await warden("replay")).out).toContain(`every digest equals the live models' at seq ${last}`);
+    expect((await warden("audit", "--verify", "--until", boundary.toISOString())).code).toBe(0);
   });
 });

@@ -3,11 +3,13 @@ import { resolve } from "node:path";
 import { getPolicyDocument } from "@warden/policy";
 import { CALL_MODES, isSafeToken, PolicyDocumentSchema, type CallMode, type PolicyDocument } from "@warden/contracts";
 import { auditRow, CALL_STATES, matchesAudit, verifyCalls, type AuditFilter, type CallState, type Finding } from "@warden/projections";
+import { awaitProjector, PROJECTOR_WAIT_MS, type ProjectorPosition } from "@warden/projector";
 import { parse as parseYaml } from "yaml";
 import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { readAuditCalls } from "../audit-reader.js";
 import { withBus } from "../connect.js";
-import { auditTable, verifySummary } from "../domain/audit-format.js";
+import { auditTable, invalidNote, projectorFinding, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
+import { parseDuration } from "../domain/options.js";
 import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
@@ -24,12 +26,14 @@ const OPTIONS = {
   outcome: { type: "string" },
   verify: { type: "boolean" },
   policy: { type: "string" },
+  "projector-wait": { type: "string" },
 } as const;
 
 /**
  * `warden audit [--since T] [--until T] [filters] [--json|--jsonl] [--verify]`: the calls requested
  * in a time range, replayed from the stream; --verify checks each against the invariants and exits
- * 1 naming every violation.
+ * 1 naming every violation, and checks that the projector reached the stream's end (the read
+ * models miss whatever it has not: a stuck or lagging projector is a finding too).
  */
 export const auditCommand: Command = async (argv, io) => {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS);
@@ -40,16 +44,22 @@ export const auditCommand: Command = async (argv, io) => {
   const until = parseTimeBound("--until", values.until, now);
   const filter = parseFilter(values);
   const policyFile = values.policy === undefined ? undefined : await readPolicyFile(resolve(io.cwd, values.policy));
+  const projectorWaitMs = parseDuration("--projector-wait", values["projector-wait"], PROJECTOR_WAIT_MS);
 
-  const { read, doc } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
+  const { read, doc, projector } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
     const r = await readAuditCalls(bus, { ...(since ? { since } : {}), ...(until ? { until } : {}) });
     let d: PolicyDocument | undefined = policyFile;
-    if (values.verify && d === undefined) {
-      const stored = await getPolicyDocument(bus);
-      if (!stored.ok) throw new CliError(stored.error.code, stored.error.message);
-      d = stored.value;
+    let p: ProjectorPosition | undefined;
+    if (values.verify) {
+      if (d === undefined) {
+        const stored = await getPolicyDocument(bus);
+        if (!stored.ok) throw new CliError(stored.error.code, stored.error.message);
+        d = stored.value;
+      }
+      // the stream's end when the audit began: the read models must hold at least that much
+      p = await awaitProjector(bus, { target: r.toSeq, waitMs: projectorWaitMs });
     }
-    return { read: r, doc: d };
+    return { read: r, doc: d, projector: p };
   });
   const all = [...read.calls].sort((a, b) => (a.requestedAt ?? a.firstTs).localeCompare(b.requestedAt ?? b.firstTs) || a.callId.localeCompare(b.callId));
   const listed = all.filter((m) => matchesAudit(m, filter));
@@ -57,19 +67,25 @@ export const auditCommand: Command = async (argv, io) => {
   // budgets span every call of a run, so the check sees all of them; findings are kept for the listed ones
   const shown = new Set(listed.map((m) => m.callId));
   const findings: Finding[] | undefined = values.verify && doc ? verifyCalls(all, doc).filter((f) => shown.has(f.callId)) : undefined;
+  const behind: ProjectorFinding | undefined = projector === undefined || projector.caughtUp ? undefined : projectorFinding(projector);
   const range = { since: since?.toISOString() ?? null, until: until?.toISOString() ?? null };
+  const invalidEvents = read.invalid === 0 ? {} : { invalidEvents: { count: read.invalid, first: read.invalidSamples } };
 
   if (values.jsonl) {
     const byCall = new Map<string, Finding[]>();
     for (const f of findings ?? []) byCall.set(f.callId, [...(byCall.get(f.callId) ?? []), f]);
     for (const r of rows) io.out(JSON.stringify(findings ? { ...r, findings: byCall.get(r.callId) ?? [] } : r));
+    // one line per call on stdout; what concerns no call goes to stderr
+    if (behind) io.err(`FINDING ${behind.kind}: ${behind.detail}`);
   } else if (values.json) {
-    io.out(JSON.stringify({ ...range, filter, calls: rows, ...(findings ? { verified: findings.length === 0, policyVersion: doc?.version, findings } : {}) }, null, 2));
+    const verified = findings ? { verified: findings.length === 0 && behind === undefined, policyVersion: doc?.version, findings: [...findings, ...(behind ? [behind] : [])], projector } : {};
+    io.out(JSON.stringify({ ...range, filter, calls: rows, ...verified, ...invalidEvents }, null, 2));
   } else {
     io.out(auditTable(rows));
-    if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "?")}`);
+    if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
+    if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "?", behind)}`);
   }
-  return findings !== undefined && findings.length > 0 ? EXIT_FAILED : EXIT_OK;
+  return (findings !== undefined && findings.length > 0) || behind !== undefined ? EXIT_FAILED : EXIT_OK;
 };
 
 function parseFilter(v: { principal?: string; tool?: string; domain?: string; mode?: string; outcome?: string }): AuditFilter {

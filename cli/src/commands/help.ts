@@ -19,9 +19,13 @@ usage: warden <command> [options]        (every command takes --json)
   deny ID --as P --reason R [--args-hash H]      deny an approval
   trace CALL_ID                                  a call's timeline: who did what, which rule, approver, result, child calls
   audit [--since T] [--until T] [--principal P] [--tool T] [--domain D] [--mode M] [--outcome S]
-        [--jsonl] [--verify] [--policy FILE]     calls requested in a time range (T: ISO time or 15m / 2h / 7d ago);
+        [--jsonl] [--verify] [--policy FILE] [--projector-wait 5s]
+                                                 calls requested in a time range (T: ISO time or 15m / 2h / 7d ago);
                                                  --verify checks them against the invariants, exit 1 names each violation
-  replay [--rebuild [--suffix S]] [--to-seq N]   rebuild every read model from the stream; digests vs the live models
+                                                 (and a projector that does not reach the stream's end)
+  replay [--rebuild [--suffix S]] [--to-seq N] [--projector-wait 5s]
+                                                 rebuild every read model from the stream; digests vs the live models;
+                                                 exit 1 if they differ or the projector does not reach the stream's end
   policy set FILE                                store a policy document (JSON or YAML)
   policy show                                    the policy document in force
   register FILE [--status S] [--discover] [--dry-run]

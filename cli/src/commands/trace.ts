@@ -1,7 +1,7 @@
 import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
-import { traceText } from "../domain/trace-format.js";
+import { traceText, unreadableLines } from "../domain/trace-format.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
@@ -13,6 +13,9 @@ export const traceCommand: Command = async (argv, io) => {
   const callId = parseToken("call id", onePositional(positionals, "CALL_ID"));
   const trace = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => readCallTrace(bus, callId));
   if (trace === undefined) throw new CliError("NOT_FOUND", `no events for call ${callId}`);
-  emit(io, values.json ?? false, trace, () => traceText(trace));
+  if (!("steps" in trace)) {
+    throw new CliError("NOT_FOUND", [`no valid events for call ${callId}; its messages that are not events:`, ...unreadableLines(trace.unreadable)].join("\n"));
+  }
+  emit(io, values.json ?? false, trace, () => [traceText(trace), ...unreadableLines(trace.unreadable)].join("\n"));
   return EXIT_OK;
 };

@@ -1,4 +1,5 @@
 import type { AuditRow, Finding } from "@warden/projections";
+import { projectorBehindText, type ProjectorPosition, type UnreadableMessage } from "@warden/projector";
 import { renderTable } from "../output.js";
 
 export function auditTable(rows: readonly AuditRow[]): string {
@@ -23,7 +24,25 @@ export function findingLine(f: Finding): string {
   return `VIOLATION ${f.kind} call ${f.callId}${at}: ${f.detail}`;
 }
 
-export function verifySummary(calls: number, findings: readonly Finding[], policyVersion: string): string {
+/** A finding about no call in particular: the read models do not reach the stream's end. */
+export interface ProjectorFinding {
+  readonly kind: "projector_behind";
+  readonly detail: string;
+  readonly cursor: number;
+  readonly streamSeq: number;
+}
+
+export function projectorFinding(p: ProjectorPosition): ProjectorFinding {
+  return { kind: "projector_behind", detail: projectorBehindText(p), cursor: p.cursor, streamSeq: p.target };
+}
+
+export function verifySummary(calls: number, findings: readonly Finding[], policyVersion: string, behind?: ProjectorFinding): string {
   const head = `verified ${calls} call${calls === 1 ? "" : "s"} against the invariants (policy ${policyVersion}): ${findings.length === 0 ? "no violations" : `${findings.length} violation${findings.length === 1 ? "" : "s"}`}`;
-  return [head, ...findings.map(findingLine)].join("\n");
+  return [head, ...findings.map(findingLine), ...(behind ? [`FINDING ${behind.kind}: ${behind.detail}`] : [])].join("\n");
+}
+
+/** Messages of the range that are not events: they changed nothing, but an auditor should know. */
+export function invalidNote(count: number, first: readonly UnreadableMessage[]): string {
+  const head = `${count} message${count === 1 ? " in range is not a valid event" : "s in range are not valid events"} (left out of every read model and of this audit):`;
+  return [head, ...first.map((m) => `  seq ${m.seq} ${m.subject}: ${m.reason}`), ...(count > first.length ? [`  ... ${count - first.length} more`] : [])].join("\n");
 }

@@ -40,6 +40,11 @@ export function traceText(t: CallTrace, indent = ""): string {
   return [head, who, ...lines, ...violations, ...children].join("\n");
 }
 
+/** Messages under a call's subjects that are not valid events (left out of the trace and every model). */
+export function unreadableLines(unreadable: readonly { readonly seq: number; readonly subject: string; readonly reason: string }[], indent = ""): string[] {
+  return unreadable.map((m) => `${indent}  UNREADABLE seq ${m.seq} ${m.subject}: ${m.reason}`);
+}
+
 function round(ms: number): string {
   return ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10);
 }

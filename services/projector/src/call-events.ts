@@ -1,4 +1,4 @@
-import { kvGetJson, type Bus } from "@warden/bus";
+import type { Bus } from "@warden/bus";
 import {
   BUCKET_CALLS,
   callAnyDomainSubject,
@@ -11,13 +11,22 @@ import {
   STREAM_CALLS,
   SUFFIXED_EVENT_TYPES,
 } from "@warden/contracts";
-import { CallModelSchema, decodeCallMessage, type CallModel, type TraceEntry } from "@warden/projections";
+import { CallModelSchema, decodeCallMessage, decodeFailureText, type CallModel, type TraceEntry } from "@warden/projections";
+import { getStoredModel } from "./stored-model.js";
 import { readStream } from "./stream-reader.js";
 
 export interface CallEvents {
   readonly callId: string;
   readonly domain: string;
   readonly entries: TraceEntry[];
+  /** Messages under the call's subjects that are not valid events (left out of every model). */
+  readonly unreadable: UnreadableMessage[];
+}
+
+export interface UnreadableMessage {
+  readonly seq: number;
+  readonly subject: string;
+  readonly reason: string;
 }
 
 /**
@@ -27,7 +36,7 @@ export interface CallEvents {
  */
 export async function readCallEvents(bus: Bus, callId: string): Promise<CallEvents | undefined> {
   if (!isSafeToken(callId)) return undefined;
-  const model = await kvGetJson(await bus.kvm.open(BUCKET_CALLS), callId, CallModelSchema);
+  const model = await getStoredModel(await bus.kvm.open(BUCKET_CALLS), callId, CallModelSchema);
   return model === undefined ? scanCall(bus, callId) : fetchKnownCall(bus, model.value);
 }
 
@@ -47,12 +56,15 @@ async function fetchKnownCall(bus: Bus, m: CallModel): Promise<CallEvents> {
     found.push(view);
   }
   const bySeq = new Map<number, TraceEntry>();
+  const unreadable = new Map<number, UnreadableMessage>();
   for (const msg of found) {
-    if (msg === null || bySeq.has(msg.seq)) continue;
+    if (msg === null || bySeq.has(msg.seq) || unreadable.has(msg.seq)) continue;
     const d = decodeCallMessage(msg.subject, msg.data);
     if (d.ok) bySeq.set(msg.seq, { seq: msg.seq, event: d.event });
+    else unreadable.set(msg.seq, { seq: msg.seq, subject: msg.subject, reason: decodeFailureText(d) });
   }
-  return { callId: m.callId, domain: m.domain, entries: [...bySeq.values()].sort((a, b) => a.seq - b.seq) };
+  const bySeqOrder = <T extends { seq: number }>(a: T, b: T) => a.seq - b.seq;
+  return { callId: m.callId, domain: m.domain, entries: [...bySeq.values()].sort(bySeqOrder), unreadable: [...unreadable.values()].sort(bySeqOrder) };
 }
 
 async function scanCall(bus: Bus, callId: string): Promise<CallEvents | undefined> {
@@ -63,9 +75,11 @@ async function scanCall(bus: Bus, callId: string): Promise<CallEvents | undefine
   const domain = (parsed.find((p) => p.types.includes("ToolCallRequested")) ?? parsed[0])?.domain;
   if (domain === undefined) return undefined;
   const entries: TraceEntry[] = [];
+  const unreadable: UnreadableMessage[] = [];
   await readStream(bus, { filter: callHistorySubject(domain, callId) }, (r) => {
     const d = decodeCallMessage(r.subject, r.data);
     if (d.ok) entries.push({ seq: r.seq, event: d.event });
+    else unreadable.push({ seq: r.seq, subject: r.subject, reason: decodeFailureText(d) });
   });
-  return { callId, domain, entries };
+  return { callId, domain, entries, unreadable };
 }

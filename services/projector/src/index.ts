@@ -1,10 +1,11 @@
 export { readBucket } from "./bucket-reader.js";
-export { readCallEvents, type CallEvents } from "./call-events.js";
+export { readCallEvents, type CallEvents, type UnreadableMessage } from "./call-events.js";
 export { loadConfig, ProjectorConfigSchema, type ProjectorConfig } from "./config.js";
 export { openCursor, type CursorStore } from "./cursor.js";
 export { digestsOf, readLiveModels, type LiveModels, type ModelDigests } from "./live-models.js";
+export { awaitProjector, PROJECTOR_WAIT_MS, projectorBehindText, type ProjectorPosition } from "./projector-position.js";
 export { rebuildReadModels, type RebuildOptions, type RebuildResult } from "./rebuild.js";
-export { replayStream, type ReplayOptions, type ReplayProgress, type ReplayResult } from "./replay.js";
+export { MAX_INVALID_SAMPLES, replayStream, type ReplayOptions, type ReplayProgress, type ReplayResult } from "./replay.js";
 export { PROJECTOR_STAGE, PULL_EXPIRES_MS, PULL_HEARTBEAT_MS, startProjector, type Projector, type ProjectorDeps } from "./service.js";
 export { getStoredModel, MODEL_LIMITS, parseStoredModel } from "./stored-model.js";
 export { readStream, type StreamRange, type StreamReadSummary, type StreamRecord } from "./stream-reader.js";

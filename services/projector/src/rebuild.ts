@@ -1,16 +1,19 @@
 import { kvPutJson, type Bus } from "@warden/bus";
-import { rebuildBucketName } from "@warden/contracts";
+import { rebuildBucketName, STREAM_CALLS } from "@warden/contracts";
 import { READ_MODELS, type ModelMaps } from "@warden/projections";
 import { digestsOf, readLiveModels, type ModelDigests } from "./live-models.js";
-import { replayStream, type ReplayProgress } from "./replay.js";
+import { awaitProjector, type ProjectorPosition } from "./projector-position.js";
+import { MAX_INVALID_SAMPLES, replayStream, type ReplayProgress, type ReplayResult } from "./replay.js";
 
 export interface RebuildOptions {
   /** Write the rebuilt models into fresh buckets `<bucket>_<suffix>`; only digests otherwise. */
   readonly write?: boolean;
   readonly suffix?: string;
-  /** Replay up to this sequence; the live projector's position (or the stream's end) by default. */
+  /** Replay up to this sequence; the stream's end (or beyond, wherever the live projector is) by default. */
   readonly toSeq?: number;
   readonly onProgress?: (p: ReplayProgress) => void;
+  /** How long to wait for the projector to reach the stream's end (PROJECTOR_WAIT_MS by default). */
+  readonly projectorWaitMs?: number;
 }
 
 export interface RebuildResult {
@@ -26,6 +29,10 @@ export interface RebuildResult {
   readonly liveCursor: number;
   /** True when every rebuilt digest equals the live one at the same sequence. */
   readonly matches?: boolean;
+  /** Whether the projector reached the stream's end (or `toSeq`); when not, nothing was compared. */
+  readonly projector: ProjectorPosition;
+  /** The first messages left out, with why (at most a few). */
+  readonly invalidSamples: ReplayResult["invalidSamples"];
 }
 
 const CATCH_UP_ROUNDS = 3;
@@ -33,13 +40,36 @@ const WRITE_CONCURRENCY = 256;
 
 /**
  * Rebuilds every read model from sequence 1 and compares it with the live models at the same
- * sequence: the replay goes on to wherever the live projector stands (a few rounds at most).
+ * sequence. The comparison covers the whole stream: the projector must first reach the stream's
+ * last sequence (waiting a little for a busy one), and the replay then goes on to wherever the
+ * live projector stands (a few rounds at most). A projector that does not get there is reported
+ * as such and nothing is compared: equal digests up to a stuck cursor prove nothing.
  */
 export async function rebuildReadModels(bus: Bus, opts: RebuildOptions = {}): Promise<RebuildResult> {
+  const streamLast = (await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+  const target = Math.min(opts.toSeq ?? streamLast, streamLast);
+  const projector = await awaitProjector(bus, { target, ...(opts.projectorWaitMs === undefined ? {} : { waitMs: opts.projectorWaitMs }) });
+  const progress = opts.onProgress ? { onProgress: opts.onProgress } : {};
+  if (!projector.caughtUp) {
+    const r = await replayStream(bus, { toSeq: target, ...progress });
+    const buckets = opts.write ? await writeModels(bus, r.maps, opts.suffix ?? "rebuild") : undefined;
+    return {
+      toSeq: r.toSeq,
+      read: r.read,
+      invalid: r.invalid,
+      invalidSamples: r.invalidSamples,
+      elapsedMs: r.elapsedMs,
+      rebuilt: digestsOf(r.maps),
+      ...(buckets === undefined ? {} : { buckets }),
+      liveCursor: projector.cursor,
+      projector,
+    };
+  }
   let live = await readLiveModels(bus);
-  const target = opts.toSeq ?? (live.cursor > 0 ? live.cursor : undefined);
-  let r = await replayStream(bus, { ...(target === undefined ? {} : { toSeq: target }), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+  const replayTo = opts.toSeq ?? live.cursor;
+  let r = await replayStream(bus, { toSeq: replayTo, ...progress });
   let { read, invalid } = r;
+  const invalidSamples = [...r.invalidSamples];
   if (opts.toSeq === undefined) {
     for (let round = 0; round < CATCH_UP_ROUNDS && live.consistent && live.cursor !== r.toSeq; round++) {
       live = await readLiveModels(bus);
@@ -47,6 +77,7 @@ export async function rebuildReadModels(bus: Bus, opts: RebuildOptions = {}): Pr
       r = await replayStream(bus, { maps: r.maps, fromSeq: r.toSeq + 1, toSeq: live.cursor });
       read += r.read;
       invalid += r.invalid;
+      invalidSamples.push(...r.invalidSamples);
     }
   } else if (live.cursor !== opts.toSeq) {
     live = await readLiveModels(bus);
@@ -59,11 +90,13 @@ export async function rebuildReadModels(bus: Bus, opts: RebuildOptions = {}): Pr
     toSeq: r.toSeq,
     read,
     invalid,
+    invalidSamples: invalidSamples.slice(0, MAX_INVALID_SAMPLES),
     elapsedMs: r.elapsedMs,
     rebuilt,
     ...(buckets === undefined ? {} : { buckets }),
     ...(liveDigests === undefined ? {} : { live: liveDigests, matches: READ_MODELS.every((s) => liveDigests[s.name].digest === rebuilt[s.name].digest) }),
     liveCursor: live.cursor,
+    projector,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Bus } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts";
-import { decodeCallMessage, emptyModelMaps, foldEvent, type ModelMaps } from "@warden/projections";
+import { decodeCallMessage, decodeFailureText, emptyModelMaps, foldEvent, type ModelMaps } from "@warden/projections";
+import type { UnreadableMessage } from "./call-events.js";
 import { readStream } from "./stream-reader.js";
 
 export interface ReplayProgress {
@@ -27,8 +28,13 @@ export interface ReplayResult {
   /** Messages read and, of them, those left out because they are not valid events. */
   readonly read: number;
   readonly invalid: number;
+  /** The first few of those, with why they were left out. */
+  readonly invalidSamples: readonly UnreadableMessage[];
   readonly elapsedMs: number;
 }
+
+/** Left-out messages a replay names (it counts all of them). */
+export const MAX_INVALID_SAMPLES = 10;
 
 /** Folds the stream (from sequence 1 by default) into every read model in memory. */
 export async function replayStream(bus: Bus, opts: ReplayOptions = {}): Promise<ReplayResult> {
@@ -40,12 +46,13 @@ export async function replayStream(bus: Bus, opts: ReplayOptions = {}): Promise<
   const every = opts.progressEveryMs ?? 1_000;
   let lastReport = t0;
   let invalid = 0;
+  const invalidSamples: UnreadableMessage[] = [];
   let read = 0;
   await readStream(bus, { fromSeq, toSeq }, (r) => {
     read++;
     const d = decodeCallMessage(r.subject, r.data);
     if (d.ok) foldEvent(maps, r.seq, d.event);
-    else invalid++;
+    else if (invalid++ < MAX_INVALID_SAMPLES) invalidSamples.push({ seq: r.seq, subject: r.subject, reason: decodeFailureText(d) });
     if (opts.onProgress !== undefined && read % 1_000 === 0) {
       const now = performance.now();
       if (now - lastReport >= every) {
@@ -54,5 +61,5 @@ export async function replayStream(bus: Bus, opts: ReplayOptions = {}): Promise<
       }
     }
   });
-  return { maps, fromSeq, toSeq, read, invalid, elapsedMs: performance.now() - t0 };
+  return { maps, fromSeq, toSeq, read, invalid, invalidSamples, elapsedMs: performance.now() - t0 };
 }
