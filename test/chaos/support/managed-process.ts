@@ -39,6 +39,12 @@ export interface ProcessSpec {
 
 const CRASH_RESTART_DELAY_MS = 500;
 
+/** Children still running when the test process exits (a timed-out worker) are killed with it. */
+const living = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const c of living) c.kill("SIGKILL");
+});
+
 export function managedProcess(spec: ProcessSpec): ManagedProcess {
   let child: ChildProcess | undefined;
   let log: WriteStream | undefined;
@@ -60,6 +66,8 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
       log ??= createWriteStream(logFile, { flags: "a" });
       const c = spawn(spec.command, [...spec.args], { env: spec.env, stdio: ["ignore", "pipe", "pipe"] });
       child = c;
+      living.add(c);
+      c.once("exit", () => living.delete(c));
       expectingExit = false;
       stopped = false;
       c.once("exit", () => {
