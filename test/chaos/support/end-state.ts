@@ -111,7 +111,7 @@ export async function checkHistory(d: Deployment, scan: StreamScan, catchUpMs = 
   const auditClean = audit.code === 0 && auditDoc?.verified === true;
   const auditText =
     auditDoc?.verified === undefined
-      ? `crashed (exit ${audit.code}): ${lastLine(audit.stderr)}`
+      ? `crashed (exit ${audit.code}): ${lastLine(audit.stderr + audit.stdout)}`
       : auditClean
         ? "clean"
         : `${auditDoc.findings?.length ?? "?"} findings: ${summariseFindings(auditDoc.findings ?? [])}${firstFinding(auditDoc.findings ?? [])}`;
@@ -120,7 +120,7 @@ export async function checkHistory(d: Deployment, scan: StreamScan, catchUpMs = 
   const replayEqual = replay.code === 0 && replayDoc?.matches === true && replayDoc.toSeq === last;
   const replayText =
     replayDoc === undefined
-      ? `crashed (exit ${replay.code}): ${lastLine(replay.stderr)}`
+      ? `crashed (exit ${replay.code}): ${lastLine(replay.stderr + replay.stdout)}`
       : replayEqual
         ? "equal"
         : `matches=${String(replayDoc.matches)} at seq ${replayDoc.toSeq} of ${last} (live cursor ${replayDoc.liveCursor})`;
@@ -176,5 +176,5 @@ function parseJson(text: string): unknown {
 
 function lastLine(text: string): string {
   const lines = text.trim().split("\n").filter((l) => l.trim() !== "");
-  return (lines.find((l) => /RangeError|Error:/.test(l)) ?? lines.at(-1) ?? "").slice(0, 200);
+  return (lines.find((l) => /RangeError|Error:|warden:/.test(l)) ?? lines.at(-1) ?? "(no output)").slice(0, 200);
 }
