@@ -86,6 +86,14 @@ describe("requests Warden cannot accept are answered, not left to time out", () 
     expect(events.find((e) => e.type === "ToolCallRejected")).toMatchObject({ causationId: body.eventId, data: { error: { code: "INVALID_REQUEST" } } });
   });
 
+  it("lets the caller of a request that is not even JSON read its rejection", async () => {
+    const callId = newId();
+    await botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), new TextEncoder().encode("{not json"));
+    const read = await requestRpc(botBus, callReadSubject("support-bot", "kb", callId), { wait: "settled", timeoutMs: 5_000 }, 10_000);
+    const events = read.ok ? (read.value as { events: WardenEvent[] }).events : [];
+    expect(events).toEqual([expect.objectContaining({ type: "ToolCallRejected", principal: "support-bot", data: expect.objectContaining({ stage: "registry", error: expect.objectContaining({ code: "INVALID_REQUEST" }) }) })]);
+  });
+
   it("answers an SDK call whose args nest too deeply with INVALID_REQUEST at once, not a timeout", async () => {
     const args = JSON.parse(`{"query":"x","filter":${"[".repeat(100)}${"]".repeat(100)}}`) as unknown;
     const started = Date.now();

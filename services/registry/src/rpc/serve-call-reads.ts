@@ -2,12 +2,14 @@ import { decodeJson, readEvent, serveRpc, type Bus, type Logger } from "@warden/
 import {
   CALL_READ_EVENT_TYPES,
   CALL_READ_SUBJECTS,
+  callEventSubject,
   callHistorySubject,
   CallReadRequestSchema,
   parseCallReadSubject,
   parseCallSubject,
   QUEUE_REGISTRY,
   settlesRead,
+  STREAM_CALLS,
   wardenError,
   type CallReadRequest,
   type EventType,
@@ -34,11 +36,38 @@ export function serveCallReads(bus: Bus, log: Logger): Subscription {
     }
     const { principal, domain, callId } = target;
     const request = await readEvent(bus, domain, callId, "ToolCallRequested", principal);
-    if (request === undefined) return notFound(principal, domain, callId);
+    if (request === undefined) {
+      const refusal = await refusalOfUnreadableRequest(bus, principal, domain, callId, req.data);
+      return refusal === undefined ? notFound(principal, domain, callId) : answer([refusal]);
+    }
     const read = await readSettled(bus, domain, callId, request, req.data);
     return read === "not_owner" ? notFound(principal, domain, callId) : answer(read);
   });
 }
+
+/**
+ * A request the registry could not read (not JSON, not UTF-8, too deep, schema-invalid) is still
+ * its caller's: the registry refused it in the subject's name, naming the message's sequence. Only
+ * that refusal is shown, and only to the principal whose request subject holds that message.
+ */
+async function refusalOfUnreadableRequest(bus: Bus, principal: string, domain: string, callId: string, req: CallReadRequest): Promise<WardenEvent | undefined> {
+  const raw = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: callEventSubject(domain, callId, "ToolCallRequested", principal) });
+  if (raw === null) return undefined;
+  // rare (only a hand-made request is unreadable), so a short poll instead of a subscription
+  const deadline = Date.now() + (req.wait === "none" ? 0 : Math.min(req.timeoutMs, UNREADABLE_WAIT_MS));
+  for (;;) {
+    const rejected = await readEvent(bus, domain, callId, "ToolCallRejected");
+    if (rejected !== undefined) {
+      const ours = rejected.data.stage === "registry" && rejected.principal === principal && rejected.data.error.details?.["requestSeq"] === raw.seq;
+      return ours ? rejected : undefined;
+    }
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((r) => setTimeout(r, UNREADABLE_POLL_MS));
+  }
+}
+
+const UNREADABLE_WAIT_MS = 5_000;
+const UNREADABLE_POLL_MS = 100;
 
 function notFound(principal: string, domain: string, callId: string): Reply {
   // another principal's call reads exactly like no call at all
