@@ -19,6 +19,8 @@ export interface CallCheck {
   readonly outcomeUnknown: number;
   /** Calls whose side effect happened but that ended OutcomeUnknown: a known result was lost. */
   readonly lostResults: readonly string[];
+  /** The longest a call took from its request to its ending, as the server stored them. */
+  readonly slowestMs: number;
 }
 
 /** The history as an auditor sees it: projector, `warden audit --verify`, `warden replay`, the DLQ. */
@@ -39,7 +41,11 @@ export interface SettleOptions {
   /** Only calls requested after this sequence count. */
   readonly afterSeq?: number;
   readonly timeoutMs: number;
-  /** Give up early when no call ended for this long. */
+  /**
+   * A call without an ending counts as stuck once nothing was stored for it for this long. It
+   * must exceed the longest legitimate pause: a message held by a killed service is delivered
+   * again only after its consumer's ack wait (30 s for the core stages).
+   */
   readonly idleMs: number;
   /** After every call ended, how long to keep looking for a second terminal event. */
   readonly graceMs?: number;
@@ -48,14 +54,11 @@ export interface SettleOptions {
 /** Waits until every call requested in the scope has ended (or nothing moves any more). */
 export async function settle(scan: StreamScan, o: SettleOptions): Promise<void> {
   const deadline = Date.now() + o.timeoutMs;
-  let lastProgress = Date.now();
-  let open = Number.POSITIVE_INFINITY;
   for (;;) {
     await scan.advance();
-    const nowOpen = scan.requested(o.afterSeq).filter((c) => c.terminals.length === 0).length;
-    if (nowOpen < open) lastProgress = Date.now();
-    open = nowOpen;
-    if (open === 0 || Date.now() > deadline || Date.now() - lastProgress > o.idleMs) break;
+    const open = scan.requested(o.afterSeq).filter((c) => c.terminals.length === 0);
+    const moving = open.filter((c) => Date.now() - c.lastAt <= o.idleMs);
+    if (moving.length === 0 || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   // a frozen or late executor may still write a second ending: give it the chance to show
@@ -72,13 +75,14 @@ export function checkCalls(scan: StreamScan, effectsFile: string, afterSeq = 0):
     calls: calls.length,
     terminal: calls.filter((c) => c.terminals.length === 1).length,
     // what a stuck call got as far as says which stage dropped it
-    stuck: calls.filter((c) => c.terminals.length === 0).map((c) => `${c.callId} (${c.types.join(", ")})`),
+    stuck: calls.filter((c) => c.terminals.length === 0).map((c) => `${c.callId} ${c.tool ?? "(unreadable)"} (${c.types.join(", ")})`),
     duplicates: calls.filter((c) => c.terminals.length > 1).map((c) => `${c.callId} (${c.terminals.join(", ")})`),
     doubleEffects: [...effects].filter(([id, n]) => n > 1 && inScope.has(id)).map(([id, n]) => `${id} ×${n}`),
     outcomeUnknown: calls.filter((c) => c.terminals.includes("ToolCallOutcomeUnknown")).length,
     lostResults: calls
       .filter((c) => (effects.get(c.callId) ?? 0) > 0 && c.terminals.includes("ToolCallOutcomeUnknown") && !c.terminals.includes("ToolCallFinished"))
       .map((c) => c.callId),
+    slowestMs: calls.reduce((m, c) => (c.endedAt !== undefined && c.requestedAt !== undefined ? Math.max(m, c.endedAt - c.requestedAt) : m), 0),
   };
 }
 
@@ -107,20 +111,22 @@ export async function checkHistory(d: Deployment, scan: StreamScan, catchUpMs = 
     at = await cursor.read();
   }
   const audit = await d.cli(["audit", "--verify", "--json"]);
-  const auditDoc = parseJson(audit.stdout) as { verified?: boolean; findings?: { callId: string; kind?: string; detail?: string }[] } | undefined;
+  const auditDoc = parseJson(audit.stdout) as
+    | { verified?: boolean; findings?: { callId: string; kind?: string; detail?: string }[]; error?: { message?: string } }
+    | undefined;
   const auditClean = audit.code === 0 && auditDoc?.verified === true;
   const auditText =
     auditDoc?.verified === undefined
-      ? `crashed (exit ${audit.code}): ${lastLine(audit.stderr + audit.stdout)}`
+      ? `crashed (exit ${audit.code}): ${auditDoc?.error?.message?.slice(0, 200) ?? lastLine(audit.stderr + audit.stdout)}`
       : auditClean
         ? "clean"
         : `${auditDoc.findings?.length ?? "?"} findings: ${summariseFindings(auditDoc.findings ?? [])}${firstFinding(auditDoc.findings ?? [])}`;
   const replay = await d.cli(["replay", "--json"]);
-  const replayDoc = parseJson(replay.stdout) as { matches?: boolean; toSeq?: number; liveCursor?: number; invalid?: number } | undefined;
+  const replayDoc = parseJson(replay.stdout) as { matches?: boolean; toSeq?: number; liveCursor?: number; error?: { message?: string } } | undefined;
   const replayEqual = replay.code === 0 && replayDoc?.matches === true && replayDoc.toSeq === last;
   const replayText =
-    replayDoc === undefined
-      ? `crashed (exit ${replay.code}): ${lastLine(replay.stderr + replay.stdout)}`
+    replayDoc === undefined || replayDoc.toSeq === undefined
+      ? `crashed (exit ${replay.code}): ${replayDoc?.error?.message?.slice(0, 200) ?? lastLine(replay.stderr + replay.stdout)}`
       : replayEqual
         ? "equal"
         : `matches=${String(replayDoc.matches)} at seq ${replayDoc.toSeq} of ${last} (live cursor ${replayDoc.liveCursor})`;

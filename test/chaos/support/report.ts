@@ -12,6 +12,7 @@ export interface ReportRow {
   readonly doubleEffects: number;
   readonly outcomeUnknown: number;
   readonly lostResults: number;
+  readonly slowestMs?: number;
   readonly audit?: string;
   readonly replay?: string;
   readonly projectorLag?: number;
@@ -44,6 +45,7 @@ export function rowOf(
     doubleEffects: calls.doubleEffects.length,
     outcomeUnknown: calls.outcomeUnknown,
     lostResults: calls.lostResults.length,
+    slowestMs: calls.slowestMs,
     ...(history === undefined
       ? {}
       : { audit: history.audit, replay: history.replay, projectorLag: history.projectorLag, dlqRepeats: history.dlqRepeats }),
@@ -80,6 +82,7 @@ const COLUMNS: readonly [string, (r: ReportRow) => string][] = [
   ["lost results", (r) => String(r.lostResults)],
   ["crashes", (r) => String(r.crashes)],
   ["recovery per fault", (r) => recoveryText(r.recoveryMs)],
+  ["slowest call", (r) => (r.slowestMs === undefined ? "-" : seconds(r.slowestMs))],
   ["agent wait after end", (r) => (r.agentWaitMaxMs === undefined ? "-" : seconds(r.agentWaitMaxMs))],
   ["audit --verify", (r) => r.audit ?? "-"],
   ["replay", (r) => r.replay ?? "-"],

@@ -16,6 +16,11 @@ export interface CallTrace {
   endedAt?: number;
   /** Every event type stored for it (the body's type, or `?` for a body that is not an event), in order. */
   readonly types: string[];
+  /** The tool its request names, when the request could be read. */
+  tool?: string;
+  /** When the server stored its request, and its latest event (ms since the epoch). */
+  requestedAt?: number;
+  lastAt: number;
 }
 
 /**
@@ -31,6 +36,18 @@ export class StreamScan {
 
   /** Reads every message stored since the last call; returns how many were read. */
   async advance(): Promise<number> {
+    // right after a fault (a leader election, a restart) the server may not answer at once
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.readNew();
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 1_000 * attempt));
+      }
+    }
+  }
+
+  private async readNew(): Promise<number> {
     const info = await this.bus.jsm.streams.info(STREAM_CALLS);
     const toSeq = info.state.last_seq;
     if (toSeq <= this.lastSeq) return 0;
@@ -46,13 +63,14 @@ export class StreamScan {
       for await (const m of messages) {
         if (m.seq > toSeq) break;
         this.record(m.seq, m.subject, m.data, m.time.getTime());
+        // kept per message, so a read cut short by a fault resumes without counting anything twice
+        this.lastSeq = m.seq;
         read++;
         if (m.seq >= toSeq) break;
       }
     } finally {
       void messages.close().catch(() => undefined);
     }
-    this.lastSeq = toSeq;
     return read;
   }
 
@@ -63,11 +81,17 @@ export class StreamScan {
     if (callId === undefined) return;
     let trace = this.calls.get(callId);
     if (trace === undefined) {
-      trace = { callId, terminals: [], types: [] };
+      trace = { callId, terminals: [], types: [], lastAt: storedAt };
       this.calls.set(callId, trace);
     }
-    if (parts[4] === "ToolCallRequested") trace.requestSeq ??= seq;
-    const type = bodyType(data);
+    const body = bodyOf(data);
+    if (parts[4] === "ToolCallRequested") {
+      trace.requestSeq ??= seq;
+      trace.requestedAt ??= storedAt;
+      trace.tool ??= body?.tool;
+    }
+    trace.lastAt = storedAt;
+    const type = body?.type;
     trace.types.push(type ?? "?");
     if (type !== undefined && TERMINAL.has(type)) {
       trace.terminals.push(type);
@@ -81,12 +105,13 @@ export class StreamScan {
   }
 }
 
-/** The body's `type`, whatever else is in it; nothing for a body that is not a JSON object. */
-function bodyType(data: Uint8Array): string | undefined {
+/** The body's `type` and `tool`, whatever else is in it; nothing for a body that is not a JSON object. */
+function bodyOf(data: Uint8Array): { type?: string; tool?: string } | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(data).toString("utf8"));
-    const t = typeof v === "object" && v !== null ? (v as { type?: unknown }).type : undefined;
-    return typeof t === "string" ? t : undefined;
+    if (typeof v !== "object" || v === null) return undefined;
+    const { type, tool } = v as { type?: unknown; tool?: unknown };
+    return { ...(typeof type === "string" ? { type } : {}), ...(typeof tool === "string" ? { tool } : {}) };
   } catch {
     return undefined;
   }
