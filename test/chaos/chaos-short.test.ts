@@ -3,7 +3,7 @@ import { startDeployment, type Deployment } from "./support/deployment.js";
 import { checkCalls, checkHistory } from "./support/end-state.js";
 import { freezeExecutorMidRun, killStorm, restartNats } from "./support/faults.js";
 import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
-import { POISON_KINDS, publishPoison, type PoisonSent } from "./support/poison.js";
+import { POISON_KINDS, publishPoison, whatTheCallerSees, type PoisonSent } from "./support/poison.js";
 import { renderTable, rowOf, type ReportRow } from "./support/report.js";
 import { StreamScan } from "./support/stream-scan.js";
 
@@ -13,7 +13,8 @@ import { StreamScan } from "./support/stream-scan.js";
  * after each the calls of that phase must all end exactly once with no run-once side effect
  * twice. `npm run chaos` runs the long suite (test/chaos/long.chaos.ts).
  */
-const common = { rate: 8, settleTimeoutMs: 30_000, settleIdleMs: 8_000, history: false } satisfies Partial<PhaseOptions>;
+// a call is stuck once nothing happened to it for 35 s: a killed service's messages come back after a 30 s ack wait
+const common = { rate: 8, settleTimeoutMs: 60_000, settleIdleMs: 35_000, history: false } satisfies Partial<PhaseOptions>;
 
 function expectEveryCallEndedOnce(r: PhaseResult): void {
   expect.soft(r.calls.stuck, "calls with no ending").toEqual([]);
@@ -28,8 +29,8 @@ describe("chaos (short): every call ends exactly once through every kind of faul
   const rows: ReportRow[] = [];
 
   beforeAll(async () => {
-    // a claim lasts 5 s: long enough to ride out a server restart, short enough to freeze past
-    d = await startDeployment({ executors: 2, toolTimeoutMs: 5_000, executorAckWaitMs: 2_000 });
+    // a claim lasts 3 s, so the other executor copy gives up on a frozen one within seconds
+    d = await startDeployment({ executors: 2, toolTimeoutMs: 3_000, executorAckWaitMs: 2_000 });
     scan = new StreamScan(d.admin);
   }, 60_000);
 
@@ -49,7 +50,7 @@ describe("chaos (short): every call ends exactly once through every kind of faul
 
   it("a nats-server kill -9 and restart on the same store loses no call and no known result", async () => {
     const r = await runPhase(d, scan, { ...common, name: "nats kill -9", delayMs: 200 }, ({ load }) =>
-      restartNats(d, load, { rounds: 1, outageMs: 500 }),
+      restartNats(d, load, { rounds: 1, outageMs: 1_000 }),
     );
     rows.push(r.row);
     expectEveryCallEndedOnce(r);
@@ -75,7 +76,10 @@ describe("chaos (short): every call ends exactly once through every kind of faul
     });
     rows.push(r.row);
     const endings = Object.fromEntries(sent.map((p) => [p.kind, scan.calls.get(p.callId)?.terminals ?? []]));
+    const agent = await d.agentBus();
+    const seen = Object.fromEntries(await Promise.all(sent.map(async (p) => [p.kind, await whatTheCallerSees(agent, p.callId)] as const)));
     expect.soft(endings).toEqual(Object.fromEntries(POISON_KINDS.map((k) => [k, ["ToolCallRejected"]])));
+    expect.soft(seen, `what each poison request's caller reads of it: ${JSON.stringify(seen)}`).toEqual(Object.fromEntries(POISON_KINDS.map((k) => [k, ["ToolCallRejected"]])));
     expectEveryCallEndedOnce(r);
   }, 120_000);
 

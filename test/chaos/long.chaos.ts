@@ -4,7 +4,7 @@ import { startDeployment, type Deployment, type DeploymentOptions } from "./supp
 import { checkCalls, checkHistory, settle } from "./support/end-state.js";
 import { freezeExecutorMidRun, killStorm, killStreamLeader, restartNats } from "./support/faults.js";
 import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
-import { POISON_KINDS, publishPoison, type PoisonSent } from "./support/poison.js";
+import { POISON_KINDS, publishPoison, whatTheCallerSees, type PoisonSent } from "./support/poison.js";
 import { appendRow, rowOf, type ReportRow } from "./support/report.js";
 import { StreamScan } from "./support/stream-scan.js";
 
@@ -22,7 +22,8 @@ const BACKLOG = size("CHAOS_BACKLOG", 100_000);
 /** The failover target of issue 9: calls flow again within 10 s of losing the stream leader. */
 const FAILOVER_TARGET_MS = 10_000;
 
-const phase = { settleTimeoutMs: 180_000, settleIdleMs: 30_000, history: true } satisfies Partial<PhaseOptions>;
+// a call is stuck once nothing happened to it for 45 s: a killed service's messages come back after a 30 s ack wait
+const phase = { settleTimeoutMs: 180_000, settleIdleMs: 45_000, history: true } satisfies Partial<PhaseOptions>;
 
 async function withDeployment<T>(o: DeploymentOptions, body: (d: Deployment, scan: StreamScan) => Promise<T>): Promise<T> {
   const d = await startDeployment(o);
@@ -99,14 +100,17 @@ describe("chaos (long)", () => {
   it("poison of every kind on the request subjects is refused once, and the projector, audit and replay go on", async () => {
     await withDeployment({ executors: 1 }, async (d, scan) => {
       let sent: PoisonSent[] = [];
-      const r = await runPhase(d, scan, { ...phase, settleIdleMs: 15_000, name: "poison of every kind", rate: 5 }, async ({ load }) => {
+      const r = await runPhase(d, scan, { ...phase, name: "poison of every kind", rate: 5 }, async ({ load }) => {
         sent = await publishPoison(d.admin, POISON_KINDS);
         await load.waitForSuccesses(5, 30_000);
         return [{ kind: "poison", target: POISON_KINDS.join(","), at: sent[0]!.at }];
       });
       report({ ...r.row, notes: `poison call ids: ${sent.map((p) => `${p.kind} ${p.callId}`).join(", ")}` });
       const endings = Object.fromEntries(sent.map((p) => [p.kind, scan.calls.get(p.callId)?.terminals ?? []]));
+      const agent = await d.agentBus();
+      const seen = Object.fromEntries(await Promise.all(sent.map(async (p) => [p.kind, await whatTheCallerSees(agent, p.callId)] as const)));
       expect.soft(endings, "each poison request's ending").toEqual(Object.fromEntries(POISON_KINDS.map((k) => [k, ["ToolCallRejected"]])));
+      expect.soft(seen, `what each poison request's caller reads of it: ${JSON.stringify(seen)}`).toEqual(Object.fromEntries(POISON_KINDS.map((k) => [k, ["ToolCallRejected"]])));
       expectSound(r);
     });
   });
@@ -130,7 +134,7 @@ async function drain(n: number): Promise<BacklogResult> {
     await scan.advance();
     const afterSeq = scan.lastSeq;
     const b = await drainBacklog(d, n);
-    await settle(scan, { afterSeq, timeoutMs: 60_000, idleMs: 30_000 });
+    await settle(scan, { afterSeq, timeoutMs: 60_000, idleMs: 45_000 });
     const calls = checkCalls(scan, d.effectsFile, afterSeq);
     const history = await checkHistory(d, scan, 120_000);
     const rate = b.drainMs > 0 ? Math.round((n / b.drainMs) * 1000) : 0;

@@ -62,13 +62,19 @@ export function startLoad(o: LoadOptions): Load {
     const rec: CallRecord = { requestedAt: Date.now(), tool };
     records.push(rec);
     const args = { n: n++, ...(o.delayMs ? { delayMs: o.delayMs } : {}) };
-    // a send waits through its approval to the end; a write in plan mode runs at once
-    const r = await o.agent.call(tool, args, { mode: "plan", wait: send, timeoutMs: o.callTimeoutMs ?? 60_000 });
-    rec.callId = r.callId;
+    try {
+      // a send waits through its approval to the end; a write in plan mode runs at once
+      const r = await o.agent.call(tool, args, { mode: "plan", wait: send, timeoutMs: o.callTimeoutMs ?? 60_000 });
+      rec.callId = r.callId;
+      rec.status = r.status;
+      rec.ok = r.ok;
+      if (r.ok) successes++;
+    } catch (err) {
+      // call() promises a value, never an exception: one that throws is recorded, not fatal to the run
+      rec.status = `threw: ${(err as Error).message}`;
+      rec.ok = false;
+    }
     rec.settledAt = Date.now();
-    rec.status = r.status;
-    rec.ok = r.ok;
-    if (r.ok) successes++;
     notify();
   };
   const period = 1000 / o.rate;

@@ -1,6 +1,6 @@
 import { headers } from "@nats-io/transport-node";
-import type { Bus } from "@warden/bus";
-import { callEventSubject, MAX_REQUEST_BYTES, newId } from "@warden/contracts";
+import { requestRpc, type Bus } from "@warden/bus";
+import { callEventSubject, callReadSubject, MAX_REQUEST_BYTES, newId } from "@warden/contracts";
 import { buildCallRequest } from "@warden/sdk";
 import { WRITE_TOOL } from "./chaos-executor.js";
 import { AGENT } from "./deployment.js";
@@ -76,4 +76,15 @@ export async function publishPoison(admin: Bus, kinds: readonly PoisonKind[] = P
     sent.push({ kind, callId, at: Date.now() });
   }
   return sent;
+}
+
+/**
+ * What the poisoned call's principal can read of it through the registry's call-read API (an
+ * agent's only window onto the stream): the types of its settling events, or the error.
+ */
+export async function whatTheCallerSees(agent: Bus, callId: string): Promise<string[] | string> {
+  const reply = await requestRpc(agent, callReadSubject(AGENT, "chaos", callId), { wait: "terminal", timeoutMs: 5_000 }, 10_000);
+  if (!reply.ok) return `${reply.error.code}: ${reply.error.message}`;
+  const events = (reply.value as { events?: { type?: unknown }[] }).events ?? [];
+  return events.map((e) => String(e.type)).filter((t) => t !== "ToolCallRequested");
 }
