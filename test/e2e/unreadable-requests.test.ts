@@ -69,9 +69,11 @@ describe("requests Warden cannot accept are answered, not left to time out", () 
         data: { stage: "registry", error: { code: "INVALID_REQUEST", retryable: false } },
       });
     }
-    // the registry and the projector both skip these; each is recorded once
+    // the registry and the projector both skip these; each is recorded once, under the one code both use
+    const codes: Record<string, string> = { notJson: "MALFORMED_JSON", notUtf8: "NOT_UTF8", deep50k: "TOO_DEEP", schemaInvalid: "SCHEMA_INVALID", otherCallId: "SUBJECT_MISMATCH" };
     for (const [kind, callId] of calls) {
-      await eventually(async () => expect(await deadLetters(w.bus, callId), kind).toHaveLength(1));
+      expect((await rejectionOf(callId)).data.error.details, kind).toMatchObject({ reason: codes[kind] });
+      await eventually(async () => expect(await deadLetters(w.bus, callId), kind).toEqual([expect.stringMatching(new RegExp(`^${codes[kind]}: `))]));
     }
     expect(await bot.call("kb.search", { query: "still answering" }, { mode: "llm" })).toMatchObject({ ok: true });
   });

@@ -3,10 +3,9 @@ export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } 
 export { watchPolicyDocument, type PolicyDocumentWatch } from "./policy-document-watch.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
 export { busFromConnection, connectBus, type Bus } from "./bus.js";
-export { decodeJson, encodeJson, JSON_DECODE_CODES, MAX_JSON_DEPTH, MAX_REQUEST_DEPTH, type JsonDecodeCode, type JsonDecodeFailure, type JsonDecodeOptions, type JsonDecodeResult } from "./codec.js";
+export { decodeJson, encodeJson } from "./codec.js";
 export { BusConfigSchema, ConfigError, loadBusConfig, LOG_LEVELS, parseEnv, type BusConfig } from "./config.js";
 export { copyToDlq, DLQ_INLINE_LIMIT, type DeadLetter, type DeadLetterReference, type DlqCopy } from "./dlq.js";
-export { jsonDepthExceeds } from "./json-depth.js";
 export { entryToJson, kvCreateJson, kvGetJson, kvPutJson, kvUpdateJson, watchJsonMap, type JsonEntry } from "./kv-json.js";
 export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";

@@ -79,8 +79,9 @@ describe("runStage", () => {
     // past the ack wait nothing comes back
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await pending(durable)).toBe(0);
-    expect((await deadLetters(bus, bad)).join()).toMatch(/malformed JSON/);
-    expect((await deadLetters(bus, deep.callId)).join()).toMatch(/nested too deeply|schema-invalid/);
+    // each letter names its code first, as the projector's do
+    expect((await deadLetters(bus, bad)).join()).toMatch(/^MALFORMED_JSON: malformed JSON/);
+    expect((await deadLetters(bus, deep.callId)).join()).toMatch(/^TOO_DEEP: JSON nested too deeply/);
     expect(seen).not.toContain(deep.callId);
     await stage.stop();
   });
@@ -173,13 +174,13 @@ describe("runStage", () => {
     const text = (s: string) => new TextEncoder().encode(s);
     const valid = request(domain);
     const cases: Record<string, { data: Uint8Array; code: UndecodableCode; principal?: string }> = {
-      notJson: { data: text("{not json"), code: "malformed_json" },
-      notUtf8: { data: new Uint8Array([...text(JSON.stringify({ ...valid, tool: "AB" })).map((b) => (b === 0x41 ? 0xff : b))]), code: "invalid_utf8" },
-      deep: { data: text(JSON.stringify({ ...valid, data: { ...valid.data, args: "@" } }).replace('"@"', `${"[".repeat(50_000)}${"]".repeat(50_000)}`)), code: "too_deep" },
-      large: { data: encodeJson({ ...valid, data: { ...valid.data, args: { big: "x".repeat(160_000) } } }), code: "too_large" },
-      schemaInvalid: { data: encodeJson({ v: 1, type: "ToolCallRequested" }), code: "schema_invalid" },
-      otherCall: { data: encodeJson(request(domain)), code: "subject_mismatch" },
-      otherPrincipal: { data: encodeJson(valid), code: "subject_mismatch", principal: "p2" },
+      notJson: { data: text("{not json"), code: "MALFORMED_JSON" },
+      notUtf8: { data: new Uint8Array([...text(JSON.stringify({ ...valid, tool: "AB" })).map((b) => (b === 0x41 ? 0xff : b))]), code: "NOT_UTF8" },
+      deep: { data: text(JSON.stringify({ ...valid, data: { ...valid.data, args: "@" } }).replace('"@"', `${"[".repeat(50_000)}${"]".repeat(50_000)}`)), code: "TOO_DEEP" },
+      large: { data: encodeJson({ ...valid, data: { ...valid.data, args: { big: "x".repeat(160_000) } } }), code: "TOO_LARGE" },
+      schemaInvalid: { data: encodeJson({ v: 1, type: "ToolCallRequested" }), code: "SCHEMA_INVALID" },
+      otherCall: { data: encodeJson(request(domain)), code: "SUBJECT_MISMATCH" },
+      otherPrincipal: { data: encodeJson(valid), code: "SUBJECT_MISMATCH", principal: "p2" },
     };
     const subjects = new Map<string, string>();
     for (const [name, c] of Object.entries(cases)) {
@@ -188,7 +189,7 @@ describe("runStage", () => {
     }
     await eventually(async () => expect(seen).toHaveLength(Object.keys(cases).length));
     expect(seen.map((s) => s.code).sort()).toEqual(Object.values(cases).map((c) => c.code).sort());
-    expect(seen.find((s) => s.principal === "p2")).toMatchObject({ callId: valid.callId, code: "subject_mismatch", event: true });
+    expect(seen.find((s) => s.principal === "p2")).toMatchObject({ callId: valid.callId, code: "SUBJECT_MISMATCH", event: true });
     await eventually(async () => expect(await pending(durable)).toBe(0));
     // past the ack wait nothing comes back: each was terminated once
     await new Promise((r) => setTimeout(r, 1_500));
@@ -219,7 +220,7 @@ describe("runStage", () => {
     await bus.js.publish(subject, new TextEncoder().encode("{not json"));
     await eventually(async () => expect(await letters(subject)).toBe(1));
     expect(attempts).toBe(3);
-    expect((await deadLetters(bus, subject)).join()).toMatch(/malformed JSON.*not answered after 3 deliveries: stream unavailable/);
+    expect((await deadLetters(bus, subject)).join()).toMatch(/^MALFORMED_JSON: malformed JSON.*not answered after 3 deliveries: stream unavailable/);
     await stage.stop();
   });
 

@@ -3,14 +3,16 @@ import {
   parseCallSubject,
   STREAM_CALLS,
   subjectOfEvent,
+  validateJson,
   WardenEventSchema,
+  type EventFailure,
   type EventOfType,
   type EventType,
   type ParsedCallSubject,
   type WardenEvent,
 } from "@warden/contracts";
 import type { Bus } from "./bus.js";
-import { decodeJson, type JsonDecodeCode } from "./codec.js";
+import { decodeJson } from "./codec.js";
 import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";
 import { consumeOptions, type PullTuning } from "./pull-options.js";
@@ -45,12 +47,12 @@ export interface StageContext {
 }
 
 /** Why a message on a usable subject could not be read as the event its subject names. */
-export type UndecodableCode = JsonDecodeCode | "schema_invalid" | "subject_mismatch";
+export type UndecodableCode = EventFailure;
 
 export interface UndecodableMessage {
   readonly code: UndecodableCode;
   readonly reason: string;
-  /** The message as stored (bounded by the stage's maxBytes only when the code is not too_large). */
+  /** The message as stored (bounded by the stage's maxBytes only when the code is not TOO_LARGE). */
   readonly data: Uint8Array;
   /** The decoded JSON, when the bytes were JSON within the stage's limits. */
   readonly json?: unknown;
@@ -87,9 +89,9 @@ export interface StageSpec<T extends EventType> {
    * terminated; `retry` defers that to a later delivery (a transient fault while answering).
    */
   readonly onUndecodable?: (message: UndecodableMessage, ctx: StageContext) => Promise<StageOutcome>;
-  /** Larger messages are undecodable (`too_large`); default: no limit beyond the server's. */
+  /** Larger messages are undecodable (`TOO_LARGE`); default: no limit beyond the server's. */
   readonly maxBytes?: number;
-  /** Messages nesting deeper are undecodable (`too_deep`); default MAX_JSON_DEPTH. */
+  /** Messages nesting deeper are undecodable (`TOO_DEEP`); default MAX_JSON_DEPTH. */
   readonly maxDepth?: number;
   /** Pull expiry and heartbeat (defaults 5 s and 1 s): how soon a lost leader's pull is replaced. */
   readonly pull?: PullTuning;
@@ -99,16 +101,6 @@ export interface StageRunner {
   /** Stops pulling, waits for in-flight messages to finish, leaves the durable in place. */
   stop(): Promise<void>;
   readonly done: Promise<void>;
-}
-
-/** Validates an event; JSON nested deep enough to overflow the validator's stack is refused, not thrown. */
-function parseEvent(raw: unknown): ReturnType<typeof WardenEventSchema.safeParse> | "too_deep" {
-  try {
-    return WardenEventSchema.safeParse(raw);
-  } catch (err) {
-    if (err instanceof RangeError) return "too_deep";
-    throw err;
-  }
 }
 
 export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: { maxDeliver: number; ackWaitMs: number; maxAckPending: number }): Promise<void> {
@@ -196,12 +188,14 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   };
 
   const undecodable = async (m: JsMsg, problem: UndecodableMessage, ctx: StageContext): Promise<void> => {
+    // the code first, as the projector writes its letters, so letters can be counted by code
+    const why = `${problem.code}: ${problem.reason}`;
     const onUndecodable = spec.onUndecodable;
-    if (onUndecodable === undefined) return deadLetter(m, problem.reason, ctx.log);
+    if (onUndecodable === undefined) return deadLetter(m, why, ctx.log);
     const outcome = await guarded(m, ctx, () => onUndecodable(problem, ctx));
-    if (outcome.kind === "ack") return deadLetter(m, `${problem.reason} (answered by the stage)`, ctx.log);
-    if (outcome.kind === "poison") return deadLetter(m, `${problem.reason}; ${outcome.reason}`, ctx.log);
-    if (ctx.lastAttempt) return deadLetter(m, `${problem.reason}; not answered after ${ctx.deliveryCount} deliveries: ${outcome.reason}`, ctx.log);
+    if (outcome.kind === "ack") return deadLetter(m, `${why} (answered by the stage)`, ctx.log);
+    if (outcome.kind === "poison") return deadLetter(m, `${why}; ${outcome.reason}`, ctx.log);
+    if (ctx.lastAttempt) return deadLetter(m, `${why}; not answered after ${ctx.deliveryCount} deliveries: ${outcome.reason}`, ctx.log);
     retryLater(m, outcome.reason, ctx);
   };
 
@@ -233,18 +227,14 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       m.ack();
       return;
     }
-    const parsed = parseEvent(json);
-    if (parsed === "too_deep") {
-      return undecodable(m, { code: "too_deep", reason: `schema-invalid ${spec.eventType}: nested too deeply to validate`, data: m.data }, contextOf());
+    const parsed = validateJson(WardenEventSchema, json);
+    if (!parsed.ok) {
+      const reason = parsed.code === "SCHEMA_INVALID" ? `schema-invalid ${spec.eventType}: ${parsed.reason}` : parsed.reason;
+      return undecodable(m, { code: parsed.code, reason, data: m.data, ...(parsed.code === "SCHEMA_INVALID" ? { json } : {}) }, contextOf());
     }
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      const reason = `schema-invalid ${spec.eventType}: ${first?.path.join(".") ?? ""} ${first?.message ?? ""}`.trim();
-      return undecodable(m, { code: "schema_invalid", reason, data: m.data, json }, contextOf());
-    }
-    const event = parsed.data;
+    const event = parsed.value;
     if (event.type !== spec.eventType || subjectOfEvent(event) !== m.subject) {
-      return undecodable(m, { code: "subject_mismatch", reason: `event does not match its subject ${m.subject}`, data: m.data, json, event }, contextOf());
+      return undecodable(m, { code: "SUBJECT_MISMATCH", reason: `event does not match its subject ${m.subject}`, data: m.data, json, event }, contextOf());
     }
     bindings = { ...bindings, callId: event.callId, eventId: event.eventId };
     const ctx = contextOf(event.ts);

@@ -104,8 +104,29 @@ export {
 export { newId } from "./ids.js";
 export { previewJson } from "./preview-json.js";
 export { JsonObjectSchema, JsonValueSchema, type JsonObject, type JsonValue } from "./json.js";
+export {
+  EVENT_FAILURES,
+  JSON_FAILURES,
+  jsonDepthExceeds,
+  parseJsonGuarded,
+  safeParseGuarded,
+  validateJson,
+  valueDepthExceeds,
+  type EventFailure,
+  type GuardedJson,
+  type GuardedParse,
+  type JsonFailure,
+  type JsonLimits,
+} from "./json-guard.js";
 export { jsonSchemaFiles } from "./json-schemas.js";
-export { ARGS_PREVIEW_CHARS, MAX_REQUEST_BYTES, OUTPUT_PREVIEW_BYTES } from "./limits.js";
+export {
+  ARGS_PREVIEW_CHARS,
+  MAX_EVENT_BYTES,
+  MAX_JSON_DEPTH,
+  MAX_REQUEST_BYTES,
+  MAX_REQUEST_DEPTH,
+  OUTPUT_PREVIEW_BYTES,
+} from "./limits.js";
 export { DECISIONS, DecisionSchema, decisionRank, type Decision } from "./policy-decision.js";
 export {
   EMPTY_POLICY_DOCUMENT,

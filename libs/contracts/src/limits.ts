@@ -4,3 +4,26 @@ export const MAX_REQUEST_BYTES = 256 * 1024;
 export const OUTPUT_PREVIEW_BYTES = 8 * 1024;
 /** Args shown to an approver are cut to this many characters. */
 export const ARGS_PREVIEW_CHARS = 2_000;
+
+/**
+ * How deep any JSON Warden decodes may nest (arrays and objects, the outermost value counting as
+ * level 1): far below where recursive code overflows its stack (zod's validation at ~1,500
+ * levels, canonical JSON at ~3,000), with room above any event for the replies and read models
+ * that wrap it. Every reader (stages, projector, replay, audit, SDK) refuses deeper input.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * How deep a ToolCallRequested may nest (its args sit two levels down). The registry refuses
+ * deeper requests, so every event derived from one stays far inside MAX_JSON_DEPTH; a client may
+ * refuse deeper args before sending.
+ */
+export const MAX_REQUEST_DEPTH = 64;
+
+/**
+ * A stream message larger than this is not an event Warden wrote: the largest carries a
+ * request's args (at most MAX_REQUEST_BYTES) once, and nats-server's default payload limit is
+ * 1 MiB. Requests the registry refuses as too large still fit, so their rejection is folded with
+ * them.
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024;

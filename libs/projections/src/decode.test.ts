@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { subjectOfEvent } from "@warden/contracts";
+import { MAX_EVENT_BYTES, MAX_JSON_DEPTH, subjectOfEvent } from "@warden/contracts";
 import { decodeCallMessage } from "./decode.js";
-import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from "./json-guard.js";
 import { syntheticCall } from "./synthetic-calls.js";
 
 const enc = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
@@ -35,9 +34,9 @@ describe("decodeCallMessage", () => {
   });
 
   it("accepts args as deep as the limit allows and refuses one level more, the same every time", () => {
-    // the event is level 1, data level 2: args may open MAX_EVENT_DEPTH - 2 more levels
-    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_EVENT_DEPTH - 2))).toMatchObject({ ok: true });
-    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_EVENT_DEPTH - 1))).toMatchObject({ ok: false, code: "TOO_DEEP" });
+    // the event is level 1, data level 2: args may open MAX_JSON_DEPTH - 2 more levels
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_JSON_DEPTH - 2))).toMatchObject({ ok: true });
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_JSON_DEPTH - 1))).toMatchObject({ ok: false, code: "TOO_DEEP" });
     const bracketsInText = { ...requested!, data: { ...requested!.data, args: { text: `\\"${"[".repeat(10_000)}` } } };
     expect(decodeCallMessage(subject, enc(bracketsInText))).toMatchObject({ ok: true });
   });

@@ -1,8 +1,7 @@
-import { parseCallSubject, subjectOfEvent, WardenEventSchema, type WardenEvent } from "@warden/contracts";
-import { parseJsonGuarded, validateJson } from "./json-guard.js";
+import { EVENT_FAILURES, MAX_EVENT_BYTES, parseCallSubject, parseJsonGuarded, subjectOfEvent, validateJson, WardenEventSchema, type WardenEvent } from "@warden/contracts";
 
-/** Why a stream message is not an event; stable codes (every one of them final: the bytes never change). */
-export const DECODE_FAILURES = ["NOT_A_CALL_SUBJECT", "TOO_LARGE", "NOT_UTF8", "TOO_DEEP", "MALFORMED_JSON", "SCHEMA_INVALID", "SUBJECT_MISMATCH"] as const;
+/** Why a stream message is not an event; the stages' codes (every one of them final: the bytes never change). */
+export const DECODE_FAILURES = ["NOT_A_CALL_SUBJECT", ...EVENT_FAILURES] as const;
 export type DecodeFailure = (typeof DECODE_FAILURES)[number];
 
 export type DecodedEvent =
@@ -20,7 +19,7 @@ const fail = (code: DecodeFailure, reason: string): DecodedEvent => ({ ok: false
 export function decodeCallMessage(subject: string, data: Uint8Array): DecodedEvent {
   const parsedSubject = parseCallSubject(subject);
   if (parsedSubject === undefined) return fail("NOT_A_CALL_SUBJECT", `not a call subject: ${subject}`);
-  const json = parseJsonGuarded(data);
+  const json = parseJsonGuarded(data, { maxBytes: MAX_EVENT_BYTES });
   if (!json.ok) return fail(json.code, json.reason);
   const parsed = validateJson(WardenEventSchema, json.value);
   if (!parsed.ok) return fail(parsed.code, parsed.code === "SCHEMA_INVALID" ? `schema-invalid event: ${parsed.reason}` : parsed.reason);

@@ -5,21 +5,6 @@ export { DECODE_FAILURES, decodeCallMessage, decodeFailureText, type DecodedEven
 export { digestModel, digestModels } from "./digest.js";
 export { emptyModelMaps, foldEvent, type ModelMaps } from "./fold.js";
 export {
-  EVENT_LIMITS,
-  JSON_FAILURES,
-  MAX_EVENT_BYTES,
-  MAX_EVENT_DEPTH,
-  nestingExceeds,
-  parseJsonGuarded,
-  safeParseGuarded,
-  validateJson,
-  valueDepthExceeds,
-  type GuardedJson,
-  type GuardedParse,
-  type JsonFailure,
-  type JsonLimits,
-} from "./json-guard.js";
-export {
   APPROVALS_MODEL,
   BUDGETS_MODEL,
   CALLS_MODEL,

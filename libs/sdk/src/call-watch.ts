@@ -3,6 +3,8 @@ import {
   CALL_READ_MAX_WAIT_MS,
   CallReadReplySchema,
   callReadSubject,
+  MAX_JSON_DEPTH,
+  safeParseGuarded,
   wardenError,
   type CallReadRequestInput,
   type Outcome,
@@ -10,7 +12,6 @@ import {
   type ToolResult,
   type WardenEvent,
 } from "@warden/contracts";
-import { MAX_EVENT_DEPTH, safeParseGuarded } from "@warden/projections";
 import { pendingResult, resultFromEvent } from "./domain/event-result.js";
 
 export interface WatchOptions {
@@ -36,7 +37,7 @@ export async function readOwnCall(bus: Bus, principal: string, domain: string, c
   const reply = await requestRpc(bus, callReadSubject(principal, domain, callId), req, timeoutMs);
   if (!reply.ok) return reply;
   // the reply wraps each event two levels down; an event deeper than any reader accepts is refused, never a crash
-  const parsed = safeParseGuarded(CallReadReplySchema, reply.value, MAX_EVENT_DEPTH + 2);
+  const parsed = safeParseGuarded(CallReadReplySchema, reply.value, MAX_JSON_DEPTH + 2);
   if (!parsed.ok) return { ok: false, error: wardenError("INTERNAL", `unexpected call read reply: ${parsed.code}`) };
   return { ok: true, value: parsed.value.events };
 }

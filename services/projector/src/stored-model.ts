@@ -1,4 +1,4 @@
-import { MAX_EVENT_DEPTH, parseJsonGuarded, validateJson, type JsonLimits } from "@warden/projections";
+import { MAX_JSON_DEPTH, parseJsonGuarded, validateJson, type JsonLimits } from "@warden/contracts";
 import type { z } from "zod";
 import type { KV } from "./kv.js";
 
@@ -6,7 +6,7 @@ import type { KV } from "./kv.js";
  * A read model is folded from events, so it nests no deeper than they may; its size is bounded
  * by the server's payload limit only (64 MiB at most), not by an event's.
  */
-export const MODEL_LIMITS: JsonLimits = { maxBytes: 64 * 1024 * 1024, maxDepth: MAX_EVENT_DEPTH };
+export const MODEL_LIMITS: JsonLimits = { maxBytes: 64 * 1024 * 1024, maxDepth: MAX_JSON_DEPTH };
 
 /** A stored value as JSON, or undefined when it is not readable JSON within the limits; never throws. */
 export function parseStoredJson(data: Uint8Array): { readonly ok: true; readonly value: unknown } | { readonly ok: false } {

@@ -1,5 +1,5 @@
-import { MAX_REQUEST_DEPTH, runStage, type Bus, type Logger } from "@warden/bus";
-import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, stageFilterSubject } from "@warden/contracts";
+import { runStage, type Bus, type Logger } from "@warden/bus";
+import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
 import { handleUnreadableRequest } from "./handlers/unreadable-request.js";

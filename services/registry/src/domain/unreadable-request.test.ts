@@ -19,8 +19,8 @@ describe("peekRequest", () => {
 
 describe("unreadableRequestError", () => {
   it("calls a too-large request PAYLOAD_TOO_LARGE and any other unreadable body INVALID_REQUEST, not retryable, naming the message", () => {
-    expect(unreadableRequestError(subject, "too_large", "too large: 300000 bytes", 7)).toMatchObject({ code: "PAYLOAD_TOO_LARGE", retryable: false });
-    for (const code of ["invalid_utf8", "malformed_json", "too_deep", "schema_invalid"] as const) {
+    expect(unreadableRequestError(subject, "TOO_LARGE", "too large: 300000 bytes", 7)).toMatchObject({ code: "PAYLOAD_TOO_LARGE", retryable: false });
+    for (const code of ["NOT_UTF8", "MALFORMED_JSON", "TOO_DEEP", "SCHEMA_INVALID"] as const) {
       const e = unreadableRequestError(subject, code, "why", 7);
       expect(e).toMatchObject({ code: "INVALID_REQUEST", retryable: false, details: { reason: code, requestSeq: 7 } });
     }
@@ -28,9 +28,9 @@ describe("unreadableRequestError", () => {
 
   it("calls a valid request that claims another principal PRINCIPAL_MISMATCH, and one for another call INVALID_REQUEST", () => {
     const alice = request({ domain: "kb", callId: "call-1", principal: "alice" });
-    expect(unreadableRequestError(subject, "subject_mismatch", "mismatch", 7, alice)).toMatchObject({ code: "PRINCIPAL_MISMATCH" });
+    expect(unreadableRequestError(subject, "SUBJECT_MISMATCH", "mismatch", 7, alice)).toMatchObject({ code: "PRINCIPAL_MISMATCH" });
     const other = request({ domain: "kb", callId: "call-2", principal: "support-bot" });
-    const e = unreadableRequestError(subject, "subject_mismatch", "mismatch", 7, other);
+    const e = unreadableRequestError(subject, "SUBJECT_MISMATCH", "mismatch", 7, other);
     expect(e).toMatchObject({ code: "INVALID_REQUEST" });
     expect(e.message).toContain("call-2");
   });
@@ -38,7 +38,7 @@ describe("unreadableRequestError", () => {
 
 describe("unreadableRejectedEvent", () => {
   it("is a valid registry rejection in the subject's name, with safe defaults for what cannot be read", () => {
-    const error = unreadableRequestError(subject, "malformed_json", "malformed JSON", 7);
+    const error = unreadableRequestError(subject, "MALFORMED_JSON", "malformed JSON", 7);
     const ev = unreadableRejectedEvent(subject, {}, error, "ev-9", now);
     expect(WardenEventSchema.safeParse(ev).success).toBe(true);
     expect(ev).toMatchObject({
@@ -55,7 +55,7 @@ describe("unreadableRejectedEvent", () => {
   });
 
   it("names the request's tool, mode and event when they could be read", () => {
-    const error = unreadableRequestError(subject, "schema_invalid", "bad", 7);
+    const error = unreadableRequestError(subject, "SCHEMA_INVALID", "bad", 7);
     const ev = unreadableRejectedEvent(subject, { tool: "kb.search", mode: "plan", eventId: "ev-1" }, error, "ev-9", now);
     expect(ev).toMatchObject({ tool: "kb.search", mode: "plan", causationId: "ev-1", principal: "support-bot" });
   });

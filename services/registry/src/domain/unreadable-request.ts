@@ -46,8 +46,8 @@ export function peekRequest(json: unknown): RequestPeek {
  */
 export function unreadableRequestError(subject: RequestSubject, code: UndecodableCode, reason: string, requestSeq: number, event?: WardenEvent): WardenError {
   const details = { reason: code, requestSeq };
-  if (code === "too_large") return wardenError("PAYLOAD_TOO_LARGE", `the request is ${reason}`, details);
-  if (code === "subject_mismatch" && event !== undefined) {
+  if (code === "TOO_LARGE") return wardenError("PAYLOAD_TOO_LARGE", `the request is ${reason}`, details);
+  if (code === "SUBJECT_MISMATCH" && event !== undefined) {
     if (event.type === "ToolCallRequested" && event.domain === subject.domain && event.callId === subject.callId) {
       return wardenError("PRINCIPAL_MISMATCH", `the request names principal ${event.principal} but was published as ${subject.principal}`, details);
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeJson, MAX_REQUEST_DEPTH, readEvent, requestRpc, type Bus } from "@warden/bus";
-import { callEventSubject, callReadSubject, newId, STREAM_CALLS, STREAM_DLQ, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
+import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
+import { callEventSubject, callReadSubject, MAX_REQUEST_DEPTH, newId, STREAM_CALLS, STREAM_DLQ, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
 import { eventually } from "../../../../test/support/eventually.js";
 import { registerTools } from "../rpc/client.js";
 import { descriptor, request } from "../../test-support/fixtures.js";
@@ -82,7 +82,11 @@ describe("the registry answers requests it cannot read", () => {
     expect(await rejectionOf(calls.get("schemaInvalid")!)).toMatchObject({ tool: search, mode: "plan" });
     expect((await rejectionOf(calls.get("notUtf8")!)).data.error.message).toMatch(/not UTF-8/);
     expect((await rejectionOf(calls.get("deep50k")!)).data.error.message).toMatch(/nested too deeply/);
+    // the details name the failure with the code every reader and DLQ letter uses
+    const codes = { notJson: "MALFORMED_JSON", notUtf8: "NOT_UTF8", deep50k: "TOO_DEEP", schemaInvalid: "SCHEMA_INVALID", otherCallId: "SUBJECT_MISMATCH" };
+    for (const [kind, code] of Object.entries(codes)) expect((await rejectionOf(calls.get(kind)!)).data.error.details, kind).toMatchObject({ reason: code });
     await stageIdle();
+    for (const [kind, code] of Object.entries(codes)) expect(await lettersFor(calls.get(kind)!), kind).toEqual([expect.stringMatching(new RegExp(`^${code}: `))]);
     for (const [kind, callId] of calls) expect(await lettersFor(callId), kind).toHaveLength(1);
   });
 

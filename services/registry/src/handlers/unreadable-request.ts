@@ -5,7 +5,7 @@ import { peekRequest, unreadableRejectedEvent, unreadableRequestError } from "..
 /** The body as JSON if it is any (a request too deep or large for the stage may still name its tool). */
 function bodyJson(message: UndecodableMessage): unknown {
   if (message.json !== undefined) return message.json;
-  if (message.code !== "too_deep" && message.code !== "too_large") return undefined;
+  if (message.code !== "TOO_DEEP" && message.code !== "TOO_LARGE") return undefined;
   const decoded = decodeJson(message.data);
   return decoded.ok ? decoded.value : undefined;
 }
