@@ -21,6 +21,13 @@ export const MAX_JSON_DEPTH = 512;
 export const MAX_REQUEST_DEPTH = 64;
 
 /**
+ * How deep a tool's output may nest. It sits at level 3 of its ToolCallFinished (event, data,
+ * output), and call reads and read models wrap that event again; the margin keeps all of them
+ * within MAX_JSON_DEPTH, so every reader can read the call's outcome.
+ */
+export const MAX_OUTPUT_DEPTH = MAX_JSON_DEPTH - 8;
+
+/**
  * A stream message larger than this is not an event Warden wrote: the largest carries a
  * request's args (at most MAX_REQUEST_BYTES) once, and nats-server's default payload limit is
  * 1 MiB. Requests the registry refuses as too large still fit, so their rejection is folded with

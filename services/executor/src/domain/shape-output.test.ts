@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "@warden/contracts";
+import { MAX_JSON_DEPTH, MAX_OUTPUT_DEPTH, sha256Hex } from "@warden/contracts";
 import { shapeOutput } from "./shape-output.js";
 
 describe("shapeOutput", () => {
@@ -18,6 +18,23 @@ describe("shapeOutput", () => {
     expect(shapeOutput(cyclic, 1000, 100)).toMatchObject({ kind: "error", error: { code: "OUTPUT_INVALID" } });
     expect(shapeOutput({ n: 1n }, 1000, 100)).toMatchObject({ kind: "error", error: { code: "OUTPUT_INVALID" } });
     expect(shapeOutput(() => 1, 1000, 100)).toMatchObject({ kind: "error", error: { code: "OUTPUT_INVALID" } });
+  });
+
+  it("refuses output nested deeper than readers accept as OUTPUT_INVALID (regression: its ToolCallFinished was dropped as TOO_DEEP and the caller timed out)", () => {
+    const nested = (levels: number) => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`) as unknown;
+    // inline and artifact alike: 600 levels serialise fine but put the event past MAX_JSON_DEPTH
+    for (const previewBytes of [100_000, 100]) {
+      const r = shapeOutput(nested(600), 100_000, previewBytes);
+      expect(r).toMatchObject({ kind: "error", error: { code: "OUTPUT_INVALID", retryable: false, details: { maxDepth: MAX_OUTPUT_DEPTH } } });
+      expect(r.kind === "error" && r.error.message).toMatch(/nested deeper than/);
+    }
+    // too deep for JSON.stringify itself: still said as depth
+    let deep: unknown = 1;
+    for (let i = 0; i < 50_000; i++) deep = [deep];
+    expect(shapeOutput(deep, 100_000, 100)).toMatchObject({ kind: "error", error: { code: "OUTPUT_INVALID", message: expect.stringMatching(/nested deeper than/) } });
+    // the event (output at level 3) stays within what readers accept
+    expect(MAX_OUTPUT_DEPTH + 2).toBeLessThan(MAX_JSON_DEPTH);
+    expect(shapeOutput(nested(MAX_OUTPUT_DEPTH), 100_000, 100_000)).toMatchObject({ kind: "inline" });
   });
 
   it("refuses output over the tool's cap with OUTPUT_TOO_LARGE and its size", () => {

@@ -1,4 +1,4 @@
-import { previewJson, sha256Hex, wardenError, type JsonValue, type WardenError } from "@warden/contracts";
+import { MAX_OUTPUT_DEPTH, previewJson, sha256Hex, valueDepthExceeds, wardenError, type JsonValue, type WardenError } from "@warden/contracts";
 
 export type ShapedOutput =
   /** Small enough to travel in the event. */
@@ -15,13 +15,16 @@ export type ShapedOutput =
 
 /**
  * Decides how a handler's return value is recorded: inline, as an artifact with a preview, or
- * as an error (not JSON, or over the tool's output cap). `undefined` is recorded as null.
+ * as an error (not JSON, over the tool's output cap, or nested deeper than MAX_OUTPUT_DEPTH).
+ * `undefined` is recorded as null.
  */
 export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes: number): ShapedOutput {
   let text: string | undefined;
   try {
     text = JSON.stringify(value === undefined ? null : value);
   } catch (err) {
+    // a stack overflow while serialising is depth, said as such (a cycle is a TypeError)
+    if (err instanceof RangeError && valueDepthExceeds(value, MAX_OUTPUT_DEPTH)) return tooDeep(0);
     return { kind: "error", bytes: 0, error: wardenError("OUTPUT_INVALID", `the output is not JSON-serialisable: ${(err as Error).message}`) };
   }
   if (text === undefined) {
@@ -41,6 +44,15 @@ export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes
   }
   // parsed back so the event holds exactly what JSON keeps (no undefined members, Dates as strings)
   const parsed = JSON.parse(text) as JsonValue;
+  // deeper output would make its ToolCallFinished TOO_DEEP for every reader: the caller would wait for nothing
+  if (valueDepthExceeds(parsed, MAX_OUTPUT_DEPTH)) return tooDeep(bytes);
   if (bytes <= previewBytes) return { kind: "inline", output: parsed, bytes };
   return { kind: "artifact", json, bytes, sha256: sha256Hex(json), preview: previewJson(parsed, previewBytes) as JsonValue };
+}
+
+function tooDeep(bytes: number): ShapedOutput {
+  const error = wardenError("OUTPUT_INVALID", `the output is JSON nested deeper than ${MAX_OUTPUT_DEPTH} levels, more than Warden's readers accept`, {
+    maxDepth: MAX_OUTPUT_DEPTH,
+  });
+  return { kind: "error", bytes, error };
 }
