@@ -1,4 +1,4 @@
-import { ACK, appendEvent, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
+import { ACK, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
 import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { shapeOutput } from "./domain/shape-output.js";
