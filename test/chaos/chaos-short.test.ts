@@ -65,6 +65,8 @@ describe("chaos (short): every call ends exactly once through every kind of faul
     );
     rows.push(r.row);
     expectEveryCallEndedOnce(r);
+    // the frozen run did act: audit must be able to show it, as a late result next to the ending
+    expect.soft(r.calls.lateRunsUnrecorded, "runs that acted after their call ended, with no ToolCallLateResult").toEqual([]);
   }, 120_000);
 
   it("a request of every poison kind is refused with a ToolCallRejected its caller sees, and calls flow on", async () => {

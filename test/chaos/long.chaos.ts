@@ -81,6 +81,8 @@ describe("chaos (long)", () => {
       );
       report(r.row);
       expectSound(r);
+      // the frozen runs did act: audit must be able to show it, as late results next to the endings
+      expect.soft(r.calls.lateRunsUnrecorded, "runs that acted after their call ended, with no ToolCallLateResult").toEqual([]);
     });
   });
 

@@ -19,6 +19,8 @@ export interface CallCheck {
   readonly outcomeUnknown: number;
   /** Calls whose side effect happened but that ended OutcomeUnknown: a known result was lost. */
   readonly lostResults: readonly string[];
+  /** Of the lost results, those with no ToolCallLateResult: a run that ended after the call did, and left no trace. */
+  readonly lateRunsUnrecorded: readonly string[];
   /** The longest a call took from its request to its ending, as the server stored them. */
   readonly slowestMs: number;
 }
@@ -71,6 +73,9 @@ export function checkCalls(scan: StreamScan, effectsFile: string, afterSeq = 0):
   const calls = scan.requested(afterSeq);
   const effects = effectCounts(effectsFile);
   const inScope = new Set(calls.map((c) => c.callId));
+  const lost = calls.filter(
+    (c) => (effects.get(c.callId) ?? 0) > 0 && c.terminals.includes("ToolCallOutcomeUnknown") && !c.terminals.includes("ToolCallFinished"),
+  );
   return {
     calls: calls.length,
     terminal: calls.filter((c) => c.terminals.length === 1).length,
@@ -79,9 +84,8 @@ export function checkCalls(scan: StreamScan, effectsFile: string, afterSeq = 0):
     duplicates: calls.filter((c) => c.terminals.length > 1).map((c) => `${c.callId} (${c.terminals.join(", ")})`),
     doubleEffects: [...effects].filter(([id, n]) => n > 1 && inScope.has(id)).map(([id, n]) => `${id} ×${n}`),
     outcomeUnknown: calls.filter((c) => c.terminals.includes("ToolCallOutcomeUnknown")).length,
-    lostResults: calls
-      .filter((c) => (effects.get(c.callId) ?? 0) > 0 && c.terminals.includes("ToolCallOutcomeUnknown") && !c.terminals.includes("ToolCallFinished"))
-      .map((c) => c.callId),
+    lostResults: lost.map((c) => c.callId),
+    lateRunsUnrecorded: lost.filter((c) => !c.types.includes("ToolCallLateResult")).map((c) => c.callId),
     slowestMs: calls.reduce((m, c) => (c.endedAt !== undefined && c.requestedAt !== undefined ? Math.max(m, c.endedAt - c.requestedAt) : m), 0),
   };
 }
