@@ -60,6 +60,12 @@ export interface UndecodableMessage {
   readonly event?: WardenEvent;
 }
 
+/**
+ * Messages a killed copy held come back to the others after this long. Short, since a live copy
+ * renews what it works on every third of it (a 30 s wait left calls stuck 30 s after each crash).
+ */
+export const STAGE_ACK_WAIT_MS = 10_000;
+
 export interface StageSpec<T extends EventType> {
   readonly bus: Bus;
   readonly log: Logger;
@@ -69,6 +75,10 @@ export interface StageSpec<T extends EventType> {
   readonly filterSubject: string;
   readonly concurrency?: number;
   readonly maxDeliver?: number;
+  /**
+   * How long a delivered message stays this copy's without a sign of life (default
+   * STAGE_ACK_WAIT_MS); a long handler keeps it by `working()` every third of it.
+   */
   readonly ackWaitMs?: number;
   /** Delay before redelivery after a retry, by delivery count (the last value repeats). */
   readonly backoffMs?: readonly number[];
@@ -144,7 +154,7 @@ async function putDurable(bus: Bus, config: Partial<ConsumerConfig> & { durable_
 export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise<StageRunner> {
   const concurrency = spec.concurrency ?? 64;
   const maxDeliver = spec.maxDeliver ?? 5;
-  const ackWaitMs = spec.ackWaitMs ?? 30_000;
+  const ackWaitMs = spec.ackWaitMs ?? STAGE_ACK_WAIT_MS;
   const backoff = spec.backoffMs ?? [250, 1_000, 5_000, 15_000];
   const { bus, log } = spec;
   await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_EVENT_BYTES, MAX_JSON_DEPTH, subjectOfEvent } from "@warden/contracts";
+import { MAX_EVENT_BYTES, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, subjectOfEvent } from "@warden/contracts";
 import { decodeCallMessage } from "./decode.js";
 import { syntheticCall } from "./synthetic-calls.js";
 
@@ -28,17 +28,25 @@ describe("decodeCallMessage", () => {
 
   it("refuses args nested 50,000 levels deep as a value instead of overflowing the stack", () => {
     expect(decodeCallMessage(subject, withDeepArgs(requested!, 50_000))).toMatchObject({ ok: false, code: "TOO_DEEP", retryable: false });
-    // deep objects too, and brackets inside strings do not count
-    const objects = JSON.stringify(requested).replace(/"args":\{[^}]*\}/, `"args":${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`);
+    // deep objects too (20,000 levels stay under the request size limit), and brackets inside strings do not count
+    const objects = JSON.stringify(requested).replace(/"args":\{[^}]*\}/, `"args":${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`);
     expect(decodeCallMessage(subject, enc(objects))).toMatchObject({ ok: false, code: "TOO_DEEP" });
   });
 
   it("accepts args as deep as the limit allows and refuses one level more, the same every time", () => {
-    // the event is level 1, data level 2: args may open MAX_JSON_DEPTH - 2 more levels
-    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_JSON_DEPTH - 2))).toMatchObject({ ok: true });
-    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_JSON_DEPTH - 1))).toMatchObject({ ok: false, code: "TOO_DEEP" });
+    // the event is level 1, data level 2: args may open the limit - 2 more levels
+    const validatedSubject = subjectOfEvent(validated!);
+    expect(decodeCallMessage(validatedSubject, withDeepArgs(validated!, MAX_JSON_DEPTH - 2))).toMatchObject({ ok: true });
+    expect(decodeCallMessage(validatedSubject, withDeepArgs(validated!, MAX_JSON_DEPTH - 1))).toMatchObject({ ok: false, code: "TOO_DEEP" });
     const bracketsInText = { ...requested!, data: { ...requested!.data, args: { text: `\\"${"[".repeat(10_000)}` } } };
     expect(decodeCallMessage(subject, enc(bracketsInText))).toMatchObject({ ok: true });
+  });
+
+  it("holds a request to the registry's limits, so a request the registry refused as unreadable is unreadable here too", () => {
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_REQUEST_DEPTH - 2))).toMatchObject({ ok: true });
+    expect(decodeCallMessage(subject, withDeepArgs(requested!, MAX_REQUEST_DEPTH - 1))).toMatchObject({ ok: false, code: "TOO_DEEP" });
+    const big = enc({ ...requested!, data: { ...requested!.data, args: { text: "x".repeat(MAX_REQUEST_BYTES) } } });
+    expect(decodeCallMessage(subject, big)).toMatchObject({ ok: false, code: "TOO_LARGE" });
   });
 
   it("refuses bytes that are not UTF-8 instead of replacing them", () => {
@@ -51,9 +59,10 @@ describe("decodeCallMessage", () => {
   });
 
   it("refuses a message larger than any event Warden writes before reading it", () => {
-    const big = enc({ ...requested!, data: { ...requested!.data, args: { text: "x".repeat(MAX_EVENT_BYTES) } } });
-    expect(decodeCallMessage(subject, big)).toMatchObject({ ok: false, code: "TOO_LARGE" });
-    const justUnder = enc({ ...requested!, data: { ...requested!.data, args: { text: "x".repeat(MAX_EVENT_BYTES - 2_000) } } });
-    expect(decodeCallMessage(subject, justUnder)).toMatchObject({ ok: true });
+    const validatedSubject = subjectOfEvent(validated!);
+    const big = enc({ ...validated!, data: { ...validated!.data, args: { text: "x".repeat(MAX_EVENT_BYTES) } } });
+    expect(decodeCallMessage(validatedSubject, big)).toMatchObject({ ok: false, code: "TOO_LARGE" });
+    const justUnder = enc({ ...validated!, data: { ...validated!.data, args: { text: "x".repeat(MAX_EVENT_BYTES - 2_000) } } });
+    expect(decodeCallMessage(validatedSubject, justUnder)).toMatchObject({ ok: true });
   });
 });

@@ -1,4 +1,15 @@
-import { EVENT_FAILURES, MAX_EVENT_BYTES, parseCallSubject, parseJsonGuarded, subjectOfEvent, validateJson, WardenEventSchema, type WardenEvent } from "@warden/contracts";
+import {
+  EVENT_FAILURES,
+  MAX_EVENT_BYTES,
+  MAX_REQUEST_BYTES,
+  MAX_REQUEST_DEPTH,
+  parseCallSubject,
+  parseJsonGuarded,
+  subjectOfEvent,
+  validateJson,
+  WardenEventSchema,
+  type WardenEvent,
+} from "@warden/contracts";
 
 /** Why a stream message is not an event; the stages' codes (every one of them final: the bytes never change). */
 export const DECODE_FAILURES = ["NOT_A_CALL_SUBJECT", ...EVENT_FAILURES] as const;
@@ -19,7 +30,11 @@ const fail = (code: DecodeFailure, reason: string): DecodedEvent => ({ ok: false
 export function decodeCallMessage(subject: string, data: Uint8Array): DecodedEvent {
   const parsedSubject = parseCallSubject(subject);
   if (parsedSubject === undefined) return fail("NOT_A_CALL_SUBJECT", `not a call subject: ${subject}`);
-  const json = parseJsonGuarded(data, { maxBytes: MAX_EVENT_BYTES });
+  // a request is held to the registry's limits: one the registry refused as unreadable must be
+  // unreadable here too, or the models would fold the body's claims (its run, its mode) beside
+  // the registry's refusal, which names only what the subject says
+  const limits = parsedSubject.types.includes("ToolCallRequested") ? { maxBytes: MAX_REQUEST_BYTES, maxDepth: MAX_REQUEST_DEPTH } : { maxBytes: MAX_EVENT_BYTES };
+  const json = parseJsonGuarded(data, limits);
   if (!json.ok) return fail(json.code, json.reason);
   const parsed = validateJson(WardenEventSchema, json.value);
   if (!parsed.ok) return fail(parsed.code, parsed.code === "SCHEMA_INVALID" ? `schema-invalid event: ${parsed.reason}` : parsed.reason);

@@ -1,6 +1,5 @@
 import { appendEvent, requestRpc, type Bus } from "@warden/bus";
 import {
-  CALL_READ_MAX_WAIT_MS,
   CallReadReplySchema,
   callReadSubject,
   MAX_JSON_DEPTH,
@@ -27,6 +26,12 @@ export interface InFlight {
 /** Extra time a read request gets beyond the wait it asks for: the answer still has to travel. */
 const READ_SLACK_MS = 2_000;
 const RETRY_MS = 200;
+/**
+ * One long read waits at most this long. A registry copy that dies mid-read never answers, so
+ * its caller waits out the whole read: short slices bound that to a few seconds (a 60 s read made
+ * agents wait up to a minute for calls that had long ended).
+ */
+const READ_SLICE_MS = 5_000;
 
 /**
  * Reads the caller's own call through `warden.calls.<principal>.<domain>.<callId>`: the only
@@ -69,7 +74,7 @@ export async function publishAndAwait(
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) break;
-      const wait = Math.min(left, CALL_READ_MAX_WAIT_MS);
+      const wait = Math.min(left, READ_SLICE_MS);
       const read = await Promise.race([readOwnCall(bus, principal, domain, callId, { wait: opts.wait ? "terminal" : "settled", timeoutMs: wait }), cancelled]);
       if (read === "cancelled") break;
       if (!read.ok) {

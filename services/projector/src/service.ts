@@ -57,7 +57,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { bus } = deps;
   const log = deps.log.child({ stage: PROJECTOR_STAGE });
   const batchSize = deps.batchSize ?? 256;
-  const ackWaitMs = deps.ackWaitMs ?? 30_000;
+  const ackWaitMs = deps.ackWaitMs ?? 10_000;
   const durable = consumerName(PROJECTOR_STAGE);
   // a projector may never drop an event: deliveries are unbounded, retries happen in-process
   await ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize });
