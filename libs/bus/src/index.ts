@@ -10,7 +10,7 @@ export { entryToJson, kvCreateJson, kvGetJson, kvPutJson, kvUpdateJson, watchJso
 export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
 export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
-export { readEvent, readOutcome, type StoredEvent } from "./read-event.js";
+export { readEvent, readEventOnSubject, readOutcome, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export {
   ACK,

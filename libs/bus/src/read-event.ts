@@ -44,6 +44,11 @@ export async function readOutcome(bus: Bus, domain: string, callId: string): Pro
   return found.type === "ToolCallFinished" || found.type === "ToolCallOutcomeUnknown" || found.type === "ToolCallRejected" ? found : undefined;
 }
 
+/** The event stored on one subject (the last, and with append-once the only one); undefined when absent or unreadable. */
+export async function readEventOnSubject(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
+  return readLast(bus, subject);
+}
+
 async function readLast(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
   const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
   if (msg === null) return undefined;

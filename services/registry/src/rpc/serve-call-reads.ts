@@ -1,7 +1,8 @@
-import { decodeJson, readEvent, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
   CALL_READ_EVENT_TYPES,
   CALL_READ_SUBJECTS,
+  OUTCOME_EVENT_TYPES,
   callEventSubject,
   callHistorySubject,
   CallReadRequestSchema,
@@ -95,14 +96,25 @@ class OwnedCall {
   ) {}
 
   async read(types: Iterable<EventType>): Promise<void> {
+    const keep = (e: WardenEvent | undefined) => {
+      if (e !== undefined && !this.found.has(e.type)) this.found.set(e.type, e);
+    };
     const readOne = async (t: EventType) => {
       if (this.found.has(t)) return;
-      const e = await readEvent(this.bus, this.domain, this.callId, t);
-      if (e !== undefined) this.found.set(t, e);
+      // a stage's refusal has its own subject; the executor's outcomes are read once, below
+      if (t === "ToolCallRejected") return keep(await readEventOnSubject(this.bus, callEventSubject(this.domain, this.callId, t)));
+      if ((OUTCOME_EVENT_TYPES as readonly EventType[]).includes(t)) return;
+      keep(await readEvent(this.bus, this.domain, this.callId, t));
     };
-    await Promise.all([...new Set(types)].map(readOne));
+    const wanted = [...new Set(types)];
+    const outcomeWanted = !this.hasOutcome() && wanted.some((t) => (OUTCOME_EVENT_TYPES as readonly EventType[]).includes(t));
+    await Promise.all([...wanted.map(readOne), outcomeWanted ? readOutcome(this.bus, this.domain, this.callId).then(keep) : undefined]);
     // a later event found while the validation was not (read at the same moment): it is there now
     if (!this.answered() && this.found.size > 0) await readOne("ToolArgsValidated");
+  }
+
+  private hasOutcome(): boolean {
+    return this.found.has("ToolCallFinished") || this.found.has("ToolCallOutcomeUnknown") || this.found.get("ToolCallRejected")?.type === "ToolCallRejected";
   }
 
   /** Whether the registry has answered the request (then every other event may already be there). */
