@@ -30,7 +30,7 @@ describe("folding a stream into every read model", () => {
 
   it("keeps an inbox record per approval with its outcome", () => {
     const maps = foldAll(stream());
-    const statuses = [...maps.approvals.values()].map((r) => (r as { status: string }).status).sort();
+    const statuses = [...maps.approvals.values()].map((r) => (r as unknown as { status: string }).status).sort();
     expect(statuses).toEqual(["denied", "expired", "granted"]);
   });
 

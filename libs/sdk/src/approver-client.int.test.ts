@@ -9,6 +9,7 @@ import {
   subjectOfEvent,
   type ApprovalRequested,
   type PendingApproval,
+  type Reply,
 } from "@warden/contracts";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { createApproverClient } from "./approver-client.js";
@@ -78,7 +79,7 @@ describe("createApproverClient against a real nats-server", () => {
     };
     // the test plays the approver service's two RPCs, for alice only, on the subjects her identity may ask on
     serveRpc(approverSide, approverPendingSubject("alice"), "q", silentLogger(), async () => ({ ok: true, value: [pending] }));
-    serveRpc(approverSide, "warden.decide.alice.*", "q", silentLogger(), async (body, msg) => {
+    serveRpc(approverSide, "warden.decide.alice.*", "q", silentLogger(), async (body, msg): Promise<Reply> => {
       decisions.push({ subject: msg.subject, body });
       const req = body as { decision: "grant" | "deny"; argsHash: string };
       if (req.argsHash !== HASH) {

@@ -85,7 +85,7 @@ describe("executor: one outcome per call", () => {
   });
 
   async function claimed(deadline: Date) {
-    const pc = policyChecked(gated, { n: 1 }, { domain: "out" });
+    const pc = policyChecked(gated, { n: 1 });
     await append(bus, pc);
     const claim = claimOf(pc, gated, deadline);
     expect((await appendEvent(bus, claim)).status).toBe("written");
@@ -146,7 +146,7 @@ describe("executor: a server outage while a result is written", () => {
 
   it("records the known result once the server is back, instead of outcome unknown", async () => {
     executor = await startExecutor({ bus: await nats.bus("executor"), log: silentLogger(), domain: "out", tools: [gated], executorId: "steady", claimGraceMs: 200 });
-    const pc = policyChecked(gated, { n: 7 }, { domain: "out" });
+    const pc = policyChecked(gated, { n: 7 });
     const g = gate(pc.callId);
     await append(await nats.bus("caller"), pc);
     await g.entered;

@@ -114,7 +114,8 @@ export async function killStreamLeader(d: Deployment, load: Load, o: { rounds: n
     await node.process.signal("SIGKILL");
     // the election is nats-server's (its raft timeouts are not configurable in 2.9); what follows it is Warden's
     const electing = waitFor(async () => {
-      const now = (await d.admin.jsm.streams.info(STREAM_CALLS, { timeout: 1_000 }).catch(() => undefined))?.cluster?.leader;
+      const asked = d.admin.jsm.streams.info(STREAM_CALLS).catch(() => undefined);
+      const now = (await Promise.race([asked, sleep(1_000).then(() => undefined)]))?.cluster?.leader;
       return now !== undefined && now !== leader ? Date.now() : undefined;
     }, RECOVERY_LIMIT_MS);
     const t = await load.firstSuccessAfter(f.at, RECOVERY_LIMIT_MS);

@@ -36,7 +36,7 @@ const lead: ChainLink = {
   shownTools: ["kb.search", "kb.reindex", "session.fetch", "agent.researcher", "ticket.submit"],
 };
 
-function call(name: string, extra: Partial<ToolArgsValidated> & { data?: Partial<ToolArgsValidated["data"]> } = {}): ToolArgsValidated {
+function call(name: string, extra: Omit<Partial<ToolArgsValidated>, "data"> & { data?: Partial<ToolArgsValidated["data"]> } = {}): ToolArgsValidated {
   const { data, ...rest } = extra;
   return {
     v: 1,
@@ -139,7 +139,7 @@ describe("checkChain", () => {
     const late = { ...lead, startedAtMs: NOW - 25_000 };
     expect(ruleOf(facts(call("kb.search"), tool("kb.search"), { kind: "found", links: [late], tooDeep: false }))).toBe("attenuation.budget");
     const researcher = agentTool("agent.researcher", { maxTurns: 4, maxToolCalls: 8, maxTokens: 50_000, timeoutMs: 120_000 });
-    const nested = (budget: object) => facts(call("agent.researcher", { data: { args: { task: "t", budget } } }), researcher);
+    const nested = (budget: Record<string, number>) => facts(call("agent.researcher", { data: { args: { task: "t", budget } } }), researcher);
     expect(ruleOf(nested({}))).toBe("attenuation.budget");
     expect(ruleOf(nested({ maxTokens: 5_000, timeoutMs: 30_000 }))).toBe("attenuation.budget");
     const fits = checkChain(nested({ maxTokens: 5_000, timeoutMs: 15_000, maxToolCalls: 1 }));

@@ -3,7 +3,7 @@ import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type 
 import { record } from "../../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
 
-const obj = (properties: Record<string, unknown> = {}) => ({ type: "object", properties }) as Record<string, never>;
+const obj = (properties: Record<string, unknown> = {}) => ({ type: "object", properties }) as unknown as Record<string, never>;
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
 
 const registry: ToolRecord[] = [
