@@ -60,8 +60,10 @@ async function fetchKnownCall(bus: Bus, m: CallModel): Promise<CallEvents> {
   for (const msg of found) {
     if (msg === null || bySeq.has(msg.seq) || unreadable.has(msg.seq)) continue;
     const d = decodeCallMessage(msg.subject, msg.data);
-    if (d.ok) bySeq.set(msg.seq, { seq: msg.seq, event: d.event });
-    else unreadable.set(msg.seq, { seq: msg.seq, subject: msg.subject, reason: decodeFailureText(d) });
+    // the model is keyed by call id alone: an event of the same id under another domain is another
+    // call (the model flags it identity_mismatch), not part of this one's timeline
+    if (d.ok && d.event.domain === m.domain) bySeq.set(msg.seq, { seq: msg.seq, event: d.event });
+    else if (!d.ok) unreadable.set(msg.seq, { seq: msg.seq, subject: msg.subject, reason: decodeFailureText(d) });
   }
   const bySeqOrder = <T extends { seq: number }>(a: T, b: T) => a.seq - b.seq;
   return { callId: m.callId, domain: m.domain, entries: [...bySeq.values()].sort(bySeqOrder), unreadable: [...unreadable.values()].sort(bySeqOrder) };
