@@ -1,4 +1,4 @@
-import { ACK, appendEvent, readEvent, type StageContext, type StageOutcome } from "@warden/bus";
+import { ACK, appendEvent, readEvent, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
 import { argsHash, wardenError, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { Authorisation } from "./authorisation.js";
 import type { ExecutableTool } from "./define-tool.js";
@@ -19,12 +19,13 @@ export async function executeCall(deps: ExecutorDeps, auth: Authorisation, sctx:
   // A redelivery, or an old event replayed to a recreated consumer, may meet a call that already
   // ran or was refused: its history decides, not checks that may have changed since (grant expiry).
   if (sctx.possibleReplay) {
-    const [prior, rejected] = await Promise.all([
+    // only an executor acts on an allow or a grant, so its outcome slot is the only place a refusal can be
+    const [prior, outcome] = await Promise.all([
       readEvent(deps.bus, event.domain, event.callId, "ToolCallStarted"),
-      readEvent(deps.bus, event.domain, event.callId, "ToolCallRejected"),
+      readOutcome(deps.bus, event.domain, event.callId),
     ]);
     if (prior !== undefined) return recover(deps, auth, prior, sctx);
-    if (rejected !== undefined) return ACK;
+    if (outcome !== undefined) return ACK;
   }
   const bound = await auth.bind();
   if (!bound.ok) return reject(deps, auth, bound.error, sctx);
