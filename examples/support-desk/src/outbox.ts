@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { entryToJson, type Bus } from "@warden/bus";
+import { entryToJson, type Bus, type KV as Kv } from "@warden/bus";
 
 /** The demo's outbox: every customer message really sent, so anyone can check. Key `<customerId>.<callId>`. */
 export const BUCKET_DEMO_OUTBOX = "demo_outbox";
@@ -13,7 +13,6 @@ export const OutboxMessageSchema = z.object({
 });
 export type OutboxMessage = z.infer<typeof OutboxMessageSchema>;
 
-type Kv = Awaited<ReturnType<Bus["kvm"]["open"]>>;
 
 export function openOutbox(bus: Bus): Promise<Kv> {
   return bus.kvm.create(BUCKET_DEMO_OUTBOX, { history: 1, replicas: bus.config.WARDEN_REPLICAS });

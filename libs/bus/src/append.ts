@@ -1,7 +1,7 @@
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
+import { isRevisionConflict, isSubjectFull } from "./nats-errors.js";
 import { readEvent, readOutcome } from "./read-event.js";
 
 export type AppendResult =
@@ -14,15 +14,9 @@ export type AppendResult =
       readonly ours: boolean;
     };
 
-const MAX_MSGS_PER_SUBJECT_CODE = 10077;
-
+/** The subject holds an event already: the expected-empty check failed, or (a race in a cluster) the per-subject limit. */
 export function isAlreadyWrittenError(err: unknown): boolean {
-  if (!(err instanceof JetStreamApiError)) return false;
-  return (
-    err.code === JetStreamApiCodes.StreamWrongLastSequence ||
-    err.code === MAX_MSGS_PER_SUBJECT_CODE ||
-    /maximum messages per subject/i.test(err.message)
-  );
+  return isRevisionConflict(err) || isSubjectFull(err);
 }
 
 /**

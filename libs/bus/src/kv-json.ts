@@ -1,6 +1,7 @@
 import type { KV, KvEntry } from "@nats-io/kv";
 import type { z } from "zod";
 import { decodeJson, encodeJson } from "./codec.js";
+import { isRevisionConflict } from "./nats-errors.js";
 
 export interface JsonEntry<T> {
   readonly key: string;
@@ -32,7 +33,7 @@ export async function kvCreateJson(kv: KV, key: string, value: unknown): Promise
     await kv.create(key, encodeJson(value));
     return true;
   } catch (err) {
-    if (/wrong last sequence|key exists/i.test((err as Error).message)) return false;
+    if (isRevisionConflict(err)) return false;
     throw err;
   }
 }
@@ -43,7 +44,7 @@ export async function kvUpdateJson(kv: KV, key: string, value: unknown, revision
     await kv.update(key, encodeJson(value), revision);
     return true;
   } catch (err) {
-    if (/wrong last sequence/i.test((err as Error).message)) return false;
+    if (isRevisionConflict(err)) return false;
     throw err;
   }
 }

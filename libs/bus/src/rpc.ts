@@ -3,6 +3,7 @@ import { ReplySchema, wardenError, type Reply, type WardenError } from "@warden/
 import type { Bus } from "./bus.js";
 import { decodeJson, encodeJson } from "./codec.js";
 import type { Logger } from "./logger.js";
+import { isPermissionViolation } from "./nats-errors.js";
 
 export type RpcHandler = (payload: unknown, msg: Msg) => Promise<Reply>;
 
@@ -65,7 +66,7 @@ export async function requestRpc(bus: Bus, subject: string, payload: unknown, ti
 function unavailable(subject: string, err: unknown): WardenError {
   const text = (err as Error).message ?? String(err);
   // the server refused the request itself: asking again, or waiting for a service, cannot help
-  if (/permissions? violation/i.test(`${text} ${String((err as { cause?: unknown }).cause ?? "")}`)) {
+  if (isPermissionViolation(err)) {
     return wardenError("FORBIDDEN", `the server refused this identity a request on ${subject} (${text})`);
   }
   return wardenError("UNAVAILABLE", `no answer on ${subject} (${text}); is the service running?`);

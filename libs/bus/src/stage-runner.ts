@@ -16,6 +16,7 @@ import { decodeJson } from "./codec.js";
 import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";
 import { consumeOptions, type PullTuning } from "./pull-options.js";
+import { unlessNotFound } from "./nats-errors.js";
 
 const MS_NS = 1_000_000;
 export const REPLAY_AGE_MS = 30_000;
@@ -123,10 +124,11 @@ export async function ensureStageConsumer(bus: Bus, durable: string, filterSubje
     ack_wait: opts.ackWaitMs * MS_NS,
     max_ack_pending: opts.maxAckPending,
   };
-  const existing = await bus.jsm.consumers.info(STREAM_CALLS, durable).catch(() => undefined);
+  const existing = await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable));
   if (existing === undefined) {
     await putDurable(bus, config).catch(async (err: unknown) => {
-      if ((await bus.jsm.consumers.info(STREAM_CALLS, durable).catch(() => undefined)) === undefined) throw err;
+      // another replica created it first: fine when it is there now
+      if ((await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable))) === undefined) throw err;
     });
   } else if (existing.config.filter_subject !== filterSubject) {
     throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
@@ -271,7 +273,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     for await (const s of messages.status()) {
       if (s.type === "heartbeats_missed" || s.type === "consumer_deleted" || s.type === "consumer_not_found") log.warn({ status: s.type }, "stage consumer stalled");
     }
-  })().catch(() => undefined);
+  })().catch((err: unknown) => log.warn({ err }, "stage status watch ended"));
 
   let stopped = false;
   const loop = (async () => {
@@ -306,7 +308,8 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       stopping ??= (async () => {
         stopped = true;
         await messages.close();
-        await loop.catch(() => undefined);
+        // the loop's own failure is reported to whoever awaits `done`
+        await Promise.allSettled([loop]);
         await Promise.allSettled([...inFlight]);
         abort.abort();
       })();

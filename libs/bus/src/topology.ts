@@ -15,6 +15,7 @@ import {
 } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import type { BusConfig } from "./config.js";
+import { isPermissionViolation, unlessNotFound } from "./nats-errors.js";
 
 const SECOND_NS = 1_000_000_000;
 
@@ -94,16 +95,11 @@ export function callsStreamProblems(c: StreamConfig, config: BusConfig): string[
   return problems;
 }
 
-function isPermissionError(err: unknown): boolean {
-  const text = String((err as Error)?.message ?? err).toLowerCase();
-  return text.includes("permission") || text.includes("authorization");
-}
-
 async function ensureMissing(bus: Bus, stream: string, create: () => Promise<unknown>): Promise<void> {
-  if ((await bus.jsm.streams.info(stream).catch(() => undefined)) !== undefined) return;
+  if ((await unlessNotFound(bus.jsm.streams.info(stream))) !== undefined) return;
   await create().catch(async (err: unknown) => {
-    if ((await bus.jsm.streams.info(stream).catch(() => undefined)) !== undefined) return;
-    if (isPermissionError(err)) {
+    if ((await unlessNotFound(bus.jsm.streams.info(stream))) !== undefined) return;
+    if (isPermissionViolation(err)) {
       throw new TopologyError(`${stream} does not exist and this identity may not create it: start Warden with \`warden up\` or provision the topology as the admin`, { cause: err });
     }
     throw err;

@@ -132,6 +132,9 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
       await executor?.stop();
       executor = undefined;
       await start(next);
+    }).catch((err: unknown) => {
+      // logged here so that the queue never rejects: the next refresh must still run
+      log.error({ err }, "restarting the executor with changed mcp tools failed");
     });
     return queue;
   };
@@ -149,7 +152,7 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
     refresh,
     async stop() {
       stopped = true;
-      await queue.catch(() => {});
+      await queue;
       await executor?.stop();
       await connection?.close();
     },

@@ -1,7 +1,7 @@
-import { entryToJson, kvCreateJson, kvGetJson, kvUpdateJson, type Bus, type JsonEntry, type Logger } from "@warden/bus";
+import { type Bus, entryToJson, isRevisionConflict, type JsonEntry, kvCreateJson, kvGetJson, kvUpdateJson, type Logger } from "@warden/bus";
 import { BUCKET_APPROVAL_LOCKS } from "@warden/contracts";
 import { ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 /**
  * The approver's decision locks in `warden_approval_locks` (one per approvalId); every change of
@@ -50,7 +50,7 @@ export async function openApprovalStore(bus: Bus, log: Logger): Promise<Approval
       try {
         await kv.delete(approvalId, revision === undefined ? undefined : { previousSeq: revision });
       } catch (err) {
-        if (!/wrong last sequence/i.test((err as Error).message)) throw err;
+        if (!isRevisionConflict(err)) throw err;
       }
     },
     open: () => [...open.values()],

@@ -77,7 +77,7 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
       }
       readSeq = m.seq;
     }
-  })();
+  })().catch((err: unknown) => log.error({ err }, "reading approval requests stopped"));
 
   /** The stream sequence of the newest ApprovalRequested, 0 when there is none. */
   const lastRequestSeq = async () => {
@@ -100,7 +100,7 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
     },
     async stop() {
       await messages.close();
-      await reading.catch(() => undefined);
+      await reading;
     },
   };
 }

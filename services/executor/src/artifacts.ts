@@ -1,7 +1,6 @@
-import type { Bus } from "@warden/bus";
+import type { Bus, ObjectStore } from "@warden/bus";
 import { fail, ok, OBJECT_STORE_ARTIFACTS, type ArtifactRef, type JsonValue, type Outcome } from "@warden/contracts";
 
-type ObjectStore = Awaited<ReturnType<Bus["objm"]["open"]>>;
 
 export const ARTIFACT_CONTENT_TYPE = "application/json";
 

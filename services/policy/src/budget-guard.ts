@@ -1,7 +1,7 @@
 import { kvGetJson, type Bus } from "@warden/bus";
 import { BUCKET_BUDGETS, BudgetModelSchema, runBudgetKey } from "@warden/contracts";
 import { callsUsed, unprojected, type ProjectedRun } from "./domain/budget.js";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 /** What a budgeted decision reports back: the value, and the call it admitted if it counts. */
 export interface Counted<T> {
@@ -50,7 +50,8 @@ export async function openBudgetGuard(bus: Bus, opts: { keepMs?: number } = {}):
   return {
     async withRun(runId, decide) {
       const previous = queues.get(runId) ?? Promise.resolve();
-      const turn = previous.catch(() => undefined).then(async () => {
+      // the previous turn's failure is its caller's; this turn only waits for it to settle
+      const turn = Promise.allSettled([previous]).then(async () => {
         const r = await decide(await used(runId));
         if (r.admitted !== undefined) {
           const mine = own.get(runId) ?? { decisions: new Map<string, number>(), touchedAt: 0 };

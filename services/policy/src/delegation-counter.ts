@@ -1,7 +1,7 @@
 import { kvCreateJson, kvGetJson, kvUpdateJson, type Bus } from "@warden/bus";
 import { BUCKET_BUDGETS, delegationBudgetKey } from "@warden/contracts";
 import { countStep, DelegationCountSchema } from "./domain/delegation-count.js";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 const MAX_CAS_ATTEMPTS = 50;
 

@@ -11,7 +11,7 @@ import {
   type PolicyDocumentInput,
 } from "@warden/contracts";
 import { parsePolicyDocument } from "@warden/policy-engine";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 type Entry = NonNullable<Awaited<ReturnType<KV["get"]>>>;
 

@@ -1,4 +1,4 @@
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 import { parseStoredJson } from "./stored-model.js";
 
 /**

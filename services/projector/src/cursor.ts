@@ -1,6 +1,6 @@
 import { kvCreateJson, kvGetJson, kvUpdateJson, type Bus } from "@warden/bus";
 import { BUCKET_PROJECTOR, PROJECTOR_CURSOR_KEY, ProjectorCursorSchema } from "@warden/contracts";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 const MAX_CAS_ATTEMPTS = 50;
 

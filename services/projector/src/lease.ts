@@ -1,7 +1,7 @@
-import { decodeJson, encodeJson, type Bus, type Logger } from "@warden/bus";
+import { type Bus, decodeJson, encodeJson, isRevisionConflict, type Logger } from "@warden/bus";
 import { BUCKET_PROJECTOR, PROJECTOR_LEASE_KEY } from "@warden/contracts";
 import { z } from "zod";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 const LeaseSchema = z.object({ holder: z.string(), renewals: z.int().nonnegative() });
 
@@ -48,7 +48,7 @@ export async function runLease(o: LeaseOptions): Promise<LeaseRunner> {
     try {
       return expected === 0 ? await kv.create(PROJECTOR_LEASE_KEY, encodeJson(value)) : await kv.update(PROJECTOR_LEASE_KEY, encodeJson(value), expected);
     } catch (err) {
-      if (/wrong last sequence|key exists/i.test((err as Error).message)) return undefined;
+      if (isRevisionConflict(err)) return undefined;
       throw err;
     }
   };
@@ -101,7 +101,10 @@ export async function runLease(o: LeaseOptions): Promise<LeaseRunner> {
       if (held) {
         await become(false);
         // give it up so a standby need not wait out the ttl
-        await kv.delete(PROJECTOR_LEASE_KEY, { previousSeq: revision }).catch(() => undefined);
+        await kv.delete(PROJECTOR_LEASE_KEY, { previousSeq: revision }).catch((err: unknown) => {
+          // someone took it after it ran out: theirs now, nothing to give up
+          if (!isRevisionConflict(err)) o.log.warn({ err }, "projector lease not released");
+        });
       }
     },
   };

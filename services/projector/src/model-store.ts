@@ -1,8 +1,8 @@
-import { encodeJson } from "@warden/bus";
+import { encodeJson, isRevisionConflict } from "@warden/bus";
 import type { WardenEvent } from "@warden/contracts";
 import type { AnyReadModelSpec } from "@warden/projections";
 import type { z } from "zod";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 import { parseStoredModel } from "./stored-model.js";
 
 const MAX_CAS_ATTEMPTS = 50;
@@ -62,7 +62,7 @@ export class ModelStore {
       this.remember(key, model, next);
       return "written";
     } catch (err) {
-      if (!/wrong last sequence|key exists/i.test((err as Error).message)) throw err;
+      if (!isRevisionConflict(err)) throw err;
       this.cache.delete(key);
       return "conflict";
     }

@@ -1,4 +1,4 @@
-import { kvPutJson, type Bus } from "@warden/bus";
+import { kvPutJson, type Bus, unlessNotFound } from "@warden/bus";
 import { rebuildBucketName, STREAM_CALLS } from "@warden/contracts";
 import { READ_MODELS, type ModelMaps } from "@warden/projections";
 import { digestsOf, readLiveModels, type ModelDigests } from "./live-models.js";
@@ -105,8 +105,7 @@ async function writeModels(bus: Bus, maps: ModelMaps, suffix: string): Promise<R
   const out: Record<string, string> = {};
   for (const spec of READ_MODELS) {
     const name = rebuildBucketName(spec.bucket, suffix);
-    const old = await bus.kvm.open(name).catch(() => undefined);
-    await old?.destroy().catch(() => undefined);
+    await unlessNotFound((await bus.kvm.open(name)).destroy());
     const kv = await bus.kvm.create(name, { history: 1, replicas: bus.config.WARDEN_REPLICAS });
     const entries = [...maps[spec.name]];
     for (let i = 0; i < entries.length; i += WRITE_CONCURRENCY) {

@@ -5,7 +5,7 @@ import { applyRun, type BatchDeps } from "./apply-batch.js";
 import { openCursor } from "./cursor.js";
 import { HeldMessages } from "./held-messages.js";
 import { runLease } from "./lease.js";
-import type { JsMsg } from "./kv.js";
+import type { JsMsg } from "@warden/bus";
 import { ModelStore } from "./model-store.js";
 import { PoisonLetters } from "./poison-letters.js";
 

@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH, parseJsonGuarded, validateJson, type JsonLimits } from "@warden/contracts";
 import type { z } from "zod";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 /**
  * A read model is folded from events, so it nests no deeper than they may; its size is bounded

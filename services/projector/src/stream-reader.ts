@@ -47,7 +47,8 @@ export async function readStream(bus: Bus, range: StreamRange, onRecord: (r: Str
   const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, { filter_subjects: range.filter ?? CALLS_SUBJECTS, ...start });
   const messages = await consumer.consume();
   // closing ends the iteration; a close that nobody iterates past would never settle, so it is not awaited
-  const stop = () => void messages.close().catch(() => undefined);
+  // close() resolves (with the error, if any) and never rejects
+  const stop = () => void messages.close();
   let read = 0;
   try {
     const pending = (await consumer.info(true)).num_pending;

@@ -23,7 +23,7 @@ import { compileToolView } from "../domain/compile-tool-view.js";
 import { formatToolView } from "../domain/format-tool-view.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
 import type { DescriptorCache } from "../store/descriptor-cache.js";
-import type { KV } from "../store/kv.js";
+import type { KV } from "@warden/bus";
 import type { PolicyWatch } from "../store/policy-watch.js";
 import { registerDescriptors, updateToolStatus } from "../store/tool-store.js";
 

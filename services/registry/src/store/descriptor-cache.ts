@@ -1,7 +1,7 @@
 import { watchJsonMap } from "@warden/bus";
 import { toolKey, ToolRecordSchema, type ToolRecord } from "@warden/contracts";
 import { newestFirst } from "../domain/tool-versions.js";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 /** Every tool version, kept current by a KV watch so validation never reads KV per call. */
 export interface DescriptorCache {

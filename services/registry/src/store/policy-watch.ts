@@ -1,6 +1,6 @@
 import { watchJsonMap, type Logger } from "@warden/bus";
 import { EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 export interface PolicyWatch {
   /** The document in force: the stored one, or the built-in defaults when none is stored. */

@@ -13,7 +13,7 @@ import {
 } from "@warden/contracts";
 import type { ParsedDescriptor } from "../domain/parse-descriptors.js";
 import { checkSameContent, newToolRecord, withStatus } from "../domain/registration.js";
-import type { KV } from "./kv.js";
+import type { KV } from "@warden/bus";
 
 export interface RegisteredTool {
   readonly name: string;
