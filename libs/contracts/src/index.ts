@@ -10,7 +10,7 @@ export {
   type PendingApproval,
 } from "./approval.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
-export { answeringEnvelope } from "./envelope.js";
+export { nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyGrantSignature } from "./grant-signature.js";
 export {
   AGENT_BUDGET_KEYS,

@@ -1,4 +1,4 @@
-import { appendEvent, requestRpc, type Bus } from "@warden/bus";
+import { appendEvent, isPermissionViolation, requestRpc, type Bus } from "@warden/bus";
 import {
   CallReadReplySchema,
   callReadSubject,
@@ -89,8 +89,7 @@ export async function publishAndAwait(
     }
     return pendingResult(callId, opts.timeoutMs, approvalId);
   } catch (err) {
-    const message = (err as Error).message;
-    if (/permissions violation/i.test(message)) {
+    if (isPermissionViolation(err)) {
       return {
         callId,
         ok: false,
@@ -98,7 +97,7 @@ export async function publishAndAwait(
         error: wardenError("FORBIDDEN", `this connection may not ask for calls as principal ${principal} (its credentials name another principal)`),
       };
     }
-    return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", `could not publish or follow the call: ${message}`) };
+    return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", `could not publish or follow the call: ${(err as Error).message}`) };
   } finally {
     untrack();
   }

@@ -1,11 +1,10 @@
 import { ACK, appendEvent, readEvent, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
-import { argsHash, wardenError, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { argsHash, nextCallEvent, stampNow, wardenError, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { Authorisation } from "./authorisation.js";
 import type { ExecutableTool } from "./define-tool.js";
 import { decideRecovery } from "./domain/decide-recovery.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { resultRecorded } from "./call-history.js";
-import { nextEvent } from "./next-event.js";
 import { runAndFinish } from "./run-and-finish.js";
 
 const RESULT_POLL_MS = 200;
@@ -44,14 +43,14 @@ export async function executeCall(deps: ExecutorDeps, auth: Authorisation, sctx:
   const prepared = tool.prepare(b.args);
   if (!prepared.ok) return reject(deps, auth, wardenError("INVALID_ARGS", prepared.message), sctx);
 
-  const started = nextEvent(event, "ToolCallStarted", event.eventId, {
+  const started = nextCallEvent(event, "ToolCallStarted", {
     executorId: deps.executorId,
     version: b.version,
     descriptorHash: b.descriptorHash,
     argsHash: b.argsHash,
     authorizedBy: { type: event.type, eventId: event.eventId },
     deadline: new Date(Date.now() + tool.descriptor.timeoutMs).toISOString(),
-  });
+  }, stampNow());
   const claim = await appendEvent(deps.bus, started);
   if (claim.status === "written" || claim.existing?.eventId === started.eventId) {
     return runAndFinish(deps, { tool, prepared, claim: started, attempt: 1 }, sctx);
@@ -93,11 +92,11 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
         log.warn("claimant left no result, recording outcome unknown");
         await appendEvent(
           deps.bus,
-          nextEvent(prior, "ToolCallOutcomeUnknown", prior.eventId, {
+          nextCallEvent(prior, "ToolCallOutcomeUnknown", {
             reason: decision.reason,
             startedEventId: prior.eventId,
             executorId: deps.executorId,
-          }),
+          }, stampNow()),
         );
         return ACK;
       }
@@ -121,7 +120,7 @@ async function reject(deps: ExecutorDeps, auth: Authorisation, error: WardenErro
   const prior = await readEvent(deps.bus, auth.event.domain, auth.event.callId, "ToolCallStarted");
   if (prior !== undefined) return recover(deps, auth, prior, sctx);
   sctx.log.warn({ code: error.code, reason: error.message }, "call refused before running");
-  await appendEvent(deps.bus, nextEvent(auth.event, "ToolCallRejected", auth.event.eventId, { stage: "executor", error }));
+  await appendEvent(deps.bus, nextCallEvent(auth.event, "ToolCallRejected", { stage: "executor", error }, stampNow()));
   return ACK;
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appendEvent, readEvent, readOutcome, silentLogger, type Bus, type StageContext } from "@warden/bus";
-import { argsHash, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts";
+import { argsHash, nextCallEvent, stampNow, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts";
 import { eventually } from "../../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { append, policyChecked, serveFakeRegistry, waitForEvent } from "../test/harness.js";
@@ -9,7 +9,6 @@ import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
-import { nextEvent } from "./next-event.js";
 import { runAndFinish } from "./run-and-finish.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 
@@ -45,14 +44,14 @@ function gate(callId: string): { entered: Promise<void> } {
 }
 
 function claimOf(pc: ToolPolicyChecked, tool: ExecutableTool, deadline: Date, executorId = "paused-copy"): ToolCallStarted {
-  return nextEvent(pc, "ToolCallStarted", pc.eventId, {
+  return nextCallEvent(pc, "ToolCallStarted", {
     executorId,
     version: tool.descriptor.version,
     descriptorHash: tool.descriptorHash,
     argsHash: argsHash(pc.data.args),
     authorizedBy: { type: "ToolPolicyChecked", eventId: pc.eventId },
     deadline: deadline.toISOString(),
-  });
+  }, stampNow());
 }
 
 function stageContext(): StageContext {
@@ -104,7 +103,7 @@ describe("executor: one outcome per call", () => {
 
   it("does not run a call another copy already ended", async () => {
     const { pc, claim, run } = await claimed(new Date(Date.now() + 60_000));
-    const unknown = nextEvent(claim, "ToolCallOutcomeUnknown", claim.eventId, { reason: "gave up", startedEventId: claim.eventId, executorId: "other" });
+    const unknown = nextCallEvent(claim, "ToolCallOutcomeUnknown", { reason: "gave up", startedEventId: claim.eventId, executorId: "other" }, stampNow());
     await appendEvent(bus, unknown);
     expect(await runAndFinish(deps, run, stageContext())).toEqual({ kind: "ack" });
     expect(runs.get(pc.callId)).toBeUndefined();
@@ -117,7 +116,7 @@ describe("executor: one outcome per call", () => {
     const running = runAndFinish(deps, run, stageContext());
     await g.entered;
     // the other copy gives up on the claim while this one is (as if) frozen mid-run
-    const unknown = nextEvent(claim, "ToolCallOutcomeUnknown", claim.eventId, { reason: "claimant silent", startedEventId: claim.eventId, executorId: "other" });
+    const unknown = nextCallEvent(claim, "ToolCallOutcomeUnknown", { reason: "claimant silent", startedEventId: claim.eventId, executorId: "other" }, stampNow());
     expect((await appendEvent(bus, unknown)).status).toBe("written");
     release(pc.callId);
     await running;

@@ -1,8 +1,7 @@
 import { appendEvent, type AppendResult, type Bus } from "@warden/bus";
-import type { ToolCallFinished, WardenEvent } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ToolCallFinished, type WardenEvent } from "@warden/contracts";
 import type { Logger } from "pino";
 import type { ExecutorDeps } from "./executor-deps.js";
-import { nextEvent } from "./next-event.js";
 import { withBackoff } from "./with-backoff.js";
 
 /**
@@ -20,11 +19,11 @@ export async function recordResult(deps: ExecutorDeps, finished: ToolCallFinishe
     return appended;
   }
   log.warn({ outcome: existing.type, outcomeEventId: existing.eventId }, "the call already had its outcome; recording this run's result as late");
-  const late = nextEvent(finished, "ToolCallLateResult", finished.causationId ?? finished.eventId, {
+  const late = nextCallEvent(finished, "ToolCallLateResult", {
     ...finished.data,
     outcomeEventId: existing.eventId,
     outcomeType: existing.type,
-  });
+  }, stampNow(), { causationId: finished.causationId ?? finished.eventId });
   await withBackoff(() => appendShort(deps.bus, late), { untilMs: Math.max(untilMs, Date.now() + 5_000) });
   return appended;
 }

@@ -1,9 +1,8 @@
 import { ACK, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
-import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { shapeOutput } from "./domain/shape-output.js";
 import type { ExecutorDeps } from "./executor-deps.js";
-import { nextEvent } from "./next-event.js";
 import { recordResult } from "./record-result.js";
 import { runWithTimeout, type HandlerResult } from "./run-with-timeout.js";
 import { withBackoff } from "./with-backoff.js";
@@ -63,12 +62,12 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
 }
 
 async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Recorded, durationMs: number, attempt: number, sctx: StageContext): Promise<StageOutcome> {
-  const finished: ToolCallFinished = nextEvent(claim, "ToolCallFinished", claim.eventId, {
+  const finished: ToolCallFinished = nextCallEvent(claim, "ToolCallFinished", {
     ...recorded,
     durationMs,
     executorId: deps.executorId,
     attempt,
-  });
+  }, stampNow());
   // a known result is worth keeping through a server outage: at least as long as the claim lets
   // this copy be the one that records the outcome, and a while longer since the outcome slot keeps a
   // late write from becoming a second outcome (it is then recorded as a late result)

@@ -1,5 +1,5 @@
 import {
-  answeringEnvelope,
+  nextCallEvent,
   ARGS_PREVIEW_CHARS,
   canonicalJson,
   type ApprovalDenied,
@@ -10,14 +10,10 @@ import {
   type JsonValue,
   type PolicyDocument,
   type ToolPolicyChecked,
+  type EventStamp,
 } from "@warden/contracts";
 
-export interface Stamp {
-  readonly eventId: string;
-  readonly ts: string;
-}
-
-const answering = answeringEnvelope;
+export type Stamp = EventStamp;
 
 /** How long an approval stays open; a `read` that a rule made wait lives as long as a write's. */
 export function approvalTtlSeconds(doc: PolicyDocument, grade: Grade): number {
@@ -40,39 +36,32 @@ export interface RequestFacts {
 export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFacts, stamp: Stamp): ApprovalRequested {
   const d = checked.data;
   const expiresAt = new Date(f.now.getTime() + approvalTtlSeconds(f.doc, d.grade) * 1000).toISOString();
-  return {
-    ...answering(checked, stamp),
-    type: "ApprovalRequested",
-    data: {
-      approvalId: f.approvalId,
-      version: d.version,
-      descriptorHash: d.descriptorHash,
-      grade: d.grade,
-      argsHash: d.argsHash,
-      args: d.args,
-      argsPreview: argsPreview(d.args),
-      title: f.title,
-      expiresAt,
-      approvers: { human: true, requesterMayConfirm: checked.mode === "human" },
-      reason: d.reason,
-      ruleIds: [...d.ruleIds],
-      policyVersion: d.policyVersion,
-    },
+  const data = {
+    approvalId: f.approvalId,
+    version: d.version,
+    descriptorHash: d.descriptorHash,
+    grade: d.grade,
+    argsHash: d.argsHash,
+    args: d.args,
+    argsPreview: argsPreview(d.args),
+    title: f.title,
+    expiresAt,
+    approvers: { human: true, requesterMayConfirm: checked.mode === "human" },
+    reason: d.reason,
+    ruleIds: [...d.ruleIds],
+    policyVersion: d.policyVersion,
   };
+  return nextCallEvent(checked, "ApprovalRequested", data, stamp);
 }
 
 export function approvalGrantedEvent(requested: ApprovalRequested, grant: ApprovalGranted["data"], stamp: Stamp): ApprovalGranted {
-  return { ...answering(requested, stamp), type: "ApprovalGranted", data: grant };
+  return nextCallEvent(requested, "ApprovalGranted", grant, stamp);
 }
 
 export function approvalDeniedEvent(requested: ApprovalRequested, approver: string, reason: string, stamp: Stamp): ApprovalDenied {
-  return { ...answering(requested, stamp), type: "ApprovalDenied", data: { approvalId: requested.data.approvalId, approver, reason } };
+  return nextCallEvent(requested, "ApprovalDenied", { approvalId: requested.data.approvalId, approver, reason }, stamp);
 }
 
 export function approvalExpiredEvent(requested: ApprovalRequested, stamp: Stamp): ApprovalExpired {
-  return {
-    ...answering(requested, stamp),
-    type: "ApprovalExpired",
-    data: { approvalId: requested.data.approvalId, expiresAt: requested.data.expiresAt },
-  };
+  return nextCallEvent(requested, "ApprovalExpired", { approvalId: requested.data.approvalId, expiresAt: requested.data.expiresAt }, stamp);
 }

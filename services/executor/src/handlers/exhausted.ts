@@ -1,8 +1,7 @@
 import { appendEvent, readEvent, type StageContext } from "@warden/bus";
-import { wardenError, type ApprovalGranted, type ToolPolicyChecked } from "@warden/contracts";
+import { nextCallEvent, stampNow, wardenError, type ApprovalGranted, type ToolPolicyChecked } from "@warden/contracts";
 import { resultRecorded } from "../call-history.js";
 import type { ExecutorDeps } from "../executor-deps.js";
-import { nextEvent } from "../next-event.js";
 
 /**
  * When an authorised call's retries run out, it still gets a terminal event: outcome unknown if
@@ -17,16 +16,16 @@ export function handleExhausted(deps: ExecutorDeps) {
       sctx.log.error({ reason }, "gave up on a claimed call, recording outcome unknown");
       await appendEvent(
         deps.bus,
-        nextEvent(started, "ToolCallOutcomeUnknown", started.eventId, {
+        nextCallEvent(started, "ToolCallOutcomeUnknown", {
           reason: `the executor gave up on the call after it was claimed (${reason}); it may or may not have taken effect`,
           startedEventId: started.eventId,
           executorId: deps.executorId,
-        }),
+        }, stampNow()),
       );
       return;
     }
     sctx.log.error({ reason }, "gave up on a call before claiming it");
     const error = wardenError("INTERNAL", `the executor could not run the call: ${reason}`);
-    await appendEvent(deps.bus, nextEvent(event, "ToolCallRejected", event.eventId, { stage: "executor", error }));
+    await appendEvent(deps.bus, nextCallEvent(event, "ToolCallRejected", { stage: "executor", error }, stampNow()));
   };
 }

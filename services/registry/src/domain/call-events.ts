@@ -1,7 +1,6 @@
 import {
   argsHash,
-  EVENT_SCHEMA_VERSION,
-  type EventEnvelope,
+  nextCallEvent,
   type ToolArgsValidated,
   type ToolCallRejected,
   type ToolCallRequested,
@@ -9,38 +8,18 @@ import {
 } from "@warden/contracts";
 import type { ValidatedCall } from "./validate-call.js";
 
-/** Fields an answer carries over from the request it answers. */
-function envelope(req: ToolCallRequested, eventId: string, now: Date, principal = req.principal): Omit<EventEnvelope, "tool"> {
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    eventId,
-    callId: req.callId,
-    domain: req.domain,
-    principal,
-    mode: req.mode,
-    ts: now.toISOString(),
-    causationId: req.eventId,
-    correlationId: req.correlationId,
-    ...(req.parentCallId === undefined ? {} : { parentCallId: req.parentCallId }),
-  };
-}
-
 export function argsValidatedEvent(req: ToolCallRequested, call: ValidatedCall, eventId: string, now: Date): ToolArgsValidated {
-  return {
-    ...envelope(req, eventId, now),
-    type: "ToolArgsValidated",
-    tool: call.tool,
-    data: {
-      version: call.version,
-      descriptorHash: call.descriptorHash,
-      grade: call.grade,
-      argsHash: argsHash(req.data.args),
-      scope: req.data.scope,
-      flags: req.data.flags,
-      args: req.data.args,
-      ...(call.requestedAs === undefined ? {} : { requestedAs: call.requestedAs }),
-    },
+  const data = {
+    version: call.version,
+    descriptorHash: call.descriptorHash,
+    grade: call.grade,
+    argsHash: argsHash(req.data.args),
+    scope: req.data.scope,
+    flags: req.data.flags,
+    args: req.data.args,
+    ...(call.requestedAs === undefined ? {} : { requestedAs: call.requestedAs }),
   };
+  return nextCallEvent(req, "ToolArgsValidated", data, { eventId, ts: now.toISOString() }, { tool: call.tool });
 }
 
 /**
@@ -48,10 +27,6 @@ export function argsValidatedEvent(req: ToolCallRequested, call: ValidatedCall, 
  * `principal` overrides the request's claim (a PRINCIPAL_MISMATCH answers the subject's principal).
  */
 export function registryRejectedEvent(req: ToolCallRequested, error: WardenError, eventId: string, now: Date, principal?: string): ToolCallRejected {
-  return {
-    ...envelope(req, eventId, now, principal),
-    type: "ToolCallRejected",
-    tool: req.tool,
-    data: { stage: "registry", error },
-  };
+  const stamp = { eventId, ts: now.toISOString() };
+  return nextCallEvent(req, "ToolCallRejected", { stage: "registry", error }, stamp, principal === undefined ? {} : { principal });
 }

@@ -1,7 +1,7 @@
 import type { UndecodableCode } from "@warden/bus";
 import {
   CALL_MODES,
-  EVENT_SCHEMA_VERSION,
+  nextCallEvent,
   isSafeToken,
   wardenError,
   type CallMode,
@@ -66,18 +66,13 @@ export function unreadableRequestError(subject: RequestSubject, code: Undecodabl
  * only when readable. The run is the call itself (a run id read from a bad body is not trusted).
  */
 export function unreadableRejectedEvent(subject: RequestSubject, peek: RequestPeek, error: WardenError, eventId: string, now: Date): ToolCallRejected {
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    type: "ToolCallRejected",
-    eventId,
+  const call = {
     callId: subject.callId,
     domain: subject.domain,
     tool: peek.tool ?? UNKNOWN_TOOL_NAME,
     principal: subject.principal,
     mode: peek.mode ?? FALLBACK_MODE,
-    ts: now.toISOString(),
-    causationId: peek.eventId ?? null,
     correlationId: subject.callId,
-    data: { stage: "registry", error },
   };
+  return nextCallEvent(call, "ToolCallRejected", { stage: "registry", error }, { eventId, ts: now.toISOString() }, { causationId: peek.eventId ?? null });
 }

@@ -1,4 +1,4 @@
-import { EVENT_SCHEMA_VERSION, type CallMode, type ToolView, type ToolViewCompiled } from "@warden/contracts";
+import { nextCallEvent, type CallMode, type EventStamp, type ToolView, type ToolViewCompiled } from "@warden/contracts";
 
 /** The subagent's own call, as its recorded events describe it. */
 export interface OwnCall {
@@ -26,7 +26,7 @@ export function toolViewCompiledEvent(
   turn: number,
   view: ToolView,
   allowedTools: readonly string[],
-  stamp: { eventId: string; ts: string },
+  stamp: EventStamp,
 ): ToolViewCompiled {
   const allowed = new Set(allowedTools);
   const shown = new Set(view.tools.map((t) => t.name));
@@ -35,26 +35,13 @@ export function toolViewCompiledEvent(
   for (const name of allowedTools) {
     if (!known.has(name)) hidden.push({ name, reason: "not_registered", detail: `the registry has no tool named ${name}` });
   }
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    type: "ToolViewCompiled",
-    eventId: stamp.eventId,
-    callId: own.callId,
-    domain: own.domain,
-    tool: own.tool,
-    principal: own.principal,
-    mode: own.mode,
-    ts: stamp.ts,
-    causationId: own.startedEventId,
-    correlationId: own.correlationId,
-    ...(own.parentCallId === undefined ? {} : { parentCallId: own.parentCallId }),
-    data: {
-      turn,
-      viewPrincipal: view.query.principal,
-      viewMode: view.query.mode,
-      policyVersion: view.policyVersion,
-      tools: view.tools.map((t) => ({ name: t.name, wireName: t.wireName, version: t.version, grade: t.grade })),
-      hidden,
-    },
+  const data = {
+    turn,
+    viewPrincipal: view.query.principal,
+    viewMode: view.query.mode,
+    policyVersion: view.policyVersion,
+    tools: view.tools.map((t) => ({ name: t.name, wireName: t.wireName, version: t.version, grade: t.grade })),
+    hidden,
   };
+  return nextCallEvent(own, "ToolViewCompiled", data, stamp, { causationId: own.startedEventId });
 }
