@@ -7,6 +7,7 @@ import { connectBus, ensureTopology, freePort, loadBusConfig, requestRpc, startN
 import { SUBJECT_REGISTRY_LIST, type IdentitySpecInput } from "@warden/contracts";
 import { openWardenHome } from "@warden/identity";
 import { agentSdkRate } from "./agent-sdk.js";
+import { cliCpu, cliCpuText } from "./cli-cpu.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
 import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
@@ -68,6 +69,13 @@ try {
     process.exit(await shutdown());
   }
 
+  // what one `warden` command costs a person, against this running system, before any load
+  const person = await home.addIdentity({ kind: "human", name: "bench-person" });
+  const cliEnv = { WARDEN_HOME: homeDir, NATS_URL: server.url, LOG_LEVEL: "silent" };
+  const cliRuns = quick ? 3 : 5;
+  const cliHelp = await cliCpu(["help"], cliEnv, cliRuns);
+  const cliApprovals = await cliCpu(["approvals", "--as", person.spec.name, "--json"], cliEnv, cliRuns);
+
   const raw = await rawPublishRate(bus, { messages: quick ? 20_000 : 100_000, window: 256, payloadBytes: 600 });
   const peak = await peakRate(client, 1024, seconds);
   client.traceHops();
@@ -124,6 +132,8 @@ try {
     ["memory per 100k calls in flight (RSS growth, all processes)", `${(memPer100k / 1024 / 1024).toFixed(1)} MiB`],
     ...all.map((p): [string, string] => [`  peak RSS growth: ${p.name}`, `${(((peakBy.get(p.name) ?? 0) - (base.get(p.name) ?? 0)) / 1024 / 1024).toFixed(1)} MiB`]),
     ["failed calls", String(client.failed)],
+    [`CPU (user+sys) of \`warden help\`, median of ${cliRuns}`, cliCpuText(cliHelp)],
+    [`CPU (user+sys) of \`warden approvals --as P --json\`, median of ${cliRuns}`, cliCpuText(cliApprovals)],
   ];
   rows.push(...hopRows);
   const width = Math.max(...rows.map(([k]) => k.length));

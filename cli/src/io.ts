@@ -1,3 +1,5 @@
+import type { CommandInput, OptionSpecs } from "./args.js";
+
 /** Where a command writes and what it reads from its environment; tests can hand in their own. */
 export interface CommandIo {
   readonly env: NodeJS.ProcessEnv;
@@ -8,5 +10,5 @@ export interface CommandIo {
   stopSignal(): Promise<string>;
 }
 
-/** A command gets its own arguments (after the command words) and returns the exit code. */
-export type Command = (argv: string[], io: CommandIo) => Promise<number>;
+/** A command gets its parsed options and positional arguments and returns the exit code. */
+export type Command<O extends OptionSpecs> = (input: CommandInput<O>, io: CommandIo) => Promise<number>;

@@ -1,5 +1,19 @@
 #!/usr/bin/env node
-import { runCli } from "./run-cli.js";
+import { enableCompileCache } from "node:module";
+
+// V8 keeps compiled code on disk between runs; a short command spends most of its CPU compiling
+enableCompileCache();
+
+// a reader that went away (`warden audit --jsonl | head -1`) ends the command, quietly
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+    throw err;
+  });
+}
+
+// imported after the cache is on, so that it covers them
+const { runCli } = await import("./run-cli.js");
 
 const stopSignal = () =>
   new Promise<string>((resolve) => {

@@ -1,54 +1,25 @@
-import { approvalsCommand } from "./commands/approvals.js";
-import { auditCommand } from "./commands/audit.js";
-import { callCommand } from "./commands/call.js";
-import { approveCommand, denyCommand } from "./commands/decide.js";
-import { helpCommand, USAGE } from "./commands/help.js";
-import { policyCommand } from "./commands/policy.js";
-import { principalCommand } from "./commands/principal.js";
-import { provisionCommand } from "./commands/provision.js";
-import { replayCommand } from "./commands/replay.js";
-import { registerCommand } from "./commands/register.js";
-import { toolsCommand } from "./commands/tools.js";
-import { topologyCommand } from "./commands/topology.js";
-import { traceCommand } from "./commands/trace.js";
-import { upCommand } from "./commands/up.js";
-import { CliError, EXIT_FAILED } from "./errors.js";
-import type { Command, CommandIo } from "./io.js";
+import { CommanderError } from "commander";
+import { CliError, EXIT_FAILED, EXIT_OK } from "./errors.js";
+import type { CommandIo } from "./io.js";
 import { emitError } from "./output.js";
+import { buildProgram, commandPath } from "./program.js";
 
-const COMMANDS: Record<string, Command> = {
-  up: upCommand,
-  tools: toolsCommand,
-  call: callCommand,
-  approvals: approvalsCommand,
-  approve: approveCommand,
-  deny: denyCommand,
-  trace: traceCommand,
-  audit: auditCommand,
-  replay: replayCommand,
-  policy: policyCommand,
-  principal: principalCommand,
-  provision: provisionCommand,
-  topology: topologyCommand,
-  register: registerCommand,
-  help: helpCommand,
-  "--help": helpCommand,
-  "-h": helpCommand,
-};
+/** commander's ways to end after printing help, as opposed to refusing the arguments. */
+const HELP_CODES = new Set(["commander.helpDisplayed", "commander.help", "commander.version"]);
 
 /** Runs one command and turns every expected failure into one line (or one JSON document) and an exit code. */
 export async function runCli(argv: string[], io: CommandIo): Promise<number> {
-  const [name, ...rest] = argv;
   const json = argv.includes("--json");
-  const command = name === undefined ? undefined : COMMANDS[name];
-  if (command === undefined) {
-    if (name === undefined) io.err(USAGE);
-    else emitError(io, json, "INVALID_REQUEST", `unknown command ${JSON.stringify(name)}; try \`warden help\``);
-    return EXIT_FAILED;
-  }
+  let exitCode = EXIT_OK;
   try {
-    return await command(rest, io);
+    await buildProgram(io, (code) => (exitCode = code)).parseAsync(argv, { from: "user" });
+    return exitCode;
   } catch (err) {
+    if (err instanceof CommanderError) {
+      if (HELP_CODES.has(err.code)) return err.exitCode;
+      emitError(io, json, "INVALID_REQUEST", usageMessage(err, argv));
+      return EXIT_FAILED;
+    }
     if (err instanceof CliError) {
       emitError(io, json, err.code, err.message);
       return err.exitCode;
@@ -61,4 +32,11 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
     emitError(io, json, "INTERNAL", `internal error: ${message}`);
     return EXIT_FAILED;
   }
+}
+
+/** commander's message on one line, with where to look: `error: unknown option '--jsn'\n(Did you mean --json?)`. */
+function usageMessage(err: CommanderError, argv: readonly string[]): string {
+  const message = err.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").replace(/\.$/, "");
+  const path = commandPath(argv);
+  return `${message}; see \`warden ${path.length === 0 ? "help" : `${path.join(" ")} --help`}\``;
 }

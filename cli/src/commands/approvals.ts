@@ -1,16 +1,13 @@
 import { createApproverClient } from "@warden/sdk";
-import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import type { APPROVALS_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
 
 /** `warden approvals`: what waits for a person, with the argsHash a decision must echo. */
-export const approvalsCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
-  if (positionals.length > 0) throw new CliError("INVALID_REQUEST", `unexpected arguments: ${positionals.join(" ")}`);
-  // the inbox is a person's: it lists what that person may decide
-  if (values.as === undefined) throw usageError("--as NAME is required: whose approval inbox (e.g. --as alice)");
+export const approvalsCommand: Command<typeof APPROVALS_OPTIONS> = async ({ values }, io) => {
+  // the inbox is a person's (--as is required): it lists what that person may decide
   const approver = values.as;
   const r = await withBus(io, { name: approver, creds: values.creds }, (bus) => createApproverClient({ bus, approver }).pending());
   if (!r.ok) throw new CliError(r.error.code, r.error.message);

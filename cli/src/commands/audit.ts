@@ -5,8 +5,8 @@ import { CALL_MODES, isSafeToken, PolicyDocumentSchema, type CallMode, type Poli
 import { auditRow, CALL_STATES, matchesAudit, verifyCalls, type AuditFilter, type CallState, type Finding } from "@warden/projections";
 import { awaitProjector, PROJECTOR_WAIT_MS, type ProjectorPosition } from "@warden/projector";
 import { parse as parseYaml } from "yaml";
-import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { readAuditCalls } from "../audit-reader.js";
+import type { AUDIT_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { auditTable, invalidNote, projectorFinding, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
 import { parseDuration } from "../domain/options.js";
@@ -14,30 +14,13 @@ import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 
-const OPTIONS = {
-  ...JSON_OPTION, ...WHO_OPTIONS,
-  jsonl: { type: "boolean" },
-  since: { type: "string" },
-  until: { type: "string" },
-  principal: { type: "string" },
-  tool: { type: "string" },
-  domain: { type: "string" },
-  mode: { type: "string" },
-  outcome: { type: "string" },
-  verify: { type: "boolean" },
-  policy: { type: "string" },
-  "projector-wait": { type: "string" },
-} as const;
-
 /**
  * `warden audit [--since T] [--until T] [filters] [--json|--jsonl] [--verify]`: the calls requested
  * in a time range, replayed from the stream; --verify checks each against the invariants and exits
  * 1 naming every violation, and checks that the projector reached the stream's end (the read
  * models miss whatever it has not: a stuck or lagging projector is a finding too).
  */
-export const auditCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io) => {
   if (values.json && values.jsonl) throw usageError("--json and --jsonl exclude each other");
   const now = new Date();
   const since = parseTimeBound("--since", values.since, now);

@@ -1,5 +1,6 @@
 import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
-import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { defaultPrincipal, onePositional } from "../args.js";
+import type { CALL_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { callDocument, callText } from "../domain/call-output.js";
 import { parseDuration, parseFlags, parseJsonArgs, parseMode, parseToken } from "../domain/options.js";
@@ -7,20 +8,8 @@ import { EXIT_FAILED, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
-const OPTIONS = {
-  ...JSON_OPTION,
-  ...CALLER_OPTIONS,
-  ...WHO_OPTIONS,
-  args: { type: "string" },
-  version: { type: "string" },
-  wait: { type: "boolean" },
-  timeout: { type: "string" },
-  "run-id": { type: "string" },
-} as const;
-
 /** `warden call TOOL --args JSON`: returns at the call's end, or at its approval request unless --wait. */
-export const callCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+export const callCommand: Command<typeof CALL_OPTIONS> = async ({ values, positionals }, io) => {
   const tool = onePositional(positionals, "TOOL (e.g. kb.search)");
   const args = parseJsonArgs(values.args);
   const mode = parseMode(values.mode, "human");

@@ -1,25 +1,23 @@
 import { createApproverClient, type DecisionOutcome } from "@warden/sdk";
-import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { onePositional, type CommandInput } from "../args.js";
+import type { DECIDE_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
 
-const OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, reason: { type: "string" }, "args-hash": { type: "string" } } as const;
 
 const UNSEEN_ARGS_HASH = "unseen";
 
 /** `warden approve ID --as P [--reason R]`. */
-export const approveCommand: Command = (argv, io) => decide("grant", argv, io);
+export const approveCommand: Command<typeof DECIDE_OPTIONS> = (input, io) => decide("grant", input, io);
 
 /** `warden deny ID --as P --reason R`. */
-export const denyCommand: Command = (argv, io) => decide("deny", argv, io);
+export const denyCommand: Command<typeof DECIDE_OPTIONS> = (input, io) => decide("deny", input, io);
 
-async function decide(decision: "grant" | "deny", argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+async function decide(decision: "grant" | "deny", { values, positionals }: CommandInput<typeof DECIDE_OPTIONS>, io: CommandIo): Promise<number> {
   const approvalId = parseToken("approval id", onePositional(positionals, "APPROVAL_ID"));
-  if (values.as === undefined) throw usageError("--as PRINCIPAL is required: who decides");
   const approver = parseToken("--as", values.as);
   const reason = values.reason;
   if (decision === "deny" && (reason === undefined || reason.trim() === "")) throw usageError("--reason is required to deny");

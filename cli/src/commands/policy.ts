@@ -4,22 +4,15 @@ import { entryToJson, type Bus } from "@warden/bus";
 import { BUCKET_POLICY, EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
 import { stringify as toYaml } from "yaml";
-import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { onePositional } from "../args.js";
+import type { POLICY_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { CliError, EXIT_OK, usageError } from "../errors.js";
-import type { Command, CommandIo } from "../io.js";
+import { CliError, EXIT_OK } from "../errors.js";
+import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
-/** `warden policy set FILE` (JSON or YAML) and `warden policy show`. */
-export const policyCommand: Command = async (argv, io) => {
-  const [sub, ...rest] = argv;
-  if (sub === "set") return setPolicy(rest, io);
-  if (sub === "show") return showPolicy(rest, io);
-  throw usageError("usage: warden policy set FILE | warden policy show");
-};
-
-async function setPolicy(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
+/** `warden policy set FILE` (JSON or YAML). */
+export const policySetCommand: Command<typeof POLICY_OPTIONS> = async ({ values, positionals }, io) => {
   const file = resolve(io.cwd, onePositional(positionals, "FILE (a JSON or YAML policy document)"));
   let text: string;
   try {
@@ -34,17 +27,16 @@ async function setPolicy(argv: string[], io: CommandIo): Promise<number> {
     `policy ${document.version} stored (revision ${revision}); services reload it at once`,
   );
   return EXIT_OK;
-}
+};
 
-async function showPolicy(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
-  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+/** `warden policy show`: the stored document, or the built-in defaults when none is stored. */
+export const policyShowCommand: Command<typeof POLICY_OPTIONS> = async ({ values }, io) => {
   const { document, stored } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, readPolicy);
   emit(io, values.json ?? false, { stored, document }, () =>
     `${stored ? "# the stored policy document" : "# no policy document is stored: the built-in defaults are in force"}\n${toYaml(document)}`,
   );
   return EXIT_OK;
-}
+};
 
 async function readPolicy(bus: Bus): Promise<{ document: PolicyDocument; stored: boolean }> {
   const kv = await bus.kvm.open(BUCKET_POLICY);

@@ -1,25 +1,11 @@
 import { IdentitySpecSchema, SERVICE_ROLES, type IdentitySpecInput } from "@warden/contracts";
 import { IdentityError, pushAccountJwts } from "@warden/identity";
-import { JSON_OPTION, onePositional, parseCommandArgs } from "../args.js";
+import { onePositional, type JSON_OPTION } from "../args.js";
+import type { PRINCIPAL_ADD_OPTIONS } from "../command-list.js";
 import { existingHome, wardenHomeDir } from "../connect.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit, renderTable } from "../output.js";
-
-const ADD_OPTIONS = { ...JSON_OPTION, kind: { type: "string" }, role: { type: "string" }, domains: { type: "string" } } as const;
-
-/**
- * `warden principal add NAME --kind agent|human|executor|service|auditor`, `principal revoke NAME`,
- * `principal list`: identities are minted from WARDEN_HOME's account keys. A new one works at once
- * (the server checks its signature, no restart); a revoked one is refused from the next connect.
- */
-export const principalCommand: Command = async (argv, io) => {
-  const [sub, ...rest] = argv;
-  if (sub === "add") return add(rest, io);
-  if (sub === "revoke") return revoke(rest, io);
-  if (sub === "list") return list(rest, io);
-  throw usageError("usage: warden principal add NAME --kind agent|human|executor|service|auditor | revoke NAME | list");
-};
 
 function home(io: CommandIo) {
   const h = existingHome(io);
@@ -27,11 +13,14 @@ function home(io: CommandIo) {
   return h;
 }
 
-async function add(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, ADD_OPTIONS);
+/**
+ * `warden principal add NAME --kind agent|human|executor|service|auditor`: identities are minted
+ * from WARDEN_HOME's account keys. A new one works at once (the server checks its signature, no
+ * restart).
+ */
+export const principalAddCommand: Command<typeof PRINCIPAL_ADD_OPTIONS> = async ({ values, positionals }, io) => {
   const name = onePositional(positionals, "NAME");
   const kind = values.kind;
-  if (kind === undefined) throw usageError("--kind is required: agent, human, executor (with --domains), service (with --role) or auditor");
   if (name.startsWith("agent-")) throw usageError(`${name}: names starting with agent- are the principals of subagents (agent.<name> tools)`);
   const domains = values.domains?.split(",").map((d) => d.trim()).filter((d) => d !== "") ?? [];
   let input: IdentitySpecInput;
@@ -58,10 +47,10 @@ async function add(argv: string[], io: CommandIo): Promise<number> {
     throw err;
   }
   return EXIT_OK;
-}
+};
 
-async function revoke(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, JSON_OPTION);
+/** `warden principal revoke NAME`: refused from the next connect. */
+export const principalRevokeCommand: Command<typeof JSON_OPTION> = async ({ values, positionals }, io) => {
   const name = onePositional(positionals, "NAME");
   const h = home(io);
   if (h.identity(name) === undefined) throw new CliError("NOT_FOUND", `no identity named ${name} in ${h.dir}/env.json`);
@@ -73,10 +62,10 @@ async function revoke(argv: string[], io: CommandIo): Promise<number> {
   });
   emit(io, values.json ?? false, { ok: true, name, revoked: true }, () => `${name} is revoked: the server refuses its credentials from now on`);
   return EXIT_OK;
-}
+};
 
-async function list(argv: string[], io: CommandIo): Promise<number> {
-  const { values } = parseCommandArgs(argv, JSON_OPTION);
+/** `warden principal list`. */
+export const principalListCommand: Command<typeof JSON_OPTION> = async ({ values }, io) => {
   const entries = Object.values(home(io).env().identities);
   emit(io, values.json ?? false, { identities: entries }, () =>
     renderTable(entries, [
@@ -87,4 +76,4 @@ async function list(argv: string[], io: CommandIo): Promise<number> {
     ]),
   );
   return EXIT_OK;
-}
+};

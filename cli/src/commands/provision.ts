@@ -3,20 +3,11 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync
 import { join, resolve } from "node:path";
 import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome, renderAuthConfig } from "@warden/identity";
-import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import type { PROVISION_OPTIONS } from "../command-list.js";
 import { EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 import { approverSigningKey, provisionIdentities } from "../up/identities.js";
-
-const OPTIONS = {
-  ...JSON_OPTION,
-  out: { type: "string" },
-  demo: { type: "boolean" },
-  url: { type: "string" },
-  routes: { type: "string" },
-  owner: { type: "string" },
-} as const;
 
 const ROUTE_USER = "warden-route";
 
@@ -27,10 +18,7 @@ const ROUTE_USER = "warden-route";
  * files; DIR/identities/<name>/ one folder per identity to mount into its container. Re-running
  * keeps existing keys and credentials and mints only what is missing.
  */
-export const provisionCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
-  if (values.out === undefined) throw usageError("--out DIR is required: where the home, server files and identity folders go");
+export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ values }, io) => {
   const owner = parseOwner(values.owner);
   const dir = resolve(io.cwd, values.out);
   const home = openWardenHome(dir);

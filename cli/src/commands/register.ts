@@ -4,13 +4,12 @@ import { parseManifest, probeNetworkSandbox, registerMcpTools, toolDescriptor, t
 import { silentLogger } from "@warden/bus";
 import { ToolDescriptorSchema, ToolStatusSchema, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
 import { registerTools } from "@warden/registry";
-import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { onePositional } from "../args.js";
+import type { REGISTER_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
-
-const OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, status: { type: "string" }, "dry-run": { type: "boolean" }, discover: { type: "boolean" } } as const;
 
 interface Row {
   readonly name: string;
@@ -25,8 +24,7 @@ interface Row {
  * tools; `--discover` also starts its MCP server once to register what it offers (as discovered);
  * `--dry-run` only validates and prints the descriptors.
  */
-export const registerCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+export const registerCommand: Command<typeof REGISTER_OPTIONS> = async ({ values, positionals }, io) => {
   const json = values.json ?? false;
   const file = resolve(io.cwd, onePositional(positionals, "FILE (a YAML or JSON tool manifest)"));
   let text: string;

@@ -1,20 +1,11 @@
 import { READ_MODEL_NAMES } from "@warden/projections";
 import { PROJECTOR_WAIT_MS, projectorBehindText, rebuildReadModels, type RebuildResult } from "@warden/projector";
-import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import type { REPLAY_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { parseDuration, parseToken } from "../domain/options.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
-
-const OPTIONS = {
-  ...JSON_OPTION,
-  ...WHO_OPTIONS,
-  rebuild: { type: "boolean" },
-  suffix: { type: "string" },
-  "to-seq": { type: "string" },
-  "projector-wait": { type: "string" },
-} as const;
 
 /**
  * `warden replay [--rebuild [--suffix S]] [--to-seq N] [--projector-wait 5s]`: folds the stream
@@ -23,9 +14,7 @@ const OPTIONS = {
  * `<bucket>_<suffix>`. Exit 1 on a mismatch, or when the projector does not reach the stream's
  * end within the wait (stuck, lagging or not running).
  */
-export const replayCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+export const replayCommand: Command<typeof REPLAY_OPTIONS> = async ({ values }, io) => {
   const suffix = parseToken("--suffix", values.suffix ?? "rebuild");
   const toSeq = values["to-seq"] === undefined ? undefined : Number(values["to-seq"]);
   if (toSeq !== undefined && !(Number.isInteger(toSeq) && toSeq > 0)) throw usageError("--to-seq must be a positive stream sequence");

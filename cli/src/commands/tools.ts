@@ -1,6 +1,7 @@
 import { setToolStatus } from "@warden/registry";
 import { createAgentClient } from "@warden/sdk";
-import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { defaultPrincipal, onePositional, type CommandInput } from "../args.js";
+import type { TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";
 import { existingHome, withBus } from "../connect.js";
 import { parseFlags, parseFormat, parseMode, parseToken } from "../domain/options.js";
 import { toolViewText } from "../domain/tool-table.js";
@@ -8,18 +9,8 @@ import { CliError, EXIT_OK } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit, pretty, renderTable } from "../output.js";
 
-const VIEW_OPTIONS = { ...JSON_OPTION, ...CALLER_OPTIONS, ...WHO_OPTIONS, format: { type: "string" }, explain: { type: "boolean" } } as const;
-const STATUS_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, version: { type: "string" } } as const;
-
-/** `warden tools [...]` shows a caller's ToolView; `tools enable|disable NAME` changes a tool's status. */
-export const toolsCommand: Command = async (argv, io) => {
-  const [sub, ...rest] = argv;
-  if (sub === "enable" || sub === "disable") return setStatus(sub === "enable" ? "enabled" : "disabled", rest, io);
-  return showView(argv, io);
-};
-
-async function showView(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, VIEW_OPTIONS);
+/** `warden tools [...]` shows a caller's ToolView. */
+export const toolsViewCommand: Command<typeof TOOLS_VIEW_OPTIONS> = async ({ values, positionals }, io) => {
   if (positionals.length > 0) throw new CliError("INVALID_REQUEST", `unexpected arguments: ${positionals.join(" ")} (did you mean tools enable|disable NAME?)`);
   const json = values.json ?? false;
   const format = parseFormat(values.format, "table");
@@ -36,10 +27,15 @@ async function showView(argv: string[], io: CommandIo): Promise<number> {
   if (!view.ok) throw new CliError(view.error.code, view.error.message);
   emit(io, json, view.value, () => (format === "table" ? toolViewText(view.value.view, explain) : pretty(view.value.formatted)));
   return EXIT_OK;
-}
+};
 
-async function setStatus(status: "enabled" | "disabled", argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, STATUS_OPTIONS);
+/** `warden tools enable NAME [--version V]`. */
+export const toolsEnableCommand: Command<typeof TOOLS_STATUS_OPTIONS> = (input, io) => setStatus("enabled", input, io);
+
+/** `warden tools disable NAME [--version V]`. */
+export const toolsDisableCommand: Command<typeof TOOLS_STATUS_OPTIONS> = (input, io) => setStatus("disabled", input, io);
+
+async function setStatus(status: "enabled" | "disabled", { values, positionals }: CommandInput<typeof TOOLS_STATUS_OPTIONS>, io: CommandIo): Promise<number> {
   const name = onePositional(positionals, "NAME (e.g. kb.reindex)");
   const req = { name, status, ...(values.version === undefined ? {} : { version: values.version }) };
   const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => setToolStatus(bus, req));

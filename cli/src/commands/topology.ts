@@ -2,13 +2,12 @@ import { ensureTopology, TopologyError } from "@warden/bus";
 import { supportDeskPolicy } from "@warden/example-support-desk";
 import { BUCKET_POLICY, POLICY_DOCUMENT_KEY } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
-import { JSON_OPTION, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import type { TOPOLOGY_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
-const OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS, demo: { type: "boolean" } } as const;
 const PATIENCE_MS = 60_000;
 
 /**
@@ -17,9 +16,7 @@ const PATIENCE_MS = 60_000;
  * support-desk policy when no policy document is stored. Waits up to a minute for a cluster that
  * is still forming.
  */
-export const topologyCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+export const topologyCommand: Command<typeof TOPOLOGY_OPTIONS> = async ({ values }, io) => {
   const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
     try {

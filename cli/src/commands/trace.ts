@@ -1,4 +1,5 @@
-import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
+import { onePositional } from "../args.js";
+import type { TRACE_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { traceText, unreadableLines } from "../domain/trace-format.js";
@@ -8,8 +9,7 @@ import { emit } from "../output.js";
 import { readCallTrace } from "../trace-reader.js";
 
 /** `warden trace CALL_ID`: the call's events in order, who did what and when, and its child calls. */
-export const traceCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, { ...JSON_OPTION, ...WHO_OPTIONS });
+export const traceCommand: Command<typeof TRACE_OPTIONS> = async ({ values, positionals }, io) => {
   const callId = parseToken("call id", onePositional(positionals, "CALL_ID"));
   const trace = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => readCallTrace(bus, callId));
   if (trace === undefined) throw new CliError("NOT_FOUND", `no events for call ${callId}`);

@@ -3,7 +3,7 @@ import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome } from "@warden/identity";
 import { listTools } from "@warden/registry";
 import { pino } from "pino";
-import { JSON_OPTION, parseCommandArgs } from "../args.js";
+import type { UP_OPTIONS } from "../command-list.js";
 import { busConfig, openBus, wardenHomeDir } from "../connect.js";
 import { exampleApprover, upText, type UpSummary } from "../domain/up-text.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
@@ -13,7 +13,6 @@ import { approverSigningKey, provisionIdentities } from "../up/identities.js";
 import { checkServerRefusesAnonymous, provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
 import { startServices, type StartedServices } from "../up/start-services.js";
 
-const OPTIONS = { ...JSON_OPTION, demo: { type: "boolean" }, "nats-port": { type: "string" }, insecure: { type: "boolean" } } as const;
 const SERVICES_STOP_MS = 10_000;
 const BUS_CLOSE_MS = 3_000;
 
@@ -21,9 +20,7 @@ const BUS_CLOSE_MS = 3_000;
  * `warden up [--demo] [--nats-port N] [--insecure]`: a secured nats-server (or NATS_URL), every
  * service as its own identity, and the demo, in one process tree until Ctrl-C.
  */
-export const upCommand: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (positionals.length > 0) throw usageError(`unexpected arguments: ${positionals.join(" ")}`);
+export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
   const demo = values.demo ?? false;
   const insecure = values.insecure ?? false;
   const natsPort = parsePort(values["nats-port"]);

@@ -1,0 +1,303 @@
+import { CALLER_OPTIONS, JSON_OPTION, WHO_OPTIONS, type CommandInput, type OptionSpecs } from "./args.js";
+import type { Command, CommandIo } from "./io.js";
+
+/** A positional argument; every declared one is required. */
+export interface ArgumentSpec {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * A command as the CLI declares it, once: the parser and `--help` are made from it. The module
+ * that does the work is imported only when the command runs, so `warden help` (or a command that
+ * fails on its arguments) loads none of the services, the MCP SDK or openai.
+ */
+export interface CommandSpec {
+  readonly name: string;
+  readonly summary: string;
+  readonly arguments?: readonly ArgumentSpec[];
+  readonly options?: OptionSpecs;
+  /** Positional arguments beyond the declared ones reach the action, which says what they should be. */
+  readonly extraArguments?: boolean;
+  readonly subcommands?: readonly CommandSpec[];
+  run?(input: CommandInput<OptionSpecs>, io: CommandIo): Promise<number>;
+}
+
+interface LeafSpec<O extends OptionSpecs> {
+  readonly name: string;
+  readonly summary: string;
+  readonly arguments?: readonly ArgumentSpec[];
+  readonly options: O;
+  readonly extraArguments?: boolean;
+  readonly subcommands?: readonly CommandSpec[];
+  readonly run: Command<O>;
+}
+
+/** Ties a command's options to the type its action receives. */
+function command<O extends OptionSpecs>(spec: LeafSpec<O>): CommandSpec {
+  return spec;
+}
+
+const required = <S extends object>(spec: S) => ({ ...spec, required: true }) as const;
+
+const PROJECTOR_WAIT = {
+  "projector-wait": { type: "string", value: "DURATION", description: "how long the projector may take to reach the stream's end (default 5s)" },
+} as const satisfies OptionSpecs;
+
+export const UP_OPTIONS = {
+  ...JSON_OPTION,
+  demo: { type: "boolean", description: "also start the support-desk demo, its policy and its people" },
+  "nats-port": { type: "string", value: "N", description: "port of the nats-server it starts (0 picks a free one)" },
+  insecure: { type: "boolean", description: "go on with a NATS_URL server that lets unauthenticated clients publish" },
+} as const satisfies OptionSpecs;
+
+export const TOOLS_VIEW_OPTIONS = {
+  ...JSON_OPTION,
+  ...CALLER_OPTIONS,
+  ...WHO_OPTIONS,
+  format: { type: "string", value: "FORMAT", description: "openai, anthropic, mcp or table (default table)" },
+  explain: { type: "boolean", description: "also list the hidden tools and why each is hidden" },
+} as const satisfies OptionSpecs;
+
+export const TOOLS_STATUS_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  version: { type: "string", value: "V", description: "only this version (default every version)" },
+} as const satisfies OptionSpecs;
+
+export const CALL_OPTIONS = {
+  ...JSON_OPTION,
+  ...CALLER_OPTIONS,
+  ...WHO_OPTIONS,
+  args: { type: "string", value: "JSON", description: "the tool's arguments as JSON (default {})" },
+  version: { type: "string", value: "V", description: "call this version of the tool" },
+  wait: { type: "boolean", description: "wait through an approval for the call's end" },
+  timeout: { type: "string", value: "DURATION", description: "how long to wait, e.g. 500ms, 30s, 2m (default 30s)" },
+  "run-id": { type: "string", value: "ID", description: "the run the call belongs to (budgets span a run)" },
+} as const satisfies OptionSpecs;
+
+export const APPROVALS_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "whose approval inbox (a person, e.g. alice)" }),
+} as const satisfies OptionSpecs;
+
+export const DECIDE_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "who decides (a person, e.g. alice)" }),
+  reason: { type: "string", value: "R", description: "why (required to deny)" },
+  "args-hash": { type: "string", value: "H", description: "the argsHash of the args you saw (default: the one in your inbox)" },
+} as const satisfies OptionSpecs;
+
+export const TRACE_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
+
+export const AUDIT_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  jsonl: { type: "boolean", description: "one JSON line per call (findings that concern no call on stderr)" },
+  since: { type: "string", value: "T", description: "from this time: ISO time, or 15m / 2h / 7d ago" },
+  until: { type: "string", value: "T", description: "up to this time: ISO time, or 15m / 2h / 7d ago" },
+  principal: { type: "string", value: "P", description: "only calls of this principal" },
+  tool: { type: "string", value: "T", description: "only calls of this tool" },
+  domain: { type: "string", value: "D", description: "only calls in this domain" },
+  mode: { type: "string", value: "M", description: "only calls in this mode: human, llm or plan" },
+  outcome: { type: "string", value: "S", description: "only calls in this state (e.g. succeeded, denied, outcome_unknown)" },
+  verify: { type: "boolean", description: "check the calls against the invariants; exit 1 names each violation (and a projector behind the stream's end)" },
+  policy: { type: "string", value: "FILE", description: "verify against this policy document instead of the stored one" },
+  ...PROJECTOR_WAIT,
+} as const satisfies OptionSpecs;
+
+export const REPLAY_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  rebuild: { type: "boolean", description: "write the rebuilt models into fresh buckets <bucket>_<suffix>" },
+  suffix: { type: "string", value: "S", description: "the suffix of the rebuilt buckets (default rebuild)" },
+  "to-seq": { type: "string", value: "N", description: "replay up to this stream sequence (default the stream's end)" },
+  ...PROJECTOR_WAIT,
+} as const satisfies OptionSpecs;
+
+export const POLICY_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
+
+export const REGISTER_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  status: { type: "string", value: "S", description: "register as enabled, discovered or disabled (default the manifest's)" },
+  discover: { type: "boolean", description: "also start the manifest's MCP server once and register what it offers" },
+  "dry-run": { type: "boolean", description: "only validate the manifest and print the descriptors" },
+} as const satisfies OptionSpecs;
+
+export const PRINCIPAL_ADD_OPTIONS = {
+  ...JSON_OPTION,
+  kind: { type: "string", value: "KIND", required: true, description: "agent, human, executor (with --domains), service (with --role) or auditor" },
+  domains: { type: "string", value: "D,..", description: "the domains an executor serves" },
+  role: { type: "string", value: "R", description: "a service's role" },
+} as const satisfies OptionSpecs;
+
+export const PROVISION_OPTIONS = {
+  ...JSON_OPTION,
+  out: { type: "string", value: "DIR", required: true, description: "where the home, the server files and the identity folders go" },
+  demo: { type: "boolean", description: "also the demo's identities" },
+  url: { type: "string", value: "U", description: "the servers' URL(s) written into the home" },
+  routes: { type: "string", value: "h:p,..", description: "cluster routes: also writes server/cluster.conf with a route secret" },
+  owner: { type: "string", value: "UID:GID", description: "owner of each identity folder (for containers)" },
+} as const satisfies OptionSpecs;
+
+export const TOPOLOGY_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  demo: { type: "boolean", description: "store the support-desk policy when no policy document is stored" },
+} as const satisfies OptionSpecs;
+
+const NAME = { name: "NAME", description: "the identity's name" };
+
+/** Every `warden` command, in the order help lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  command({
+    name: "up",
+    summary: "start a secured nats-server (or use NATS_URL), every service and the demo; keys and credentials in WARDEN_HOME (./.warden); Ctrl-C stops",
+    options: UP_OPTIONS,
+    run: async (input, io) => (await import("./commands/up.js")).upCommand(input, io),
+  }),
+  command({
+    name: "tools",
+    summary: "the tools a caller may see, and (--explain) why others are hidden",
+    options: TOOLS_VIEW_OPTIONS,
+    extraArguments: true,
+    run: async (input, io) => (await import("./commands/tools.js")).toolsViewCommand(input, io),
+    subcommands: [
+      command({
+        name: "enable",
+        summary: "enable a tool (every version, or one)",
+        arguments: [{ name: "NAME", description: "the tool, e.g. kb.reindex" }],
+        options: TOOLS_STATUS_OPTIONS,
+        run: async (input, io) => (await import("./commands/tools.js")).toolsEnableCommand(input, io),
+      }),
+      command({
+        name: "disable",
+        summary: "disable a tool (every version, or one)",
+        arguments: [{ name: "NAME", description: "the tool, e.g. kb.reindex" }],
+        options: TOOLS_STATUS_OPTIONS,
+        run: async (input, io) => (await import("./commands/tools.js")).toolsDisableCommand(input, io),
+      }),
+    ],
+  }),
+  command({
+    name: "call",
+    summary: "ask for a tool call; returns at its end, or when it needs approval unless --wait",
+    arguments: [{ name: "TOOL", description: "the tool, e.g. kb.search" }],
+    options: CALL_OPTIONS,
+    run: async (input, io) => (await import("./commands/call.js")).callCommand(input, io),
+  }),
+  command({
+    name: "approvals",
+    summary: "calls waiting for a person to decide, with the argsHash a decision echoes",
+    options: APPROVALS_OPTIONS,
+    run: async (input, io) => (await import("./commands/approvals.js")).approvalsCommand(input, io),
+  }),
+  command({
+    name: "approve",
+    summary: "grant an approval",
+    arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
+    options: DECIDE_OPTIONS,
+    run: async (input, io) => (await import("./commands/decide.js")).approveCommand(input, io),
+  }),
+  command({
+    name: "deny",
+    summary: "deny an approval (--reason is required)",
+    arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
+    options: DECIDE_OPTIONS,
+    run: async (input, io) => (await import("./commands/decide.js")).denyCommand(input, io),
+  }),
+  command({
+    name: "trace",
+    summary: "a call's timeline: who did what, which rule, approver, result, child calls",
+    arguments: [{ name: "CALL_ID", description: "the call's id" }],
+    options: TRACE_OPTIONS,
+    run: async (input, io) => (await import("./commands/trace.js")).traceCommand(input, io),
+  }),
+  command({
+    name: "audit",
+    summary: "the calls requested in a time range, replayed from the stream; --verify checks them",
+    options: AUDIT_OPTIONS,
+    run: async (input, io) => (await import("./commands/audit.js")).auditCommand(input, io),
+  }),
+  command({
+    name: "replay",
+    summary: "rebuild every read model from the stream and compare digests with the live models; exit 1 if they differ or the projector is behind",
+    options: REPLAY_OPTIONS,
+    run: async (input, io) => (await import("./commands/replay.js")).replayCommand(input, io),
+  }),
+  {
+    name: "policy",
+    summary: "the policy document: store one or show the one in force",
+    subcommands: [
+      command({
+        name: "set",
+        summary: "store a policy document (JSON or YAML); services reload it at once",
+        arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
+        options: POLICY_OPTIONS,
+        run: async (input, io) => (await import("./commands/policy.js")).policySetCommand(input, io),
+      }),
+      command({
+        name: "show",
+        summary: "the policy document in force",
+        options: POLICY_OPTIONS,
+        run: async (input, io) => (await import("./commands/policy.js")).policyShowCommand(input, io),
+      }),
+    ],
+  },
+  command({
+    name: "register",
+    summary: "validate a tool manifest (CLI, HTTP, MCP) and register its tools",
+    arguments: [{ name: "FILE", description: "a YAML or JSON tool manifest" }],
+    options: REGISTER_OPTIONS,
+    run: async (input, io) => (await import("./commands/register.js")).registerCommand(input, io),
+  }),
+  {
+    name: "principal",
+    summary: "identities in WARDEN_HOME: add, revoke, list",
+    subcommands: [
+      command({
+        name: "add",
+        summary: "mint an identity's credentials (no restart needed)",
+        arguments: [NAME],
+        options: PRINCIPAL_ADD_OPTIONS,
+        run: async (input, io) => (await import("./commands/principal.js")).principalAddCommand(input, io),
+      }),
+      command({
+        name: "revoke",
+        summary: "the server refuses NAME's credentials from now on",
+        arguments: [NAME],
+        options: JSON_OPTION,
+        run: async (input, io) => (await import("./commands/principal.js")).principalRevokeCommand(input, io),
+      }),
+      command({
+        name: "list",
+        summary: "the identities in WARDEN_HOME",
+        options: JSON_OPTION,
+        run: async (input, io) => (await import("./commands/principal.js")).principalListCommand(input, io),
+      }),
+    ],
+  },
+  command({
+    name: "provision",
+    summary: "offline: keys, server auth files, one credentials folder per identity",
+    options: PROVISION_OPTIONS,
+    run: async (input, io) => (await import("./commands/provision.js")).provisionCommand(input, io),
+  }),
+  command({
+    name: "topology",
+    summary: "as the admin: create and check the streams and buckets (WARDEN_REPLICAS)",
+    options: TOPOLOGY_OPTIONS,
+    run: async (input, io) => (await import("./commands/topology.js")).topologyCommand(input, io),
+  }),
+];
+
+/** Printed after the command list of `warden --help`. */
+export const HELP_FOOTER = `
+Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
+  tools act as --principal; operator commands (trace, audit, replay, policy, register,
+  tools enable|disable, topology) as admin.
+Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.
+\`warden <command> --help\` shows a command's options.`;
