@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseManifest, probeNetworkSandbox, registerMcpTools, toolDescriptor, type Manifest } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
 import { ToolDescriptorSchema, ToolStatusSchema, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
-import { registerTools } from "@warden/registry";
+import { createRegistryClient } from "@warden/sdk";
 import { JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
@@ -48,7 +48,7 @@ export const registerCommand: Command = async (argv, io) => {
   const rows = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
     const out: Row[] = [];
     if (descriptors.length > 0) {
-      const r = await registerTools(bus, descriptors, status);
+      const r = await createRegistryClient(bus).register(descriptors, status);
       if (!r.ok) throw new CliError(r.error.code, r.error.message);
       const grades = new Map(descriptors.map((d) => [d.name, d.grade]));
       for (const x of r.value.registered) out.push({ ...x, grade: grades.get(x.name) ?? "?" });

@@ -1,5 +1,4 @@
-import { setToolStatus } from "@warden/registry";
-import { createAgentClient } from "@warden/sdk";
+import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { CALLER_OPTIONS, defaultPrincipal, JSON_OPTION, onePositional, parseCommandArgs, WHO_OPTIONS } from "../args.js";
 import { existingHome, withBus } from "../connect.js";
 import { parseFlags, parseFormat, parseMode, parseToken } from "../domain/options.js";
@@ -42,7 +41,7 @@ async function setStatus(status: "enabled" | "disabled", argv: string[], io: Com
   const { values, positionals } = parseCommandArgs(argv, STATUS_OPTIONS);
   const name = onePositional(positionals, "NAME (e.g. kb.reindex)");
   const req = { name, status, ...(values.version === undefined ? {} : { version: values.version }) };
-  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => setToolStatus(bus, req));
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => createRegistryClient(bus).setStatus(req));
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const records = r.value;
   emit(io, values.json ?? false, { ok: true, tools: records.map((t) => ({ name: t.descriptor.name, version: t.descriptor.version, status: t.status })) }, () =>

@@ -2,6 +2,7 @@ import { serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
   compareVersions,
   lastSubjectToken,
+  ListToolsRequestSchema,
   parseToolName,
   QUEUE_REGISTRY,
   RegisterRequestSchema,
@@ -14,8 +15,10 @@ import {
   wardenError,
   type JsonValue,
   type Outcome,
+  type RegisterReply,
   type Reply,
   type ToolRecord,
+  type ToolViewReply,
 } from "@warden/contracts";
 import type { z } from "zod";
 import type { ArgsValidators } from "../domain/args-validator.js";
@@ -61,7 +64,10 @@ function byNameAndVersion(a: ToolRecord, b: ToolRecord): number {
   return n !== 0 ? n : compareVersions(a.descriptor.version, b.descriptor.version);
 }
 
-/** Serves register / status / list / view in the registry's queue group. */
+/**
+ * Serves register / status / list / view in the registry's queue group; each request is
+ * validated with its schema of the registry protocol in `@warden/contracts`.
+ */
 export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
   const { bus, log, tools, cache, policy, validators } = deps;
   // after a write, answer only once this copy's cache shows it, so a list or view that follows sees it
@@ -86,7 +92,7 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       const registered = result.value;
       await cacheShows(registered, (r, i) => r.descriptorHash === registered[i]?.descriptorHash);
       log.info({ tools: result.value.map((t) => `${t.name}@${t.version}`), created: result.value.filter((t) => t.created).length }, "tools registered");
-      return reply({ ok: true, value: { registered: result.value } });
+      return reply({ ok: true, value: { registered: result.value } satisfies RegisterReply });
     }),
     serveRpc(bus, REGISTRY_STATUS_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
       const req = SetStatusRequestSchema.safeParse(payload);
@@ -102,7 +108,9 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       log.info({ tool: req.data.name, version: req.data.version, status: req.data.status }, "tool status set");
       return reply(result);
     }),
-    serveRpc(bus, SUBJECT_REGISTRY_LIST, QUEUE_REGISTRY, log, async () => {
+    serveRpc(bus, SUBJECT_REGISTRY_LIST, QUEUE_REGISTRY, log, async (payload, msg) => {
+      const req = ListToolsRequestSchema.safeParse(payload);
+      if (!req.success) return invalid(msg.subject, req.error);
       return reply({ ok: true, value: cache.records().sort(byNameAndVersion) });
     }),
     serveRpc(bus, REGISTRY_VIEW_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
@@ -113,7 +121,7 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       const { format, explain, ...query } = req.data;
       const view = compileToolView(cache.records(), policy.current(), query, { explain });
       const formatted = formatToolView(view, format, (name, version) => cache.get(name, version)?.descriptor);
-      return reply({ ok: true, value: { view, formatted } });
+      return reply({ ok: true, value: { view, formatted } satisfies ToolViewReply });
     }),
   ];
 }
