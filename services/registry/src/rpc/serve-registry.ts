@@ -1,4 +1,5 @@
 import { serveRpc, type Bus, type Logger } from "@warden/bus";
+import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 import {
   compareVersions,
   lastSubjectToken,
@@ -25,9 +26,7 @@ import type { ArgsValidators } from "../domain/args-validator.js";
 import { compileToolView } from "../domain/compile-tool-view.js";
 import { formatToolView } from "../domain/format-tool-view.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
-import type { DescriptorCache } from "../store/descriptor-cache.js";
 import type { KV } from "../store/kv.js";
-import type { PolicyWatch } from "../store/policy-watch.js";
 import { registerDescriptors, updateToolStatus } from "../store/tool-store.js";
 
 export interface RegistryRpcDeps {
@@ -35,7 +34,7 @@ export interface RegistryRpcDeps {
   readonly log: Logger;
   readonly tools: KV;
   readonly cache: DescriptorCache;
-  readonly policy: PolicyWatch;
+  readonly policy: PolicyDocumentFollower;
   readonly validators: ArgsValidators;
 }
 
