@@ -37,8 +37,7 @@ import {
   type WardenEvent,
 } from "@warden/contracts";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
-import { listTools, registerTools } from "@warden/registry";
-import { buildCallRequest, createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { buildCallRequest, createAgentClient, createApproverClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { z } from "zod";
 import { eventually } from "../support/eventually.js";
 import { callEvents, eventTypes } from "../support/events.js";
@@ -415,7 +414,7 @@ describe("an attacker holding only an agent's credentials", () => {
     });
 
     it("cannot register tools: a read version of a send tool, or a description that instructs the model", async () => {
-      const tools = await listTools(w.bus);
+      const tools = await createRegistryClient(w.bus).list();
       if (!tools.ok) throw new Error(tools.error.message);
       const message = tools.value.find((t) => t.descriptor.name === "customer.message")!.descriptor;
       const search = tools.value.find((t) => t.descriptor.name === "kb.search")!.descriptor;
@@ -426,7 +425,7 @@ describe("an attacker holding only an agent's credentials", () => {
       await expectRefused(rawRequest(bot, registryRegisterSubject("kb"), { descriptors: [instructing] }));
       await expectRefused(rawRequest(bot, `$KV.${BUCKET_TOOLS}.customer.message.1.0.1`, readSend));
 
-      const after = await listTools(w.bus);
+      const after = await createRegistryClient(w.bus).list();
       if (!after.ok) throw new Error(after.error.message);
       const versions = after.value.map((t) => `${t.descriptor.name}@${t.descriptor.version}`);
       expect(versions).not.toContain("customer.message@1.0.1");
@@ -435,14 +434,14 @@ describe("an attacker holding only an agent's credentials", () => {
 
     it("cannot enable a discovered tool nor disable one", async () => {
       const discovered = { ...(await toolDescriptor("kb.search")), name: "kb.lookup", version: "1.0.0", title: "Look up an article" };
-      const registered = await registerTools(w.bus, [discovered], "discovered");
+      const registered = await createRegistryClient(w.bus).register([discovered], "discovered");
       if (!registered.ok) throw new Error(registered.error.message);
 
       await expectRefused(rawRequest(bot, registryStatusSubject("kb"), { name: "kb.lookup", status: "enabled" }));
       await expectRefused(rawRequest(bot, registryStatusSubject("customer"), { name: "customer.message", status: "disabled" }));
       await expectRefused(rawRequest(bot, registryStatusSubject("kb"), { name: "kb.search", status: "disabled" }));
 
-      const after = await listTools(w.bus);
+      const after = await createRegistryClient(w.bus).list();
       if (!after.ok) throw new Error(after.error.message);
       const status = (name: string) => after.value.filter((t) => t.descriptor.name === name).map((t) => t.status);
       expect(status("kb.lookup")).toEqual(["discovered"]);
@@ -451,7 +450,7 @@ describe("an attacker holding only an agent's credentials", () => {
     });
 
     async function toolDescriptor(name: string) {
-      const tools = await listTools(w.bus);
+      const tools = await createRegistryClient(w.bus).list();
       if (!tools.ok) throw new Error(tools.error.message);
       return tools.value.find((t) => t.descriptor.name === name)!.descriptor;
     }

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, type Bus } from "@warden/bus";
-import { listTools, startRegistryService } from "@warden/registry";
+import { startRegistryService } from "@warden/registry";
+import { createRegistryClient } from "@warden/sdk";
 import { stringify } from "yaml";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { runCli } from "../run-cli.js";
@@ -56,7 +57,7 @@ describe("warden register FILE", () => {
     const r = await run("register", "ok.yaml", "--json");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ ok: true, domain: "reg", registered: [{ name: "reg.list", version: "1.0.0", status: "enabled", created: true }] });
-    const records = await listTools(bus);
+    const records = await createRegistryClient(bus).list();
     expect(records.ok && records.value.find((t) => t.descriptor.name === "reg.list")?.descriptor).toMatchObject({ network: "none" });
   });
 
@@ -71,7 +72,7 @@ describe("warden register FILE", () => {
     const r = await run("register", "bad.yaml");
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/bad\.yaml:\d+:\d+: tools\[0\]\.grade: /);
-    const records = await listTools(bus);
+    const records = await createRegistryClient(bus).list();
     expect(records.ok && records.value.some((t) => t.descriptor.name === "reg.other")).toBe(false);
   });
 
@@ -96,7 +97,7 @@ describe("warden register FILE", () => {
     // the server itself refuses the request: other-executor may publish only warden.registry.register.other
     expect(foreign.code).toBe(1);
     expect(JSON.parse(foreign.out)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
-    const records = await listTools(bus);
+    const records = await createRegistryClient(bus).list();
     expect(records.ok && records.value.some((t) => t.descriptor.name === "reg.foreign")).toBe(false);
   });
 

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseManifest, probeNetworkSandbox, registerMcpTools, toolDescriptor, type Manifest } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
 import { ToolDescriptorSchema, ToolStatusSchema, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
-import { registerTools } from "@warden/registry";
+import { createRegistryClient } from "@warden/sdk";
 import { onePositional } from "../args.js";
 import type { REGISTER_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
@@ -46,7 +46,7 @@ export const registerCommand: Command<typeof REGISTER_OPTIONS> = async ({ values
   const rows = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
     const out: Row[] = [];
     if (descriptors.length > 0) {
-      const r = await registerTools(bus, descriptors, status);
+      const r = await createRegistryClient(bus).register(descriptors, status);
       if (!r.ok) throw new CliError(r.error.code, r.error.message);
       const grades = new Map(descriptors.map((d) => [d.name, d.grade]));
       for (const x of r.value.registered) out.push({ ...x, grade: grades.get(x.name) ?? "?" });

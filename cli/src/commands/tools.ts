@@ -1,5 +1,4 @@
-import { setToolStatus } from "@warden/registry";
-import { createAgentClient } from "@warden/sdk";
+import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { defaultPrincipal, onePositional, type CommandInput } from "../args.js";
 import type { TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";
 import { existingHome, withBus } from "../connect.js";
@@ -38,7 +37,7 @@ export const toolsDisableCommand: Command<typeof TOOLS_STATUS_OPTIONS> = (input,
 async function setStatus(status: "enabled" | "disabled", { values, positionals }: CommandInput<typeof TOOLS_STATUS_OPTIONS>, io: CommandIo): Promise<number> {
   const name = onePositional(positionals, "NAME (e.g. kb.reindex)");
   const req = { name, status, ...(values.version === undefined ? {} : { version: values.version }) };
-  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => setToolStatus(bus, req));
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => createRegistryClient(bus).setStatus(req));
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const records = r.value;
   emit(io, values.json ?? false, { ok: true, tools: records.map((t) => ({ name: t.descriptor.name, version: t.descriptor.version, status: t.status })) }, () =>

@@ -1,7 +1,7 @@
 import { ensureTopology, type Bus } from "@warden/bus";
 import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome } from "@warden/identity";
-import { listTools } from "@warden/registry";
+import { createRegistryClient } from "@warden/sdk";
 import { pino } from "pino";
 import type { UP_OPTIONS } from "../command-list.js";
 import { busConfig, openBus, wardenHomeDir } from "../connect.js";
@@ -82,7 +82,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       manifests,
       env: io.env,
     });
-    const tools = await listTools(admin);
+    const tools = await createRegistryClient(admin).list();
     const approver = exampleApprover(services.policy);
     const summary: UpSummary = {
       url,

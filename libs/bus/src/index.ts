@@ -1,6 +1,4 @@
-export { acceptDecision } from "./accept-decision.js";
 export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } from "./append.js";
-export { watchPolicyDocument, type PolicyDocumentWatch } from "./policy-document-watch.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
 export { busFromConnection, connectBus, type Bus } from "./bus.js";
 export { decodeJson, encodeJson } from "./codec.js";

@@ -156,16 +156,26 @@ export {
   type ProjectorCursor,
 } from "./read-models.js";
 export {
+  ListToolsRequestSchema,
+  RegisteredToolSchema,
+  RegisterReplySchema,
   RegisterRequestSchema,
   ReplySchema,
   SetStatusRequestSchema,
   TOOL_STATUSES,
+  ToolRecordListSchema,
   ToolRecordSchema,
   ToolStatusSchema,
+  ToolViewReplySchema,
+  type RegisteredTool,
+  type RegisterReply,
+  type RegisterRequest,
   type RegisterRequestInput,
   type Reply,
+  type SetStatusRequest,
   type ToolRecord,
   type ToolStatus,
+  type ToolViewReply,
 } from "./registry-protocol.js";
 export {
   CALL_STATUSES,

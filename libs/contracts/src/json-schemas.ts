@@ -3,7 +3,16 @@ import { DecisionRequestSchema } from "./approval.js";
 import { ToolDescriptorSchema } from "./descriptor.js";
 import { EVENT_SCHEMAS, WardenEventSchema } from "./events.js";
 import { PolicyDocumentSchema } from "./policy-document.js";
+import {
+  ListToolsRequestSchema,
+  RegisterReplySchema,
+  RegisterRequestSchema,
+  SetStatusRequestSchema,
+  ToolRecordListSchema,
+  ToolViewReplySchema,
+} from "./registry-protocol.js";
 import { ToolResultSchema } from "./results.js";
+import { ToolViewRequestSchema } from "./tool-view.js";
 
 /** The JSON Schema files served to clients in other languages, by file name. */
 export function jsonSchemaFiles(): Record<string, string> {
@@ -13,6 +22,14 @@ export function jsonSchemaFiles(): Record<string, string> {
     "tool-result": ToolResultSchema,
     "policy-document": PolicyDocumentSchema,
     "decision-request": DecisionRequestSchema,
+    // the registry protocol, so executors and clients in other languages can register and ask
+    "registry-register-request": RegisterRequestSchema,
+    "registry-register-reply": RegisterReplySchema,
+    "registry-status-request": SetStatusRequestSchema,
+    "registry-list-request": ListToolsRequestSchema,
+    "registry-tool-records": ToolRecordListSchema,
+    "registry-view-request": ToolViewRequestSchema,
+    "registry-view-reply": ToolViewReplySchema,
     ...Object.fromEntries(Object.entries(EVENT_SCHEMAS).map(([k, v]) => [`event-${k}`, v])),
   };
   const out: Record<string, string> = {};

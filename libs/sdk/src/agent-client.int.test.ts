@@ -11,10 +11,11 @@ import {
   type ToolDescriptorInput,
   type WardenEvent,
 } from "@warden/contracts";
-import { registerTools, startRegistryService, type RegistryService } from "@warden/registry";
+import { startRegistryService, type RegistryService } from "@warden/registry";
 import { eventually } from "../../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { createAgentClient, type AgentClient } from "./agent-client.js";
+import { createRegistryClient } from "./registry-client.js";
 
 const HASH = argsHash({});
 
@@ -93,7 +94,7 @@ describe("createAgentClient().call against a real nats-server", () => {
     pipeline = await nats.bus("pipeline");
     registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry", role: "registry" }), log: silentLogger() });
     for (const tools of TOOLS) {
-      const r = await registerTools(bus, tools);
+      const r = await createRegistryClient(bus).register(tools);
       if (!r.ok) throw new Error(r.error.message);
     }
     pipeline.nc.subscribe(stageFilterSubject("ToolCallRequested"), {

@@ -1,12 +1,8 @@
-import { requestRpc, type Bus } from "@warden/bus";
+import type { Bus } from "@warden/bus";
 import {
   fail,
-  JsonValueSchema,
   newId,
-  ok,
-  registryViewSubject,
   ToolViewRequestSchema,
-  ToolViewSchema,
   wardenError,
   type CallMode,
   type JsonValue,
@@ -15,12 +11,11 @@ import {
   type ToolView,
   type ToolViewRequestInput,
 } from "@warden/contracts";
-import { z } from "zod";
 import { publishAndAwait, type InFlight } from "./call-watch.js";
 import { buildCallRequest } from "./domain/call-request.js";
+import { createRegistryClient } from "./registry-client.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
-const VIEW_TIMEOUT_MS = 5_000;
 
 export interface AgentClientOptions {
   readonly bus: Bus;
@@ -69,14 +64,13 @@ export interface AgentClient {
   close(): Promise<void>;
 }
 
-const ToolViewReplySchema = z.object({ view: ToolViewSchema, formatted: JsonValueSchema });
-
 export function createAgentClient(options: AgentClientOptions): AgentClient {
   const { bus, principal } = options;
   const mode = options.mode ?? "llm";
   const runId = options.runId ?? newId();
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const inFlight = new Set<InFlight>();
+  const registry = createRegistryClient(bus);
   let closed = false;
 
   const track = (f: InFlight) => {
@@ -115,10 +109,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         const issue = request.error.issues[0];
         return fail("INVALID_REQUEST", `invalid view request at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
       }
-      const reply = await requestRpc(bus, registryViewSubject(request.data.principal), request.data, VIEW_TIMEOUT_MS);
-      if (!reply.ok) return reply;
-      const parsed = ToolViewReplySchema.safeParse(reply.value);
-      return parsed.success ? ok(parsed.data) : fail("INTERNAL", `unexpected tool view reply: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      return registry.view(request.data);
     },
     async close() {
       closed = true;

@@ -1,1 +1,3 @@
-export {};
+export { acceptDecision } from "./accept-decision.js";
+export { startDescriptorCache, type DescriptorCache } from "./descriptor-cache.js";
+export { followPolicyDocument, type PolicyDocumentFollower, type RejectedPolicyDocument } from "./policy-document-follower.js";

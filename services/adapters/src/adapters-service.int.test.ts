@@ -2,8 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listTools } from "@warden/registry";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { stringify } from "yaml";
 import { eventually } from "../../../test/support/eventually.js";
 import { NODE, startAdaptersWarden, tempDir, TEST_POLICY, type AdaptersWarden } from "../test/harness.js";
@@ -92,7 +91,7 @@ describe("the adapters service: a folder of manifests, one executor per domain",
     w.track(await startAdaptersService({ ...(await asAdapters(loaded.map((l) => l.manifest.domain))), manifests: loaded, env: { PATH: process.env["PATH"] } }));
     const grep = await agent.call("files.grep", { pattern: "domain: files" });
     expect(grep).toMatchObject({ ok: true, data: { exitCode: 0, stdout: expect.stringContaining("files.yaml") } });
-    const records = await listTools(w.bus);
+    const records = await createRegistryClient(w.bus).list();
     expect(records.ok && records.value.find((t) => t.descriptor.name === "everything.get-env")).toMatchObject({ status: "discovered", descriptor: { grade: "send" } });
   });
 
@@ -106,7 +105,7 @@ describe("the adapters service: a folder of manifests, one executor per domain",
     });
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     await eventually(async () => {
-      const records = await listTools(w.bus);
+      const records = await createRegistryClient(w.bus).list();
       expect(records.ok && records.value.some((t) => t.descriptor.name === "proc.echo")).toBe(true);
     }, 15_000);
     expect(await agent.call("proc.echo", { word: "from-a-process" })).toMatchObject({ ok: true, data: { stdout: "from-a-process" } });

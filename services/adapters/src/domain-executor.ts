@@ -1,5 +1,6 @@
 import type { Bus, Logger } from "@warden/bus";
 import { startExecutor, type ExecutableTool, type Executor } from "@warden/executor";
+import { createRegistryClient } from "@warden/sdk";
 import { AdapterConfigError } from "./adapter-errors.js";
 import { cliTool } from "./cli-adapter/cli-tool.js";
 import { httpTool } from "./http-adapter/http-tool.js";
@@ -9,9 +10,10 @@ import { describeMcpTool } from "./mcp-adapter/mcp-catalog.js";
 import { McpConnection } from "./mcp-adapter/mcp-connection.js";
 import { discoverMcpTools, type DiscoveredTool } from "./mcp-adapter/mcp-discovery.js";
 import { mcpTool } from "./mcp-adapter/mcp-tool.js";
-import { RegistryClient } from "./registry-client.js";
 import type { NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { SecretStore } from "./secrets/secret-store.js";
+
+const DEFAULT_REGISTRY_PATIENCE_MS = 30_000;
 
 export interface DomainExecutorOptions {
   readonly bus: Bus;
@@ -24,7 +26,7 @@ export interface DomainExecutorOptions {
   /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
   readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
-  /** How long to keep retrying while the registry is unavailable (default 30 s). */
+  /** How long to keep asking a registry that answers a retryable error (it may start after us; default 30 s). */
   readonly registryPatienceMs?: number;
   /** Passed to the executor kit (tests shorten it). */
   readonly ackWaitMs?: number;
@@ -49,7 +51,7 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
   const domain = manifest.domain;
   const log = o.log.child({ domain });
   const secrets = new SecretStore(manifest.secrets, { env: o.env, secretsFile: o.secretsFile });
-  const registry = new RegistryClient(o.bus, o.registryPatienceMs);
+  const registry = createRegistryClient(o.bus, { patienceMs: o.registryPatienceMs ?? DEFAULT_REGISTRY_PATIENCE_MS, log });
 
   const staticTools: ExecutableTool[] = manifest.tools.map((entry) => {
     if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secrets, sandbox: o.sandbox, dir });

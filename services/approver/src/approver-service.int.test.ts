@@ -36,7 +36,7 @@ import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
 import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";
 import { decidedRecord } from "./domain/decision.js";
 import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
-import { watchPolicyDocument } from "./policy-document.js";
+import { followPolicyDocument } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateApproverKeyPair } from "./signing-key.js";
 import { toolTitleReader } from "./tool-titles.js";
@@ -213,7 +213,7 @@ describe("approval requests", () => {
   });
 
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
-    const documents = await watchPolicyDocument(bus, silentLogger());
+    const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
     const handle = approvalRequestHandler({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
@@ -234,7 +234,7 @@ describe("approval requests", () => {
   });
 
   it("acts only on require_approval decisions", async () => {
-    const documents = await watchPolicyDocument(bus, silentLogger());
+    const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
     const handle = approvalRequestHandler({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;

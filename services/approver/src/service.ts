@@ -1,8 +1,8 @@
-import { acceptDecision, runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { acceptDecision, followPolicyDocument } from "@warden/service-kit";
 import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
-import { watchPolicyDocument } from "./policy-document.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
@@ -42,7 +42,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const { bus } = deps;
   const log = deps.log.child({ stage: APPROVER_STAGE });
   const key = loadSigningKey(deps.signingKeyPem);
-  const documents = await watchPolicyDocument(bus, log);
+  const documents = await followPolicyDocument(bus, log);
   const approvals = await openApprovalStore(bus, log);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
   const titleOf = await toolTitleReader(bus);

@@ -1,4 +1,5 @@
-import { acceptDecision, runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
+import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
+import { acceptDecision } from "@warden/service-kit";
 import {
   consumerName,
   DomainSchema,

@@ -2,7 +2,7 @@ import type { Bus } from "@warden/bus";
 import type { PolicyDocument, ToolArgsValidated, ToolDescriptor } from "@warden/contracts";
 import { openDelegationCounter } from "./delegation-counter.js";
 import { readDelegationChain } from "./delegation-chain.js";
-import type { DescriptorCache } from "./descriptor-cache.js";
+import type { DescriptorCache } from "@warden/service-kit";
 import { checkChain, checkCounts } from "./domain/attenuation.js";
 import type { Verdict } from "./domain/verdict.js";
 

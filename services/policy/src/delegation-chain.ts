@@ -1,6 +1,6 @@
 import { readEvent, readOutcome, type Bus } from "@warden/bus";
 import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH } from "@warden/contracts";
-import type { DescriptorCache } from "./descriptor-cache.js";
+import type { DescriptorCache } from "@warden/service-kit";
 import type { Chain, ChainLink } from "./domain/attenuation.js";
 
 /** A subagent records at most one view per turn; no budget allows more turns than this. */
@@ -31,7 +31,7 @@ async function readLink(bus: Bus, descriptors: DescriptorCache, callId: string):
   ]);
   if (validated === undefined) return undefined;
   const [record, shown] = await Promise.all([
-    descriptors.get(validated.tool, validated.data.version),
+    descriptors.read(validated.tool, validated.data.version),
     isAgentTool(validated.tool) ? shownTools(bus, domain, callId) : Promise.resolve([]),
   ]);
   return {

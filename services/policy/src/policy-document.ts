@@ -48,5 +48,3 @@ function documentOf(entry: Entry): Outcome<PolicyDocument> {
   const r = validate(decoded.value);
   return r.ok ? r : fail("INTERNAL", `stored ${r.error.message}`);
 }
-
-export { watchPolicyDocument, type PolicyDocumentWatch } from "@warden/bus";

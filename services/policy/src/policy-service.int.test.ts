@@ -20,9 +20,9 @@ import {
 import { eventually } from "../../../test/support/eventually.js";
 import { startTestNats, type TestNats } from "../../../test/support/nats.js";
 import { openBudgetGuard } from "./budget-guard.js";
-import { startDescriptorCache } from "./descriptor-cache.js";
 import { policyCheckHandler } from "./handlers/tool-args-validated.js";
-import { getPolicyDocument, putPolicyDocument, watchPolicyDocument } from "./policy-document.js";
+import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
+import { getPolicyDocument, putPolicyDocument } from "./policy-document.js";
 import { startPolicyService, type PolicyService } from "./service.js";
 
 let nats: TestNats;
@@ -229,7 +229,7 @@ describe("the policy document", () => {
     const kv = await bus.kvm.open(BUCKET_POLICY);
     const lines: string[] = [];
     const log = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
-    const watch = await watchPolicyDocument(bus, log);
+    const watch = await followPolicyDocument(bus, log);
     try {
       await putPolicyDocument(bus, { version: "valid-8" });
       await eventually(() => expect(watch.current().version).toBe("valid-8"));
@@ -248,7 +248,7 @@ describe("redelivery", () => {
   it("reuses a decision already written and never counts the budget twice", async () => {
     await useDocument({ version: "redeliver-1", budgets: { maxCallsPerRun: 3 } });
     const kb = await register({ name: "kb.search", grade: "read" });
-    const documents = await watchPolicyDocument(bus, silentLogger());
+    const documents = await followPolicyDocument(bus, silentLogger());
     const descriptors = await startDescriptorCache(bus);
     const budgets = await openBudgetGuard(bus);
     const handle = policyCheckHandler({ bus, documents, descriptors, budgets });

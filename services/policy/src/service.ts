@@ -1,10 +1,9 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
+import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
 import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
-import { startDescriptorCache } from "./descriptor-cache.js";
 import { policyCheckExhausted, policyCheckHandler } from "./handlers/tool-args-validated.js";
-import { watchPolicyDocument } from "./policy-document.js";
 
 export const POLICY_STAGE = "policy-check";
 
@@ -23,7 +22,7 @@ export interface PolicyService {
 export async function startPolicyService(deps: PolicyServiceDeps): Promise<PolicyService> {
   const { bus } = deps;
   const log = deps.log.child({ stage: POLICY_STAGE });
-  const documents = await watchPolicyDocument(bus, log);
+  const documents = await followPolicyDocument(bus, log);
   const descriptors = await startDescriptorCache(bus);
   const budgets = await openBudgetGuard(bus);
   const attenuation = await openAttenuation(bus, descriptors);

@@ -18,13 +18,3 @@ export { parseDescriptors, type ParsedDescriptor } from "./domain/parse-descript
 export { validateCall, type CallLookup, type ValidatedCall } from "./domain/validate-call.js";
 export { newestEnabled, versionsByName } from "./domain/tool-versions.js";
 export { startRegistryService, VALIDATE_STAGE, type RegistryService, type RegistryServiceDeps } from "./registry-service.js";
-export { fetchToolView, listTools, registerTools, setToolStatus, type RpcOptions } from "./rpc/client.js";
-export {
-  RegisteredToolSchema,
-  RegisterReplySchema,
-  ToolRecordListSchema,
-  ToolViewReplySchema,
-  type RegisterReply,
-  type ToolViewReply,
-} from "./rpc/protocol.js";
-export type { RegisteredTool } from "./store/tool-store.js";

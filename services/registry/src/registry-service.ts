@@ -1,12 +1,11 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
-import { BUCKET_POLICY, BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts";
+import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
+import { BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
 import { handleUnreadableRequest } from "./handlers/unreadable-request.js";
 import { serveCallReads } from "./rpc/serve-call-reads.js";
 import { serveRegistryRpc } from "./rpc/serve-registry.js";
-import { startDescriptorCache } from "./store/descriptor-cache.js";
-import { startPolicyWatch } from "./store/policy-watch.js";
 
 export interface RegistryServiceDeps {
   readonly bus: Bus;
@@ -29,8 +28,8 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
   const log = deps.log;
   const bus = deps.bus;
   const tools = await bus.kvm.open(BUCKET_TOOLS);
-  const cache = await startDescriptorCache(tools);
-  const policy = await startPolicyWatch(await bus.kvm.open(BUCKET_POLICY), log);
+  const cache = await startDescriptorCache(bus);
+  const policy = await followPolicyDocument(bus, log);
   const validators = new ArgsValidators();
   const subscriptions = [...serveRegistryRpc({ bus, log, tools, cache, policy, validators }), serveCallReads(bus, log)];
   const stage = await runStage({

@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import type { ToolRecord } from "@warden/contracts";
-import { setToolStatus, listTools } from "@warden/registry";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "../../../../test/support/eventually.js";
 import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService, type AdaptersService } from "../adapters-service.js";
@@ -26,13 +25,13 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
     return s;
   };
   const records = async (prefix: string): Promise<ToolRecord[]> => {
-    const r = await listTools(w.bus);
+    const r = await createRegistryClient(w.bus).list();
     if (!r.ok) throw new Error(r.error.message);
     return r.value.filter((t) => t.descriptor.name.startsWith(prefix));
   };
   const statusOf = async (name: string) => Object.fromEntries((await records(name)).filter((r) => r.descriptor.name === name).map((r) => [r.descriptor.version, r.status]));
   const enable = async (name: string, version?: string) => {
-    const r = await setToolStatus(w.bus, { name, status: "enabled", ...(version === undefined ? {} : { version }) });
+    const r = await createRegistryClient(w.bus).setStatus({ name, status: "enabled", ...(version === undefined ? {} : { version }) });
     if (!r.ok) throw new Error(r.error.message);
   };
 

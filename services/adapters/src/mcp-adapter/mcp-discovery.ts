@@ -2,7 +2,7 @@ import type { Logger } from "@warden/bus";
 import { ok, type Outcome, type ToolDescriptor } from "@warden/contracts";
 import { chooseVersion } from "../domain/mcp-versions.js";
 import type { McpSection } from "../manifest/manifest-schema.js";
-import type { RegistryClient } from "../registry-client.js";
+import type { RegistryClient } from "@warden/sdk";
 import { catalogMcpTools, type McpCatalog, type McpDraft } from "./mcp-catalog.js";
 import type { McpConnection } from "./mcp-connection.js";
 
@@ -59,7 +59,7 @@ export async function discoverMcpTools(o: DiscoverOptions): Promise<Outcome<McpD
   }
   const disabled: McpDiscovery["disabled"] = [];
   for (const s of superseded) {
-    const r = await o.registry.setStatus(s.name, s.version, "disabled");
+    const r = await o.registry.setStatus({ name: s.name, version: s.version, status: "disabled" });
     if (!r.ok) return r;
     disabled.push(s);
     o.log.warn({ tool: s.name, version: s.version }, "mcp tool changed on the server, older version disabled");

@@ -2,7 +2,7 @@ import type { Bus, Logger } from "@warden/bus";
 import type { Outcome } from "@warden/contracts";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
 import { fullToolName } from "../manifest/tool-descriptor.js";
-import { RegistryClient } from "../registry-client.js";
+import { createRegistryClient } from "@warden/sdk";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import { SecretStore } from "../secrets/secret-store.js";
 import { McpConnection } from "./mcp-connection.js";
@@ -31,7 +31,7 @@ export async function registerMcpTools(o: RegisterMcpOptions): Promise<Outcome<M
       domain: manifest.domain,
       section: manifest.mcp,
       connection,
-      registry: new RegistryClient(o.bus, 5_000),
+      registry: createRegistryClient(o.bus, { patienceMs: 5_000 }),
       log: o.log,
       reserved: new Set(manifest.tools.map((t) => fullToolName(manifest.domain, t.name))),
     });

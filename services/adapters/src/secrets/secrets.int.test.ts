@@ -3,8 +3,7 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchToolView, setToolStatus } from "@warden/registry";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import {
   FIXTURES,
   MCP_EVERYTHING,
@@ -98,7 +97,7 @@ describe("secrets: injected at run time, never recorded", () => {
         approverKeys: w.approverKeys,
       }),
     );
-    const enabled = await setToolStatus(w.bus, { name: "vaultmcp.get-env", status: "enabled" });
+    const enabled = await createRegistryClient(w.bus).setStatus({ name: "vaultmcp.get-env", status: "enabled" });
     if (!enabled.ok) throw new Error(enabled.error.message);
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
@@ -144,7 +143,7 @@ describe("secrets: injected at run time, never recorded", () => {
     const artifacts = await rawArtifacts(w.bus);
     const logs = w.logs();
     // the view alice gets when she asks for it herself
-    const view = await fetchToolView(await w.humanBus("alice"), { principal: "alice", mode: "human", format: "mcp", explain: true });
+    const view = await createRegistryClient(await w.humanBus("alice")).view({ principal: "alice", mode: "human", format: "mcp", explain: true });
     expect(view.ok).toBe(true);
     // the scans must have something to look at, or they would pass vacuously
     expect(calls).toContain("[REDACTED:cli_token]");

@@ -3,11 +3,11 @@ import { newId, type ApprovalRequested, type ToolPolicyChecked } from "@warden/c
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalRequestedEvent } from "../domain/approval-events.js";
 import { recordOf } from "../domain/approval-record.js";
-import type { PolicyDocumentWatch } from "../policy-document.js";
+import type { PolicyDocumentFollower } from "@warden/service-kit";
 
 export interface ApprovalRequestDeps {
   readonly bus: Bus;
-  readonly documents: PolicyDocumentWatch;
+  readonly documents: PolicyDocumentFollower;
   readonly approvals: ApprovalStore;
   readonly titleOf: (tool: string, version: string) => Promise<string>;
 }

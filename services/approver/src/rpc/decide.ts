@@ -12,13 +12,13 @@ import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-ev
 import type { DecisionMade } from "../domain/approval-record.js";
 import { decidedRecord, denialReason, judgeDecision, signGrant, type Signer } from "../domain/decision.js";
 import { NO_OUTCOME } from "../domain/settled-on-stream.js";
-import type { PolicyDocumentWatch } from "../policy-document.js";
+import type { PolicyDocumentFollower } from "@warden/service-kit";
 import { readStreamOutcome } from "../stream-outcome.js";
 
 export interface DecideDeps {
   readonly bus: Bus;
   readonly log: Logger;
-  readonly documents: PolicyDocumentWatch;
+  readonly documents: PolicyDocumentFollower;
   readonly approvals: ApprovalStore;
   readonly signer: Signer;
 }

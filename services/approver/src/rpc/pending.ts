@@ -4,7 +4,7 @@ import { mayDecide } from "@warden/policy-engine";
 import type { ApprovalStore } from "../approval-store.js";
 import { pendingApprovalOf } from "../domain/approval-record.js";
 import { settledOnStream } from "../domain/settled-on-stream.js";
-import type { PolicyDocumentWatch } from "../policy-document.js";
+import type { PolicyDocumentFollower } from "@warden/service-kit";
 import type { RequestedApprovals } from "../requested-approvals.js";
 import type { StreamOutcome } from "../domain/settled-on-stream.js";
 
@@ -12,7 +12,7 @@ export interface PendingDeps {
   readonly log: Logger;
   readonly requests: RequestedApprovals;
   readonly approvals: ApprovalStore;
-  readonly documents: PolicyDocumentWatch;
+  readonly documents: PolicyDocumentFollower;
   readonly outcomeOf: (domain: string, callId: string) => Promise<StreamOutcome>;
 }
 

@@ -1,15 +1,14 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
 import type { Attenuation } from "../attenuation-check.js";
 import type { BudgetGuard } from "../budget-guard.js";
-import type { DescriptorCache } from "../descriptor-cache.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
 import { budgetExceeded, decideCall, type Verdict } from "../domain/verdict.js";
-import type { PolicyDocumentWatch } from "../policy-document.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
-  readonly documents: PolicyDocumentWatch;
+  readonly documents: PolicyDocumentFollower;
   readonly descriptors: DescriptorCache;
   readonly budgets: BudgetGuard;
   /** Checks calls made on behalf of another (parentCallId) against the recorded chain. */
@@ -69,7 +68,7 @@ export function policyCheckExhausted(deps: Pick<PolicyCheckDeps, "bus">) {
  */
 async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<ToolPolicyChecked | undefined> {
   const doc = deps.documents.current();
-  const record = await deps.descriptors.get(event.tool, event.data.version);
+  const record = await deps.descriptors.read(event.tool, event.data.version);
   let verdict = decideCall(doc, record, event);
   if (verdict.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
     verdict = await deps.attenuation.check(doc, record.descriptor, event, verdict);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRegistryClient } from "@warden/sdk";
 import { appendEvent, encodeJson, readEvent } from "@warden/bus";
 import {
   argsHash,
@@ -14,7 +15,6 @@ import {
   type ToolCallRequested,
 } from "@warden/contracts";
 import { eventually } from "../../../../test/support/eventually.js";
-import { registerTools, setToolStatus } from "../rpc/client.js";
 import { descriptor, request } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 
@@ -28,9 +28,9 @@ describe("the registry validation stage", () => {
 
   beforeAll(async () => {
     h = await startRegistryHarness();
-    const r = await registerTools(h.bus, [descriptor({ name: search }), descriptor({ name: legacy })]);
+    const r = await createRegistryClient(h.bus).register([descriptor({ name: search }), descriptor({ name: legacy })]);
     if (!r.ok) throw new Error(r.error.message);
-    const off = await setToolStatus(h.bus, { name: legacy, status: "disabled" });
+    const off = await createRegistryClient(h.bus).setStatus({ name: legacy, status: "disabled" });
     if (!off.ok) throw new Error(off.error.message);
   });
   afterAll(async () => h.stop());
@@ -131,16 +131,16 @@ describe("the registry validation stage", () => {
 
   it("rejects a disabled tool as TOOL_DISABLED, and follows enable and disable as they happen", async () => {
     expect((await rejectionOf(await call(legacy, { query: "x" }))).data.error.code).toBe("TOOL_DISABLED");
-    expect((await setToolStatus(h.bus, { name: legacy, status: "enabled" })).ok).toBe(true);
+    expect((await createRegistryClient(h.bus).setStatus({ name: legacy, status: "enabled" })).ok).toBe(true);
     await eventually(async () => expect((await answerTo(await call(legacy, { query: "x" }))).type).toBe("validated"));
-    expect((await setToolStatus(h.bus, { name: legacy, status: "disabled" })).ok).toBe(true);
+    expect((await createRegistryClient(h.bus).setStatus({ name: legacy, status: "disabled" })).ok).toBe(true);
     await eventually(async () => expect((await rejectionOf(await call(legacy, { query: "x" }))).data.error.code).toBe("TOOL_DISABLED"));
   });
 
   it("keeps an old rejection when the request is replayed after the tool was enabled (regression: recreated durables)", async () => {
     const domainX = uniqueDomain("replay");
     const tool = `${domainX}.thing`;
-    expect((await registerTools(h.bus, [descriptor({ name: tool })])).ok).toBe(true);
+    expect((await createRegistryClient(h.bus).register([descriptor({ name: tool })])).ok).toBe(true);
     // a request from a minute ago whose rejection is already on the stream, as a recreated durable replays it
     const req = request({ tool, args: { query: "x" }, domain: domainX, ts: new Date(Date.now() - 60_000).toISOString() });
     await appendEvent(h.bus, {

@@ -1,9 +1,9 @@
 import { ACK, appendEvent, readEvent, type AppendResult, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import type { DescriptorCache } from "@warden/service-kit";
 import { newId, type EventType, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
 import type { ArgsValidators } from "../domain/args-validator.js";
 import { argsValidatedEvent, registryRejectedEvent } from "../domain/call-events.js";
 import { validateCall } from "../domain/validate-call.js";
-import type { DescriptorCache } from "../store/descriptor-cache.js";
 
 export interface ValidateStageDeps {
   readonly bus: Bus;

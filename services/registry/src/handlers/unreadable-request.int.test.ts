@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRegistryClient } from "@warden/sdk";
 import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import { callEventSubject, callReadSubject, MAX_REQUEST_DEPTH, newId, STREAM_CALLS, STREAM_DLQ, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
 import { eventually } from "../../../../test/support/eventually.js";
-import { registerTools } from "../rpc/client.js";
 import { descriptor, request } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 
@@ -17,7 +17,7 @@ describe("the registry answers requests it cannot read", () => {
 
   beforeAll(async () => {
     h = await startRegistryHarness();
-    const r = await registerTools(h.bus, [descriptor({ name: search, inputSchema: { type: "object" } })]);
+    const r = await createRegistryClient(h.bus).register([descriptor({ name: search, inputSchema: { type: "object" } })]);
     if (!r.ok) throw new Error(r.error.message);
     // the caller publishes as itself: the server lets it use only its own request subject
     alice = await h.nats.connectAs({ kind: "agent", name: "alice" });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRegistryClient } from "@warden/sdk";
 import { headers } from "@nats-io/transport-node";
 import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import {
@@ -16,7 +17,6 @@ import { syntheticCall } from "@warden/projections";
 import { eventually } from "../../../../test/support/eventually.js";
 import { descriptor } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
-import { registerTools } from "./client.js";
 
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
 
@@ -44,7 +44,7 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
   beforeAll(async () => {
     h = await startRegistryHarness();
     domain = uniqueDomain("reads");
-    const r = await registerTools(h.bus, [descriptor({ name: `${domain}.search` }), descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects, idempotent: false })]);
+    const r = await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.search` }), descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects, idempotent: false })]);
     if (!r.ok) throw new Error(r.error.message);
     agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
     other = await h.nats.connectAs({ kind: "agent", name: "agent-2" });

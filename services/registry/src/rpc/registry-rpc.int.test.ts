@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRegistryClient } from "@warden/sdk";
 import { kvPutJson, requestRpc, type Bus } from "@warden/bus";
 import {
   BUCKET_POLICY,
@@ -15,7 +16,6 @@ import { parseDescriptors } from "../domain/parse-descriptors.js";
 import { descriptor } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 import { registerDescriptors } from "../store/tool-store.js";
-import { fetchToolView, listTools, registerTools, setToolStatus } from "./client.js";
 
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
 
@@ -36,34 +36,34 @@ describe("registry request-reply", () => {
     const parsed = PolicyDocumentSchema.parse(doc);
     await kvPutJson(await h.bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, parsed);
     await eventually(async () => {
-      const r = await fetchToolView(agent, { principal: "agent-1", mode: "llm" });
+      const r = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm" });
       expect(r.ok && r.value.view.policyVersion).toBe(parsed.version);
     });
   }
 
   it("registers a new version, and the same content again is a no-op that keeps its status", async () => {
     const name = `${uniqueDomain()}.search`;
-    const first = await registerTools(h.bus, [descriptor({ name })]);
+    const first = await createRegistryClient(h.bus).register([descriptor({ name })]);
     expect(first).toMatchObject({ ok: true, value: { registered: [{ name, version: "1.0.0", status: "enabled", created: true }] } });
-    expect((await setToolStatus(h.bus, { name, status: "disabled" })).ok).toBe(true);
-    const again = await registerTools(h.bus, [descriptor({ name })]);
+    expect((await createRegistryClient(h.bus).setStatus({ name, status: "disabled" })).ok).toBe(true);
+    const again = await createRegistryClient(h.bus).register([descriptor({ name })]);
     expect(again).toMatchObject({ ok: true, value: { registered: [{ name, status: "disabled", created: false }] } });
     if (first.ok && again.ok) expect(again.value.registered[0]?.descriptorHash).toBe(first.value.registered[0]?.descriptorHash);
   });
 
   it("registers new versions with the requested initial status", async () => {
     const name = `${uniqueDomain()}.search`;
-    const r = await registerTools(h.bus, [descriptor({ name, version: "2.0.0" })], "discovered");
+    const r = await createRegistryClient(h.bus).register([descriptor({ name, version: "2.0.0" })], "discovered");
     expect(r).toMatchObject({ ok: true, value: { registered: [{ status: "discovered", created: true }] } });
   });
 
   it("refuses new content for a registered version and keeps the stored one", async () => {
     const name = `${uniqueDomain()}.search`;
-    const first = await registerTools(h.bus, [descriptor({ name })]);
-    const changed = await registerTools(h.bus, [descriptor({ name, title: "A better title" })]);
+    const first = await createRegistryClient(h.bus).register([descriptor({ name })]);
+    const changed = await createRegistryClient(h.bus).register([descriptor({ name, title: "A better title" })]);
     expect(changed).toMatchObject({ ok: false, error: { code: "REGISTRATION_CONFLICT", retryable: false } });
     if (!changed.ok) expect(changed.error.message).toContain("new version");
-    const listed = await listTools(h.bus);
+    const listed = await createRegistryClient(h.bus).list();
     const stored = listed.ok ? listed.value.filter((r) => r.descriptor.name === name) : [];
     expect(stored.map((r) => [r.descriptor.title, r.descriptorHash])).toEqual([
       ["Search the knowledge base", first.ok ? first.value.registered[0]?.descriptorHash : "?"],
@@ -72,21 +72,21 @@ describe("registry request-reply", () => {
 
   it("refuses a whole batch when one descriptor breaks a lint rule, naming the rule", async () => {
     const domain = uniqueDomain();
-    const r = await registerTools(h.bus, [descriptor({ name: `${domain}.ok` }), descriptor({ name: `${domain}.wipe`, destructive: true })]);
+    const r = await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.ok` }), descriptor({ name: `${domain}.wipe`, destructive: true })]);
     expect(r).toMatchObject({ ok: false, error: { code: "DESCRIPTOR_INVALID" } });
     if (!r.ok) expect(r.error.message).toContain("read-not-destructive");
-    const listed = await listTools(h.bus);
+    const listed = await createRegistryClient(h.bus).list();
     expect(listed.ok && listed.value.some((t) => t.descriptor.name.startsWith(`${domain}.`))).toBe(false);
   });
 
   it("refuses a malformed descriptor naming the field path", async () => {
-    const r = await registerTools(h.bus, [descriptor({ name: `${uniqueDomain()}.search`, version: "1.0" })]);
+    const r = await createRegistryClient(h.bus).register([descriptor({ name: `${uniqueDomain()}.search`, version: "1.0" })]);
     expect(r).toMatchObject({ ok: false, error: { code: "DESCRIPTOR_INVALID" } });
     if (!r.ok) expect(r.error.message).toMatch(/descriptors\[0\].*version: a version is MAJOR\.MINOR\.PATCH/);
   });
 
   it("refuses a request body that is not a register request", async () => {
-    const r = await registerTools(h.bus, []);
+    const r = await createRegistryClient(h.bus).register([]);
     expect(r).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
   });
 
@@ -113,45 +113,45 @@ describe("registry request-reply", () => {
 
   it("disables and enables one version, or every version of a name", async () => {
     const name = `${uniqueDomain()}.search`;
-    await registerTools(h.bus, [descriptor({ name }), descriptor({ name, version: "1.1.0" })]);
-    const one = await setToolStatus(h.bus, { name, version: "1.0.0", status: "disabled" });
+    await createRegistryClient(h.bus).register([descriptor({ name }), descriptor({ name, version: "1.1.0" })]);
+    const one = await createRegistryClient(h.bus).setStatus({ name, version: "1.0.0", status: "disabled" });
     expect(one.ok && one.value.map((r) => [r.descriptor.version, r.status])).toEqual([["1.0.0", "disabled"]]);
-    const all = await setToolStatus(h.bus, { name, status: "disabled" });
+    const all = await createRegistryClient(h.bus).setStatus({ name, status: "disabled" });
     expect(all.ok && all.value.map((r) => [r.descriptor.version, r.status])).toEqual([
       ["1.0.0", "disabled"],
       ["1.1.0", "disabled"],
     ]);
-    const back = await setToolStatus(h.bus, { name, version: "1.1.0", status: "enabled" });
+    const back = await createRegistryClient(h.bus).setStatus({ name, version: "1.1.0", status: "enabled" });
     expect(back.ok && back.value[0]?.status).toBe("enabled");
-    const listed = await listTools(h.bus);
+    const listed = await createRegistryClient(h.bus).list();
     expect(listed.ok && listed.value.filter((r) => r.descriptor.name === name).map((r) => r.status)).toEqual(["disabled", "enabled"]);
   });
 
   it("answers NOT_FOUND for an unknown tool and INVALID_REQUEST for a bad name", async () => {
-    expect(await setToolStatus(h.bus, { name: `${uniqueDomain()}.nothing`, status: "disabled" })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
-    expect(await setToolStatus(h.bus, { name: "kb.search", version: "9.9.9", status: "disabled" })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
-    expect(await setToolStatus(h.bus, { name: "kb.>", status: "disabled" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    expect(await createRegistryClient(h.bus).setStatus({ name: `${uniqueDomain()}.nothing`, status: "disabled" })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+    expect(await createRegistryClient(h.bus).setStatus({ name: "kb.search", version: "9.9.9", status: "disabled" })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+    expect(await createRegistryClient(h.bus).setStatus({ name: "kb.>", status: "disabled" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
   });
 
   it("compiles a ToolView per caller, in every format, and explains what it hides", async () => {
     const domain = uniqueDomain();
     // only a principal the document names as a person may see the tools of mode human
     await usePolicy({ version: `people-${domain}`, principals: { alice: { kind: "human" } } });
-    await registerTools(h.bus, [
+    await createRegistryClient(h.bus).register([
       descriptor({ name: `${domain}.search` }),
       descriptor({ name: `${domain}.submit`, grade: "write", description: sideEffects }),
       descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects }),
     ]);
     const mine = (names: string[]) => names.filter((n) => n.startsWith(domain)).sort();
 
-    const openai = await fetchToolView(agent, { principal: "agent-1", mode: "llm" });
+    const openai = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm" });
     expect(openai.ok).toBe(true);
     if (!openai.ok) return;
     expect(openai.value.view.hidden).toEqual([]);
     const fns = openai.value.formatted as { function: { name: string } }[];
     expect(mine(fns.map((f) => f.function.name))).toEqual([`${domain}__search`]);
 
-    const explained = await fetchToolView(agent, { principal: "agent-1", mode: "llm", format: "table", explain: true });
+    const explained = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm", format: "table", explain: true });
     if (!explained.ok) throw new Error(explained.error.message);
     const hidden = explained.value.view.hidden.filter((t) => t.name.startsWith(domain));
     expect(hidden.map((t) => [t.name, t.reason]).sort()).toEqual([
@@ -159,12 +159,12 @@ describe("registry request-reply", () => {
       [`${domain}.submit`, "write_not_opted_in_for_llm"],
     ]);
 
-    const human = await fetchToolView(alice, { principal: "alice", mode: "human", format: "mcp" });
+    const human = await createRegistryClient(alice).view({ principal: "alice", mode: "human", format: "mcp" });
     const mcp = human.ok ? (human.value.formatted as { tools: { name: string }[] }).tools.map((t) => t.name) : [];
     expect(mine(mcp)).toEqual([`${domain}__message`, `${domain}__search`, `${domain}__submit`]);
 
     // an agent claiming mode human sees nothing: the gate hides every tool, with its reason
-    const claimed = await fetchToolView(agent, { principal: "agent-1", mode: "human", explain: true });
+    const claimed = await createRegistryClient(agent).view({ principal: "agent-1", mode: "human", explain: true });
     if (!claimed.ok) throw new Error(claimed.error.message);
     expect(mine(claimed.value.view.tools.map((t) => t.name))).toEqual([]);
     expect(claimed.value.view.hidden.filter((t) => t.name.startsWith(domain)).map((t) => t.ruleIds)).toEqual([
@@ -173,13 +173,13 @@ describe("registry request-reply", () => {
       ["gate.human_mode_needs_person"],
     ]);
 
-    expect(await fetchToolView(h.bus, { principal: "a.b", mode: "llm" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    expect(await createRegistryClient(h.bus).view({ principal: "a.b", mode: "llm" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
   });
 
   it("compiles the view of the principal the subject names, whatever the request body says", async () => {
     const domain = uniqueDomain();
     await usePolicy({ version: `people2-${domain}`, principals: { alice: { kind: "human" } } });
-    await registerTools(h.bus, [descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects })]);
+    await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects })]);
     // agent-1 may only ask on warden.registry.view.agent-1; a body naming alice changes nothing
     const r = await requestRpc(agent, "warden.registry.view.agent-1", { principal: "alice", mode: "human", explain: true });
     if (!r.ok) throw new Error(r.error.message);
@@ -193,8 +193,8 @@ describe("registry request-reply", () => {
     const other = uniqueDomain("other");
     // an executor of `own` is permitted to publish only warden.registry.register.<own>
     const executor = await h.nats.connectAs({ kind: "executor", name: `ex-${own}`, domains: [own] });
-    expect(await registerTools(executor, [descriptor({ name: `${own}.search` })])).toMatchObject({ ok: true });
-    await registerTools(h.bus, [descriptor({ name: `${other}.search` })]);
+    expect(await createRegistryClient(executor).register([descriptor({ name: `${own}.search` })])).toMatchObject({ ok: true });
+    await createRegistryClient(h.bus).register([descriptor({ name: `${other}.search` })]);
 
     const foreign = await requestRpc(executor, registryRegisterSubject(own), { descriptors: [descriptor({ name: `${other}.lookup` })] });
     expect(foreign).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
@@ -207,7 +207,7 @@ describe("registry request-reply", () => {
     const status = await requestRpc(executor, registryStatusSubject(own), { name: `${other}.search`, status: "disabled" });
     expect(status).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
 
-    const listed = await listTools(h.bus);
+    const listed = await createRegistryClient(h.bus).list();
     if (!listed.ok) throw new Error(listed.error.message);
     const stored = listed.value.filter((r) => [own, other].some((d) => r.descriptor.name.startsWith(`${d}.`)));
     expect(stored.map((r) => [r.descriptor.name, r.status]).sort()).toEqual([
@@ -218,11 +218,11 @@ describe("registry request-reply", () => {
 
   it("follows the policy document in KV: a write opted in for models appears in their view", async () => {
     const domain = uniqueDomain();
-    await registerTools(h.bus, [descriptor({ name: `${domain}.submit`, grade: "write", description: sideEffects })]);
+    await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.submit`, grade: "write", description: sideEffects })]);
     const policy = await h.bus.kvm.open(BUCKET_POLICY);
     await kvPutJson(policy, POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: `v-${domain}`, llm: { showWrite: [`${domain}.*`] } }));
     await eventually(async () => {
-      const r = await fetchToolView(agent, { principal: "agent-1", mode: "llm", format: "anthropic" });
+      const r = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm", format: "anthropic" });
       if (!r.ok) throw new Error(r.error.message);
       expect(r.value.view.policyVersion).toBe(`v-${domain}`);
       expect((r.value.formatted as { name: string }[]).map((t) => t.name)).toContain(`${domain}__submit`);

@@ -1,7 +1,9 @@
-import { serveRpc, type Bus, type Logger } from "@warden/bus";
+import { serveRpc, type Bus, type KV, type Logger } from "@warden/bus";
+import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 import {
   compareVersions,
   lastSubjectToken,
+  ListToolsRequestSchema,
   parseToolName,
   QUEUE_REGISTRY,
   RegisterRequestSchema,
@@ -14,17 +16,16 @@ import {
   wardenError,
   type JsonValue,
   type Outcome,
+  type RegisterReply,
   type Reply,
   type ToolRecord,
+  type ToolViewReply,
 } from "@warden/contracts";
 import type { z } from "zod";
 import type { ArgsValidators } from "../domain/args-validator.js";
 import { compileToolView } from "../domain/compile-tool-view.js";
 import { formatToolView } from "../domain/format-tool-view.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
-import type { DescriptorCache } from "../store/descriptor-cache.js";
-import type { KV } from "@warden/bus";
-import type { PolicyWatch } from "../store/policy-watch.js";
 import { registerDescriptors, updateToolStatus } from "../store/tool-store.js";
 
 export interface RegistryRpcDeps {
@@ -32,7 +33,7 @@ export interface RegistryRpcDeps {
   readonly log: Logger;
   readonly tools: KV;
   readonly cache: DescriptorCache;
-  readonly policy: PolicyWatch;
+  readonly policy: PolicyDocumentFollower;
   readonly validators: ArgsValidators;
 }
 
@@ -61,7 +62,10 @@ function byNameAndVersion(a: ToolRecord, b: ToolRecord): number {
   return n !== 0 ? n : compareVersions(a.descriptor.version, b.descriptor.version);
 }
 
-/** Serves register / status / list / view in the registry's queue group. */
+/**
+ * Serves register / status / list / view in the registry's queue group; each request is
+ * validated with its schema of the registry protocol in `@warden/contracts`.
+ */
 export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
   const { bus, log, tools, cache, policy, validators } = deps;
   // after a write, answer only once this copy's cache shows it, so a list or view that follows sees it
@@ -86,7 +90,7 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       const registered = result.value;
       await cacheShows(registered, (r, i) => r.descriptorHash === registered[i]?.descriptorHash);
       log.info({ tools: result.value.map((t) => `${t.name}@${t.version}`), created: result.value.filter((t) => t.created).length }, "tools registered");
-      return reply({ ok: true, value: { registered: result.value } });
+      return reply({ ok: true, value: { registered: result.value } satisfies RegisterReply });
     }),
     serveRpc(bus, REGISTRY_STATUS_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
       const req = SetStatusRequestSchema.safeParse(payload);
@@ -102,7 +106,9 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       log.info({ tool: req.data.name, version: req.data.version, status: req.data.status }, "tool status set");
       return reply(result);
     }),
-    serveRpc(bus, SUBJECT_REGISTRY_LIST, QUEUE_REGISTRY, log, async () => {
+    serveRpc(bus, SUBJECT_REGISTRY_LIST, QUEUE_REGISTRY, log, async (payload, msg) => {
+      const req = ListToolsRequestSchema.safeParse(payload);
+      if (!req.success) return invalid(msg.subject, req.error);
       return reply({ ok: true, value: cache.records().sort(byNameAndVersion) });
     }),
     serveRpc(bus, REGISTRY_VIEW_SUBJECTS, QUEUE_REGISTRY, log, async (payload, msg) => {
@@ -113,7 +119,7 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       const { format, explain, ...query } = req.data;
       const view = compileToolView(cache.records(), policy.current(), query, { explain });
       const formatted = formatToolView(view, format, (name, version) => cache.get(name, version)?.descriptor);
-      return reply({ ok: true, value: { view, formatted } });
+      return reply({ ok: true, value: { view, formatted } satisfies ToolViewReply });
     }),
   ];
 }

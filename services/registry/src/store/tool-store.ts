@@ -8,21 +8,13 @@ import {
   ToolRecordSchema,
   VersionSchema,
   type Outcome,
+  type RegisteredTool,
   type ToolRecord,
   type ToolStatus,
 } from "@warden/contracts";
 import type { ParsedDescriptor } from "../domain/parse-descriptors.js";
 import { checkSameContent, newToolRecord, withStatus } from "../domain/registration.js";
 import type { KV } from "@warden/bus";
-
-export interface RegisteredTool {
-  readonly name: string;
-  readonly version: string;
-  readonly descriptorHash: string;
-  readonly status: ToolStatus;
-  /** False when the same content was registered before (a no-op that keeps its status). */
-  readonly created: boolean;
-}
 
 /** Compare-and-set loops give up after this many lost races: someone is hammering one key. */
 const MAX_CAS_ATTEMPTS = 10;

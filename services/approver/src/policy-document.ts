@@ -1,1 +1,0 @@
-export { watchPolicyDocument, type PolicyDocumentWatch } from "@warden/bus";
