@@ -40,8 +40,7 @@ import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, readOutbox, supportDeskPolicy 
 import { listTools, registerTools } from "@warden/registry";
 import { buildCallRequest, createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
 import { z } from "zod";
-import { eventually } from "../support/eventually.js";
-import { callEvents, eventTypes } from "../support/events.js";
+import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 import { expectRefused, expectSubscribeRefused, rawRequest } from "./refusals.js";
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, type Bus } from "@warden/bus";
 import { listTools, startRegistryService } from "@warden/registry";
 import { stringify } from "yaml";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { runCli } from "../run-cli.js";
 
 const FIXTURE_SERVER = join(import.meta.dirname, "../../../services/adapters/test/fixtures/mcp-fixture-server.mjs");

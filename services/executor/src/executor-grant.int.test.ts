@@ -3,18 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { approverKeyKey, argsHash, BUCKET_POLICY, newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import {
-  append,
-  approvalRequested,
-  grantFor,
-  policyChecked,
-  approverKey,
-  serveFakeRegistry,
-  unpinnedKey,
-  waitForEvent,
-  type ApproverKey,
-} from "../test/harness.js";
+import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 
