@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createUser, encodeUser, fmtCreds } from "@nats-io/jwt";
 import { connect, credsAuthenticator, headers } from "@nats-io/transport-node";
-import { appendEvent, encodeJson, kvGetJson, kvPutJson, requestRpc, type Bus } from "@warden/bus";
+import { appendEvent, encodeJson, kvGetJson, requestRpc, type Bus } from "@warden/bus";
 import {
   approverKeyId,
   approverKeyKey,

@@ -160,7 +160,7 @@ describe("executor: running granted calls", () => {
     cases.push(["policy-args", approvalRequested(notify, args, { validated: { argsHash: argsHash({ ...args, to: "c99" }) } })]);
     cases.push(["policy-descriptor", approvalRequested(notify, args, { validated: { descriptorHash: `sha256:${"7".repeat(64)}` } })]);
     cases.push(["policy-denied", approvalRequested(notify, args, { answering: policyChecked(notify, args, { decision: "deny" }) })]);
-    for (const [check, request] of cases) {
+    for (const [, request] of cases) {
       await append(bus, request);
       await append(bus, grantFor(request, key));
     }
