@@ -1,6 +1,7 @@
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, STREAM_CALLS } from "@warden/contracts";
-import { buildTrace, SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/projections";
+import { buildTrace } from "@warden/projections";
+import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
 import { openCursor, readCallEvents, readStream, replayStream, startProjector } from "@warden/projector";
 import { summarize } from "./stats.js";
 

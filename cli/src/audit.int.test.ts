@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
-import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, syntheticCall, type Finding } from "@warden/projections";
+import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type Finding } from "@warden/projections";
 import { openCursor, startProjector, type Projector } from "@warden/projector";
-import { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "../../test/support/crafted-violations.js";
-import { eventually } from "../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../test/support/nats.js";
+import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import type { CommandIo } from "./io.js";
 import { runCli } from "./run-cli.js";
 

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts";
-import { syntheticCall } from "@warden/projections";
 import { startProjector, type Projector } from "@warden/projector";
-import { eventually } from "../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../test/support/nats.js";
+import { eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import { readCallEvents, readCallTrace } from "./trace-reader.js";
 
 function rejected(callId: string, domain: string): WardenEvent[] {

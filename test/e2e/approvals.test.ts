@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { Bus } from "@warden/bus";
 import { readOutbox } from "@warden/example-support-desk";
-import { eventually } from "../support/eventually.js";
-import { callEvents, eventTypes } from "../support/events.js";
+import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 describe("approvals: send waits for a person, grants are bound, single-use and expire", () => {

@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
-import { eventually } from "../support/eventually.js";
-import { callEvents } from "../support/events.js";
+import { callEvents, eventually } from "@warden/testing";
 import { childRequests, outputOf, requestsBy, startSubagentWarden, toolMessages, type SubagentWarden } from "./subagent-fixture.js";
 
 const base = {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import type { Bus } from "@warden/bus";
 import { fromWireName } from "@warden/contracts";
-import { callEvents, eventTypes } from "../support/events.js";
+import { callEvents, eventTypes } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 describe("the three gates and grade x mode, end to end over the demo domain", () => {

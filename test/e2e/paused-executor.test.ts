@@ -8,7 +8,7 @@ import { readCallHistory, readEvent, readOutcome, silentLogger } from "@warden/b
 import { TERMINAL_EVENT_TYPES, type IdentitySpecInput, type WardenEvent } from "@warden/contracts";
 import { startExecutor } from "@warden/executor";
 import { createAgentClient } from "@warden/sdk";
-import { eventually } from "../support/eventually.js";
+import { eventually } from "@warden/testing";
 import { PAUSABLE_EXECUTOR_ACK_WAIT_MS, pausableTool } from "../support/pausable-executor.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 

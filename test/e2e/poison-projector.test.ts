@@ -6,7 +6,7 @@ import { ApprovalInboxRecordSchema, BUCKET_APPROVALS, BUCKET_CALLS, callEventSub
 import { CallModelSchema } from "@warden/projections";
 import { openCursor } from "@warden/projector";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { eventually } from "../support/eventually.js";
+import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const CLI = join(import.meta.dirname, "../../cli/dist/main.js");

@@ -5,8 +5,7 @@ import { BUCKET_POLICY, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type ToolDesc
 import { startPolicyService, type PolicyService } from "@warden/policy";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { createAgentClient, createRegistryClient, type AgentClient, type RegistryClient } from "@warden/sdk";
-import { eventually } from "../support/eventually.js";
-import { startTestNats, type TestNats } from "../support/nats.js";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 
 function tool(name: string): ToolDescriptorInput {
   return { name, version: "1.0.0", title: name, description: "Use when the caller needs this information.", inputSchema: { type: "object" }, grade: "read", idempotent: true };

@@ -7,7 +7,7 @@ import { startExecutor } from "@warden/executor";
 import { CallModelSchema, digestModel, type CallModel } from "@warden/projections";
 import { openCursor, readLiveModels, rebuildReadModels, replayStream } from "@warden/projector";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
-import { eventually } from "../support/eventually.js";
+import { eventually } from "@warden/testing";
 import { HANGING_EXECUTOR_ACK_WAIT_MS, hangingTool } from "../support/hanging-executor.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 

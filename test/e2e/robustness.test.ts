@@ -4,8 +4,7 @@ import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { silentLogger, type Bus } from "@warden/bus";
 import { defineTool, readArtifact, startExecutor } from "@warden/executor";
 import { callEventSubject, newId, sha256Hex, STREAM_CALLS, type IdentitySpecInput } from "@warden/contracts";
-import { eventually } from "../support/eventually.js";
-import { callEvents, deadLetters, eventTypes } from "../support/events.js";
+import { callEvents, deadLetters, eventTypes, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** A domain whose handler counts how often each call really ran. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, silentLogger } from "@warden/bus";
 import { createAgentClient } from "@warden/sdk";
 import { startSubagentService, triageAgent } from "@warden/subagent";
-import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
+import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 import { subagentIdentity, toolNames } from "./subagent-fixture.js";
 

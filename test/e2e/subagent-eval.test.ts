@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
+import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 import { toolNames } from "./subagent-fixture.js";
 

@@ -12,7 +12,7 @@ import {
   type WardenEvent,
 } from "@warden/contracts";
 import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
-import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai.js";
+import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 export interface SubagentWarden {

@@ -3,8 +3,7 @@ import { readEvent } from "@warden/bus";
 import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
-import { eventually } from "../support/eventually.js";
-import { callEvents, eventTypes } from "../support/events.js";
+import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { childRequests, outputOf, startSubagentWarden, toolMessages, toolNames, type SubagentWarden } from "./subagent-fixture.js";
 
 const base = {

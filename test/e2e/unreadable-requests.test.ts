@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import { callEventSubject, callReadSubject, EVENT_SCHEMA_VERSION, newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
-import { eventually } from "../support/eventually.js";
-import { deadLetters } from "../support/events.js";
+import { deadLetters, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const text = (s: string) => new TextEncoder().encode(s);

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createUser, encodeUser, fmtCreds } from "@nats-io/jwt";
 import { connect, credsAuthenticator, headers } from "@nats-io/transport-node";
-import { appendEvent, encodeJson, kvGetJson, kvPutJson, requestRpc, type Bus } from "@warden/bus";
+import { appendEvent, encodeJson, kvGetJson, requestRpc, type Bus } from "@warden/bus";
 import {
   approverKeyId,
   approverKeyKey,
@@ -39,8 +39,7 @@ import {
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
 import { buildCallRequest, createAgentClient, createApproverClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { z } from "zod";
-import { eventually } from "../support/eventually.js";
-import { callEvents, eventTypes } from "../support/events.js";
+import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 import { expectRefused, expectSubscribeRefused, rawRequest } from "./refusals.js";
 

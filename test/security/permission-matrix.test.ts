@@ -46,7 +46,7 @@ import {
   type IdentityKind,
   type IdentitySpecInput,
 } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { rawRequest, refusedByServer, subscriptionRefused } from "./refusals.js";
 
 /**

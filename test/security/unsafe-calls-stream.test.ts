@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiscardPolicy, type StreamConfig } from "@nats-io/jetstream";
 import { callsStreamConfig, ensureTopology, TopologyError, type Bus } from "@warden/bus";
 import { SERVICE_ROLES, STREAM_CALLS, type IdentitySpecInput } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { expectRefused, rawRequest } from "./refusals.js";
 
 /**

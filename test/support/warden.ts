@@ -5,7 +5,7 @@ import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjector } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import type { PolicyDocumentInput } from "@warden/contracts";
-import { startTestNats, type TestNats } from "./nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 
 interface Stoppable {
   stop(): Promise<void>;

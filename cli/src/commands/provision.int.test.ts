@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectBus, freePort, loadBusConfig, startNatsServer, type LocalNatsServer } from "@warden/bus";
+import { connectBus, loadBusConfig } from "@warden/bus";
+import { freePort, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import { STREAM_CALLS } from "@warden/contracts";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");

@@ -6,7 +6,7 @@ import { silentLogger, type Bus } from "@warden/bus";
 import { startRegistryService } from "@warden/registry";
 import { createRegistryClient } from "@warden/sdk";
 import { stringify } from "yaml";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { runCli } from "../run-cli.js";
 
 const FIXTURE_SERVER = join(import.meta.dirname, "../../../services/adapters/test/fixtures/mcp-fixture-server.mjs");

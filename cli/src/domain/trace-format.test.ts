@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildTrace, syntheticCall } from "@warden/projections";
+import { buildTrace } from "@warden/projections";
+import { syntheticCall } from "@warden/testing";
 import { stepDetails, traceText } from "./trace-format.js";
 
 const entries = (events: ReturnType<typeof syntheticCall>) => events.map((event, i) => ({ seq: i + 1, event }));

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
-import { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/bus";
+import { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import { connect } from "@nats-io/transport-node";
 import type { WardenHome } from "@warden/identity";
 import { CliError, EXIT_UNREACHABLE } from "../errors.js";

@@ -2,17 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
 import { BUCKET_TOOLS, sha256Hex, type ToolCallFinished } from "@warden/contracts";
 import { readArtifact, type ExecutableTool } from "@warden/executor";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import {
-  append,
-  approvalRequested,
-  approverKey,
-  grantFor,
-  policyChecked,
-  serveFakeRegistry,
-  waitForEvent,
-  type ApproverKey,
-} from "../../../services/executor/test/harness.js";
+import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
 import { BUCKET_DEMO_OUTBOX, readOutbox } from "./outbox.js";
 import { startSupportDesk, type SupportDesk } from "./start-support-desk.js";
 import { BUCKET_DEMO_TICKETS } from "./tickets.js";

@@ -1,29 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger, type Bus } from "@warden/bus";
+import type { Bus } from "@warden/bus";
 import { PolicyDocumentSchema } from "@warden/contracts";
-import type { ExecutableTool, ToolContext } from "@warden/executor";
+import type { ExecutableTool } from "@warden/executor";
+import { runTool } from "@warden/executor/testing";
 import { supportDeskPolicy } from "./policy.js";
-import { bigOutput } from "./tools/demo.js";
 import { SUPPORT_DESK_DOMAINS, supportDeskTools } from "./tools.js";
 
 // descriptors and pure handlers only: the bus is never touched here
 const tools = supportDeskTools({} as Bus);
 const all = SUPPORT_DESK_DOMAINS.flatMap((d) => tools[d]);
 const byName = new Map(all.map((t) => [t.descriptor.name, t]));
-const ctx = (): ToolContext => ({
-  signal: new AbortController().signal,
-  callId: "c1",
-  principal: "alice",
-  mode: "human",
-  correlationId: "r1",
-  attempt: 1,
-  log: silentLogger(),
-});
 
-async function run(tool: ExecutableTool | undefined, args: unknown): Promise<unknown> {
-  const prepared = tool!.prepare(args);
-  if (!prepared.ok) throw new Error(prepared.message);
-  return prepared.run(ctx());
+function tool(name: string): ExecutableTool {
+  const t = byName.get(name);
+  if (t === undefined) throw new Error(`no tool ${name}`);
+  return t;
 }
 
 describe("the support desk's tools", () => {
@@ -62,29 +53,32 @@ describe("the support desk's tools", () => {
   });
 
   it("search the knowledge base, within the limit", async () => {
-    const r = (await run(byName.get("kb.search"), { query: "refund", limit: 2 })) as { articles: { id: string }[] };
-    expect(r.articles.map((a) => a.id).sort()).toEqual(["KB-001", "KB-002"]);
-    expect(byName.get("kb.search")!.prepare({ query: "refund", limit: 21 }).ok).toBe(false);
+    const r = await runTool(tool("kb.search"), { query: "refund", limit: 2 });
+    expect(r).toMatchObject({ ok: true, output: { articles: [{}, {}] } });
+    const ids = r.ok ? (r.output as { articles: { id: string }[] }).articles.map((a) => a.id) : [];
+    expect(ids.sort()).toEqual(["KB-001", "KB-002"]);
+    expect(await runTool(tool("kb.search"), { query: "refund", limit: 21 })).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
   });
 
   it("fetch a session's turns and fail for a session that does not exist", async () => {
-    const turns = (await run(byName.get("session.fetch"), { id: 1 })) as { role: string; text: string }[];
+    const r = await runTool(tool("session.fetch"), { id: 1 });
+    const turns = r.ok ? (r.output as { role: string; text: string }[]) : [];
     expect(turns[0]).toMatchObject({ role: "customer" });
     expect(turns.every((t) => t.role === "customer" || t.role === "agent")).toBe(true);
-    await expect(run(byName.get("session.fetch"), { id: 99 })).rejects.toThrow("no session 99");
+    expect(await runTool(tool("session.fetch"), { id: 99 })).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "no session 99" } });
   });
 
-  it("make demo.fail throw, demo.slow stop when aborted, and demo.big about a megabyte", async () => {
-    await expect(run(byName.get("demo.fail"), {})).rejects.toThrow(/always fails/);
+  it("make demo.fail fail, demo.slow time out and stop when aborted, and demo.big an artifact of about a megabyte", async () => {
+    expect(await runTool(tool("demo.fail"), {})).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: expect.stringMatching(/always fails/) } });
+    expect(await runTool(tool("demo.slow"), {})).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
     const controller = new AbortController();
-    const prepared = byName.get("demo.slow")!.prepare({});
-    if (!prepared.ok) throw new Error(prepared.message);
-    const slow = prepared.run({ ...ctx(), signal: controller.signal });
+    const slow = runTool(tool("demo.slow"), {}, { signal: controller.signal, timeoutMs: 60_000 });
     controller.abort();
-    await expect(slow).rejects.toThrow(/abort/i);
-    const bytes = JSON.stringify(bigOutput()).length;
-    expect(bytes).toBeGreaterThan(1_000_000);
-    expect(bytes).toBeLessThan(1_200_000);
+    expect(await slow).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: expect.stringMatching(/abort/i) } });
+    const big = await runTool(tool("demo.big"), {});
+    expect(big).toMatchObject({ ok: true, truncated: true });
+    expect(big.outputBytes).toBeGreaterThan(1_000_000);
+    expect(big.outputBytes).toBeLessThan(1_200_000);
   });
 });
 

@@ -8,7 +8,6 @@ export { entryToJson, kvCreateJson, kvGetJson, kvPutJson, kvUpdateJson, watchJso
 export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { isNotFound, isPermissionViolation, isRevisionConflict, isSubjectFull, unlessNotFound } from "./nats-errors.js";
 export type { JsMsg, KV, KvEntry, Msg, NatsConnection, ObjectStore, Subscription } from "./nats-types.js";
-export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
 export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
 export { readEvent, readEventOnSubject, readOutcome, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";

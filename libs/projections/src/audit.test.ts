@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { PolicyDocumentSchema, type WardenEvent } from "@warden/contracts";
-import { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "../../../test/support/crafted-violations.js";
+import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, syntheticCall } from "@warden/testing";
 import { auditRow, matchesAudit, verifyCalls } from "./audit.js";
 import type { CallModel } from "./call-model.js";
 import { applyCallEvent } from "./reduce-call.js";
-import { syntheticCall } from "./synthetic-calls.js";
 import { AUDIT_VIOLATION_KINDS } from "./violations.js";
 
 const doc = PolicyDocumentSchema.parse(CRAFTED_POLICY);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_EVENT_BYTES, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, subjectOfEvent } from "@warden/contracts";
 import { decodeCallMessage } from "./decode.js";
-import { syntheticCall } from "./synthetic-calls.js";
+import { syntheticCall } from "@warden/testing";
 
 const enc = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runBudgetKey, toolBudgetKey, principalBudgetKey, type WardenEvent } from "@warden/contracts";
 import { digestModels } from "./digest.js";
 import { emptyModelMaps, foldEvent, type ModelMaps } from "./fold.js";
-import { SYNTHETIC_OUTCOMES, syntheticCall } from "./synthetic-calls.js";
+import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
 
 function stream(): WardenEvent[] {
   return SYNTHETIC_OUTCOMES.flatMap((outcome, i) =>

@@ -26,4 +26,3 @@ export {
   type CallViolationKind,
   type Violation,
 } from "./violations.js";
-export { SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { WardenEvent } from "@warden/contracts";
-import { CRAFTED_VIOLATIONS } from "../../../test/support/crafted-violations.js";
+import { CRAFTED_VIOLATIONS, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticOutcome } from "@warden/testing";
 import type { CallModel } from "./call-model.js";
 import { applyCallEvent, linkChildCall } from "./reduce-call.js";
-import { SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticOutcome } from "./synthetic-calls.js";
 import { CALL_VIOLATION_KINDS } from "./violations.js";
 
 /** Folds events of any calls into call models, numbering them as a stream would. */

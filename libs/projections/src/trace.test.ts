@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { syntheticCall } from "./synthetic-calls.js";
+import { syntheticCall } from "@warden/testing";
 import { buildTrace } from "./trace.js";
 
 const entries = (events: ReturnType<typeof syntheticCall>, from = 1) => events.map((event, i) => ({ seq: from + i, event }));

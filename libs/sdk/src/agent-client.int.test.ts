@@ -12,8 +12,7 @@ import {
   type WardenEvent,
 } from "@warden/contracts";
 import { startRegistryService, type RegistryService } from "@warden/registry";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { createAgentClient, type AgentClient } from "./agent-client.js";
 import { createRegistryClient } from "./registry-client.js";
 

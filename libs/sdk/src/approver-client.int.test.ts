@@ -11,7 +11,7 @@ import {
   type PendingApproval,
   type Reply,
 } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { createApproverClient } from "./approver-client.js";
 
 const HASH = argsHash({ customerId: "c1", text: "hi" });

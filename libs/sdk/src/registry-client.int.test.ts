@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, type Bus } from "@warden/bus";
 import { registryRegisterSubject, type ToolDescriptorInput } from "@warden/contracts";
 import { startRegistryService, type RegistryService } from "@warden/registry";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { createRegistryClient } from "./registry-client.js";
 
 function tool(name: string, description = "Use when the caller needs this information."): ToolDescriptorInput {

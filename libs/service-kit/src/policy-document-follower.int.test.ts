@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { kvPutJson, type Bus } from "@warden/bus";
 import { BUCKET_POLICY, POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { followPolicyDocument } from "./policy-document-follower.js";
 
 describe("the policy document follower", () => {

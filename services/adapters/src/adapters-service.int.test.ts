@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { stringify } from "yaml";
-import { eventually } from "../../../test/support/eventually.js";
+import { eventually } from "@warden/testing";
 import { NODE, startAdaptersWarden, tempDir, TEST_POLICY, type AdaptersWarden } from "../test/harness.js";
 import { AdapterConfigError } from "./adapter-errors.js";
 import { startAdaptersService } from "./adapters-service.js";

@@ -9,7 +9,7 @@ import type { Bus, Logger } from "@warden/bus";
 import { OBJECT_STORE_ARTIFACTS, STREAM_CALLS, type PolicyDocumentInput, type ServiceRole } from "@warden/contracts";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startRegistryService } from "@warden/registry";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { loadManifestFile, type LoadedManifest } from "../src/manifest/load-manifests.js";
 
 export const FIXTURES = join(import.meta.dirname, "fixtures");

@@ -29,8 +29,7 @@ import {
   type PolicyDocumentInput,
   type ToolPolicyChecked,
 } from "@warden/contracts";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { openApprovalStore } from "./approval-store.js";
 import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
 import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";

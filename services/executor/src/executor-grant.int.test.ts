@@ -3,18 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { approverKeyKey, argsHash, BUCKET_POLICY, newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import {
-  append,
-  approvalRequested,
-  grantFor,
-  policyChecked,
-  approverKey,
-  serveFakeRegistry,
-  unpinnedKey,
-  waitForEvent,
-  type ApproverKey,
-} from "../test/harness.js";
+import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 
@@ -171,7 +160,7 @@ describe("executor: running granted calls", () => {
     cases.push(["policy-args", approvalRequested(notify, args, { validated: { argsHash: argsHash({ ...args, to: "c99" }) } })]);
     cases.push(["policy-descriptor", approvalRequested(notify, args, { validated: { descriptorHash: `sha256:${"7".repeat(64)}` } })]);
     cases.push(["policy-denied", approvalRequested(notify, args, { answering: policyChecked(notify, args, { decision: "deny" }) })]);
-    for (const [check, request] of cases) {
+    for (const [, request] of cases) {
       await append(bus, request);
       await append(bus, grantFor(request, key));
     }

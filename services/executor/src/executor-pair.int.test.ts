@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import { append, approvalRequested, approverKey, grantFor, policyChecked, serveFakeRegistry, waitForEvent, type ApproverKey } from "../test/harness.js";
+import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 

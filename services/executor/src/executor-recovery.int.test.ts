@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
 import { argsHash, newId, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import { append, policyChecked, serveFakeRegistry, waitForAck, waitForEvent } from "../test/harness.js";
+import { append, eventually, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 

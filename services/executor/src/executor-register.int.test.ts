@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { silentLogger, type Bus } from "@warden/bus";
 import { wardenError } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import { serveFakeRegistry } from "../test/harness.js";
+import { serveFakeRegistry, startTestNats, type TestNats } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { ExecutorStartError, startExecutor } from "./start-executor.js";
 

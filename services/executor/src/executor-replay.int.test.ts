@@ -2,20 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readCallHistory, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { EVENT_TYPES, newId, STREAM_CALLS } from "@warden/contracts";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import {
-  append,
-  approvalRequested,
-  grantFor,
-  policyChecked,
-  approverKey,
-  serveFakeRegistry,
-  unpinnedKey,
-  waitForAck,
-  waitForEvent,
-  type ApproverKey,
-} from "../test/harness.js";
+import { append, approvalRequested, approverKey, type ApproverKey, eventually, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 

@@ -96,7 +96,7 @@ async function record(deps: ExecutorDeps, callId: string, result: HandlerResult,
  * A timed-out handler may still act after its abort: retrying is only safe for an idempotent
  * tool, so a caller (or a model reading toModelMessage) is not told to try a write again.
  */
-function mayHaveActed(error: WardenError, tool: ExecutableTool): WardenError {
+export function mayHaveActed(error: WardenError, tool: ExecutableTool): WardenError {
   if (error.code !== "TIMEOUT" || tool.descriptor.idempotent) return error;
   return { ...error, retryable: false, message: `${error.message}; it may still have taken effect, check before calling again` };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kvPutJson, type Bus } from "@warden/bus";
 import { BUCKET_BUDGETS, newId, runBudgetKey, type BudgetModel } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
 
 const projected = (runId: string, admitted: number, seq: number): BudgetModel => ({

@@ -17,8 +17,7 @@ import {
   type ToolDescriptorInput,
   type ToolRecord,
 } from "@warden/contracts";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
 import { policyCheckHandler } from "./handlers/tool-args-validated.js";
 import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kvGetJson, type Bus } from "@warden/bus";
 import { ApprovalInboxRecordSchema, BUCKET_APPROVALS } from "@warden/contracts";
-import { APPROVALS_MODEL, syntheticCall } from "@warden/projections";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { APPROVALS_MODEL } from "@warden/projections";
+import { startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import { ModelStore } from "./model-store.js";
 
 describe("a read model store", () => {

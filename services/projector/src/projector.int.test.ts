@@ -15,9 +15,8 @@ import {
   STREAM_DLQ,
   type WardenEvent,
 } from "@warden/contracts";
-import { CallModelSchema, SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/projections";
-import { eventually } from "../../../test/support/eventually.js";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { CallModelSchema } from "@warden/projections";
+import { eventually, startTestNats, SYNTHETIC_OUTCOMES, syntheticCall, type TestNats } from "@warden/testing";
 import { openCursor } from "./cursor.js";
 import { digestsOf, readLiveModels } from "./live-models.js";
 import { rebuildReadModels } from "./rebuild.js";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { silentLogger, type Bus } from "@warden/bus";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
+import { startTestNats, type TestNats } from "@warden/testing";
 import { startRegistryService, type RegistryService } from "../src/registry-service.js";
 
 /**

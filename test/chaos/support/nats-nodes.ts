@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { findNatsServerBinary, freePort, NATS_INSTALL_HINT } from "@warden/bus";
+import { findNatsServerBinary, freePort, NATS_INSTALL_HINT } from "@warden/local-nats";
 import { renderServerConfig, type WardenHome } from "@warden/identity";
 import { managedProcess, type ManagedProcess } from "./managed-process.js";
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { eventually } from "../../../../test/support/eventually.js";
+import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processGone, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService } from "../adapters-service.js";
 

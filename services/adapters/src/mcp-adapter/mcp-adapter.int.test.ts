@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import type { ToolRecord } from "@warden/contracts";
 import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient, type ApproverClient } from "@warden/sdk";
-import { eventually } from "../../../../test/support/eventually.js";
+import { eventually } from "@warden/testing";
 import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService, type AdaptersService } from "../adapters-service.js";
 import type { LoadedManifest } from "../manifest/load-manifests.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { eventually } from "../../../../test/support/eventually.js";
+import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processGone, tempDir } from "../../test/harness.js";
 import { probeNetworkSandbox, wrapNoNetwork } from "./network-sandbox.js";
 import { runProcess, type ProcessSpec } from "./run-process.js";

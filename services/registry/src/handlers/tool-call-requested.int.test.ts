@@ -14,7 +14,7 @@ import {
   type ToolCallRejected,
   type ToolCallRequested,
 } from "@warden/contracts";
-import { eventually } from "../../../../test/support/eventually.js";
+import { eventually } from "@warden/testing";
 import { descriptor, request } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 

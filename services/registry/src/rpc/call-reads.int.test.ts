@@ -13,8 +13,7 @@ import {
   type Reply,
   type WardenEvent,
 } from "@warden/contracts";
-import { syntheticCall } from "@warden/projections";
-import { eventually } from "../../../../test/support/eventually.js";
+import { eventually, syntheticCall } from "@warden/testing";
 import { descriptor } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 

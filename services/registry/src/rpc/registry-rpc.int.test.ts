@@ -10,7 +10,7 @@ import {
   registryStatusSubject,
   type PolicyDocumentInput,
 } from "@warden/contracts";
-import { eventually } from "../../../../test/support/eventually.js";
+import { eventually } from "@warden/testing";
 import { ArgsValidators } from "../domain/args-validator.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
 import { descriptor } from "../../test-support/fixtures.js";

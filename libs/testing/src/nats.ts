@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectBus, ensureTopology, freePort, loadBusConfig, NATS_INSTALL_HINT, startNatsServer, type Bus, type LocalNatsServer } from "@warden/bus";
+import { connectBus, ensureTopology, loadBusConfig, type Bus } from "@warden/bus";
+import { freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import type { IdentitySpecInput } from "@warden/contracts";
 import { openWardenHome, type WardenHome } from "@warden/identity";
 

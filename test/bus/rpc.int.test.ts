@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callEventSubject, newId, STREAM_CALLS } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import type { Bus } from "./bus.js";
-import { silentLogger } from "./logger.js";
-import { requestRpc, serveRpc } from "./rpc.js";
+import { startTestNats, type TestNats } from "@warden/testing";
+import { type Bus, requestRpc, serveRpc, silentLogger } from "@warden/bus";
 
 describe("serveRpc", () => {
   let nats: TestNats;

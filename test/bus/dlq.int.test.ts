@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, sha256Hex, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import type { Bus } from "./bus.js";
-import { decodeJson } from "./codec.js";
-import { copyToDlq, DLQ_INLINE_LIMIT } from "./dlq.js";
+import { startTestNats, type TestNats } from "@warden/testing";
+import { type Bus, copyToDlq, decodeJson, DLQ_INLINE_LIMIT } from "@warden/bus";
 
 describe("copyToDlq", () => {
   let nats: TestNats;

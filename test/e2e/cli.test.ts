@@ -4,15 +4,15 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type Bus } from "@warden/bus";
+import type { Bus } from "@warden/bus";
 import { newId, PolicyDocumentSchema } from "@warden/contracts";
 import { readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
 import { stringify as toYaml } from "yaml";
-import { eventually } from "../../test/support/eventually.js";
-import { startTestWarden, type TestWarden } from "../../test/support/warden.js";
-import { exampleApprover } from "./domain/up-text.js";
+import { freePort } from "@warden/local-nats";
+import { eventually } from "@warden/testing";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
 
-const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
 
 interface Run {
   readonly code: number;
@@ -44,17 +44,18 @@ function warden(args: string[], env: Record<string, string>): Promise<Run> {
 }
 
 // each command is a fresh node process (a few seconds on a busy machine), and a test runs several
+// the person `warden up --demo` suggests approving as: the demo policy's human who approves sends
+const approver = "alice";
+
 describe("the warden CLI against a real nats-server and the services", { timeout: 90_000 }, () => {
   let w: TestWarden;
   let bus: Bus;
   let env: Record<string, string>;
-  let approver: string;
 
   beforeAll(async () => {
     // every service as its own identity, the support-desk demo and its policy, as `warden up --demo` runs them
     w = await startTestWarden({ demo: true });
     bus = w.bus;
-    approver = exampleApprover(PolicyDocumentSchema.parse(supportDeskPolicy)) ?? "no-human-in-demo-policy";
     // the people and the agent the commands act as: their credentials in WARDEN_HOME, as `warden up --demo` mints them
     for (const name of [approver, "dana"]) await w.nats.home.addIdentity({ kind: "human", name });
     await w.nats.home.addIdentity({ kind: "agent", name: "support-bot" });

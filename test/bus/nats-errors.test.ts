@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUCKET_APPROVAL_LOCKS, STREAM_CALLS } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import type { Bus } from "./bus.js";
-import { isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound } from "./nats-errors.js";
+import { startTestNats, type TestNats } from "@warden/testing";
+import { isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound, type Bus } from "@warden/bus";
 
 async function failureOf(p: Promise<unknown>): Promise<unknown> {
   try {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import { appendEvent } from "./append.js";
-import type { Bus } from "./bus.js";
-import { readCallHistory } from "./call-history.js";
-import { readEvent } from "./read-event.js";
+import { startTestNats, type TestNats } from "@warden/testing";
+import { appendEvent, type Bus, readCallHistory, readEvent } from "@warden/bus";
 
 function request(callId: string, principal = "alice"): ToolCallRequested {
   return {

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callEventSubject, consumerName, newId, stageFilterSubject, STREAM_CALLS, STREAM_DLQ, type ToolCallRequested } from "@warden/contracts";
-import { startTestNats, type TestNats } from "../../../test/support/nats.js";
-import { eventually } from "../../../test/support/eventually.js";
-import { deadLetters } from "../../../test/support/events.js";
-import { appendEvent } from "./append.js";
-import type { Bus } from "./bus.js";
-import { decodeJson, encodeJson } from "./codec.js";
-import { silentLogger } from "./logger.js";
-import { ACK, ensureStageConsumer, runStage, type UndecodableCode } from "./stage-runner.js";
+import { deadLetters, eventually, startTestNats, type TestNats } from "@warden/testing";
+import { ACK, appendEvent, type Bus, decodeJson, encodeJson, ensureStageConsumer, runStage, silentLogger, type UndecodableCode } from "@warden/bus";
 
 function request(domain: string): ToolCallRequested {
   return {

@@ -1,94 +1,32 @@
-/** Test-only helpers: stand-ins for the registry and approver services, and event builders. */
-import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { appendEvent, kvPutJson, readEvent, serveRpc, silentLogger, type Bus } from "@warden/bus";
+import { sign } from "node:crypto";
+import { appendEvent, type Bus } from "@warden/bus";
 import {
-  approverKeyId,
   argsHash,
-  BUCKET_TOOLS,
   grantSigningPayload,
   grantStatementOf,
   newId,
-  QUEUE_REGISTRY,
-  REGISTRY_REGISTER_SUBJECTS,
-  STREAM_CALLS,
-  ToolDescriptorSchema,
-  descriptorHash,
-  toolKey,
-  wardenError,
   type ApprovalGranted,
   type ApprovalRequested,
   type CallMode,
-  type EventOfType,
-  type EventType,
   type JsonValue,
-  type Reply,
   type ToolArgsValidated,
+  type ToolDescriptor,
   type ToolPolicyChecked,
   type WardenEvent,
 } from "@warden/contracts";
-import type { ExecutableTool } from "../src/index.js";
-import { eventually } from "../../../test/support/eventually.js";
+import type { ApproverKey } from "./approver-key.js";
 
 /**
- * Answers `warden.registry.register.<domain>` the way the registry does (ToolRecords in KV, conflicts on
- * new content for a known version). `script` may answer an attempt itself (e.g. UNAVAILABLE).
+ * What the builders need of a tool: an ExecutableTool of @warden/executor fits (this package
+ * cannot name it, since the executor's own tests use it).
  */
-export async function serveFakeRegistry(bus: Bus, script?: (attempt: number) => Reply | undefined) {
-  const kv = await bus.kvm.open(BUCKET_TOOLS);
-  let attempts = 0;
-  const sub = serveRpc(bus, REGISTRY_REGISTER_SUBJECTS, QUEUE_REGISTRY, silentLogger(), async (payload) => {
-    attempts++;
-    const scripted = script?.(attempts);
-    if (scripted) return scripted;
-    const { descriptors, initialStatus = "enabled" } = payload as { descriptors: unknown[]; initialStatus?: string };
-    const registered = [];
-    for (const raw of descriptors) {
-      const d = ToolDescriptorSchema.parse(raw);
-      const hash = descriptorHash(d);
-      const key = toolKey(d.name, d.version);
-      const existing = await kv.get(key);
-      if (existing?.operation === "PUT") {
-        const rec = existing.json<{ descriptorHash: string; status: string }>();
-        if (rec.descriptorHash !== hash) return { ok: false, error: wardenError("REGISTRATION_CONFLICT", `${key} has other content`) };
-        registered.push({ name: d.name, version: d.version, descriptorHash: hash, status: rec.status, created: false });
-        continue;
-      }
-      const at = new Date().toISOString();
-      await kvPutJson(kv, key, { descriptor: d, descriptorHash: hash, status: initialStatus, registeredAt: at, statusChangedAt: at });
-      registered.push({ name: d.name, version: d.version, descriptorHash: hash, status: initialStatus, created: true });
-    }
-    return { ok: true, value: { registered } };
-  });
-  return {
-    attempts: () => attempts,
-    async stop() {
-      sub.unsubscribe();
-      await bus.nc.flush();
-    },
-  };
+export interface CallableTool {
+  readonly domain: string;
+  readonly descriptor: ToolDescriptor;
+  readonly descriptorHash: string;
 }
 
-export interface ApproverKey {
-  readonly keyId: string;
-  readonly privateKey: KeyObject;
-  /** SPKI DER, base64: what an executor pins (`approverKeys`). */
-  readonly publicKeyDerBase64: string;
-}
-
-/** A fresh approver key pair, as provisioning mints one: pin `publicKeyDerBase64` in the executor. */
-export function approverKey(): ApproverKey {
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  const der = publicKey.export({ type: "spki", format: "der" });
-  return { keyId: approverKeyId(der), privateKey, publicKeyDerBase64: der.toString("base64") };
-}
-
-/** A key that is not pinned, naming itself `keyId`: what a forger would sign with. */
-export function unpinnedKey(keyId: string): ApproverKey {
-  const other = approverKey();
-  return { ...other, keyId };
-}
-
-interface CallOptions {
+export interface CallOptions {
   readonly callId?: string;
   readonly principal?: string;
   readonly mode?: CallMode;
@@ -112,7 +50,7 @@ interface ChainOptions {
  */
 const standsOn = new Map<string, WardenEvent[]>();
 
-function envelope(tool: ExecutableTool, o: CallOptions) {
+function envelope(tool: CallableTool, o: CallOptions) {
   return {
     v: 1 as const,
     eventId: newId(),
@@ -127,7 +65,7 @@ function envelope(tool: ExecutableTool, o: CallOptions) {
   };
 }
 
-function bound(tool: ExecutableTool, args: JsonValue, o: CallOptions) {
+function bound(tool: CallableTool, args: JsonValue, o: CallOptions) {
   return {
     version: o.version ?? tool.descriptor.version,
     descriptorHash: o.descriptorHash ?? tool.descriptorHash,
@@ -137,13 +75,13 @@ function bound(tool: ExecutableTool, args: JsonValue, o: CallOptions) {
 }
 
 /** The registry's ToolArgsValidated of a call. */
-export function argsValidated(tool: ExecutableTool, args: JsonValue, o: CallOptions = {}): ToolArgsValidated {
+export function argsValidated(tool: CallableTool, args: JsonValue, o: CallOptions = {}): ToolArgsValidated {
   return { ...envelope(tool, o), type: "ToolArgsValidated", data: { ...bound(tool, args, o), args, scope: null, flags: {} } };
 }
 
 /** A policy decision answering the call's ToolArgsValidated (which `append` writes first). */
 export function policyChecked(
-  tool: ExecutableTool,
+  tool: CallableTool,
   args: JsonValue,
   o: CallOptions & ChainOptions & { decision?: ToolPolicyChecked["data"]["decision"] } = {},
 ): ToolPolicyChecked {
@@ -166,7 +104,7 @@ export function policyChecked(
  * `append` writes first with its ToolArgsValidated.
  */
 export function approvalRequested(
-  tool: ExecutableTool,
+  tool: CallableTool,
   args: JsonValue,
   o: CallOptions & ChainOptions & { approvalId?: string; answering?: ToolPolicyChecked } = {},
 ): ApprovalRequested {
@@ -237,20 +175,4 @@ export async function append(bus: Bus, event: WardenEvent): Promise<number> {
   const r = await appendEvent(bus, event);
   if (r.status !== "written") throw new Error(`${event.type} for ${event.callId} was already written`);
   return r.seq;
-}
-
-export function waitForEvent<T extends EventType>(bus: Bus, domain: string, callId: string, type: T, timeoutMs = 10_000): Promise<EventOfType<T>> {
-  return eventually(async () => {
-    const e = await readEvent(bus, domain, callId, type);
-    if (e === undefined) throw new Error(`no ${type} for ${callId} yet`);
-    return e;
-  }, timeoutMs);
-}
-
-/** Waits until a stage has acked everything up to `seq`: whatever it does with that event is done. */
-export function waitForAck(bus: Bus, durable: string, seq: number): Promise<void> {
-  return eventually(async () => {
-    const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
-    if (info.ack_floor.stream_seq < seq) throw new Error(`${durable} acked up to ${info.ack_floor.stream_seq}, not ${seq}`);
-  });
 }

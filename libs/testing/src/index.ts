@@ -1,0 +1,17 @@
+export { approverKey, unpinnedKey, type ApproverKey } from "./approver-key.js";
+export {
+  append,
+  approvalRequested,
+  argsValidated,
+  grantFor,
+  policyChecked,
+  type CallableTool,
+  type CallOptions,
+} from "./authorised-calls.js";
+export { CRAFTED_POLICY, CRAFTED_VIOLATION_KINDS, CRAFTED_VIOLATIONS, type CraftedViolationKind } from "./crafted-violations.js";
+export { callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from "./events.js";
+export { eventually } from "./eventually.js";
+export { serveFakeRegistry } from "./fake-registry.js";
+export { startTestNats, type TestNats } from "./nats.js";
+export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
+export { SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

@@ -1,0 +1,1 @@
+export { runTool, type RunToolOptions, type ToolRun } from "./run-tool.js";

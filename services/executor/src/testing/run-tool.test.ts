@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { wardenError } from "@warden/contracts";
+import { defineTool } from "../define-tool.js";
+import { ToolError } from "../tool-error.js";
+import { runTool } from "./run-tool.js";
+
+const base = {
+  version: "1.0.0",
+  title: "A test tool",
+  description: "Use when a test needs a tool.",
+  grade: "read" as const,
+};
+
+describe("runTool", () => {
+  it("passes parsed args and the call's context to the handler and returns the output as the event would carry it", async () => {
+    const tool = defineTool({
+      ...base,
+      name: "kb.echo",
+      input: z.object({ query: z.string(), limit: z.int().default(3) }),
+      handler: (args, ctx) => ({ args, principal: ctx.principal, mode: ctx.mode, at: new Date(0) }),
+    });
+    const run = await runTool(tool, { query: "refund" }, { principal: "bob", mode: "llm" });
+    expect(run).toEqual({
+      ok: true,
+      output: { args: { query: "refund", limit: 3 }, principal: "bob", mode: "llm", at: "1970-01-01T00:00:00.000Z" },
+      outputBytes: expect.any(Number),
+      truncated: false,
+    });
+  });
+
+  it("refuses args the schema rejects with INVALID_ARGS, without running the handler", async () => {
+    let ran = false;
+    const tool = defineTool({ ...base, name: "kb.strict", input: z.object({ id: z.int() }), handler: () => (ran = true) });
+    const run = await runTool(tool, { id: "one" });
+    expect(run).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
+    expect(ran).toBe(false);
+  });
+
+  it("records a throw as HANDLER_ERROR and a ToolError with its own code", async () => {
+    const thrower = defineTool({ ...base, name: "kb.fail", input: z.object({}), handler: () => { throw new Error("broken"); } });
+    expect(await runTool(thrower, {})).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "broken" } });
+    const chooser = defineTool({
+      ...base,
+      name: "kb.gone",
+      input: z.object({}),
+      handler: () => { throw new ToolError(wardenError("NOT_FOUND", "no such article")); },
+    });
+    expect(await runTool(chooser, {})).toMatchObject({ ok: false, error: { code: "NOT_FOUND", message: "no such article" } });
+  });
+
+  it("aborts a handler past its timeout and says a write may still have taken effect", async () => {
+    const slow = defineTool({
+      ...base,
+      name: "ticket.slow",
+      grade: "write",
+      inputSchema: { type: "object" },
+      handler: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error))),
+    });
+    const run = await runTool(slow, {}, { timeoutMs: 20 });
+    expect(run).toMatchObject({ ok: false, error: { code: "TIMEOUT", retryable: false, message: expect.stringMatching(/may still have taken effect/) } });
+  });
+
+  it("keeps a large output whole as the artifact and a preview as the output, and refuses one over the tool's cap", async () => {
+    const big = defineTool({ ...base, name: "kb.dump", input: z.object({ n: z.int() }), maxOutputBytes: 200_000, handler: ({ n }) => ({ text: "x".repeat(n) }) });
+    const run = await runTool(big, { n: 100_000 });
+    if (!run.ok) throw new Error(run.error.message);
+    expect(run.truncated).toBe(true);
+    expect(run.artifact).toEqual({ text: "x".repeat(100_000) });
+    expect(JSON.stringify(run.output).length).toBeLessThan(100_000);
+    expect(await runTool(big, { n: 300_000 })).toMatchObject({ ok: false, error: { code: "OUTPUT_TOO_LARGE" } });
+  });
+});

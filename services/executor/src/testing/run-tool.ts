@@ -1,0 +1,62 @@
+import { silentLogger, type Logger } from "@warden/bus";
+import { OUTPUT_PREVIEW_BYTES, wardenError, type CallMode, type JsonValue, type WardenError } from "@warden/contracts";
+import type { ExecutableTool } from "../define-tool.js";
+import { shapeOutput } from "../domain/shape-output.js";
+import { mayHaveActed } from "../run-and-finish.js";
+import { runWithTimeout } from "../run-with-timeout.js";
+
+export interface RunToolOptions {
+  readonly callId?: string;
+  readonly principal?: string;
+  readonly mode?: CallMode;
+  readonly correlationId?: string;
+  readonly attempt?: number;
+  readonly log?: Logger;
+  /** Instead of the descriptor's timeoutMs: a short one tests a slow handler quickly. */
+  readonly timeoutMs?: number;
+  /** Aborts the handler's signal from the test, as a timeout would. */
+  readonly signal?: AbortSignal;
+}
+
+/** What the executor would record in ToolCallFinished for this run, without NATS. */
+export type ToolRun =
+  | {
+      readonly ok: true;
+      /** What the event carries: the whole output, or a valid-JSON preview when `truncated`. */
+      readonly output: JsonValue;
+      readonly outputBytes: number;
+      readonly truncated: boolean;
+      /** The whole output when `truncated`: what the executor writes to the artifact store. */
+      readonly artifact?: JsonValue;
+    }
+  | { readonly ok: false; readonly error: WardenError; readonly outputBytes: number };
+
+/**
+ * Runs a tool the way its executor would once the call is authorised: args parsed (INVALID_ARGS),
+ * the handler under its timeout with an AbortSignal (TIMEOUT), a throw as HANDLER_ERROR or the
+ * ToolError's code, the output checked and shaped (OUTPUT_INVALID, OUTPUT_TOO_LARGE, preview).
+ */
+export async function runTool(tool: ExecutableTool, args: unknown, opts: RunToolOptions = {}): Promise<ToolRun> {
+  const prepared = tool.prepare(args);
+  if (!prepared.ok) return { ok: false, error: wardenError("INVALID_ARGS", prepared.message), outputBytes: 0 };
+  const outer = opts.signal;
+  const result = await runWithTimeout(
+    (signal) =>
+      prepared.run({
+        signal: outer === undefined ? signal : AbortSignal.any([signal, outer]),
+        callId: opts.callId ?? "test-call",
+        principal: opts.principal ?? "alice",
+        mode: opts.mode ?? "human",
+        correlationId: opts.correlationId ?? "test-run",
+        attempt: opts.attempt ?? 1,
+        log: opts.log ?? silentLogger(),
+      }),
+    opts.timeoutMs ?? tool.descriptor.timeoutMs,
+  );
+  if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0 };
+  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES);
+  if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes };
+  if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, truncated: false };
+  const artifact = JSON.parse(Buffer.from(shaped.json).toString("utf8")) as JsonValue;
+  return { ok: true, output: shaped.preview, outputBytes: shaped.bytes, truncated: true, artifact };
+}
