@@ -2,7 +2,7 @@ import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, STREAM_CALLS } from "@warden/contracts";
 import { buildTrace } from "@warden/projections";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
-import { openCursor, readCallEvents, readStream, replayStream, startProjector } from "@warden/projector";
+import { openCursor, readCallEvents, readStream, replayStream, startProjectorService } from "@warden/projector";
 import { summarize } from "./stats.js";
 
 export interface ReplayBenchOptions {
@@ -48,7 +48,7 @@ export async function replayBench(bus: Bus, o: ReplayBenchOptions): Promise<[str
   const scanned = await traceLatency(Math.max(10, Math.round(o.traces / 10)), callIds);
 
   // the live projector from a fresh start: KV writes with compare-and-set, in stream order
-  const projector = await startProjector({ bus, log: silentLogger(), batchSize: 1_024, leaseTtlMs: 1_000 });
+  const projector = await startProjectorService({ bus, log: silentLogger(), batchSize: 1_024, leaseTtlMs: 1_000 });
   const cursor = await openCursor(bus);
   t0 = performance.now();
   const deadline = t0 + o.projectorSeconds * 1000;

@@ -3,7 +3,7 @@ import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
 import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type Finding } from "@warden/projections";
-import { openCursor, startProjector, type Projector } from "@warden/projector";
+import { openCursor, startProjectorService, type ProjectorService } from "@warden/projector";
 import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import type { CommandIo } from "./io.js";
 import { runCli } from "./run-cli.js";
@@ -20,9 +20,9 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   const crafted = new Map<string, string>();
   let boundary: Date;
   let clean: string[] = [];
-  let projector: Projector | undefined;
+  let projector: ProjectorService | undefined;
   const startLiveProjector = async () => {
-    projector = await startProjector({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
+    projector = await startProjectorService({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
     const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
     const cursor = await openCursor(bus);
     await eventually(async () => expect(await cursor.read()).toBe(last));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts";
-import { startProjector, type Projector } from "@warden/projector";
+import { startProjectorService, type ProjectorService } from "@warden/projector";
 import { eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import { readCallEvents, readCallTrace } from "./trace-reader.js";
 
@@ -15,12 +15,12 @@ describe("reading a call's trace", () => {
   let admin: Bus;
   /** What reads the traces: an auditor's connection, which reads everything and writes nothing. */
   let bus: Bus;
-  let projector: Projector;
+  let projector: ProjectorService;
   beforeAll(async () => {
     nats = await startTestNats();
     admin = await nats.bus();
     bus = await nats.connectAs({ kind: "auditor", name: "auditor" });
-    projector = await startProjector({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
+    projector = await startProjectorService({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
   });
   afterAll(async () => {
     await projector.stop();

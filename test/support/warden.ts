@@ -2,7 +2,7 @@ import { createLogger, silentLogger, type Bus } from "@warden/bus";
 import { generateApproverKeyPair, startApproverService } from "@warden/approver";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
-import { startProjector } from "@warden/projector";
+import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import type { PolicyDocumentInput } from "@warden/contracts";
 import { startTestNats, type TestNats } from "@warden/testing";
@@ -62,7 +62,7 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
       sweepIntervalMs: opts.sweepIntervalMs ?? 200,
       signingKeyPem: approverKey.privateKeyPem,
     });
-    const projector = await startProjector({ bus: await serviceBus("projector"), log, leaseTtlMs: 1_000 });
+    const projector = await startProjectorService({ bus: await serviceBus("projector"), log, leaseTtlMs: 1_000 });
     services = [registry, policyService, approver, projector];
     if (opts.demo) {
       const deskBus = await nats.connectAs({

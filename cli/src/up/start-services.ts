@@ -2,7 +2,7 @@ import type { Bus, Logger } from "@warden/bus";
 import { startAdaptersService, type LoadedManifest } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
-import { startProjector } from "@warden/projector";
+import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
@@ -62,7 +62,7 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     await start("approver", async () =>
       startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),
     );
-    await start("projector", async () => startProjector({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
+    await start("projector", async () => startProjectorService({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
     const manifests = o.manifests ?? [];
     if (manifests.length > 0) {
       // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them

@@ -12,6 +12,6 @@ export const AdaptersConfigSchema = BusConfigSchema.extend({
 export type AdaptersConfig = z.infer<typeof AdaptersConfigSchema>;
 
 /** Reads the service's settings; a bad value is a one-line error naming the variable. */
-export function loadAdaptersConfig(env: NodeJS.ProcessEnv): AdaptersConfig {
+export function loadConfig(env: NodeJS.ProcessEnv): AdaptersConfig {
   return parseEnv(AdaptersConfigSchema, env);
 }

@@ -1,6 +1,6 @@
 export { AdapterConfigError } from "./adapter-errors.js";
-export { startAdaptersService, type AdaptersService, type AdaptersServiceOptions } from "./adapters-service.js";
-export { AdaptersConfigSchema, loadAdaptersConfig, type AdaptersConfig } from "./config.js";
+export { startAdaptersService, type AdaptersService, type AdaptersServiceDeps } from "./service.js";
+export { AdaptersConfigSchema, loadConfig, type AdaptersConfig } from "./config.js";
 export { startDomainExecutor, type DomainExecutor, type DomainExecutorOptions } from "./domain-executor.js";
 export { gradeFromHints, type GradeAndFlags, type McpHints } from "./domain/mcp-grade.js";
 export { Redactor } from "./domain/redact.js";

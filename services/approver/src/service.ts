@@ -2,7 +2,7 @@ import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { acceptDecision, followPolicyDocument } from "@warden/service-kit";
 import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
-import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
+import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
@@ -64,7 +64,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: approvalRequestHandler({ bus, documents, approvals, titleOf }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {

@@ -15,7 +15,7 @@ import type { ExecutableTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { handleApprovalGranted } from "./handlers/approval-granted.js";
 import { handleExhausted } from "./handlers/exhausted.js";
-import { handlePolicyChecked } from "./handlers/policy-checked.js";
+import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { registerTools, type Registered } from "./register.js";
 
 export interface ExecutorOptions {
@@ -112,7 +112,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
         eventType: "ToolPolicyChecked",
         filterSubject: stageFilterSubject("ToolPolicyChecked", o.domain),
         accept: acceptDecision("allow"),
-        handle: handlePolicyChecked(deps),
+        handle: handleToolPolicyChecked(deps),
         onExhausted: handleExhausted(deps),
       }),
     );

@@ -3,7 +3,7 @@ import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit"
 import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
-import { policyCheckExhausted, policyCheckHandler } from "./handlers/tool-args-validated.js";
+import { handleToolArgsValidatedExhausted, handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 
 export const POLICY_STAGE = "policy-check";
 
@@ -33,8 +33,8 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: policyCheckHandler({ bus, documents, descriptors, budgets, attenuation }),
-    onExhausted: policyCheckExhausted({ bus }),
+    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation }),
+    onExhausted: handleToolArgsValidatedExhausted({ bus }),
   });
   return {
     document: () => documents.current(),

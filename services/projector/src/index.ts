@@ -6,6 +6,6 @@ export { digestsOf, readLiveModels, type LiveModels, type ModelDigests } from ".
 export { awaitProjector, PROJECTOR_WAIT_MS, projectorBehindText, type ProjectorPosition } from "./projector-position.js";
 export { rebuildReadModels, type RebuildOptions, type RebuildResult } from "./rebuild.js";
 export { MAX_INVALID_SAMPLES, replayStream, type ReplayOptions, type ReplayProgress, type ReplayResult } from "./replay.js";
-export { PROJECTOR_STAGE, PULL_EXPIRES_MS, PULL_HEARTBEAT_MS, startProjector, type Projector, type ProjectorDeps } from "./service.js";
+export { PROJECTOR_STAGE, PULL_EXPIRES_MS, PULL_HEARTBEAT_MS, startProjectorService, type ProjectorService, type ProjectorServiceDeps } from "./service.js";
 export { getStoredModel, MODEL_LIMITS, parseStoredModel } from "./stored-model.js";
 export { readStream, type StreamRange, type StreamReadSummary, type StreamRecord } from "./stream-reader.js";

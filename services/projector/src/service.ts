@@ -11,7 +11,7 @@ import { PoisonLetters } from "./poison-letters.js";
 
 export const PROJECTOR_STAGE = "projector";
 
-export interface ProjectorDeps {
+export interface ProjectorServiceDeps {
   readonly bus: Bus;
   readonly log: Logger;
   readonly batchSize?: number;
@@ -25,7 +25,7 @@ export interface ProjectorDeps {
   readonly leaseTtlMs?: number;
 }
 
-export interface Projector {
+export interface ProjectorService {
   /** The highest sequence this copy has applied (every model holds everything up to it). */
   appliedTo(): number;
   /** Whether this copy projects now (the others stand by). */
@@ -53,7 +53,7 @@ export const PULL_HEARTBEAT_MS = 1_000;
  * gap until another copy (or a redelivery) fills it. The consumer lets at most one batch be
  * un-acked across all copies, so copies take turns instead of racing.
  */
-export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
+export async function startProjectorService(deps: ProjectorServiceDeps): Promise<ProjectorService> {
   const { bus } = deps;
   const log = deps.log.child({ stage: PROJECTOR_STAGE });
   const batchSize = deps.batchSize ?? 256;

@@ -8,6 +8,6 @@ export const RegistryConfigSchema = BusConfigSchema.extend({
 export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
 
 /** The only reader of the environment; a bad value is a one-line error naming the variable. */
-export function loadRegistryConfig(env: NodeJS.ProcessEnv): RegistryConfig {
+export function loadConfig(env: NodeJS.ProcessEnv): RegistryConfig {
   return parseEnv(RegistryConfigSchema, env);
 }

@@ -1,4 +1,4 @@
-export { loadRegistryConfig, RegistryConfigSchema, type RegistryConfig } from "./config.js";
+export { loadConfig, RegistryConfigSchema, type RegistryConfig } from "./config.js";
 export { ArgsValidators, MAX_ARGS_ERRORS, toArgsErrors, type ArgsCheck, type ArgsError } from "./domain/args-validator.js";
 export { compileToolView } from "./domain/compile-tool-view.js";
 export {
@@ -17,4 +17,4 @@ export {
 export { parseDescriptors, type ParsedDescriptor } from "./domain/parse-descriptors.js";
 export { validateCall, type CallLookup, type ValidatedCall } from "./domain/validate-call.js";
 export { newestEnabled, versionsByName } from "./domain/tool-versions.js";
-export { startRegistryService, VALIDATE_STAGE, type RegistryService, type RegistryServiceDeps } from "./registry-service.js";
+export { startRegistryService, VALIDATE_STAGE, type RegistryService, type RegistryServiceDeps } from "./service.js";

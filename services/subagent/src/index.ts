@@ -15,7 +15,7 @@ export { STOP_REASONS, type StopReason, type Usage } from "./domain/budget-meter
 export { ChildCallRecordSchema, SubagentOutputSchema, type ChildCallRecord, type SubagentOutput } from "./domain/output.js";
 export { ENDPOINT_VARIABLES, endpointConfigured, openAiModelClient, type ModelClient, type ModelEndpoint, type ModelReply, type ModelRequest } from "./model.js";
 export { SubagentStartError } from "./resolve-grades.js";
-export { startSubagentService, type SubagentService, type SubagentServiceOptions } from "./service.js";
+export { startSubagentService, type SubagentService, type SubagentServiceDeps } from "./service.js";
 export { SUPPORT_DESK_GOLDEN, type ArgCheck, type GoldenCase, type GoldenSet } from "./eval/golden.js";
 export { runEval } from "./eval/run-eval.js";
 export { report, reportText, scoreCase, type CaseOutcome, type EvalCall, type EvalReport } from "./eval/score.js";

@@ -6,7 +6,7 @@ import { endpointConfigured, openAiModelClient, type ModelClient, type ModelEndp
 import { resolveGrades } from "./resolve-grades.js";
 import { subagentTool } from "./subagent-tool.js";
 
-export interface SubagentServiceOptions {
+export interface SubagentServiceDeps {
   readonly bus: Bus;
   readonly log: Logger;
   /** Every copy of the service runs the same subagents: they share the `agent` domain's consumers. */
@@ -29,7 +29,7 @@ export interface SubagentService {
 }
 
 /** Registers the subagents as tools of domain `agent` and runs their calls as an executor. */
-export async function startSubagentService(o: SubagentServiceOptions): Promise<SubagentService> {
+export async function startSubagentService(o: SubagentServiceDeps): Promise<SubagentService> {
   const log = o.log.child({ component: "subagent" });
   const agents = o.agents.map(parseSubagentDescriptor);
   const registerTimeoutMs = o.registerTimeoutMs ?? 30_000;

@@ -7,7 +7,7 @@ import { readArtifactJson } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processGone, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../adapters-service.js";
+import { startAdaptersService } from "../service.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
 const tool = (name: string, description: string, extra: Record<string, unknown>) => ({

@@ -4,7 +4,7 @@ import { readEvent } from "@warden/bus";
 import { readArtifactJson, startExecutor } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../adapters-service.js";
+import { startAdaptersService } from "../service.js";
 import { ManifestError } from "../manifest/load-manifests.js";
 import { ToolEntrySchema } from "../manifest/manifest-schema.js";
 import { SecretStore } from "../secrets/secret-store.js";

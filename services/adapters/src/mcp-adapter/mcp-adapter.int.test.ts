@@ -7,7 +7,7 @@ import type { ToolRecord } from "@warden/contracts";
 import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService, type AdaptersService } from "../adapters-service.js";
+import { startAdaptersService, type AdaptersService } from "../service.js";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
 
 const FIXTURE_SERVER = join(FIXTURES, "mcp-fixture-server.mjs");

@@ -16,7 +16,7 @@ import {
   writeManifest,
   type AdaptersWarden,
 } from "../../test/harness.js";
-import { startAdaptersService } from "../adapters-service.js";
+import { startAdaptersService } from "../service.js";
 
 const CLI_SECRET = `cli-${randomBytes(12).toString("hex")}`;
 const HTTP_SECRET = `http-${randomBytes(12).toString("hex")}`;

@@ -16,7 +16,7 @@ export interface ApprovalRequestDeps {
  * ToolPolicyChecked (require_approval) -> inbox record, then ApprovalRequested. The record comes
  * first so a decision never finds an event without one; a redelivery reuses the written request.
  */
-export function approvalRequestHandler(deps: ApprovalRequestDeps) {
+export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
   const { bus, approvals } = deps;
   return async (checked: ToolPolicyChecked, ctx: StageContext): Promise<StageOutcome> => {
     if (checked.data.decision !== "require_approval") return ACK;

@@ -21,7 +21,7 @@ const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
  * ToolArgsValidated -> ToolPolicyChecked (+ ToolCallRejected on deny). Redelivery-safe: a decision
  * already written for this input is reused, and the budget counts each call once.
  */
-export function policyCheckHandler(deps: PolicyCheckDeps) {
+export function handleToolArgsValidated(deps: PolicyCheckDeps) {
   const { bus } = deps;
   return async (event: ToolArgsValidated, ctx: StageContext): Promise<StageOutcome> => {
     // a first delivery cannot find its own decision; only a redelivery or a replay pays for the reads
@@ -53,7 +53,7 @@ export function policyCheckHandler(deps: PolicyCheckDeps) {
  * Retries ran out (KV or the stream unreachable for a while): close the call with a rejection
  * rather than leave its caller waiting for a decision that will never come.
  */
-export function policyCheckExhausted(deps: Pick<PolicyCheckDeps, "bus">) {
+export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bus">) {
   return async (event: ToolArgsValidated, reason: string, ctx: StageContext): Promise<void> => {
     if (await readEvent(deps.bus, event.domain, event.callId, "ToolPolicyChecked")) return;
     const r = await appendEvent(deps.bus, policyFailedEvent(event, reason, stamp()));

@@ -34,7 +34,7 @@ import { openApprovalStore } from "./approval-store.js";
 import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
 import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";
 import { decidedRecord } from "./domain/decision.js";
-import { approvalRequestHandler } from "./handlers/tool-policy-checked.js";
+import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { followPolicyDocument } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateApproverKeyPair } from "./signing-key.js";
@@ -214,7 +214,7 @@ describe("approval requests", () => {
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = approvalRequestHandler({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       // not on the stream, so only these racing "deliveries" handle it
@@ -235,7 +235,7 @@ describe("approval requests", () => {
   it("acts only on require_approval decisions", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = approvalRequestHandler({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       for (const decision of ["allow", "deny"] as const) {

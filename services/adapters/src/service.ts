@@ -3,7 +3,7 @@ import { startDomainExecutor, type DomainExecutor } from "./domain-executor.js";
 import { loadManifestDir, type LoadedManifest } from "./manifest/load-manifests.js";
 import { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
 
-export interface AdaptersServiceOptions {
+export interface AdaptersServiceDeps {
   readonly bus: Bus;
   readonly log: Logger;
   /** A folder of manifests (`*.yaml`, `*.yml`, `*.json`), or manifests already loaded. */
@@ -27,7 +27,7 @@ export interface AdaptersService {
 }
 
 /** Loads every manifest and runs one executor per domain; any manifest that cannot run stops the start. */
-export async function startAdaptersService(o: AdaptersServiceOptions): Promise<AdaptersService> {
+export async function startAdaptersService(o: AdaptersServiceDeps): Promise<AdaptersService> {
   const manifests = typeof o.manifests === "string" ? await loadManifestDir(o.manifests) : o.manifests;
   const sandbox = o.sandbox ?? (await probeNetworkSandbox());
   o.log.info({ manifests: manifests.length, networkSandbox: sandbox.available ? sandbox.method : `unavailable: ${sandbox.reason}` }, "adapters starting");

@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { eventually } from "@warden/testing";
 import { NODE, startAdaptersWarden, tempDir, TEST_POLICY, type AdaptersWarden } from "../test/harness.js";
 import { AdapterConfigError } from "./adapter-errors.js";
-import { startAdaptersService } from "./adapters-service.js";
+import { startAdaptersService } from "./service.js";
 import { loadManifestDir, ManifestError } from "./manifest/load-manifests.js";
 
 const MAIN = join(import.meta.dirname, "../dist/main.js");

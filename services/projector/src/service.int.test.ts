@@ -21,7 +21,7 @@ import { openCursor } from "./cursor.js";
 import { digestsOf, readLiveModels } from "./live-models.js";
 import { rebuildReadModels } from "./rebuild.js";
 import { replayStream } from "./replay.js";
-import { PROJECTOR_STAGE, startProjector, type Projector } from "./service.js";
+import { PROJECTOR_STAGE, startProjectorService, type ProjectorService } from "./service.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 
@@ -88,7 +88,7 @@ async function expectLiveEqualsReplay(bus: Bus): Promise<void> {
 describe("the projector", () => {
   let nats: TestNats;
   let bus: Bus;
-  const running: Projector[] = [];
+  const running: ProjectorService[] = [];
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -103,8 +103,8 @@ describe("the projector", () => {
 
   // the admin connection appends the synthetic history and reads; every projector runs as the projector identity
   const PROJECTOR = { kind: "service", name: "projector", role: "projector" } as const;
-  const start = async (o: Partial<Parameters<typeof startProjector>[0]> = {}) => {
-    const p = await startProjector({ bus: await nats.connectAs(PROJECTOR), log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
+  const start = async (o: Partial<Parameters<typeof startProjectorService>[0]> = {}) => {
+    const p = await startProjectorService({ bus: await nats.connectAs(PROJECTOR), log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
     running.push(p);
     return p;
   };

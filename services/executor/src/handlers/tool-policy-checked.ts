@@ -9,7 +9,7 @@ import type { ExecutorDeps } from "../executor-deps.js";
  * `executor-allowed-<domain>`: runs calls the policy allowed; other decisions are not ours. The
  * decision must answer the call's ToolArgsValidated (same call, caused by it, same hashes).
  */
-export function handlePolicyChecked(deps: ExecutorDeps) {
+export function handleToolPolicyChecked(deps: ExecutorDeps) {
   return async (event: ToolPolicyChecked, sctx: StageContext): Promise<StageOutcome> => {
     if (event.data.decision !== "allow") return ACK;
     const d = event.data;

@@ -19,7 +19,7 @@ import {
 } from "@warden/contracts";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
-import { policyCheckHandler } from "./handlers/tool-args-validated.js";
+import { handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
 import { getPolicyDocument, putPolicyDocument } from "./policy-document.js";
 import { startPolicyService, type PolicyService } from "./service.js";
@@ -250,7 +250,7 @@ describe("redelivery", () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const descriptors = await startDescriptorCache(bus);
     const budgets = await openBudgetGuard(bus);
-    const handle = policyCheckHandler({ bus, documents, descriptors, budgets });
+    const handle = handleToolArgsValidated({ bus, documents, descriptors, budgets });
     const ctx = (deliveryCount: number) => ({ log: silentLogger(), deliveryCount, possibleReplay: deliveryCount > 1 }) as unknown as StageContext;
     try {
       const runId = newId();

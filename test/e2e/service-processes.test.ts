@@ -1,0 +1,66 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_DOMAIN, subagentPrincipal, type IdentitySpecInput } from "@warden/contracts";
+import { triageAgent } from "@warden/subagent";
+import { startTestNats, type TestNats } from "@warden/testing";
+
+const ROOT = join(import.meta.dirname, "../..");
+
+/** Every service process with the identity it runs as in production. */
+const SERVICES: readonly { readonly name: string; readonly identity: IdentitySpecInput }[] = [
+  { name: "registry", identity: { kind: "service", name: "registry", role: "registry" } },
+  { name: "policy", identity: { kind: "service", name: "policy", role: "policy" } },
+  { name: "approver", identity: { kind: "service", name: "approver", role: "approver" } },
+  { name: "projector", identity: { kind: "service", name: "projector", role: "projector" } },
+  { name: "subagent", identity: { kind: "subagent", name: "subagent", domains: [AGENT_DOMAIN], principals: [subagentPrincipal(triageAgent.name)] } },
+];
+
+interface Exit {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runMain(service: string, env: NodeJS.ProcessEnv, onStdout?: (text: string, stop: () => void) => void): Promise<Exit> {
+  const child = spawn(process.execPath, [join(ROOT, "services", service, "dist/main.js")], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => {
+    stdout += c.toString();
+    onStdout?.(stdout, () => child.kill("SIGTERM"));
+  });
+  child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()));
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("every service runs as a process the same way", () => {
+  let nats: TestNats;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    await nats.bus("setup");
+  });
+  afterAll(async () => nats.stop());
+
+  for (const s of SERVICES) {
+    it(`${s.name}: connects as its identity, says it started, and exits 0 on SIGTERM`, async () => {
+      const env = { NATS_URL: nats.url, NATS_CREDS: await nats.credsOf(s.identity), LOG_LEVEL: "info" };
+      let signalled = false;
+      const exit = await runMain(s.name, env, (out, stop) => {
+        if (!signalled && out.includes('"msg":"service started"')) {
+          signalled = true;
+          stop();
+        }
+      });
+      expect({ code: exit.code, started: signalled, stderr: exit.stderr }).toEqual({ code: 0, started: true, stderr: "" });
+      expect(exit.stdout).toContain(`"name":"${s.name}"`);
+    });
+
+    it(`${s.name}: a bad setting exits 1 naming the variable, without a stack trace`, async () => {
+      const exit = await runMain(s.name, { NATS_URL: nats.url, LOG_LEVEL: "loud" });
+      expect(exit.code).toBe(1);
+      expect(exit.stderr).toMatch(new RegExp(`^warden-${s.name}: invalid environment variable LOG_LEVEL="loud"`));
+      expect(exit.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+});
