@@ -4,6 +4,11 @@ import { encodeJson } from "./codec.js";
 import { isRevisionConflict, isSubjectFull } from "./nats-errors.js";
 import { readEvent, readOutcome } from "./read-event.js";
 
+/**
+ * What {@link appendEvent} did: `written` at stream sequence `seq`, or `already_written` when
+ * the event's subject (its slot) held an event already; `ours` tells a redelivery of our own
+ * write (go on as if written) from another writer's event (someone else got there first).
+ */
 export type AppendResult =
   | { readonly status: "written"; readonly seq: number }
   | {
@@ -20,8 +25,25 @@ export function isAlreadyWrittenError(err: unknown): boolean {
 }
 
 /**
- * Appends an event once. The stream keeps one message per subject and the publish expects the
- * subject to be empty, so a second writer gets "already written" back as a value.
+ * Appends an event once, on `subjectOfEvent(event)`. The stream keeps one message per subject
+ * and the publish expects the subject to be empty, so a second writer gets "already written" back
+ * as a value, never an error; outcomes that exclude each other share one subject, so the first
+ * one written wins. The event's `eventId` is the message id, so a retried publish is deduplicated.
+ *
+ * @param readBack - how the event holding the slot is read back for `existing` and `ours`;
+ *   defaults to a direct read of the stream ({@link readEvent} / {@link readOutcome}). A client
+ *   without JetStream access passes one that reads through the registry's call-read API.
+ * @param o - `timeoutMs`: how long to wait for the server's ack (default: the JetStream client's timeout).
+ * @throws when the server does not ack in time, refuses the identity the subject, or the stream
+ *   is missing (broken infrastructure: `runStage` turns a throw into a retry).
+ * @example
+ * ```ts
+ * const r = await appendEvent(bus, event);
+ * if (r.status === "already_written" && !r.ours) {
+ *   log.info({ existing: r.existing?.type }, "the call already has its answer");
+ * }
+ * return ACK;
+ * ```
  */
 export async function appendEvent(
   bus: Bus,

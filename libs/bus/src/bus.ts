@@ -17,6 +17,26 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/**
+ * Connects to NATS as the identity of `config.NATS_CREDS` (reconnecting forever) and opens the
+ * JetStream, KV and object-store handles. With credentials, replies come back under that
+ * identity's own inbox prefix, the only inbox the server lets it subscribe to. A client-account
+ * identity (agent, person) gets a usable bus too: it simply has no JetStream of its own.
+ *
+ * @param config - from {@link loadBusConfig}: `NATS_URL` (comma-separated servers) and `NATS_CREDS`.
+ * @param name - the connection's name, shown by the server's monitoring (e.g. `"billing-executor"`).
+ * @throws when the servers cannot be reached or refuse the credentials (broken infrastructure,
+ *   not a value), or when `NATS_CREDS` names a file that cannot be read.
+ * @example
+ * ```ts
+ * const bus = await connectBus(loadBusConfig(process.env), "my-agent");
+ * try {
+ *   // …createAgentClient({ bus, principal: "support-bot" })…
+ * } finally {
+ *   await bus.close(); // drains: in-flight messages are delivered first
+ * }
+ * ```
+ */
 export async function connectBus(config: BusConfig, name: string): Promise<Bus> {
   const creds = config.NATS_CREDS ? readFileSync(config.NATS_CREDS) : undefined;
   const identity = creds === undefined ? undefined : identityOfCreds(creds);

@@ -2,20 +2,24 @@ import { z } from "zod";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
+/** The environment every Warden process reads; defaults as in README's Configuration table. */
 export const BusConfigSchema = z.object({
+  /** Server URL(s), comma-separated. @default "nats://127.0.0.1:4222" */
   NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
   /** Path to a NATS credentials file (JWT + NKey seed); optional for dev servers. */
   NATS_CREDS: z.string().min(1).optional(),
-  /** Replicas for streams, KV buckets and the object store (3 on a cluster). */
+  /** Replicas for streams, KV buckets and the object store (3 on a cluster). @default 1 */
   WARDEN_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  /** Retention of WARDEN_CALLS in seconds; 0 keeps everything. */
+  /** Retention of WARDEN_CALLS in seconds; 0 keeps everything. @default 0 */
   WARDEN_STREAM_MAX_AGE_S: z.coerce.number().int().min(0).default(0),
-  /** Size cap of WARDEN_CALLS in bytes; -1 is unlimited. */
+  /** Size cap of WARDEN_CALLS in bytes; -1 is unlimited. @default -1 */
   WARDEN_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
+  /** The pino level of {@link createLogger}'s loggers. @default "info" */
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 export type BusConfig = z.infer<typeof BusConfigSchema>;
 
+/** A bad environment variable: the message names it and its value, in one line. */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
@@ -36,6 +40,20 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
   return r.data;
 }
 
+/**
+ * Reads the bus's variables (`NATS_URL`, `NATS_CREDS`, `WARDEN_REPLICAS`,
+ * `WARDEN_STREAM_MAX_AGE_S`, `WARDEN_STREAM_MAX_BYTES`, `LOG_LEVEL`) from `env`, with their
+ * defaults; an empty variable counts as unset.
+ *
+ * @throws {@link ConfigError} naming the first bad variable, e.g.
+ *   `invalid environment variable WARDEN_REPLICAS="7": Too big: expected number to be <=5`.
+ * @example
+ * ```ts
+ * const config = loadBusConfig(process.env);
+ * const bus = await connectBus(config, "billing-executor");
+ * const log = createLogger("billing", config.LOG_LEVEL);
+ * ```
+ */
 export function loadBusConfig(env: NodeJS.ProcessEnv): BusConfig {
   return parseEnv(BusConfigSchema, env);
 }

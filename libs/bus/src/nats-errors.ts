@@ -6,7 +6,15 @@ import { errors } from "@nats-io/transport-node";
  * they expect and let auth failures, timeouts and bugs through.
  */
 
-/** A compare-and-set write lost: the key or subject holds a newer revision than expected. */
+/**
+ * A compare-and-set write lost: the key or subject holds a newer revision than expected
+ * (JetStream API codes 10071 and 10164). Read again and retry, or treat it as "someone else wrote".
+ * @example
+ * ```ts
+ * try { await kv.update(key, value, revision); }
+ * catch (err) { if (!isRevisionConflict(err)) throw err; return "lost the race"; }
+ * ```
+ */
 export function isRevisionConflict(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
@@ -25,7 +33,7 @@ export function isSubjectFull(err: unknown): boolean {
   return err instanceof JetStreamApiError && err.code === STORE_FAILED_CODE && /per subject/i.test(err.message);
 }
 
-/** A stream, consumer or message that does not exist (JetStream API 404s). */
+/** A stream, consumer or message that does not exist (JetStream API 404s); see {@link unlessNotFound}. */
 export function isNotFound(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
@@ -33,7 +41,11 @@ export function isNotFound(err: unknown): boolean {
   );
 }
 
-/** The server refused this identity the publish or subscription (anywhere in the cause chain). */
+/**
+ * The server refused this identity the publish, request or subscription (a permissions or
+ * authorization error, anywhere in the cause chain): asking again cannot help; the SDK reports it
+ * as `FORBIDDEN`.
+ */
 export function isPermissionViolation(err: unknown): boolean {
   return causes(err).some((e) => e instanceof errors.PermissionViolationError || e instanceof errors.AuthorizationError);
 }
@@ -44,7 +56,14 @@ function causes(err: unknown): unknown[] {
   return chain;
 }
 
-/** The value, or undefined when what it asks about does not exist; every other error is thrown. */
+/**
+ * The value, or undefined when what it asks about does not exist; every other error is thrown.
+ * @example
+ * ```ts
+ * const info = await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable));
+ * if (info === undefined) await create();
+ * ```
+ */
 export async function unlessNotFound<T>(pending: Promise<T>): Promise<T | undefined> {
   try {
     return await pending;

@@ -13,9 +13,18 @@ import type { Bus } from "./bus.js";
 import { decodeJson } from "./codec.js";
 
 /**
- * Reads one event of a call (each type is written at most once; a ToolViewCompiled once per turn,
- * named by `suffix` = `t<turn>`); undefined when absent or unreadable. A request is found whatever
- * its principal when `suffix` is omitted; a ToolCallRejected is found whichever stage wrote it.
+ * Reads one event of a call straight from the stream (each type is written at most once; a
+ * ToolViewCompiled once per turn, named by `suffix` = `t<turn>`); undefined when absent or
+ * unreadable (not JSON, schema-invalid). A request is found whatever its principal when `suffix`
+ * is omitted; a ToolCallRejected is found whichever stage wrote it. Needs JetStream access to
+ * WARDEN_CALLS (a service or the auditor); a client reads its calls through the SDK.
+ *
+ * @throws when the stream cannot be read (no access, no stream, server unavailable).
+ * @example
+ * ```ts
+ * const requested = await readEvent(bus, "billing", callId, "ApprovalRequested");
+ * if (requested !== undefined) log.info({ approvalId: requested.data.approvalId }, "approval pending");
+ * ```
  */
 export async function readEvent<T extends EventType>(
   bus: Bus,
@@ -37,7 +46,16 @@ export async function readEvent<T extends EventType>(
   return undefined;
 }
 
-/** The call's outcome, whichever it is: a result, an outcome-unknown or the executor's refusal. */
+/**
+ * The call's outcome, whichever it is: a ToolCallFinished, a ToolCallOutcomeUnknown or the
+ * executor's ToolCallRejected (they share one append-once subject); undefined while the call has
+ * none. Throws as {@link readEvent} does.
+ * @example
+ * ```ts
+ * const outcome = await readOutcome(bus, claim.domain, claim.callId);
+ * if (outcome !== undefined) return ACK; // another copy already ended the call
+ * ```
+ */
 export async function readOutcome(bus: Bus, domain: string, callId: string): Promise<EventOfType<OutcomeEventType> | undefined> {
   const found = await readLast(bus, outcomeSubject(domain, callId));
   if (found === undefined) return undefined;

@@ -5,9 +5,29 @@ import { decodeJson, encodeJson } from "./codec.js";
 import type { Logger } from "./logger.js";
 import { isPermissionViolation } from "./nats-errors.js";
 
+/**
+ * Answers one request: `payload` is the decoded JSON (validate it before use), `msg.subject` the
+ * subject it came on (whose tokens carry the asker's identity). Return `{ ok: true, value }` or
+ * `{ ok: false, error }` (a WardenError); a throw is answered as `INTERNAL`.
+ */
 export type RpcHandler = (payload: unknown, msg: Msg) => Promise<Reply>;
 
-/** Serves a request-reply subject in a queue group; handler errors become INTERNAL replies. */
+/**
+ * Serves a request-reply subject (wildcards allowed) in a queue group, so copies of a service
+ * share the requests. A body that is not JSON within limits is answered `INVALID_REQUEST` with
+ * the guard's reason (`TOO_LARGE`, `NOT_UTF8`, `TOO_DEEP`, `MALFORMED_JSON`); a handler that
+ * throws is answered `INTERNAL` and logged. Only replies to an inbox are sent. Unsubscribe the
+ * returned subscription (or drain the bus) to stop.
+ *
+ * @example
+ * ```ts
+ * const sub = serveRpc(bus, "warden.example.>", "example", log, async (payload, msg) => {
+ *   const req = validateJson(ExampleRequestSchema, payload);
+ *   if (!req.ok) return { ok: false, error: wardenError("INVALID_REQUEST", req.reason) };
+ *   return { ok: true, value: await answer(req.value, msg.subject) };
+ * });
+ * ```
+ */
 export function serveRpc(bus: Bus, subject: string, queue: string, log: Logger, handler: RpcHandler): Subscription {
   return bus.nc.subscribe(subject, {
     queue,
@@ -47,8 +67,17 @@ export function isInboxSubject(subject: string): boolean {
 }
 
 /**
- * Sends a request; no responder, a timeout or a garbled answer come back as an error value
- * (UNAVAILABLE), and a request the server's permissions refuse as FORBIDDEN.
+ * Sends a request and returns the answer as a value; never throws. No responder or a timeout
+ * come back as `UNAVAILABLE` (retryable), a request the server's permissions refuse as
+ * `FORBIDDEN`, an answer that is not a Reply as `INTERNAL`; otherwise the server's own reply
+ * (`{ ok: true, value }` — validate `value` — or its error).
+ *
+ * @param timeoutMs - how long to wait for the answer; default 5_000.
+ * @example
+ * ```ts
+ * const reply = await requestRpc(bus, approverPendingSubject("alice"), {}, 2_000);
+ * if (!reply.ok && reply.error.retryable) scheduleRetry();
+ * ```
  */
 export async function requestRpc(bus: Bus, subject: string, payload: unknown, timeoutMs = 5_000): Promise<Reply> {
   let msg: Msg;

@@ -67,22 +67,34 @@ export interface UndecodableMessage {
  */
 export const STAGE_ACK_WAIT_MS = 10_000;
 
+/** Options of {@link runStage}: which events a stage consumes and what it does with each. */
 export interface StageSpec<T extends EventType> {
   readonly bus: Bus;
   readonly log: Logger;
-  /** Durable consumer name; every copy of the service shares it. */
+  /** Durable consumer name (`consumerName(...)` of `@warden/contracts`); every copy of the service shares it. */
   readonly durable: string;
+  /** The one event type the stage handles; a message of another type is dead-lettered. */
   readonly eventType: T;
+  /** The stream subjects consumed (`stageFilterSubject(eventType, domain?)` of `@warden/contracts`). */
   readonly filterSubject: string;
+  /** Messages handled at once by this copy. @default 64 */
   readonly concurrency?: number;
+  /** Deliveries before a `retry` counts as exhausted (`onExhausted`, then the DLQ). @default 5 */
   readonly maxDeliver?: number;
   /**
-   * How long a delivered message stays this copy's without a sign of life (default
-   * STAGE_ACK_WAIT_MS); a long handler keeps it by `working()` every third of it.
+   * How long a delivered message stays this copy's without a sign of life; a long handler keeps
+   * it by `working()` every third of it.
+   * @default 10_000 (STAGE_ACK_WAIT_MS)
    */
   readonly ackWaitMs?: number;
-  /** Delay before redelivery after a retry, by delivery count (the last value repeats). */
+  /** Delay before redelivery after a retry, by delivery count (the last value repeats). @default [250, 1_000, 5_000, 15_000] */
   readonly backoffMs?: readonly number[];
+  /**
+   * Decides what happens to one valid event: return `ACK` (done, including a domain refusal it
+   * appended), `{ kind: "retry", reason }` (a transient fault: redelivered after `backoffMs`) or
+   * `{ kind: "poison", reason }` (never processable: terminated and copied to the DLQ). A throw
+   * counts as a retry. Never ack the message yourself.
+   */
   readonly handle: (event: EventOfType<T>, ctx: StageContext) => Promise<StageOutcome>;
   /**
    * A cheap look at the decoded JSON before schema validation: return false for a well-formed
@@ -151,7 +163,29 @@ async function putDurable(bus: Bus, config: Partial<ConsumerConfig> & { durable_
 
 /**
  * Runs a durable pull consumer over one event type: parse and validate each message, hand it to
- * the handler with bounded concurrency, and turn the outcome into ack / nak / term + DLQ.
+ * the handler with bounded concurrency, and turn the outcome into ack / nak / term + DLQ. The
+ * one place in Warden where messages are acked. A message that is not the event its subject
+ * names is dead-lettered with its code (`TOO_LARGE`, `NOT_UTF8`, `TOO_DEEP`, `MALFORMED_JSON`,
+ * `SCHEMA_INVALID`, `SUBJECT_MISMATCH`) after `onUndecodable`, if given, had its say.
+ *
+ * @throws when the durable cannot be created or read (no permission for it, no stream), or
+ *   exists with another filter subject.
+ * @example
+ * ```ts
+ * const stage = await runStage({
+ *   bus,
+ *   log,
+ *   durable: consumerName("policy"),
+ *   eventType: "ToolArgsValidated",
+ *   filterSubject: stageFilterSubject("ToolArgsValidated"),
+ *   handle: async (event, ctx) => {
+ *     const r = await appendEvent(bus, decide(event));
+ *     ctx.log.debug({ status: r.status }, "decision appended");
+ *     return ACK;
+ *   },
+ * });
+ * // on shutdown: await stage.stop();
+ * ```
  */
 export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise<StageRunner> {
   const concurrency = spec.concurrency ?? 64;

@@ -15,32 +15,76 @@ import { publishAndAwait, type InFlight } from "./call-watch.js";
 import { buildCallRequest } from "./domain/call-request.js";
 import { createRegistryClient } from "./registry-client.js";
 
+/** How long {@link AgentClient.call} waits for a call's outcome unless told otherwise: 30 s. */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
+/** Options of {@link createAgentClient}. */
 export interface AgentClientOptions {
+  /**
+   * A connection made with the principal's own credentials (`NATS_CREDS`, e.g.
+   * `.warden/creds/support-bot.creds`): the server lets it ask for calls only as that principal.
+   */
   readonly bus: Bus;
-  /** Who calls; the last token of every request subject. */
+  /**
+   * Who calls; the last token of every request subject. Must be the identity the bus's
+   * credentials name, else every call comes back `rejected` with `FORBIDDEN`.
+   */
   readonly principal: string;
-  /** Who decided to make calls; `llm` (the most restricted) unless said otherwise. */
+  /**
+   * Who decided to make the calls: `human` (a person pressed a button), `plan` (a fixed flow) or
+   * `llm` (a model chose). Only a principal the policy document names as `human` may use `human`.
+   * @default "llm" (the most restricted)
+   */
   readonly mode?: CallMode;
-  /** The run this client's calls belong to (budgets count per run); a new id when absent. */
+  /**
+   * The run this client's calls belong to; budgets (`maxCallsPerRun`) count per run.
+   * @default a new id per client
+   */
   readonly runId?: string;
-  /** How long a call waits for its outcome by default. */
+  /**
+   * How long a call waits for its outcome before it comes back `pending` (`WAIT_TIMEOUT`).
+   * @default 30_000 ({@link DEFAULT_CALL_TIMEOUT_MS})
+   */
   readonly timeoutMs?: number;
 }
 
+/** Per-call options of {@link AgentClient.call}; each one left out takes the client's value. */
 export interface CallOptions {
+  /** @default the client's mode */
   readonly mode?: CallMode;
+  /**
+   * Ask as another principal; the server refuses it (`FORBIDDEN`) unless the bus's identity may
+   * ask for that principal (the subagent service for its subagents).
+   * @default the client's principal
+   */
   readonly principal?: string;
-  /** Where the caller is (a page, a screen); matched against a tool's scopes. */
+  /**
+   * Where the caller is (a page, a screen); matched against a tool's `scopes`.
+   * @default null (no scope: only tools without scopes apply)
+   */
   readonly scope?: string | null;
+  /**
+   * Feature flags for this call: one may turn off a flag the policy document grants the
+   * principal, never turn one on.
+   * @default {}
+   */
   readonly flags?: Readonly<Record<string, boolean>>;
+  /** @default the client's runId */
   readonly runId?: string;
-  /** Pin a tool version; otherwise the newest enabled version runs. */
+  /**
+   * Pin a tool version.
+   * @default the newest enabled version
+   */
   readonly version?: string;
+  /** The call that delegated this one (a subagent's child calls); policy checks attenuation along the chain. */
   readonly parentCallId?: string;
-  /** Wait through an approval to the call's end instead of returning at ApprovalRequested. */
+  /**
+   * Wait through an approval to the call's end instead of returning `awaiting_approval` at
+   * ApprovalRequested.
+   * @default false
+   */
   readonly wait?: boolean;
+  /** @default the client's timeoutMs */
   readonly timeoutMs?: number;
 }
 
@@ -50,20 +94,77 @@ export interface ToolViewResult {
   readonly formatted: JsonValue;
 }
 
-/** A view request; principal and mode default to the client's. */
+/**
+ * A view request. `principal` and `mode` default to the client's; `format` defaults to
+ * `"openai"` (also `"anthropic"`, `"mcp"`, `"table"`), `explain` to false (true lists every
+ * hidden tool with its reason), `flags` to `{}` and `scope` to null.
+ */
 export type AgentToolViewQuery = Partial<ToolViewRequestInput>;
 
+/** What {@link createAgentClient} returns: an agent's one way to see and call tools. */
 export interface AgentClient {
   readonly principal: string;
   readonly mode: CallMode;
   readonly runId: string;
-  /** Asks for a tool call; always resolves to a result value, never throws. */
+  /**
+   * Asks for a tool call and waits for its answer; always resolves to a {@link ToolResult}, never
+   * throws. `status` says where the call ended: `succeeded` (`data` holds the output),
+   * `rejected` (`INVALID_ARGS`, `UNKNOWN_TOOL`, `TOOL_DISABLED`, `POLICY_DENIED`,
+   * `BUDGET_EXCEEDED`, `FORBIDDEN`, `INVALID_REQUEST`, `DUPLICATE_CALL_ID`, …), `failed`
+   * (`HANDLER_ERROR`, `TIMEOUT`, `OUTPUT_TOO_LARGE`, `UNAVAILABLE`, …), `awaiting_approval`
+   * (`CONFIRMATION_REQUIRED`, with `approvalId`; only without `wait`), `denied`
+   * (`APPROVAL_DENIED`), `expired` (`APPROVAL_EXPIRED`), `outcome_unknown` (`OUTCOME_UNKNOWN`) or
+   * `pending` (`WAIT_TIMEOUT`: the wait ran out, the call may still end).
+   *
+   * @param tool - `<domain>.<capability>`, or its wire name (`kb__search`).
+   * @param args - the tool's arguments, validated by the registry against its inputSchema.
+   * @example
+   * ```ts
+   * const r = await agent.call("kb.search", { query: "refund" });
+   * if (r.ok) use(r.data);
+   * else if (r.status === "awaiting_approval") tell(`waiting for approval ${r.approvalId}`);
+   * else if (r.error?.retryable) retryLater();
+   * ```
+   */
   call(tool: string, args: unknown, opts?: CallOptions): Promise<ToolResult>;
+  /**
+   * What this principal may call in this mode, compiled by the registry, with `formatted` ready
+   * to hand to a model. Errors: `INVALID_REQUEST` (a bad query), `UNAVAILABLE` (no registry
+   * answered), `FORBIDDEN` (asked for another principal's view).
+   * @example
+   * ```ts
+   * const v = await agent.toolView({ format: "anthropic", explain: true });
+   * if (v.ok) console.log(v.value.view.tools.map((t) => t.name), v.value.view.hidden);
+   * ```
+   */
   toolView(query?: AgentToolViewQuery): Promise<Outcome<ToolViewResult>>;
-  /** Ends the waits of calls in flight (they come back pending); the bus stays open. */
+  /**
+   * Ends the waits of calls in flight (they come back `pending`) and makes later calls fail with
+   * `UNAVAILABLE`; the bus stays open (close it yourself).
+   */
   close(): Promise<void>;
 }
 
+/**
+ * An agent's client: asks for tool calls as `principal` and reads their outcomes, and compiles
+ * the ToolView it may show a model. The client needs no JetStream access: it publishes the
+ * request and reads its own call through the registry.
+ *
+ * @example
+ * ```ts
+ * import { connectBus, loadBusConfig } from "@warden/bus";
+ * import { createAgentClient, toModelMessage } from "@warden/sdk";
+ *
+ * // NATS_CREDS=.warden/creds/support-bot.creds
+ * const bus = await connectBus(loadBusConfig(process.env), "my-agent");
+ * const agent = createAgentClient({ bus, principal: "support-bot" });
+ * const tools = await agent.toolView({ format: "openai" });
+ * const result = await agent.call("kb.search", { query: "refund" });
+ * const forTheModel = toModelMessage(result); // "ERROR POLICY_DENIED: …" or the output
+ * await agent.close();
+ * await bus.close();
+ * ```
+ */
 export function createAgentClient(options: AgentClientOptions): AgentClient {
   const { bus, principal } = options;
   const mode = options.mode ?? "llm";

@@ -21,31 +21,86 @@ import { z } from "zod";
 
 const RPC_TIMEOUT_MS = 5_000;
 
-/** A decision's answer; the approver never answering (timeout, no responder) is a refusal too. */
+/**
+ * A decision's answer: `{ ok: true, … }` when it was recorded, else `{ ok: false, refusal,
+ * message }` with `refusal` one of `UNKNOWN_APPROVAL`, `EXPIRED`, `ALREADY_DECIDED`,
+ * `ARGS_HASH_MISMATCH`, `NOT_AUTHORISED` (the policy, or the server, does not let this approver
+ * decide it), `MALFORMED`, or `UNAVAILABLE` (no approver service answered in time).
+ */
 export type DecisionOutcome = DecisionReply | { readonly ok: false; readonly refusal: "UNAVAILABLE"; readonly message: string };
 
+/** New ApprovalRequested events as they arrive; `stop()` ends the iteration. */
 export interface ApprovalWatch extends AsyncIterable<ApprovalRequested> {
   stop(): void;
 }
 
+/** Options of {@link createApproverClient}. */
 export interface ApproverClientOptions {
+  /** A connection made with the approver's own credentials (`.warden/creds/<approver>.creds`). */
   readonly bus: Bus;
-  /** The deciding principal; the second token of `warden.decide.<approver>.<approvalId>`. */
+  /**
+   * The deciding person; the second token of `warden.decide.<approver>.<approvalId>`, which the
+   * server lets only that identity publish on. A safe token (`^[A-Za-z0-9_-]{1,128}$`).
+   */
   readonly approver: string;
+  /**
+   * How long `pending`, `approve` and `deny` wait for the approver service.
+   * @default 5_000
+   */
   readonly timeoutMs?: number;
 }
 
+/** What {@link createApproverClient} returns: one person's inbox and decisions. */
 export interface ApproverClient {
   readonly approver: string;
+  /**
+   * The approvals this person may decide now, read from the stream's ApprovalRequested events
+   * (args re-hashed), each with `argsHash` and `argsPreview`. Errors: `INVALID_REQUEST` (the
+   * approver is not a safe token), `UNAVAILABLE` (no approver service answered), `FORBIDDEN`
+   * (the connection is another identity), `INTERNAL` (an unexpected reply).
+   */
   pending(): Promise<Outcome<PendingApproval[]>>;
-  /** New approval requests as they are appended (not the ones already pending). */
+  /**
+   * Every new approval request as it is appended (not the ones already pending: call `pending()`
+   * for those), whoever may decide it: a cue to refresh `pending()`, not an inbox. Unreadable
+   * messages are skipped.
+   * @example
+   * ```ts
+   * const watch = approver.watch();
+   * for await (const req of watch) notify(req.data.approvalId); // then read pending()
+   * // elsewhere: watch.stop();
+   * ```
+   */
   watch(): ApprovalWatch;
+  /**
+   * Grants an approval. `argsHash` must be the one the approver was shown (from `pending()`), so
+   * a decision never covers args the person did not see. Never throws: see {@link DecisionOutcome}.
+   */
   approve(approvalId: string, argsHash: string, reason?: string): Promise<DecisionOutcome>;
+  /** Denies an approval; the caller's call ends `denied` with `APPROVAL_DENIED` and the reason. */
   deny(approvalId: string, argsHash: string, reason: string): Promise<DecisionOutcome>;
 }
 
 const PendingListSchema = z.array(PendingApprovalSchema);
 
+/**
+ * A person's approval client: the inbox of what they may decide, and their grants and denials,
+ * over the approver service's request-reply subjects.
+ *
+ * @example
+ * ```ts
+ * // NATS_CREDS=.warden/creds/alice.creds
+ * const bus = await connectBus(loadBusConfig(process.env), "alice-inbox");
+ * const approver = createApproverClient({ bus, approver: "alice" });
+ * const inbox = await approver.pending();
+ * if (inbox.ok) {
+ *   for (const a of inbox.value) {
+ *     const d = await approver.approve(a.approvalId, a.argsHash);
+ *     if (!d.ok) console.warn(a.approvalId, d.refusal, d.message); // e.g. EXPIRED, ALREADY_DECIDED
+ *   }
+ * }
+ * ```
+ */
 export function createApproverClient(options: ApproverClientOptions): ApproverClient {
   const { bus, approver } = options;
   const timeoutMs = options.timeoutMs ?? RPC_TIMEOUT_MS;

@@ -12,11 +12,15 @@ export interface PatienceOptions {
   /**
    * How long to keep asking again while the answer is an error marked `retryable` (no responder
    * yet, a timeout, a broken service); 0 asks once. A refusal is returned at once.
+   * @default 0
    */
   readonly patienceMs?: number;
-  /** How long one attempt waits for its answer (default 5 s). */
+  /**
+   * How long one attempt waits for its answer.
+   * @default 5_000 ({@link DEFAULT_REQUEST_TIMEOUT_MS})
+   */
   readonly requestTimeoutMs?: number;
-  /** Told about each retry, so a slow start shows why it waits. */
+  /** Told about each retry, so a slow start shows why it waits. @default no logging */
   readonly log?: Logger;
 }
 

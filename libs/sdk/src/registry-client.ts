@@ -23,6 +23,7 @@ import {
 } from "@warden/contracts";
 import { requestWithPatience, type PatienceOptions } from "./patient-request.js";
 
+/** Options of {@link createRegistryClient}: how patiently to wait for a registry (see {@link PatienceOptions}). */
 export type RegistryClientOptions = PatienceOptions;
 
 /**
@@ -34,18 +35,45 @@ export type RegistryClientOptions = PatienceOptions;
 export interface RegistryClient {
   /**
    * Registers descriptors of one domain, all or nothing; a version already registered with the
-   * same content keeps its status. A batch spanning domains is refused here (INVALID_REQUEST).
+   * same content keeps its status. Errors: `INVALID_REQUEST` (a batch spanning domains, refused
+   * here), `DESCRIPTOR_INVALID` (a descriptor fails the schema or its lint),
+   * `REGISTRATION_CONFLICT` (that version exists with other content: bump the version),
+   * `FORBIDDEN` (this identity may not register that domain), `UNAVAILABLE` (no registry).
+   * @param initialStatus - status of versions the registry has not seen before (`enabled`,
+   *   `disabled` or `discovered`); omitted, the registry uses `enabled`.
    */
   register(descriptors: readonly ToolDescriptorInput[], initialStatus?: ToolStatus): Promise<Outcome<RegisterReply>>;
-  /** Enables or disables one version, or every version of the name when `version` is omitted; answers the updated records. */
+  /**
+   * Enables or disables one version, or every version of the name when `version` is omitted;
+   * answers the updated records. Errors: `INVALID_REQUEST` (not a `<domain>.<capability>`
+   * name), `NOT_FOUND`, `FORBIDDEN` (only the admin and the domain's own executor may).
+   */
   setStatus(request: SetStatusRequest): Promise<Outcome<ToolRecord[]>>;
-  /** Every registered version (Warden-account identities only). */
+  /** Every registered version (Warden-account identities only; an agent gets `FORBIDDEN`). */
   list(): Promise<Outcome<ToolRecord[]>>;
-  /** The ToolView for the request's principal, compiled and formatted by the registry. */
+  /**
+   * The ToolView for the request's principal, compiled and formatted by the registry. Errors:
+   * `INVALID_REQUEST` (principal not a safe token, or a bad query), `FORBIDDEN` (a client asking
+   * for another principal's view).
+   */
   view(request: ToolViewRequestInput): Promise<Outcome<ToolViewReply>>;
 }
 
-/** A registry client over `bus`; `patienceMs` (default 0: ask once) is how long a registry that is not ready yet is waited for. */
+/**
+ * The one registry client: register descriptors, enable or disable versions, list them, compile
+ * a ToolView. Every method answers an {@link Outcome} and never throws.
+ *
+ * @param bus - a connection whose identity the server lets use the subjects asked on (an
+ *   executor registers and enables only its own domain; the admin anything; an agent only views).
+ * @param options - `patienceMs` (default 0: ask once) is how long a registry that is not
+ *   answering yet is waited for; `requestTimeoutMs` (default 5_000) bounds each attempt.
+ * @example
+ * ```ts
+ * const registry = createRegistryClient(bus, { patienceMs: 30_000 });
+ * const r = await registry.setStatus({ name: "everything.echo", status: "enabled" });
+ * if (!r.ok) console.error(r.error.code, r.error.message); // e.g. NOT_FOUND, FORBIDDEN
+ * ```
+ */
 export function createRegistryClient(bus: Bus, options: RegistryClientOptions = {}): RegistryClient {
   return {
     register(descriptors, initialStatus) {

@@ -9,10 +9,12 @@ export interface PlanContext<Seed> {
   readonly byStep: readonly (ToolResult | undefined)[];
 }
 
+/** One step of a plan: a tool and its args, fixed or built from earlier results. */
 export interface PlanStep<Seed> {
+  /** A name for the step in the {@link PlanResult}'s reports. */
   readonly id?: string;
   readonly tool: string;
-  /** Static args. */
+  /** Static args. @default {} */
   readonly input?: unknown;
   /** Args built from earlier results; undefined skips the step. Wins over `input`. */
   readonly buildInput?: (ctx: PlanContext<Seed>) => unknown;
@@ -27,10 +29,15 @@ export interface PlanClient {
   call(tool: string, args: unknown, opts?: CallOptions): Promise<ToolResult>;
 }
 
+/** Options of {@link runPlan}. */
 export interface RunPlanOptions {
+  /** Who asks for the calls: an `AgentClient` (or anything with its `call`). */
   readonly client: PlanClient;
+  /** Feature flags for every step. @default {} */
   readonly flags?: Readonly<Record<string, boolean>>;
+  /** The scope of every step. @default null */
   readonly scope?: string | null;
+  /** The run every step belongs to (budgets count per run). @default a new id */
   readonly runId?: string;
 }
 
@@ -59,8 +66,25 @@ export interface PlanResult {
 }
 
 /**
- * Runs a fixed plan in `plan` mode under one run id. A failed step stops the plan; a step that
- * needs approval (any `send`) comes back awaiting_approval and stops it before it runs.
+ * Runs a fixed plan in `plan` mode under one run id. A failed step stops the plan
+ * (`stoppedBy: "error"`, the step's result carries the error code); a step that needs approval
+ * (any `send`) comes back `awaiting_approval` and stops the plan before it runs
+ * (`requiresConfirm: true` with its `approvalId`). Never throws for a tool's failure.
+ *
+ * @param seed - what the first steps build their args from (`ctx.seed`).
+ * @example
+ * ```ts
+ * const plan = await runPlan(
+ *   [
+ *     { tool: "session.fetch", buildInput: (ctx) => ({ id: ctx.seed.id }) },
+ *     { tool: "kb.search", buildInput: (ctx) => (ctx.byTool["session.fetch"]?.ok ? { query: "refund" } : undefined) },
+ *     { tool: "customer.message", input: { customerId: "C-7", text: "…" } },
+ *   ],
+ *   { id: 42 },
+ *   { client: agent },
+ * );
+ * if (plan.requiresConfirm) console.log(`waiting for approval ${plan.approvalId}`);
+ * ```
  */
 export async function runPlan<Seed>(plan: Plan<Seed>, seed: Seed, opts: RunPlanOptions): Promise<PlanResult> {
   const steps = "steps" in plan ? plan.steps : plan;

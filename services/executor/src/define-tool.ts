@@ -11,21 +11,47 @@ import {
 import type { ToolContext } from "./tool-context.js";
 
 interface ToolDefinitionBase<A, O> {
+  /** `<domain>.<capability>`, e.g. `billing.invoice_lookup`; the domain is the executor's. */
   readonly name: string;
+  /** A semver version; immutable once registered: change anything, bump the version. */
   readonly version: string;
+  /** A short human title (1-120 characters). */
   readonly title: string;
-  /** Written as *when to use it*: a model reads this to choose the tool. */
+  /** Written as *when to use it*: a model reads this to choose the tool (10-2000 characters; 20+ for write and send). */
   readonly description: string;
+  /**
+   * The side effect: `read` (nothing changes), `write` (local, can be undone, seen later) or
+   * `send` (cannot be undone or is seen at once). Decides who may call it and who must approve.
+   */
   readonly grade: Grade;
+  /** A JSON Schema of the output, shown to callers. */
   readonly outputSchema?: JsonObject;
+  /** Destroys or overwrites data; a `read` cannot be destructive. @default false */
   readonly destructive?: boolean;
+  /**
+   * Running it twice with the same args does no more than once: after a crash mid-run the
+   * executor re-runs it instead of recording `ToolCallOutcomeUnknown`, and a TIMEOUT stays
+   * retryable.
+   * @default false
+   */
   readonly idempotent?: boolean;
+  /** Touches the world outside (other systems, people). @default false */
   readonly openWorld?: boolean;
+  /** A flag the policy document must grant the principal (and the call not turn off), else the tool is off. */
   readonly featureFlag?: string;
+  /** The contexts (pages, screens) where the tool applies. @default [] (everywhere) */
   readonly scopes?: readonly string[];
+  /** Permission scopes the calling principal must hold (from the policy document). @default [] */
   readonly requiredScopes?: readonly string[];
+  /** The handler's deadline; past it the signal aborts and the call fails with `TIMEOUT`. @default 10_000 */
   readonly timeoutMs?: number;
+  /** A larger output fails the call with `OUTPUT_TOO_LARGE`. @default 4_194_304 (4 MiB) */
   readonly maxOutputBytes?: number;
+  /**
+   * Does the work. Return a JSON-serialisable value (the call's output); throw a
+   * {@link ToolError} to fail with a chosen code, anything else fails it with `HANDLER_ERROR`.
+   * Stop when `ctx.signal` aborts.
+   */
   readonly handler: (args: A, ctx: ToolContext) => O | Promise<O>;
 }
 
@@ -58,11 +84,42 @@ export interface Tool<A = unknown, O = unknown> extends ExecutableTool {
   readonly handler: (args: A, ctx: ToolContext) => O | Promise<O>;
 }
 
-/** A bug in a team's tool definition: thrown at define time, never at run time. */
+/**
+ * A bug in a team's tool definition, thrown by {@link defineTool} at define time (never at run
+ * time): both or neither of `input` and `inputSchema`, an invalid descriptor, or flags that
+ * contradict the grade (a destructive `read`).
+ */
 export class ToolDefinitionError extends Error {
   override readonly name = "ToolDefinitionError";
 }
 
+/**
+ * Defines a domain tool: its descriptor (what the registry, the policy and models see) and its
+ * handler (what the executor runs once a call is authorised). Give the args as a zod schema
+ * (`input`: the handler gets the parsed value, the descriptor its JSON Schema) or as a JSON
+ * Schema (`inputSchema`). Pass the result to {@link startExecutor}'s `tools`, or to `runTool`
+ * of `@warden/executor/testing` in a unit test.
+ *
+ * @throws {@link ToolDefinitionError} when the definition is invalid (a bug, found at start).
+ * @example
+ * ```ts
+ * const lookup = defineTool({
+ *   name: "billing.invoice_lookup",
+ *   version: "1.0.0",
+ *   title: "Look up an invoice",
+ *   description: "Use when the customer quotes an invoice number and asks about its amount or status.",
+ *   grade: "read",
+ *   idempotent: true,
+ *   input: z.object({ invoiceId: z.string() }),
+ *   timeoutMs: 5_000,
+ *   handler: async ({ invoiceId }, { signal }) => {
+ *     const invoice = await fetchInvoice(invoiceId, signal);
+ *     if (invoice === undefined) throw new ToolError(wardenError("NOT_FOUND", `no invoice ${invoiceId}`));
+ *     return { status: invoice.status, amount: invoice.amount };
+ *   },
+ * });
+ * ```
+ */
 export function defineTool<S extends z.ZodType, O>(def: ZodToolDefinition<S, O>): Tool<z.output<S>, O>;
 export function defineTool<O>(def: JsonSchemaToolDefinition<O>): Tool<unknown, O>;
 export function defineTool<S extends z.ZodType, O>(

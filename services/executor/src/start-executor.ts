@@ -18,33 +18,60 @@ import { handleExhausted } from "./handlers/exhausted.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { registerTools, type Registered } from "./register.js";
 
+/** Options of {@link startExecutor}. */
 export interface ExecutorOptions {
+  /**
+   * A connection with the domain's executor credentials (`warden principal add billing --kind
+   * executor --domains billing`); the server lets it register, claim and answer only this domain's calls.
+   */
   readonly bus: Bus;
+  /** The process's root logger; the executor logs under a child with `executorId` and `domain`. */
   readonly log: Logger;
   /** Every tool must be `<domain>.<capability>` of this domain. */
   readonly domain: string;
+  /** The tools from {@link defineTool}: at least one, one version per name, all of `domain`. */
   readonly tools: readonly ExecutableTool[];
   /**
    * The approver public keys pinned at provisioning (base64 SPKI DER Ed25519, as the approver's
    * `signingKey.publicKeyDerBase64`; loadApproverKeys reads them from WARDEN_APPROVER_PUBLIC_KEYS or
    * WARDEN_APPROVER_PUBLIC_KEYS_FILE). Grants are verified against these only. Without any, every
    * granted call is refused (a warning says so at start); allowed calls still run.
+   * @default [] (no grant is accepted)
    */
   readonly approverKeys?: readonly string[];
-  /** A subject-safe id recorded on the events this executor writes; default `<domain>-<random>`. */
+  /**
+   * A subject-safe id recorded on the events this executor writes.
+   * @default `<domain>-<random id>`
+   */
   readonly executorId?: string;
-  /** Calls run at once per stage (allowed, granted). */
+  /**
+   * Calls run at once per stage (allowed, granted).
+   * @default 64
+   */
   readonly concurrency?: number;
-  /** How long to keep retrying while the registry is unavailable (default 30 s). */
+  /**
+   * How long to keep retrying while the registry is unavailable (it may start after the executor).
+   * @default 30_000
+   */
   readonly registerTimeoutMs?: number;
-  /** Status of versions the registry has not seen before (default enabled). */
+  /**
+   * Status of versions the registry has not seen before.
+   * @default "enabled"
+   */
   readonly initialStatus?: ToolStatus;
-  /** How long a delivered call stays ours without a heartbeat before another executor may take it. */
+  /**
+   * How long a delivered call stays ours without a heartbeat before another executor may take it.
+   * @default 10_000 (the bus's STAGE_ACK_WAIT_MS)
+   */
   readonly ackWaitMs?: number;
-  /** How long past a claim's deadline its claimant may still be writing its result (default 2 s). */
+  /**
+   * How long past a claim's deadline its claimant may still be writing its result.
+   * @default 2_000
+   */
   readonly claimGraceMs?: number;
 }
 
+/** A running executor, as {@link startExecutor} returns it. */
 export interface Executor {
   readonly executorId: string;
   readonly domain: string;
@@ -54,7 +81,12 @@ export interface Executor {
   stop(): Promise<void>;
 }
 
-/** A refused start: the registry refused the descriptors, or could not be reached in time. */
+/**
+ * A refused start: the registry refused the descriptors or could not be reached in time. `code`
+ * says which: `REGISTRATION_CONFLICT` (the version is registered with other content: bump the
+ * version), `DESCRIPTOR_INVALID`, `FORBIDDEN` (the credentials are not this domain's executor),
+ * `UNAVAILABLE` (no registry answered within `registerTimeoutMs`).
+ */
 export class ExecutorStartError extends Error {
   override readonly name = "ExecutorStartError";
   constructor(readonly error: WardenError) {
@@ -67,7 +99,28 @@ export class ExecutorStartError extends Error {
 
 /**
  * Starts a domain's executor: registers its descriptors, then consumes the domain's allowed and
- * granted calls on two durable stages shared by every copy of this executor.
+ * granted calls on two durable stages shared by every copy of this executor (run as many copies
+ * as you like: a call runs once). Before running a call it re-checks the descriptor and args
+ * hashes, the policy decision and, for approved calls, the grant's signature against
+ * `approverKeys`; a refused call ends `rejected` (`GRANT_INVALID`, `DESCRIPTOR_CHANGED`, …). A
+ * handler's throw, timeout or oversized output fails that call only.
+ *
+ * @throws {@link ExecutorStartError} when the registry refuses or cannot be reached; an `Error`
+ *   for a bug in the options (an invalid domain, no tools, a tool of another domain, a name twice).
+ * @example
+ * ```ts
+ * const config = loadBusConfig(process.env); // NATS_CREDS: the billing executor's credentials
+ * const bus = await connectBus(config, "billing-executor");
+ * const log = createLogger("billing", config.LOG_LEVEL);
+ * const executor = await startExecutor({
+ *   bus,
+ *   log,
+ *   domain: "billing",
+ *   tools: [lookup],
+ *   approverKeys: loadApproverKeys(process.env), // WARDEN_APPROVER_PUBLIC_KEYS(_FILE)
+ * });
+ * stopOnSignals(log, executor, bus); // SIGTERM: stop taking calls, finish running ones, close
+ * ```
  */
 export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
   const tools = toolMap(o.domain, o.tools);

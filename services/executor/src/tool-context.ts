@@ -1,15 +1,23 @@
 import type { Logger } from "@warden/bus";
 import type { CallMode } from "@warden/contracts";
 
-/** What a handler gets besides its args. */
+/** What a handler gets besides its args (the second argument of `defineTool`'s handler). */
 export interface ToolContext {
-  /** Aborted when the call times out; a handler should stop its work and return. */
+  /**
+   * Aborted when the call times out (the tool's `timeoutMs`); a handler should stop its work and
+   * return (pass it to `fetch`, child processes, …). The call has failed with `TIMEOUT` by then.
+   */
   readonly signal: AbortSignal;
+  /** The call's id, as in `warden trace <callId>`. */
   readonly callId: string;
+  /** Who asked for the call (the identity the server authenticated). */
   readonly principal: string;
+  /** `human`, `plan` or `llm`: who decided to make the call. */
   readonly mode: CallMode;
+  /** The id of the run the call belongs to (the caller's runId). */
   readonly correlationId: string;
   /** 1 normally; 2+ when an idempotent tool is re-run after a crash. */
   readonly attempt: number;
+  /** A logger bound to the call (its callId, tool and attempt). */
   readonly log: Logger;
 }

@@ -5,14 +5,24 @@ import { shapeOutput } from "../domain/shape-output.js";
 import { mayHaveActed } from "../run-and-finish.js";
 import { runWithTimeout } from "../run-with-timeout.js";
 
+/** Options of {@link runTool}: the handler's context, and the test's control over time. */
 export interface RunToolOptions {
+  /** `ctx.callId`. @default "test-call" */
   readonly callId?: string;
+  /** `ctx.principal`. @default "alice" */
   readonly principal?: string;
+  /** `ctx.mode`. @default "human" */
   readonly mode?: CallMode;
+  /** `ctx.correlationId`. @default "test-run" */
   readonly correlationId?: string;
+  /** `ctx.attempt` (2+ as when an idempotent tool is re-run after a crash). @default 1 */
   readonly attempt?: number;
+  /** `ctx.log`. @default a silent logger */
   readonly log?: Logger;
-  /** Instead of the descriptor's timeoutMs: a short one tests a slow handler quickly. */
+  /**
+   * Instead of the descriptor's timeoutMs: a short one tests a slow handler quickly.
+   * @default the tool's `timeoutMs` (10_000 unless defined otherwise)
+   */
   readonly timeoutMs?: number;
   /** Aborts the handler's signal from the test, as a timeout would. */
   readonly signal?: AbortSignal;
@@ -32,9 +42,25 @@ export type ToolRun =
   | { readonly ok: false; readonly error: WardenError; readonly outputBytes: number };
 
 /**
- * Runs a tool the way its executor would once the call is authorised: args parsed (INVALID_ARGS),
- * the handler under its timeout with an AbortSignal (TIMEOUT), a throw as HANDLER_ERROR or the
- * ToolError's code, the output checked and shaped (OUTPUT_INVALID, OUTPUT_TOO_LARGE, preview).
+ * Runs a tool the way its executor would once the call is authorised, without NATS: args parsed
+ * (`INVALID_ARGS`), the handler under its timeout with an AbortSignal (`TIMEOUT`; not retryable
+ * unless the tool is idempotent), a throw as `HANDLER_ERROR` or the {@link ToolError}'s own
+ * code, the output checked and shaped (`OUTPUT_INVALID`, `OUTPUT_TOO_LARGE`; over 8 KiB a
+ * preview with `truncated: true` and the whole output as `artifact`). Never throws for the
+ * tool's failures: they come back as `{ ok: false, error }`.
+ *
+ * @example
+ * ```ts
+ * import { runTool } from "@warden/executor/testing";
+ *
+ * it("looks up a paid invoice", async () => {
+ *   const r = await runTool(lookup, { invoiceId: "INV-1" }, { principal: "alice", timeoutMs: 100 });
+ *   expect(r).toMatchObject({ ok: true, output: { status: "paid" } });
+ * });
+ * it("refuses args without an invoice id", async () => {
+ *   expect(await runTool(lookup, {})).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
+ * });
+ * ```
  */
 export async function runTool(tool: ExecutableTool, args: unknown, opts: RunToolOptions = {}): Promise<ToolRun> {
   const prepared = tool.prepare(args);
