@@ -1,7 +1,10 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_DOMAIN, subagentPrincipal, type IdentitySpecInput } from "@warden/contracts";
+import { silentLogger } from "@warden/bus";
+import { AGENT_DOMAIN, subagentPrincipal, type Grade, type IdentitySpecInput } from "@warden/contracts";
+import { startRegistryService, type RegistryService } from "@warden/registry";
+import { createRegistryClient } from "@warden/sdk";
 import { triageAgent } from "@warden/subagent";
 import { startTestNats, type TestNats } from "@warden/testing";
 
@@ -31,16 +34,28 @@ function runMain(service: string, env: NodeJS.ProcessEnv, onStdout?: (text: stri
     onStdout?.(stdout, () => child.kill("SIGTERM"));
   });
   child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()));
+  if (process.env["DEBUG_SP"]) child.stdout.pipe(process.stderr);
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
 describe("every service runs as a process the same way", () => {
   let nats: TestNats;
+  let registry: RegistryService;
   beforeAll(async () => {
     nats = await startTestNats();
-    await nats.bus("setup");
+    const admin = await nats.bus("setup");
+    // the subagent starts only once the tools its agents may use are registered
+    registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry-0", role: "registry" }), log: silentLogger() });
+    const grades: Record<string, Grade> = { "kb.search": "read", "session.fetch": "read", "ticket.fill": "write", "ticket.submit": "write" };
+    for (const [name, grade] of Object.entries(grades)) {
+      const descriptor = { name, version: "1.0.0", title: name, description: "Use when the support desk needs it.", inputSchema: { type: "object" }, grade, idempotent: grade === "read" };
+      expect((await createRegistryClient(admin).register([descriptor])).ok).toBe(true);
+    }
   });
-  afterAll(async () => nats.stop());
+  afterAll(async () => {
+    await registry.stop();
+    await nats.stop();
+  });
 
   for (const s of SERVICES) {
     it(`${s.name}: connects as its identity, says it started, and exits 0 on SIGTERM`, async () => {
@@ -53,7 +68,7 @@ describe("every service runs as a process the same way", () => {
         }
       });
       expect({ code: exit.code, started: signalled, stderr: exit.stderr }).toEqual({ code: 0, started: true, stderr: "" });
-      expect(exit.stdout).toContain(`"name":"${s.name}"`);
+      expect(exit.stdout).toContain(`"service":"${s.name}"`);
     });
 
     it(`${s.name}: a bad setting exits 1 naming the variable, without a stack trace`, async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { silentLogger, type Bus } from "@warden/bus";
 import { startTestNats, type TestNats } from "@warden/testing";
-import { startRegistryService, type RegistryService } from "../src/registry-service.js";
+import { startRegistryService, type RegistryService } from "../src/service.js";
 
 /**
  * A real nats-server with the topology and one registry service running in-process, connected as
