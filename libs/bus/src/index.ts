@@ -11,17 +11,17 @@ export type { JsMsg, KV, KvEntry, Msg, NatsConnection, ObjectStore, Subscription
 export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
 export { readEvent, readEventOnSubject, readOutcome, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
+export { ensureStageConsumer } from "./stage-consumer.js";
+export { runStage } from "./stage-runner.js";
 export {
   ACK,
-  ensureStageConsumer,
   REPLAY_AGE_MS,
-  runStage,
   type StageContext,
   type StageOutcome,
   type StageRunner,
   type StageSpec,
   type UndecodableCode,
   type UndecodableMessage,
-} from "./stage-runner.js";
+} from "./stage-spec.js";
 export { stopOnSignals } from "./stop-on-signals.js";
 export { callsStreamConfig, callsStreamProblems, ensureTopology, TopologyError } from "./topology.js";

@@ -16,7 +16,9 @@ export {
 } from "./read-models.js";
 export { applyApprovalEvent, approvalKeysOf } from "./reduce-approval.js";
 export { applyBudgetEvent, budgetKeysOf, counterOf, counterToolName, isBudgetModelKey, ZERO_COUNTERS } from "./reduce-budget.js";
-export { applyCallEvent, ARGS_SUMMARY_CHARS, GRANT_CLOCK_SKEW_MS, linkChildCall, OUTPUT_SUMMARY_BYTES } from "./reduce-call.js";
+export { ARGS_SUMMARY_CHARS } from "./call-request-steps.js";
+export { GRANT_CLOCK_SKEW_MS, OUTPUT_SUMMARY_BYTES } from "./call-run-steps.js";
+export { applyCallEvent, linkChildCall } from "./reduce-call.js";
 export { actorOf, buildTrace, RESULT_PREVIEW_CHARS, type CallTrace, type TraceEntry, type TraceStep } from "./trace.js";
 export {
   AUDIT_VIOLATION_KINDS,

@@ -17,8 +17,6 @@ export interface BatchDeps {
   readonly concurrency: number;
   /** Called for each message that is not a valid event (on every attempt at its run: see PoisonLetters). */
   readonly onPoison?: (m: RawMessage, reason: string) => Promise<void>;
-  /** Test hook: called after each model write; throwing simulates a crash mid-batch. */
-  readonly afterWrite?: () => void;
 }
 
 /**
@@ -57,7 +55,7 @@ async function writeModels(deps: BatchDeps, run: readonly SequencedEvent[]): Pro
   const worker = async () => {
     while (next < work.length) {
       const w = work[next++]!;
-      if (await w.store.update(w.key, w.events)) deps.afterWrite?.();
+      await w.store.update(w.key, w.events);
     }
   };
   await Promise.all(Array.from({ length: Math.min(deps.concurrency, work.length) }, worker));

@@ -13,7 +13,7 @@ describe("held messages", () => {
     expect(held.runFrom(3, 10).map((m) => m.seq)).toEqual([3, 4, 5]);
     expect(held.runFrom(3, 2).map((m) => m.seq)).toEqual([3, 4]);
     expect(held.runFrom(6, 10)).toEqual([]);
-    expect(held.lowest()).toBe(3);
+    expect([...held.seqs()].sort((a, b) => a - b)).toEqual([3, 4, 5, 8, 9]);
   });
 
   it("acks every delivery of what the cursor has passed, duplicates included", () => {

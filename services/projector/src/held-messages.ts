@@ -44,10 +44,9 @@ export class HeldMessages<M extends Delivery> {
     return run;
   }
 
-  lowest(): number | undefined {
-    let low: number | undefined;
-    for (const seq of this.bySeq.keys()) if (low === undefined || seq < low) low = seq;
-    return low;
+  /** The sequences held. */
+  seqs(): ReadonlySet<number> {
+    return new Set(this.bySeq.keys());
   }
 
   /** Keeps every held delivery ours past the ack wait. */

@@ -10,6 +10,7 @@ import {
   BUCKET_CALLS,
   callEventSubject,
   consumerName,
+  READ_MODEL_BUCKETS,
   runBudgetKey,
   STREAM_CALLS,
   STREAM_DLQ,
@@ -65,6 +66,31 @@ async function lettersBySeq(bus: Bus): Promise<Map<number, string[]>> {
   return out;
 }
 
+/**
+ * The bus with a fault before every write to a read model's bucket: `beforeWrite` throws to make
+ * the write fail, as a lost connection or a dead process would. The cursor's bucket is untouched.
+ */
+function faultModelWrites(bus: Bus, beforeWrite: () => void): Bus {
+  const kvm = bus.kvm;
+  const open = kvm.open.bind(kvm);
+  kvm.open = async (name, opts) => {
+    const kv = await open(name, opts);
+    if (!(READ_MODEL_BUCKETS as readonly string[]).includes(name)) return kv;
+    const create = kv.create.bind(kv);
+    const update = kv.update.bind(kv);
+    kv.create = async (...args) => {
+      beforeWrite();
+      return create(...args);
+    };
+    kv.update = async (...args) => {
+      beforeWrite();
+      return update(...args);
+    };
+    return kv;
+  };
+  return bus;
+}
+
 async function lastSeq(bus: Bus): Promise<number> {
   return (await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
 }
@@ -103,8 +129,9 @@ describe("the projector", () => {
 
   // the admin connection appends the synthetic history and reads; every projector runs as the projector identity
   const PROJECTOR = { kind: "service", name: "projector", role: "projector" } as const;
-  const start = async (o: Partial<Parameters<typeof startProjectorService>[0]> = {}) => {
-    const p = await startProjectorService({ bus: await nats.connectAs(PROJECTOR), log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
+  const start = async (o: Partial<Parameters<typeof startProjectorService>[0]> = {}, beforeModelWrite?: () => void) => {
+    const own = await nats.connectAs(PROJECTOR);
+    const p = await startProjectorService({ bus: beforeModelWrite ? faultModelWrites(own, beforeModelWrite) : own, log: silentLogger(), ackWaitMs: 1_000, leaseTtlMs: 500, ...o });
     running.push(p);
     return p;
   };
@@ -133,7 +160,7 @@ describe("the projector", () => {
       if (++writes >= crashAt) throw new Error("simulated crash between model writes");
     };
     // the crash makes the batch fail; stop it right there, as a dead process would
-    const first = await start({ afterWrite: crash, batchSize: 50 });
+    const first = await start({ batchSize: 50 }, crash);
     await appendAll(bus, mix(60, "b"));
     await eventually(() => expect(writes).toBeGreaterThanOrEqual(crashAt));
     const cursorAtCrash = await (await openCursor(bus)).read();
@@ -145,8 +172,8 @@ describe("the projector", () => {
   });
 
   it("never corrupts a model when two copies project at once", async () => {
-    await start({ batchSize: 16, exclusive: false });
-    await start({ batchSize: 16, exclusive: false });
+    await start({ batchSize: 16, lease: false });
+    await start({ batchSize: 16, lease: false });
     await appendAll(bus, mix(60, "c"));
     await caughtUp(bus);
     await expectLiveEqualsReplay(bus);
@@ -216,13 +243,11 @@ describe("the projector", () => {
     await appendAll(bus, mix(4, "g"));
     // the first model writes fail: the whole batch, poison included, is tried again
     let failures = 0;
-    await start({
-      afterWrite: () => {
-        if (failures < 3) {
-          failures++;
-          throw new Error("simulated model write failure");
-        }
-      },
+    await start({}, () => {
+      if (failures < 3) {
+        failures++;
+        throw new Error("simulated model write failure");
+      }
     });
     await caughtUp(bus);
     expect(failures).toBe(3);

@@ -1,15 +1,15 @@
 import { ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
-import { CALLS_SUBJECTS, consumerName, newId, STREAM_CALLS } from "@warden/contracts";
+import { CALLS_SUBJECTS, consumerName, newId } from "@warden/contracts";
 import { READ_MODELS } from "@warden/projections";
-import { applyRun, type BatchDeps } from "./apply-batch.js";
+import type { BatchDeps } from "./apply-batch.js";
+import { consume, type Consuming } from "./consume-loop.js";
 import { openCursor } from "./cursor.js";
-import { HeldMessages } from "./held-messages.js";
 import { runLease } from "./lease.js";
-import type { JsMsg } from "@warden/bus";
 import { ModelStore } from "./model-store.js";
 import { PoisonLetters } from "./poison-letters.js";
 
 export const PROJECTOR_STAGE = "projector";
+export { PULL_EXPIRES_MS, PULL_HEARTBEAT_MS } from "./consume-loop.js";
 
 export interface ProjectorServiceDeps {
   readonly bus: Bus;
@@ -18,10 +18,12 @@ export interface ProjectorServiceDeps {
   readonly ackWaitMs?: number;
   /** Model writes in flight at once within a batch. */
   readonly concurrency?: number;
-  /** Test hook: called after each model write; throwing simulates a crash mid-batch. */
-  readonly afterWrite?: () => void;
-  /** Project only while holding the lease (default); false lets copies overlap (tests). */
-  readonly exclusive?: boolean;
+  /**
+   * Take turns with the other copies through the `lease` key (default). False projects at once
+   * and touches no lease: for a process known to be the only copy. Copies that overlap stay
+   * correct (compare-and-set on every model and the cursor); they only do the work twice.
+   */
+  readonly lease?: boolean;
   readonly leaseTtlMs?: number;
 }
 
@@ -33,18 +35,7 @@ export interface ProjectorService {
   stop(): Promise<void>;
 }
 
-const RETRY_MS = [100, 250, 1_000, 5_000];
-/** How often a copy holding events beyond a gap looks whether the cursor reached them. */
-const GAP_POLL_MS = 25;
-const AGE_CHECK_MS = 1_000;
 const RESTART_MS = 1_000;
-/**
- * A pull request lives this long, with server heartbeats this often: a pull lost with a stream
- * leader is replaced after two missed heartbeats or at expiry, within seconds instead of the
- * client's default 30 s.
- */
-export const PULL_EXPIRES_MS = 5_000;
-export const PULL_HEARTBEAT_MS = 1_000;
 
 /**
  * Keeps the read models (`warden_calls`, `warden_approvals`, `warden_budgets`) from one durable
@@ -69,7 +60,6 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
     log,
     concurrency: deps.concurrency ?? 128,
     onPoison: (m, reason) => poison.record(m, reason),
-    ...(deps.afterWrite === undefined ? {} : { afterWrite: deps.afterWrite }),
   };
 
   let current: Consuming | undefined;
@@ -105,7 +95,7 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
     await c?.stop();
   };
   const lease =
-    deps.exclusive === false
+    deps.lease === false
       ? undefined
       : await runLease({ bus, log, holder: `projector-${newId()}`, ttlMs: deps.leaseTtlMs ?? 5_000, onAcquired: startConsuming, onLost: stopConsuming });
   if (lease === undefined) await startConsuming();
@@ -119,129 +109,6 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
         closing = true;
         if (lease !== undefined) await lease.stop();
         await stopConsuming();
-      })();
-      return stopping;
-    },
-  };
-}
-
-interface ConsumeOptions {
-  readonly bus: Bus;
-  readonly log: Logger;
-  readonly durable: string;
-  readonly batchSize: number;
-  readonly ackWaitMs: number;
-  readonly batchDeps: BatchDeps;
-  readonly onApplied: (seq: number) => void;
-  readonly onEnded: () => void;
-}
-
-interface Consuming {
-  stop(): Promise<void>;
-}
-
-/** Pulls from the durable and applies runs behind the cursor until stopped. */
-async function consume(o: ConsumeOptions): Promise<Consuming> {
-  const { bus, log, durable, batchSize, ackWaitMs, batchDeps } = o;
-  const cursor = batchDeps.cursor;
-  const consumer = await bus.js.consumers.get(STREAM_CALLS, durable);
-  // at most one batch is asked for (and, by the consumer's max_ack_pending, un-acked) at a time:
-  // draining a backlog never holds more than that
-  const messages = await consumer.consume({ max_messages: batchSize, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS });
-  let stopped = false;
-
-  // the iterator fills a queue; the loop takes whatever has queued up while the last run applied
-  const queue: JsMsg[] = [];
-  let wake: (() => void) | undefined;
-  let ended = false;
-  const receiving = (async () => {
-    try {
-      for await (const m of messages) {
-        queue.push(m);
-        wake?.();
-      }
-    } finally {
-      ended = true;
-      wake?.();
-    }
-  })();
-  const waitForMessages = (ms?: number) =>
-    new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      };
-    });
-
-  // another copy moving the cursor may be what a held run waits for
-  const unwatch = await cursor.watch(() => wake?.());
-  const held = new HeldMessages<JsMsg>();
-  const done = (async () => {
-    let failures = 0;
-    let lastTouch = Date.now();
-    let lastAgeCheck = 0;
-    while (!stopped) {
-      for (const m of queue.splice(0)) held.add(m);
-      if (held.size === 0) {
-        if (ended) break;
-        await waitForMessages();
-        continue;
-      }
-      try {
-        const at = await cursor.read();
-        held.settle(at);
-        const run = held.runFrom(at + 1, batchSize);
-        if (run.length > 0) {
-          const t0 = performance.now();
-          await applyRun(batchDeps, run);
-          const appliedTo = run.at(-1)!.seq;
-          o.onApplied(appliedTo);
-          held.settle(appliedTo);
-          failures = 0;
-          log.debug({ from: run[0]!.seq, to: appliedTo, ms: Math.round(performance.now() - t0) }, "events applied");
-          continue;
-        }
-        // the next event is held elsewhere: another copy, a redelivery, or gone with retention
-        const now = Date.now();
-        const low = held.lowest();
-        if (low !== undefined && now - lastAgeCheck >= AGE_CHECK_MS) {
-          lastAgeCheck = now;
-          const first = (await bus.jsm.streams.info(STREAM_CALLS)).state.first_seq;
-          if (first > at + 1 && low <= first) {
-            log.warn({ cursor: at, firstStreamSeq: first }, "events aged out of the stream before they were projected");
-            await cursor.advance(low - 1);
-            continue;
-          }
-        }
-        if (now - lastTouch >= ackWaitMs / 3) {
-          held.touch();
-          lastTouch = now;
-        }
-        await waitForMessages(GAP_POLL_MS);
-      } catch (err) {
-        const delay = RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!;
-        log.error({ err, delayMs: delay }, "events not applied, retrying");
-        held.touch();
-        await new Promise((r) => setTimeout(r, delay));
-      }
-    }
-    unwatch();
-    held.release();
-    for (const m of queue.splice(0)) m.nak();
-    await receiving;
-    if (!stopped) o.onEnded();
-  })();
-
-  let stopping: Promise<void> | undefined;
-  return {
-    stop() {
-      stopping ??= (async () => {
-        stopped = true;
-        wake?.();
-        await messages.close();
-        await done.catch((err: unknown) => log.error({ err }, "projector loop failed"));
       })();
       return stopping;
     },

@@ -1,0 +1,45 @@
+import { parseCallSubject, type EventType } from "@warden/contracts";
+import type { Logger } from "./logger.js";
+import type { JsMsg } from "./nats-types.js";
+import { decodeStageMessage, type StageDecoding } from "./stage-decode.js";
+import type { StageSettler } from "./stage-settler.js";
+import { REPLAY_AGE_MS, type StageContext } from "./stage-spec.js";
+
+export interface StageMessageDeps<T extends EventType> {
+  readonly log: Logger;
+  readonly decoding: StageDecoding<T>;
+  readonly settler: StageSettler<T>;
+  readonly maxDeliver: number;
+  /** Aborted when the runner stops. */
+  readonly signal: AbortSignal;
+}
+
+/** Decodes one delivered message, hands it to the stage and settles it. */
+export async function processStageMessage<T extends EventType>(m: JsMsg, d: StageMessageDeps<T>): Promise<void> {
+  const deliveryCount = m.info.deliveryCount;
+  // child loggers are made only when something is logged: making two per message cost ~3% CPU
+  let bindings: Record<string, unknown> = { seq: m.seq, deliveryCount };
+  let childLog: Logger | undefined;
+  const mlogOf = () => (childLog ??= d.log.child(bindings));
+  const subject = parseCallSubject(m.subject);
+  if (subject === undefined || !subject.types.includes(d.decoding.eventType)) {
+    return d.settler.deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());
+  }
+  const contextOf = (ts?: string): StageContext => ({
+    get log() {
+      return mlogOf();
+    },
+    subject,
+    streamSeq: m.seq,
+    deliveryCount,
+    lastAttempt: deliveryCount >= d.maxDeliver,
+    possibleReplay: deliveryCount > 1 || (ts !== undefined && Date.now() - Date.parse(ts) > REPLAY_AGE_MS),
+    signal: d.signal,
+  });
+  const decoded = decodeStageMessage(m, d.decoding);
+  if (decoded.kind === "skip") return m.ack();
+  if (decoded.kind === "undecodable") return d.settler.undecodable(m, decoded.problem, contextOf());
+  const event = decoded.event;
+  bindings = { ...bindings, callId: event.callId, eventId: event.eventId };
+  return d.settler.handle(m, event, contextOf(event.ts));
+}

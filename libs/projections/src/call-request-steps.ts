@@ -1,0 +1,69 @@
+import { canonicalJson } from "@warden/contracts";
+import { checkBinding } from "./call-checks.js";
+import type { CallStep } from "./call-step.js";
+
+/** A call model keeps a short preview of the args; the events keep the rest. */
+export const ARGS_SUMMARY_CHARS = 240;
+
+export const requested: CallStep<"ToolCallRequested"> = (m, event, { model, flag }) => {
+  let named = false;
+  if (model !== undefined) {
+    flag("invalid_transition", model.requestedAt === undefined ? `a request after ${model.events.at(-1)?.type ?? "other events"}` : "a second ToolCallRequested");
+    named = true;
+  }
+  if (m.requestedAt === undefined) {
+    m.requestedAt = event.ts;
+    m.requestedTool = event.tool;
+    m.argsPreview = cutText(canonicalJson(event.data.args), ARGS_SUMMARY_CHARS);
+    m.scope = event.data.scope;
+    m.flags = event.data.flags;
+  }
+  if (event.parentCallId !== undefined && event.mode !== "llm") {
+    flag("child_not_llm", `child of ${event.parentCallId} requested in ${event.mode} mode`);
+  }
+  return { next: "requested", named };
+};
+
+export const argsValidated: CallStep<"ToolArgsValidated"> = (m, event) => {
+  const d = event.data;
+  m.tool = event.tool;
+  m.version = d.version;
+  m.grade = d.grade;
+  m.descriptorHash = d.descriptorHash;
+  m.argsHash = d.argsHash;
+  return { next: "validated" };
+};
+
+export const policyChecked: CallStep<"ToolPolicyChecked"> = (m, event, { flag }) => {
+  const d = event.data;
+  checkBinding(m, d, "the policy decision", flag);
+  m.decision = { decision: d.decision, ruleIds: [...d.ruleIds], reason: d.reason, policyVersion: d.policyVersion, eventId: event.eventId, ts: event.ts };
+  if (d.grade === "send" && event.mode === "llm" && d.decision !== "deny") {
+    flag("llm_send_not_denied", `a send in llm mode was decided ${d.decision} (rules ${d.ruleIds.join(",")})`);
+  }
+  return { next: d.decision === "allow" ? "approved" : d.decision === "require_approval" ? "awaiting_approval" : "validated" };
+};
+
+export const rejected: CallStep<"ToolCallRejected"> = (m, event) => {
+  const d = event.data;
+  if (m.rejection === undefined) {
+    m.rejection = {
+      stage: d.stage,
+      code: d.error.code,
+      message: d.error.message,
+      ...(d.ruleIds === undefined ? {} : { ruleIds: [...d.ruleIds] }),
+      at: event.ts,
+    };
+  }
+  return { next: "rejected" };
+};
+
+/** What a subagent's model was shown on a turn: counted, it changes nothing else. */
+export const viewCompiled: CallStep<"ToolViewCompiled"> = (m) => {
+  m.viewTurns = m.viewTurns + 1;
+  return {};
+};
+
+function cutText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,53 @@
+import type { Logger } from "@warden/bus";
+import type { ExecutableTool } from "@warden/executor";
+import type { RegistryClient } from "@warden/sdk";
+import { AdapterConfigError } from "./adapter-errors.js";
+import type { McpSection } from "./manifest/manifest-schema.js";
+import { describeMcpTool } from "./mcp-adapter/mcp-catalog.js";
+import type { McpConnection } from "./mcp-adapter/mcp-connection.js";
+import { discoverMcpTools, type DiscoveredTool } from "./mcp-adapter/mcp-discovery.js";
+import { mcpTool } from "./mcp-adapter/mcp-tool.js";
+
+export interface DomainMcpSource {
+  /** The manifest file, named in errors. */
+  readonly file: string;
+  readonly domain: string;
+  readonly section: McpSection;
+  readonly connection: McpConnection;
+  readonly registry: RegistryClient;
+  readonly log: Logger;
+  /** Tool names the manifest defines itself. */
+  readonly reserved: ReadonlySet<string>;
+  /** Called when a tool sees the server changed it (right before a call). */
+  readonly onChanged: () => void;
+}
+
+/** Lists the MCP server's tools, registers new versions, and makes each one runnable. */
+export async function discoverDomainMcpTools(s: DomainMcpSource): Promise<ExecutableTool[]> {
+  let found: Awaited<ReturnType<typeof discoverMcpTools>>;
+  try {
+    found = await discoverMcpTools(s);
+  } catch (err) {
+    throw new AdapterConfigError(`${s.file}: the MCP server cannot be used: ${(err as Error).message}`, { cause: err });
+  }
+  if (!found.ok) throw new AdapterConfigError(`${s.file}: MCP discovery failed: ${found.error.code}: ${found.error.message}`);
+  return found.value.tools.flatMap((t) => executableOf(s, t));
+}
+
+/** The tool, or none when its inputSchema does not compile (the others still run). */
+function executableOf(s: DomainMcpSource, t: DiscoveredTool): ExecutableTool[] {
+  try {
+    return [
+      mcpTool({
+        descriptor: t.descriptor,
+        mcpName: t.mcpName,
+        connection: s.connection,
+        describe: (info) => describeMcpTool(s.domain, s.section, info, t.capability, t.descriptor.version),
+        onChanged: s.onChanged,
+      }),
+    ];
+  } catch (err) {
+    s.log.warn({ mcpTool: t.mcpName, err }, "mcp tool skipped: its inputSchema does not compile");
+    return [];
+  }
+}
