@@ -15,7 +15,7 @@ export {
   type ApproverClientOptions,
   type DecisionOutcome,
 } from "./approver-client.js";
-export { DEFAULT_REQUEST_TIMEOUT_MS, requestWithPatience, type PatienceOptions } from "./patient-request.js";
+export type { PatienceOptions } from "./patient-request.js";
 export { createRegistryClient, type RegistryClient, type RegistryClientOptions } from "./registry-client.js";
 export { buildCallRequest, type CallRequestInput } from "./domain/call-request.js";
 export { pendingResult, resultFromEvent } from "./domain/event-result.js";
