@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ConfigError, connectBus, loadBusConfig, type Bus, type BusConfig } from "@warden/bus";
+import { ConfigError, connectBus, isPermissionViolation, loadBusConfig, type Bus, type BusConfig } from "@warden/bus";
 import { DEFAULT_WARDEN_HOME, IdentityError, openWardenHome, type WardenHome } from "@warden/identity";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "./errors.js";
 import type { CommandIo } from "./io.js";
@@ -86,7 +86,7 @@ export async function openBus(config: BusConfig, name: string): Promise<Bus> {
     return await connectBus(config, name);
   } catch (err) {
     const message = (err as Error).message;
-    if (/authoriz|authenticat|permission/i.test(message)) {
+    if (isPermissionViolation(err)) {
       throw new CliError("FORBIDDEN", `NATS at ${config.NATS_URL} refused these credentials (${message})`, EXIT_FAILED);
     }
     throw new CliError(

@@ -25,7 +25,9 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
       return err.exitCode;
     }
     const message = (err as Error).message ?? String(err);
-    if (/permissions? violation/i.test(message)) {
+    // loaded only on this path: `warden help` must not pay for the NATS client
+    const { isPermissionViolation } = await import("@warden/bus");
+    if (isPermissionViolation(err)) {
       emitError(io, json, "FORBIDDEN", `refused by the server: this identity may not do that (${message})`);
       return EXIT_FAILED;
     }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUCKET_APPROVAL_LOCKS, STREAM_CALLS } from "@warden/contracts";
 import { startTestNats, type TestNats } from "@warden/testing";
-import { isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound, type Bus } from "@warden/bus";
+import { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound, type Bus } from "@warden/bus";
 
 async function failureOf(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -43,5 +43,12 @@ describe("NATS errors are told apart by code and class, not by message text", ()
     const refused = await failureOf(agent.nc.request("warden.registry.register.kb", new Uint8Array(), { timeout: 2_000 }));
     expect(isPermissionViolation(refused)).toBe(true);
     expect(isPermissionViolation(new Error("permissions violation, said somebody"))).toBe(false);
+  });
+
+  it("a request nobody answers is a no-answer (worth asking again), not a refusal", async () => {
+    const unanswered = await failureOf(admin.nc.request("warden.nobody.listens", new Uint8Array(), { timeout: 2_000 }));
+    expect([isNoAnswer(unanswered), isPermissionViolation(unanswered)]).toEqual([true, false]);
+    const refused = await failureOf(agent.nc.request("warden.registry.register.kb", new Uint8Array(), { timeout: 2_000 }));
+    expect(isNoAnswer(refused)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { ensureTopology, TopologyError } from "@warden/bus";
+import { ensureTopology, isNoAnswer, TopologyError } from "@warden/bus";
 import { supportDeskPolicy } from "@warden/example-support-desk";
 import { BUCKET_POLICY, POLICY_DOCUMENT_KEY } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
@@ -35,7 +35,7 @@ export const topologyCommand: Command<typeof TOPOLOGY_OPTIONS> = async ({ values
       return EXIT_OK;
     } catch (err) {
       if (err instanceof TopologyError) throw new CliError("INVALID_REQUEST", err.message);
-      const retryable = (err instanceof CliError && err.code === "UNAVAILABLE") || /jetstream|timeout|503|no responders/i.test((err as Error).message);
+      const retryable = (err instanceof CliError && err.code === "UNAVAILABLE") || isNoAnswer(err);
       if (!retryable || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 2_000));
     }

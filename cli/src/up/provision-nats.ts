@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import { connect } from "@nats-io/transport-node";
+import { isPermissionViolation } from "@warden/bus";
 import type { WardenHome } from "@warden/identity";
 import { CliError, EXIT_UNREACHABLE } from "../errors.js";
 import type { CommandIo } from "../io.js";
@@ -43,14 +44,14 @@ export async function checkServerRefusesAnonymous(url: string): Promise<boolean>
   try {
     nc = await connect({ servers: url.split(","), name: "warden-probe", timeout: 3_000, reconnect: false });
   } catch (err) {
-    if (/authoriz|authenticat/i.test((err as Error).message)) return false;
+    if (isPermissionViolation(err)) return false;
     throw new CliError("UNAVAILABLE", `cannot reach NATS at ${url} (${(err as Error).message})`, EXIT_UNREACHABLE);
   }
   try {
     await nc.request("warden.insecure-probe", new Uint8Array(), { timeout: 1_000 });
     return true;
   } catch (err) {
-    return !/permission/i.test(`${(err as Error).message} ${String((err as { cause?: unknown }).cause ?? "")}`);
+    return !isPermissionViolation(err);
   } finally {
     await nc.close();
   }

@@ -47,7 +47,19 @@ export function isNotFound(err: unknown): boolean {
  * as `FORBIDDEN`.
  */
 export function isPermissionViolation(err: unknown): boolean {
-  return causes(err).some((e) => e instanceof errors.PermissionViolationError || e instanceof errors.AuthorizationError);
+  return causes(err).some(
+    (e) => e instanceof errors.PermissionViolationError || e instanceof errors.AuthorizationError || e instanceof errors.UserAuthenticationExpiredError,
+  );
+}
+
+/**
+ * Nobody answered in time, nobody listens yet, or JetStream is not ready (a 503 while the server
+ * starts or elects a leader): asking again later can help.
+ */
+export function isNoAnswer(err: unknown): boolean {
+  return causes(err).some(
+    (e) => e instanceof errors.TimeoutError || e instanceof errors.NoRespondersError || (e instanceof JetStreamApiError && e.status === 503),
+  );
 }
 
 function causes(err: unknown): unknown[] {

@@ -1,23 +1,12 @@
-import type { Logger } from "@warden/bus";
 import type { ExecutableTool } from "@warden/executor";
-import type { RegistryClient } from "@warden/sdk";
 import { AdapterConfigError } from "./adapter-errors.js";
-import type { McpSection } from "./manifest/manifest-schema.js";
 import { describeMcpTool } from "./mcp-adapter/mcp-catalog.js";
-import type { McpConnection } from "./mcp-adapter/mcp-connection.js";
-import { discoverMcpTools, type DiscoveredTool } from "./mcp-adapter/mcp-discovery.js";
+import { discoverMcpTools, type DiscoveredTool, type DiscoverOptions } from "./mcp-adapter/mcp-discovery.js";
 import { mcpTool } from "./mcp-adapter/mcp-tool.js";
 
-export interface DomainMcpSource {
+export interface DomainMcpSource extends DiscoverOptions {
   /** The manifest file, named in errors. */
   readonly file: string;
-  readonly domain: string;
-  readonly section: McpSection;
-  readonly connection: McpConnection;
-  readonly registry: RegistryClient;
-  readonly log: Logger;
-  /** Tool names the manifest defines itself. */
-  readonly reserved: ReadonlySet<string>;
   /** Called when a tool sees the server changed it (right before a call). */
   readonly onChanged: () => void;
 }
