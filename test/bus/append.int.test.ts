@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
-import { startTestNats, type TestNats } from "@warden/testing";
-import { appendEvent, type Bus, readCallHistory, readEvent } from "@warden/bus";
+import { useTestNats } from "@warden/testing";
+import { appendEvent, readCallHistory, readEvent } from "@warden/bus";
 
 function request(callId: string, principal = "alice"): ToolCallRequested {
   return {
@@ -21,25 +21,19 @@ function request(callId: string, principal = "alice"): ToolCallRequested {
 }
 
 describe("appendEvent", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats.stop());
+  const t = useTestNats();
 
   it("writes an event once and reports a second write as already written, as a value", async () => {
     const callId = newId();
     const first = request(callId);
-    expect((await appendEvent(bus, first)).status).toBe("written");
-    const again = await appendEvent(bus, { ...first, eventId: newId() });
+    expect((await appendEvent(t.bus, first)).status).toBe("written");
+    const again = await appendEvent(t.bus, { ...first, eventId: newId() });
     expect(again.status).toBe("already_written");
     if (again.status === "already_written") {
       expect(again.ours).toBe(false);
       expect(again.existing?.eventId).toBe(first.eventId);
     }
-    const retry = await appendEvent(bus, first);
+    const retry = await appendEvent(t.bus, first);
     expect(retry).toMatchObject({ status: "already_written", ours: true });
   });
 
@@ -51,43 +45,37 @@ describe("appendEvent", () => {
       causationId: "cause1",
       data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } },
     };
-    expect((await appendEvent(bus, base)).status).toBe("written");
-    expect(await appendEvent(bus, { ...base, eventId: newId() })).toMatchObject({ status: "already_written", ours: true });
+    expect((await appendEvent(t.bus, base)).status).toBe("written");
+    expect(await appendEvent(t.bus, { ...base, eventId: newId() })).toMatchObject({ status: "already_written", ours: true });
   });
 
   it("reads a request back whatever its principal token", async () => {
     const callId = newId();
     const ev = request(callId, "bob");
-    await appendEvent(bus, ev);
-    const back = await readEvent(bus, "kb", callId, "ToolCallRequested");
+    await appendEvent(t.bus, ev);
+    const back = await readEvent(t.bus, "kb", callId, "ToolCallRequested");
     expect(back?.eventId).toBe(ev.eventId);
-    expect(await readEvent(bus, "kb", newId(), "ToolCallRequested")).toBeUndefined();
+    expect(await readEvent(t.bus, "kb", newId(), "ToolCallRequested")).toBeUndefined();
   });
 });
 
 describe("readCallHistory", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats.stop());
+  const t = useTestNats();
 
   it("returns one call's events in stream order and nothing of other calls", async () => {
     const callId = newId();
     const req = request(callId);
-    await appendEvent(bus, request(newId()));
-    await appendEvent(bus, req);
-    await appendEvent(bus, {
+    await appendEvent(t.bus, request(newId()));
+    await appendEvent(t.bus, req);
+    await appendEvent(t.bus, {
       ...req,
       eventId: newId(),
       type: "ToolCallRejected",
       causationId: req.eventId,
       data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } },
     });
-    const history = await readCallHistory(bus, callId);
+    const history = await readCallHistory(t.bus, callId);
     expect(history.map((h) => h.event?.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
-    expect(await readCallHistory(bus, "a.b")).toEqual([]);
+    expect(await readCallHistory(t.bus, "a.b")).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callEventSubject, consumerName, newId, stageFilterSubject, STREAM_CALLS, STREAM_DLQ, type ToolCallRequested } from "@warden/contracts";
-import { deadLetters, eventually, startTestNats, type TestNats } from "@warden/testing";
-import { ACK, appendEvent, type Bus, decodeJson, encodeJson, ensureStageConsumer, runStage, silentLogger, type UndecodableCode } from "@warden/bus";
+import { deadLetters, eventually, useTestNats } from "@warden/testing";
+import { ACK, appendEvent, decodeJson, encodeJson, ensureStageConsumer, runStage, silentLogger, type UndecodableCode } from "@warden/bus";
 
 function request(domain: string): ToolCallRequested {
   return {
@@ -21,25 +21,19 @@ function request(domain: string): ToolCallRequested {
 }
 
 describe("runStage", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats.stop());
+  const t = useTestNats();
 
   const pending = async (durable: string) => {
-    const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+    const info = await t.bus.jsm.consumers.info(STREAM_CALLS, durable);
     return info.num_pending + info.num_ack_pending;
   };
 
   /** How many DLQ letters were recorded for a subject. */
   const letters = async (subject: string) => {
-    const info = await bus.jsm.streams.info(STREAM_DLQ);
+    const info = await t.bus.jsm.streams.info(STREAM_DLQ);
     let n = 0;
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
-      const m = await bus.jsm.streams.getMessage(STREAM_DLQ, { seq }).catch(() => null);
+      const m = await t.bus.jsm.streams.getMessage(STREAM_DLQ, { seq }).catch(() => null);
       if (m?.header.get("Warden-Dlq-Subject") === subject) n++;
     }
     return n;
@@ -49,7 +43,7 @@ describe("runStage", () => {
     const durable = consumerName("t-poison");
     const seen: string[] = [];
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -61,21 +55,21 @@ describe("runStage", () => {
       },
     });
     const bad = newId();
-    await bus.js.publish(callEventSubject("poison", bad, "ToolCallRequested", "p1"), new TextEncoder().encode("nope"));
+    await t.bus.js.publish(callEventSubject("poison", bad, "ToolCallRequested", "p1"), new TextEncoder().encode("nope"));
     // args nested deep enough to overflow the validator's stack
     const deep = request("poison");
     const deepJson = JSON.stringify({ ...deep, data: { ...deep.data, args: "@" } }).replace('"@"', `${"[".repeat(20_000)}${"]".repeat(20_000)}`);
-    await bus.js.publish(callEventSubject("poison", deep.callId, "ToolCallRequested", "p1"), new TextEncoder().encode(deepJson));
+    await t.bus.js.publish(callEventSubject("poison", deep.callId, "ToolCallRequested", "p1"), new TextEncoder().encode(deepJson));
     const good = request("poison");
-    await appendEvent(bus, good);
+    await appendEvent(t.bus, good);
     await eventually(async () => expect(seen).toEqual([good.callId]));
     await eventually(async () => expect(await pending(durable)).toBe(0));
     // past the ack wait nothing comes back
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await pending(durable)).toBe(0);
     // each letter names its code first, as the projector's do
-    expect((await deadLetters(bus, bad)).join()).toMatch(/^MALFORMED_JSON: malformed JSON/);
-    expect((await deadLetters(bus, deep.callId)).join()).toMatch(/^TOO_DEEP: JSON nested too deeply/);
+    expect((await deadLetters(t.bus, bad)).join()).toMatch(/^MALFORMED_JSON: malformed JSON/);
+    expect((await deadLetters(t.bus, deep.callId)).join()).toMatch(/^TOO_DEEP: JSON nested too deeply/);
     expect(seen).not.toContain(deep.callId);
     await stage.stop();
   });
@@ -85,7 +79,7 @@ describe("runStage", () => {
     let attempts = 0;
     const exhausted: string[] = [];
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -101,11 +95,11 @@ describe("runStage", () => {
       },
     });
     const ev = request("retry");
-    await appendEvent(bus, ev);
+    await appendEvent(t.bus, ev);
     await eventually(async () => expect(exhausted).toHaveLength(1));
     expect(attempts).toBe(3);
     expect(exhausted[0]).toContain("retries exhausted after 3 deliveries");
-    await eventually(async () => expect((await deadLetters(bus, ev.callId)).join()).toMatch(/downstream unavailable/));
+    await eventually(async () => expect((await deadLetters(t.bus, ev.callId)).join()).toMatch(/downstream unavailable/));
     await stage.stop();
   });
 
@@ -115,7 +109,7 @@ describe("runStage", () => {
     let maxRunning = 0;
     let done = 0;
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -130,7 +124,7 @@ describe("runStage", () => {
         return ACK;
       },
     });
-    for (let i = 0; i < 30; i++) await appendEvent(bus, request("conc"));
+    for (let i = 0; i < 30; i++) await appendEvent(t.bus, request("conc"));
     await eventually(async () => expect(done).toBeGreaterThanOrEqual(8));
     await stage.stop();
     expect(running).toBe(0);
@@ -144,7 +138,7 @@ describe("runStage", () => {
     const seen: { code: UndecodableCode; callId: string; principal: string | undefined; event: boolean }[] = [];
     const handled: string[] = [];
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -162,7 +156,7 @@ describe("runStage", () => {
     });
     const raw = async (callId: string, data: Uint8Array, principal = "p1") => {
       const subject = callEventSubject(domain, callId, "ToolCallRequested", principal);
-      await bus.js.publish(subject, data);
+      await t.bus.js.publish(subject, data);
       return subject;
     };
     const text = (s: string) => new TextEncoder().encode(s);
@@ -197,7 +191,7 @@ describe("runStage", () => {
     const durable = consumerName("t-undecodable-retry");
     let attempts = 0;
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -211,24 +205,24 @@ describe("runStage", () => {
       },
     });
     const subject = callEventSubject("undecretry", newId(), "ToolCallRequested", "p1");
-    await bus.js.publish(subject, new TextEncoder().encode("{not json"));
+    await t.bus.js.publish(subject, new TextEncoder().encode("{not json"));
     await eventually(async () => expect(await letters(subject)).toBe(1));
     expect(attempts).toBe(3);
-    expect((await deadLetters(bus, subject)).join()).toMatch(/^MALFORMED_JSON: malformed JSON.*not answered after 3 deliveries: stream unavailable/);
+    expect((await deadLetters(t.bus, subject)).join()).toMatch(/^MALFORMED_JSON: malformed JSON.*not answered after 3 deliveries: stream unavailable/);
     await stage.stop();
   });
 
   it("asks for messages with a short expiry and idle heartbeats (regression: 30 s pulls stalled calls 35-45 s after a leader loss)", async () => {
     const durable = consumerName("t-pull");
     const pulls: { expires?: number; idle_heartbeat?: number; batch?: number }[] = [];
-    const spy = bus.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${durable}`, {
+    const spy = t.bus.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${durable}`, {
       callback: (_err, m) => {
         const d = decodeJson(m.data);
         if (d.ok) pulls.push(d.value as (typeof pulls)[number]);
       },
     });
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -247,7 +241,7 @@ describe("runStage", () => {
     const filter = stageFilterSubject("ToolCallRequested", "lostpull");
     const handled: string[] = [];
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -258,13 +252,13 @@ describe("runStage", () => {
       },
     });
     const first = request("lostpull");
-    await appendEvent(bus, first);
+    await appendEvent(t.bus, first);
     await eventually(() => expect(handled).toContain(first.callId));
     // as a stream leader's loss does, this drops the pull request the runner waits on
-    await bus.jsm.consumers.delete(STREAM_CALLS, durable);
-    await ensureStageConsumer(bus, durable, filter, { maxDeliver: 5, ackWaitMs: 30_000, maxAckPending: 256 });
+    await t.bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    await ensureStageConsumer(t.bus, durable, filter, { maxDeliver: 5, ackWaitMs: 30_000, maxAckPending: 256 });
     const second = request("lostpull");
-    await appendEvent(bus, second);
+    await appendEvent(t.bus, second);
     const t0 = Date.now();
     await eventually(() => expect(handled).toContain(second.callId), 10_000);
     expect(Date.now() - t0).toBeLessThan(10_000);
@@ -277,7 +271,7 @@ describe("runStage", () => {
     const gate = new Promise<void>((r) => (release = r));
     let running = 0;
     const stage = await runStage({
-      bus,
+      bus: t.bus,
       log: silentLogger(),
       durable,
       eventType: "ToolCallRequested",
@@ -289,11 +283,11 @@ describe("runStage", () => {
         return ACK;
       },
     });
-    for (let i = 0; i < 40; i++) await appendEvent(bus, request("bounded"));
+    for (let i = 0; i < 40; i++) await appendEvent(t.bus, request("bounded"));
     await eventually(() => expect(running).toBe(2));
     // give the client every chance to over-fetch, then look at what the server has handed out
     await new Promise((r) => setTimeout(r, 500));
-    const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+    const info = await t.bus.jsm.consumers.info(STREAM_CALLS, durable);
     expect(info.num_ack_pending).toBeLessThanOrEqual(2 * 2 + 1);
     expect(info.num_pending).toBeGreaterThan(30);
     release();

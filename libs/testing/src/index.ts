@@ -13,5 +13,6 @@ export { callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from ".
 export { eventually } from "./eventually.js";
 export { serveFakeRegistry } from "./fake-registry.js";
 export { startTestNats, type TestNats } from "./nats.js";
+export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
 export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
 export { SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

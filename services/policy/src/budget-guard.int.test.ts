@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kvPutJson, type Bus } from "@warden/bus";
+import { describe, expect, it } from "vitest";
+import { kvPutJson } from "@warden/bus";
 import { BUCKET_BUDGETS, newId, runBudgetKey, type BudgetModel } from "@warden/contracts";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { useTestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
 
 const projected = (runId: string, admitted: number, seq: number): BudgetModel => ({
@@ -12,17 +12,11 @@ const projected = (runId: string, admitted: number, seq: number): BudgetModel =>
 });
 
 describe("the run budget guard", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats.stop());
+  const t = useTestNats();
 
   it("counts the projected calls plus its own decisions the projector has not applied, each once", async () => {
-    const guard = await openBudgetGuard(bus);
-    const kv = await bus.kvm.open(BUCKET_BUDGETS);
+    const guard = await openBudgetGuard(t.bus);
+    const kv = await t.bus.kvm.open(BUCKET_BUDGETS);
     const runId = newId();
     try {
       expect(await guard.used(runId)).toBe(0);
@@ -43,7 +37,7 @@ describe("the run budget guard", () => {
   });
 
   it("decides one call of a run at a time, so concurrent calls see each other", async () => {
-    const guard = await openBudgetGuard(bus);
+    const guard = await openBudgetGuard(t.bus);
     const runId = newId();
     try {
       let seq = 100;

@@ -44,7 +44,7 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
   const unwatch = await o.batchDeps.cursor.watch(() => inbox.wake());
   const stepper = new ProjectionStepper(o, inbox);
   let stopped = false;
-  const done = (async () => {
+  const loop = async () => {
     while (!stopped) {
       for (const m of inbox.take()) stepper.held.add(m);
       if (stepper.held.size === 0) {
@@ -54,10 +54,21 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
       }
       await stepper.run();
     }
+  };
+  // never rejects: a failed loop or pull is logged and, unless stopping, reported as ended so the
+  // projector starts consuming again
+  const done = (async () => {
+    try {
+      await loop();
+    } catch (err) {
+      o.log.error({ err }, "projector loop failed");
+      // end the pull too, or waiting for it below would never end
+      await messages.close();
+    }
     unwatch();
     stepper.held.release();
     for (const m of inbox.take()) m.nak();
-    await inbox.received;
+    await inbox.received.catch((err: unknown) => o.log.error({ err }, "projector pull failed"));
     if (!stopped) o.onEnded();
   })();
 
@@ -68,7 +79,7 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
         stopped = true;
         inbox.wake();
         await messages.close();
-        await done.catch((err: unknown) => o.log.error({ err }, "projector loop failed"));
+        await done;
       })();
       return stopping;
     },

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kvGetJson, type Bus } from "@warden/bus";
+import { describe, expect, it } from "vitest";
+import { kvGetJson } from "@warden/bus";
 import { ApprovalInboxRecordSchema, BUCKET_APPROVALS } from "@warden/contracts";
 import { APPROVALS_MODEL } from "@warden/projections";
-import { startTestNats, syntheticCall, type TestNats } from "@warden/testing";
+import { syntheticCall, useTestNats } from "@warden/testing";
 import { ModelStore } from "./model-store.js";
 
 describe("a read model store", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats.stop());
+  const t = useTestNats();
 
   it("applies a decision to an approval that another copy created (regression: a guessed-empty key was taken as absent)", async () => {
     const events = syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message" }).map((event, i) => ({ seq: i + 1, event }));
     const requested = events.filter((e) => e.event.type === "ApprovalRequested");
     const granted = events.filter((e) => e.event.type === "ApprovalGranted");
-    const kv = await bus.kvm.open(BUCKET_APPROVALS);
+    const kv = await t.bus.kvm.open(BUCKET_APPROVALS);
     const one = new ModelStore(kv, APPROVALS_MODEL);
     const other = new ModelStore(kv, APPROVALS_MODEL);
     expect(await one.update("c1-a", requested)).toBe(true);
