@@ -57,8 +57,9 @@ export async function runServiceProcess<C extends BusConfig, S extends Stoppable
     bus = await connectBus(config, `warden-${spec.name}`);
     await ensureTopology(bus);
     const service = await spec.start({ bus, log, config });
-    log.info(spec.describe?.(service, config) ?? {}, "service started");
+    // handlers first: a SIGTERM sent by whoever saw the "started" line must drain, not kill
     stopOnSignals(log, service, bus);
+    log.info(spec.describe?.(service, config) ?? {}, "service started");
   } catch (err) {
     log.error({ err }, "service refused to start");
     await bus?.close().catch((closeErr: unknown) => log.warn({ err: closeErr }, "closing the connection failed"));
