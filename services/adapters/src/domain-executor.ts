@@ -11,6 +11,7 @@ import { fullToolName } from "./manifest/tool-descriptor.js";
 import { McpConnection } from "./mcp-adapter/mcp-connection.js";
 import { ToolRefreshQueue } from "./tool-refresh-queue.js";
 import type { NetworkSandbox } from "./sandbox/network-sandbox.js";
+import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
 import { SecretStore } from "./secrets/secret-store.js";
 
 const DEFAULT_REGISTRY_PATIENCE_MS = 30_000;
@@ -23,6 +24,8 @@ export interface DomainExecutorOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly secretsFile?: string | undefined;
   readonly sandbox: NetworkSandbox;
+  /** Whether CLI tools run in a PID namespace of their own; probed when not given. */
+  readonly pidNamespace?: PidNamespace;
   /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
   readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
@@ -94,8 +97,9 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
 async function registerStaticTools(o: DomainExecutorOptions, secrets: SecretStore, registry: RegistryClient): Promise<ExecutableTool[]> {
   const { manifest, dir } = o.loaded;
   const domain = manifest.domain;
+  const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
   const tools: ExecutableTool[] = manifest.tools.map((entry) => {
-    if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secrets, sandbox: o.sandbox, dir });
+    if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, dir });
     return httpTool(domain, { ...entry, http: entry.http! }, { secrets });
   });
   if (tools.length > 0) {

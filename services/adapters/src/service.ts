@@ -2,6 +2,7 @@ import type { Bus, Logger } from "@warden/bus";
 import { startDomainExecutor, type DomainExecutor } from "./domain-executor.js";
 import { loadManifestDir, type LoadedManifest } from "./manifest/load-manifests.js";
 import { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
+import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
 
 export interface AdaptersServiceDeps {
   readonly bus: Bus;
@@ -13,6 +14,8 @@ export interface AdaptersServiceDeps {
   readonly secretsFile?: string | undefined;
   /** How to cut processes off the network; probed when not given. */
   readonly sandbox?: NetworkSandbox;
+  /** Whether CLI tools run in a PID namespace of their own (nothing they start outlives them); probed when not given. */
+  readonly pidNamespace?: PidNamespace;
   /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
   readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
@@ -23,6 +26,7 @@ export interface AdaptersServiceDeps {
 export interface AdaptersService {
   readonly domains: readonly DomainExecutor[];
   readonly sandbox: NetworkSandbox;
+  readonly pidNamespace: PidNamespace;
   stop(): Promise<void>;
 }
 
@@ -30,7 +34,16 @@ export interface AdaptersService {
 export async function startAdaptersService(o: AdaptersServiceDeps): Promise<AdaptersService> {
   const manifests = typeof o.manifests === "string" ? await loadManifestDir(o.manifests) : o.manifests;
   const sandbox = o.sandbox ?? (await probeNetworkSandbox());
-  o.log.info({ manifests: manifests.length, networkSandbox: sandbox.available ? sandbox.method : `unavailable: ${sandbox.reason}` }, "adapters starting");
+  const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
+  o.log.info(
+    {
+      manifests: manifests.length,
+      networkSandbox: sandbox.available ? sandbox.method : `unavailable: ${sandbox.reason}`,
+      // without it a timed-out command's orphaned descendants can survive: see docs/security.md
+      pidNamespace: pidNamespace.available ? pidNamespace.method : `unavailable: ${pidNamespace.reason}`,
+    },
+    "adapters starting",
+  );
   const domains: DomainExecutor[] = [];
   try {
     for (const loaded of manifests) {
@@ -42,6 +55,7 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
           env: o.env,
           secretsFile: o.secretsFile,
           sandbox,
+          pidNamespace,
           ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
           ...(o.registryPatienceMs === undefined ? {} : { registryPatienceMs: o.registryPatienceMs }),
           ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
@@ -56,6 +70,7 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
   return {
     domains,
     sandbox,
+    pidNamespace,
     async stop() {
       await Promise.all(domains.map((d) => d.stop()));
       o.log.info("adapters stopped");

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -150,4 +150,27 @@ export function processGone(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The host pids of live processes whose command line holds `token`. Pids a process reports about
+ * itself are those of its own PID namespace, so a sandboxed process is found by a tag instead.
+ */
+export function processesTagged(token: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (argv.includes(token) && !processGone(Number(name))) found.push(Number(name));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+/** A tag no other process has, to find the processes a test started. */
+export function uniqueTag(what: string): string {
+  return `warden-test-${what}-${process.pid}-${Math.random().toString(36).slice(2)}`;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { readEvent } from "@warden/bus";
 import { readArtifactJson } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
-import { FIXTURES, NODE, processGone, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { FIXTURES, NODE, processesTagged, startAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService } from "../service.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
@@ -33,6 +33,8 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     mkdirSync(join(work, "root", "sub"), { recursive: true });
     mkdirSync(join(work, "outside"));
     symlinkSync(join(work, "outside"), join(work, "root", "escape"));
+    writeFileSync(join(work, "outside", "secret.txt"), "outside the roots\n");
+    writeFileSync(join(work, "root", "sub", "hello.txt"), "hello from inside\n");
     tcp = createServer((s) => s.end());
     await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
     port = (tcp.address() as { port: number }).port;
@@ -55,6 +57,20 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
           inputSchema: obj({ pidfile: { type: "string" } }, ["pidfile"]),
           timeoutMs: 1_500,
           cli: { command: NODE, argv: [join(FIXTURES, "hang-with-child.mjs"), "{pidfile}"], roots: ["root"] },
+        }),
+        tool("cat", "Use to print a file inside the tool's folder.", {
+          inputSchema: obj({ file: { type: "string", format: "path" } }, ["file"]),
+          cli: { command: "cat", argv: ["--", "{file}"], roots: ["root"] },
+        }),
+        tool("detach", "Use to start a command that leaves a detached process of its own session behind, then hangs.", {
+          inputSchema: obj({ tag: { type: "string" } }, ["tag"]),
+          timeoutMs: 1_500,
+          cli: {
+            command: "/bin/sh",
+            // as a shell user would: setsid nohup … &, then wait forever
+            argv: ["-c", 'setsid nohup "$0" -e "setInterval(() => {{}}, 1000)" "$1" >/dev/null 2>&1 & sleep 600', NODE, "{tag}"],
+            roots: ["root"],
+          },
         }),
         tool("connect", "Use to try a TCP connection to a local port with no network.", {
           inputSchema: obj({ port: { type: "integer" } }, ["port"]),
@@ -126,12 +142,33 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     const pidfile = join(work, "root", "child.pid");
     const r = await agent.call("clitest.hang", { pidfile });
     expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
-    const [pid, childPid] = readFileSync(pidfile, "utf8").split(" ").map(Number);
+    const [, childPid] = readFileSync(pidfile, "utf8").split(" ").map(Number);
     expect(childPid).toBeGreaterThan(0);
-    await eventually(() => {
-      expect(processGone(pid!)).toBe(true);
-      expect(processGone(childPid!)).toBe(true);
-    }, 5_000);
+    // the pids in the file may be those of the command's own PID namespace: find the processes by their argv
+    await eventually(() => expect(processesTagged(pidfile)).toEqual([]), 5_000);
+  });
+
+  it("kills a detached grandchild in a session of its own at the timeout", async () => {
+    const tag = uniqueTag("detach");
+    const calling = agent.call("clitest.detach", { tag });
+    // it did start: the grandchild runs while the call does
+    await eventually(() => expect(processesTagged(tag)).toHaveLength(1), 5_000);
+    const r = await calling;
+    expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
+    await eventually(() => expect(processesTagged(tag)).toEqual([]), 5_000);
+  });
+
+  it("refuses a path arg outside the roots before running anything: /etc/passwd, and a symlink inside that leads out", async () => {
+    for (const file of ["/etc/passwd", "escape/secret.txt", "../outside/secret.txt"]) {
+      const r = await agent.call("clitest.cat", { file });
+      expect(r, file).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_ARGS", message: expect.stringMatching(/^file: .* is outside the tool's roots/) } });
+      expect(await readEvent(w.bus, "clitest", r.callId, "ToolCallStarted")).toBeUndefined();
+    }
+  });
+
+  it("reads a path arg inside the roots", async () => {
+    const r = await agent.call("clitest.cat", { file: "sub/hello.txt" });
+    expect(r).toMatchObject({ ok: true, data: { exitCode: 0, stdout: "hello from inside\n" } });
   });
 
   it("cuts the command off the network unless the manifest declares host, and says which it got", async () => {

@@ -7,26 +7,36 @@ import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter
 import { buildArgv } from "../domain/argv.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import { parseOutput } from "../domain/output-parsers.js";
+import { pathArgsOf } from "../domain/path-args.js";
 import { isInside } from "../domain/paths.js";
 import { Redactor } from "../domain/redact.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
 import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
-import { wrapNoNetwork, type NetworkSandbox } from "../sandbox/network-sandbox.js";
+import { confineCommand } from "../sandbox/confine-command.js";
+import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
+import type { PidNamespace } from "../sandbox/pid-namespace.js";
 import { runProcess } from "../sandbox/run-process.js";
+import type { UnshareLayer } from "../sandbox/unshare.js";
 import type { SecretStore } from "../secrets/secret-store.js";
+import { confinePathArgs } from "./confine-paths.js";
 
 export interface CliToolDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly secrets: SecretStore;
   readonly sandbox: NetworkSandbox;
+  /** Where available, each command runs as PID 1 of its own namespace: all it starts dies with it. */
+  readonly pidNamespace: PidNamespace;
   /** The manifest's folder: relative roots and commands are resolved against it. */
   readonly dir: string;
 }
 
 const ERROR_TEXT = 2_000;
 
-/** A manifest tool that runs a command: argv from args, no shell, confined cwd, allow-listed env, no network by default. */
+/**
+ * A manifest tool that runs a command: argv from args, no shell, confined cwd and path args,
+ * allow-listed env, no network by default, in a PID namespace of its own where the machine allows.
+ */
 export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, deps: CliToolDeps): ExecutableTool {
   const cli = entry.cli;
   const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
@@ -47,12 +57,18 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
   if (cwdParsed !== undefined && !cwdParsed.ok) throw new AdapterConfigError(`${descriptor.name}: cli.cwd: ${cwdParsed.error.message}`);
   const cwdTemplate = cwdParsed?.ok ? cwdParsed.value : undefined;
   const uses = entry.secrets;
+  const pathArgs = pathArgsOf(descriptor.inputSchema);
+  const layers: UnshareLayer[] = [];
+  if (cli.network === "none" && deps.sandbox.available) layers.push(deps.sandbox);
+  if (deps.pidNamespace.available) layers.push(deps.pidNamespace);
 
   const prepare = (args: Args): PreparedCall => {
-    const argv = buildArgv(cli.argv, args);
-    if (!argv.ok) return { ok: false, message: argv.error.message };
     const cwd = workingDirectory(cwdTemplate, args, roots);
     if (!cwd.ok) return { ok: false, message: cwd.message };
+    const confined = confinePathArgs(args, pathArgs, cwd.path, roots);
+    if (!confined.ok) return { ok: false, message: confined.error.message };
+    const argv = buildArgv(cli.argv, confined.value);
+    if (!argv.ok) return { ok: false, message: argv.error.message };
     return { ok: true, run: (ctx) => run(argv.value, cwd.path, ctx) };
   };
 
@@ -64,10 +80,10 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
       const injected: Record<string, string> = {};
       for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.value.get(u.secret)!}`;
       const env = buildChildEnv(cli.env, deps.hostEnv, injected);
-      const line = cli.network === "none" && deps.sandbox.available ? wrapNoNetwork(deps.sandbox, command, argv) : { command, args: argv };
-      ctx.log.debug({ command, argc: argv.length, cwd, network: cli.network }, "running command");
+      const line = confineCommand(command, argv, layers);
+      ctx.log.debug({ command, argc: argv.length, cwd, network: cli.network, pidNamespace: deps.pidNamespace.available }, "running command");
       const r = await runProcess({ ...line, cwd, env, signal: ctx.signal, maxStdoutBytes: cli.maxStdoutBytes, maxStderrBytes: cli.maxStderrBytes });
-      if (r.aborted) throw toolFailure(redactor, "TIMEOUT", "the command was killed with its process group: the call timed out", true);
+      if (r.aborted) throw toolFailure(redactor, "TIMEOUT", deps.pidNamespace.available ? "the command was killed with everything it started: the call timed out" : "the command was killed with its process group and descendants: the call timed out", true);
       const stdout = redactor.text(r.stdout.toString("utf8"), r.stdoutTruncated);
       const stderr = redactor.text(r.stderr.toString("utf8"), r.stderrTruncated);
       if (r.exitCode === null || !cli.okExitCodes.includes(r.exitCode)) {

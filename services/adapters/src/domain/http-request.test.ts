@@ -8,13 +8,13 @@ describe("buildHttpRequest", () => {
   it("fills the URL path with encoded args, adds query members that are present and fills a JSON body with typed values", () => {
     const r = buildHttpRequest(
       { ...base, method: "POST", query: { q: "{q}", page: "{page}" }, body: { id: "{id}", n: "{n}", note: "id {id}", skip: "{absent}" } },
-      { id: "a/b c", q: "x&y", n: 3 },
+      { id: "a?b c", q: "x&y/z", n: 3 },
       "write",
     );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.value.url.toString()).toBe("https://api.example.com/items/a%2Fb%20c?q=x%26y");
-    expect(JSON.parse(r.value.body!)).toEqual({ id: "a/b c", n: 3, note: "id a/b c" });
+    expect(r.value.url.toString()).toBe("https://api.example.com/items/a%3Fb%20c?q=x%26y%2Fz");
+    expect(JSON.parse(r.value.body!)).toEqual({ id: "a?b c", n: 3, note: "id a?b c" });
     expect(r.value.headers["content-type"]).toBe("application/json");
   });
 
@@ -37,6 +37,25 @@ describe("buildHttpRequest", () => {
     expect(buildHttpRequest({ ...base, method: "{m}" }, { id: "1", m: "post" }, "read")).toMatchObject({ ok: false });
     expect(buildHttpRequest({ ...base, method: "{m}" }, { id: "1", m: "head" }, "read")).toMatchObject({ ok: true, value: { method: "HEAD" } });
     expect(buildHttpRequest({ ...base, method: "DELETE" }, { id: "1" }, "send")).toMatchObject({ ok: true });
+  });
+
+  it("refuses a path arg that is . or .. or would make one, or holds a slash, and keeps an ordinary value in its segment", () => {
+    const t: HttpTemplate = { ...base, url: "https://api.example.com/v1/users/{id}/profile" };
+    for (const id of ["..", ".", "%2e%2e", ".%2E"]) {
+      // "%2e" is sent encoded as "%252e", so only a literal dot could climb; both spellings are refused or harmless
+      const r = buildHttpRequest(t, { id }, "read");
+      if (id.includes("%")) expect(r).toMatchObject({ ok: true });
+      else expect(r, id).toMatchObject({ ok: false, error: { code: "INVALID_ARGS", message: expect.stringMatching(/climb out of the URL template/) } });
+    }
+    for (const id of ["../admin", "a/b", "..\\admin", "x\\y"]) {
+      expect(buildHttpRequest(t, { id }, "read"), id).toMatchObject({ ok: false, error: { code: "INVALID_ARGS", message: expect.stringMatching(/may not contain/) } });
+    }
+    // an arg and the literal text beside it may not make a dot segment together either
+    expect(buildHttpRequest({ ...base, url: "https://api.example.com/v1/{a}./x" }, { a: "." }, "read")).toMatchObject({ ok: false });
+    expect(buildHttpRequest(t, { id: "u-42..v" }, "read")).toMatchObject({ ok: true, value: { url: new URL("https://api.example.com/v1/users/u-42..v/profile") } });
+    expect(buildHttpRequest({ ...base, url: "https://api.example.com/v1/{name}.json" }, { name: "." }, "read")).toMatchObject({ ok: true });
+    // in the query a slash and dots are plain data
+    expect(buildHttpRequest({ ...base, url: "https://api.example.com/v1?path={p}" }, { p: "../a/b" }, "read")).toMatchObject({ ok: true });
   });
 
   it("refuses a header value with a line break", () => {

@@ -100,15 +100,23 @@ export function buildHttpRequest(t: HttpTemplate, args: Readonly<Record<string, 
 
 const IN_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*$/i;
 const HOST_VALUE = /^[A-Za-z0-9.:[\]-]+$/;
+/** Still in the path: past the authority, before any `?` or `#`. */
+const IN_PATH = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\/[^?#]*$/i;
+/** `.` and `..` in any spelling URL parsers and servers accept (`%2e` is a dot to WHATWG URL too). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
  * Fills a URL template: an arg in the host part must be a plain `host[:port]` (the allow-list
- * then decides); anywhere else it is percent-encoded, so it cannot add a path, query or host.
+ * then decides); anywhere else it is percent-encoded, so it cannot add a query or host. In the
+ * path an arg may not hold `/` or `\` (servers and proxies often decode `%2F`), and no filled
+ * path segment may be `.` or `..`: percent-encoding cannot stop those (`%2e%2e` is still `..`
+ * to URL parsers), so they are refused rather than sent.
  */
 export function fillUrl(template: string, args: Readonly<Record<string, unknown>>): Outcome<string> {
   const parts = parseTemplate(template);
   if (!parts.ok) return parts;
   let text = "";
+  const inPath: { name: string; from: number }[] = [];
   for (const p of parts.value) {
     if (p.kind === "text") {
       text += p.text;
@@ -121,11 +129,29 @@ export function fillUrl(template: string, args: Readonly<Record<string, unknown>
     if (IN_AUTHORITY.test(text)) {
       if (!HOST_VALUE.test(scalar.value)) return fail("INVALID_ARGS", `${p.name} is not a host name (letters, digits, '.', '-', ':port')`);
       text += scalar.value;
+    } else if (IN_PATH.test(text)) {
+      if (/[/\\]/.test(scalar.value)) return fail("INVALID_ARGS", `${p.name} may not contain "/" or "\\" in the URL path: one arg fills at most one path segment`);
+      inPath.push({ name: p.name, from: text.length });
+      text += encodeURIComponent(scalar.value);
     } else {
       text += encodeURIComponent(scalar.value);
     }
   }
+  const dots = dotSegmentFromArg(text, inPath);
+  if (dots !== undefined) return fail("INVALID_ARGS", `${dots.name} makes the URL path segment ${JSON.stringify(dots.segment)}, which would climb out of the URL template`);
   return ok(text);
+}
+
+/** The first path segment that an arg made `.` or `..` (alone or with the literal text around it). */
+function dotSegmentFromArg(url: string, args: readonly { name: string; from: number }[]): { name: string; segment: string } | undefined {
+  let start = 0;
+  for (const segment of url.split(/[?#]/)[0]!.split("/")) {
+    const end = start + segment.length;
+    const arg = args.find((a) => a.from >= start && a.from <= end);
+    if (arg !== undefined && DOT_SEGMENT.test(segment)) return { name: arg.name, segment };
+    start = end + 1;
+  }
+  return undefined;
 }
 
 function required(what: string, template: string, args: Readonly<Record<string, unknown>>): Outcome<string> {

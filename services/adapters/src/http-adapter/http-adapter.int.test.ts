@@ -56,6 +56,15 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           http: { url: `${base}/items/{id}`, query: { q: "{q}" }, allowHosts: ["127.0.0.1"] },
         },
         {
+          name: "profile",
+          version: "1.0.0",
+          title: "Get a user's profile",
+          description: "Use to read the profile of one user by id.",
+          grade: "read",
+          inputSchema: obj({ id: { type: "string" } }, ["id"]),
+          http: { url: `${base}/v1/users/{id}/profile`, allowHosts: ["127.0.0.1"] },
+        },
+        {
           name: "item-at",
           version: "1.0.0",
           title: "Get an item from a host",
@@ -105,10 +114,21 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
   });
 
   it("fills the URL, query and JSON body from the args and returns the status and parsed body", async () => {
-    const read = await agent.call("httptest.item", { id: "a b/c", q: "x&y" });
-    expect(read).toMatchObject({ ok: true, data: { status: 200, body: { method: "GET", path: "/items/a%20b%2Fc", query: { q: "x&y" } } } });
+    const read = await agent.call("httptest.item", { id: "a b?c", q: "x&y/z" });
+    expect(read).toMatchObject({ ok: true, data: { status: 200, body: { method: "GET", path: "/items/a%20b%3Fc", query: { q: "x&y/z" } } } });
     const created = await agent.call("httptest.create", { name: "box", size: 3 });
     expect(created).toMatchObject({ ok: true, data: { status: 200, body: { method: "POST", body: { name: "box", size: 3, label: "item box" } } } });
+  });
+
+  it("refuses a path arg .. that would climb out of the URL template, before sending anything, and still sends an ordinary id", async () => {
+    const before = seen.length;
+    for (const id of ["..", ".", "../admin"]) {
+      const r = await agent.call("httptest.profile", { id });
+      expect(r, id).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_ARGS" } });
+      expect(await readEvent(w.bus, "httptest", r.callId, "ToolCallStarted")).toBeUndefined();
+    }
+    expect(seen.length).toBe(before);
+    expect(await agent.call("httptest.profile", { id: "u-42" })).toMatchObject({ ok: true, data: { status: 200, body: { path: "/v1/users/u-42/profile" } } });
   });
 
   it("refuses a host that is not on the tool's allow-list before sending anything", async () => {

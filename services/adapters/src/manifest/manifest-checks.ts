@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { lintDescriptor, parseToolName, ToolDescriptorSchema, type JsonObject } from "@warden/contracts";
 import { argvArgNames } from "../domain/argv.js";
 import { checkMethodForGrade, checkUrl, httpArgNames } from "../domain/http-request.js";
+import { PATH_FORMAT, pathArgsOf } from "../domain/path-args.js";
 import { parseTemplate, templateArgNames } from "../domain/template.js";
 import type { Manifest, SecretUse, ToolEntry } from "./manifest-schema.js";
 import { fullToolName, toolDescriptor } from "./tool-descriptor.js";
@@ -72,6 +73,10 @@ function checkTool(domain: string, t: ToolEntry, at: Path, report: Report): void
   }
   if (t.http) {
     const http = t.http;
+    const paths = pathArgsOf(t.inputSchema);
+    for (const n of [...paths.single, ...paths.lists]) {
+      report([...at, "inputSchema", "properties", n], `format: ${PATH_FORMAT} confines a path to a CLI tool's roots; an HTTP tool has none`);
+    }
     const args = httpArgNames(http);
     if (!args.ok) report([...at, "http"], args.error.message);
     else unknownArgs(args.value, [...at, "http"]);

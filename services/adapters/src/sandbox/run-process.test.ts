@@ -2,9 +2,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventually } from "@warden/testing";
-import { FIXTURES, NODE, processGone, tempDir } from "../../test/harness.js";
+import { FIXTURES, NODE, processesTagged, processGone, tempDir, uniqueTag } from "../../test/harness.js";
+import { confineCommand } from "./confine-command.js";
 import { probeNetworkSandbox, wrapNoNetwork } from "./network-sandbox.js";
+import { probePidNamespace } from "./pid-namespace.js";
 import { runProcess, type ProcessSpec } from "./run-process.js";
+
+const pidNamespace = await probePidNamespace();
 
 const spec = (args: string[], over: Partial<ProcessSpec> = {}): ProcessSpec => ({
   command: NODE,
@@ -57,5 +61,47 @@ describe("runProcess (real processes)", () => {
     const line = wrapNoNetwork(sandbox, NODE, ["-e", "process.stdout.write(JSON.stringify(Object.keys(require('os').networkInterfaces())))"]);
     const r = await runProcess(spec(line.args, { command: line.command }));
     expect(JSON.parse(r.stdout.toString())).toEqual([]);
+  });
+
+  it("kills a grandchild that started a session of its own when the signal aborts, even without a namespace", async () => {
+    const tag = uniqueTag("setsid");
+    const controller = new AbortController();
+    const running = runProcess(spec([join(FIXTURES, "detach-grandchild.mjs"), tag], { signal: controller.signal }));
+    // the command and its detached grandchild
+    await eventually(() => expect(processesTagged(tag)).toHaveLength(2));
+    controller.abort();
+    expect(await running).toMatchObject({ aborted: true });
+    await eventually(() => expect(processesTagged(tag)).toEqual([]), 5_000);
+  });
+
+  describe.runIf(pidNamespace.available)("in a PID namespace of its own", () => {
+    const layers = pidNamespace.available ? [pidNamespace] : [];
+    const confined = (args: string[], over: Partial<ProcessSpec> = {}) => {
+      const line = confineCommand(NODE, args, layers);
+      return spec(line.args, { command: line.command, ...over });
+    };
+
+    it("kills a detached grandchild when the signal aborts", async () => {
+      const tag = uniqueTag("pidns");
+      const controller = new AbortController();
+      const running = runProcess(confined([join(FIXTURES, "detach-grandchild.mjs"), tag], { signal: controller.signal }));
+      await eventually(() => expect(processesTagged(tag)).toHaveLength(2));
+      controller.abort();
+      expect(await running).toMatchObject({ aborted: true });
+      await eventually(() => expect(processesTagged(tag)).toEqual([]), 5_000);
+    });
+
+    it("kills a detached grandchild the command orphaned before it exited", async () => {
+      const tag = uniqueTag("orphan");
+      const r = await runProcess(confined([join(FIXTURES, "detach-grandchild.mjs"), tag, "exit"]));
+      expect(r).toMatchObject({ exitCode: 0, aborted: false });
+      expect(r.stdout.toString()).toBe("started\n");
+      await eventually(() => expect(processesTagged(tag)).toEqual([]), 5_000);
+    });
+
+    it("passes the command's exit code through", async () => {
+      const r = await runProcess(confined(["-e", "process.exit(3)"]));
+      expect(r.exitCode).toBe(3);
+    });
   });
 });

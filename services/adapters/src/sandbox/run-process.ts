@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { descendantsOf } from "./descendants.js";
 
 export interface ProcessSpec {
   readonly command: string;
@@ -26,10 +27,15 @@ export interface ProcessResult {
 /** How long a finished command's output pipes may stay open (held by a leftover child) before we stop reading. */
 const PIPE_DRAIN_MS = 1_000;
 
+/** Rounds of the descendant sweep on abort: a process may fork between one scan and its kill. */
+const SWEEPS = 3;
+
 /**
  * Runs a command with an argv array (never a shell) in its own process group. On abort, and once
- * the command exits, the whole group is killed, so no child outlives the call. Output beyond the
- * caps is read and dropped (the child never blocks on a full pipe).
+ * the command exits, the whole group is killed; on abort every descendant still linked to the
+ * command (its own session or group included) is killed first. A descendant that was orphaned
+ * before that escapes both: run the command in a PID namespace (`confineCommand`) to catch it.
+ * Output beyond the caps is read and dropped (the child never blocks on a full pipe).
  */
 export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
@@ -57,8 +63,17 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
         // the group is already gone
       }
     };
+    const killTree = () => {
+      if (child.pid === undefined) return;
+      for (let round = 0; round < SWEEPS; round++) {
+        const found = descendantsOf(child.pid);
+        if (found.length === 0) break;
+        for (const pid of found) kill(pid);
+      }
+    };
     const onAbort = () => {
       aborted = true;
+      killTree();
       killGroup();
     };
     spec.signal.addEventListener("abort", onAbort, { once: true });
@@ -92,6 +107,14 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       });
     });
   });
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
 }
 
 function closed(stream: NodeJS.ReadableStream & { readonly closed?: boolean }): Promise<void> {
