@@ -1,20 +1,18 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import type { ExecutableTool, PreparedCall, ToolContext } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
 import { adapterTool, type Args } from "../adapter-tool.js";
 import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter-errors.js";
 import { buildArgv } from "../domain/argv.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import { parseOutput } from "../domain/output-parsers.js";
 import { isInside } from "../domain/paths.js";
-import { Redactor } from "../domain/redact.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
 import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { wrapNoNetwork, type NetworkSandbox } from "../sandbox/network-sandbox.js";
 import { runProcess } from "../sandbox/run-process.js";
-import type { SecretStore } from "../secrets/secret-store.js";
 
 export interface CliToolDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
