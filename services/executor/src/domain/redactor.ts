@@ -3,6 +3,25 @@ import { literalForms, secretPattern, type PatternMode } from "./secret-patterns
 /** A cut-off output ending in this much of a secret's form has that tail redacted too. */
 const MIN_PARTIAL = 4;
 
+/**
+ * Pattern sources by mode and value: a Redactor is made per call, and building a secret's variants
+ * costs milliseconds; with the same source V8 also reuses its compiled regular expression. Bounded,
+ * oldest out, so rotated values do not pile up.
+ */
+const PATTERNS = new Map<string, string>();
+const MAX_PATTERNS = 256;
+
+function patternOf(value: string, mode: PatternMode): string {
+  const key = `${mode}\0${value}`;
+  let source = PATTERNS.get(key);
+  if (source === undefined) {
+    source = secretPattern(value, mode);
+    if (PATTERNS.size >= MAX_PATTERNS) PATTERNS.delete(PATTERNS.keys().next().value!);
+    PATTERNS.set(key, source);
+  }
+  return source;
+}
+
 interface Compiled {
   readonly regex: RegExp;
   /** The secret's name for each capture group, in group order. */
@@ -71,7 +90,7 @@ export class Redactor {
     let c = this.compiled.get(mode);
     if (c === undefined) {
       const names = this.secrets.map(([name]) => name);
-      const source = this.secrets.map(([, value]) => `(${secretPattern(value, mode)})`).join("|");
+      const source = this.secrets.map(([, value]) => `(${patternOf(value, mode)})`).join("|");
       c = { regex: new RegExp(source, "g"), names };
       this.compiled.set(mode, c);
     }
