@@ -5,7 +5,11 @@ import type { Redactor } from "./redactor.js";
 /** A handler's result with its secrets taken out: the value, or the error's message and details. */
 export function redactResult(result: HandlerResult, redactor: Redactor): HandlerResult {
   if (redactor.empty) return result;
-  if (result.ok) return { ok: true, value: redactor.value(toJsonLike(result.value)) };
+  if (result.ok) {
+    const json = asRecorded(result.value);
+    // not serialisable (a cycle, a bigint): shapeOutput fails the call with OUTPUT_INVALID and records no output
+    return json.ok ? { ok: true, value: redactor.value(json.value) } : result;
+  }
   const { message, details, ...rest } = result.error;
   return { ok: false, error: { ...rest, message: redactMessage(message, redactor), ...(details === undefined ? {} : { details: redactor.value(details) }) } };
 }
@@ -16,13 +20,12 @@ function redactMessage(message: string, redactor: Redactor): string {
   return `${redactor.text(message.slice(0, -1), true)}…`;
 }
 
-/** What the output will be once serialised (Dates as strings, toJSON applied), so the walk sees the strings that get recorded. */
-function toJsonLike(value: unknown): unknown {
+/** The output as it will be recorded (Dates as strings, toJSON applied), so the walk sees the strings that get recorded. */
+function asRecorded(value: unknown): { ok: true; value: unknown } | { ok: false } {
   try {
     const text = JSON.stringify(value);
-    return text === undefined ? value : (JSON.parse(text) as JsonValue);
+    return { ok: true, value: text === undefined ? value : (JSON.parse(text) as JsonValue) };
   } catch {
-    // not serialisable: shapeOutput fails the call with OUTPUT_INVALID and records no output
-    return value;
+    return { ok: false };
   }
 }
