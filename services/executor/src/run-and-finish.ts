@@ -59,9 +59,9 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
       }),
     budgetMs,
   );
+  const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
   // before anything records or logs it: the handler may have echoed a secret it asked for
   const result = redactResult(raw, secrets.redactor());
-  const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
   const recorded = await record(deps, claim.callId, result, tool);
   return finish(deps, claim, recorded, durationMs, run.attempt, sctx);
