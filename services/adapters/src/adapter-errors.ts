@@ -1,6 +1,5 @@
-import { ToolError } from "@warden/executor";
+import { ToolError, type Redactor } from "@warden/executor";
 import type { ErrorCode } from "@warden/contracts";
-import type { Redactor } from "./domain/redact.js";
 
 /** A manifest that is valid but cannot run here (a missing root, no network sandbox): refused at start. */
 export class AdapterConfigError extends Error {

@@ -1,5 +1,5 @@
 import type { Bus, Logger } from "@warden/bus";
-import type { ExecutableTool } from "@warden/executor";
+import { SecretStore, type ExecutableTool } from "@warden/executor";
 import { createRegistryClient, type RegistryClient } from "@warden/sdk";
 import { AdapterConfigError } from "./adapter-errors.js";
 import { cliTool } from "./cli-adapter/cli-tool.js";
@@ -12,7 +12,6 @@ import { McpConnection } from "./mcp-adapter/mcp-connection.js";
 import { ToolRefreshQueue } from "./tool-refresh-queue.js";
 import type { NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
-import { SecretStore } from "./secrets/secret-store.js";
 
 const DEFAULT_REGISTRY_PATIENCE_MS = 30_000;
 

@@ -3,7 +3,6 @@ export { startAdaptersService, type AdaptersService, type AdaptersServiceDeps } 
 export { AdaptersConfigSchema, loadConfig, type AdaptersConfig } from "./config.js";
 export { startDomainExecutor, type DomainExecutor, type DomainExecutorOptions } from "./domain-executor.js";
 export { gradeFromHints, type GradeAndFlags, type McpHints } from "./domain/mcp-grade.js";
-export { Redactor } from "./domain/redact.js";
 export { loadManifestDir, loadManifestFile, ManifestError, MANIFEST_EXTENSIONS, type LoadedManifest } from "./manifest/load-manifests.js";
 export { ManifestSchema, ToolEntrySchema, type Manifest, type ToolEntry } from "./manifest/manifest-schema.js";
 export { parseManifest, type ManifestIssue, type ManifestParse } from "./manifest/parse-manifest.js";

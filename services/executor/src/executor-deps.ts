@@ -2,6 +2,7 @@ import type { Bus } from "@warden/bus";
 import type { PinnedApproverKeys } from "./approver-keys.js";
 import type { ArtifactWriter } from "./artifacts.js";
 import type { ExecutableTool } from "./define-tool.js";
+import type { SecretStore } from "./secret-store.js";
 
 /** What the executor's stage handlers share. */
 export interface ExecutorDeps {
@@ -16,4 +17,6 @@ export interface ExecutorDeps {
   readonly stopping: AbortSignal;
   /** How long past a claim's deadline its claimant may still be writing the result. */
   readonly claimGraceMs: number;
+  /** Where `ctx.secrets` reads from. */
+  readonly secrets: SecretStore;
 }

@@ -7,6 +7,7 @@ import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
 import { defineTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
+import { SecretStore } from "./secret-store.js";
 import { handleExhausted } from "./handlers/exhausted.js";
 
 const write = defineTool({
@@ -35,6 +36,7 @@ describe("executor: a call whose retries ran out", () => {
       artifacts: new ArtifactWriter(bus),
       approverKeys: pinApproverKeys([]),
       stopping: new AbortController().signal,
+      secrets: SecretStore.none(),
       claimGraceMs: 0,
     };
   });

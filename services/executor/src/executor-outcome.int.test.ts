@@ -7,6 +7,7 @@ import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
+import { SecretStore } from "./secret-store.js";
 import { runAndFinish } from "./run-and-finish.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 
@@ -73,6 +74,7 @@ describe("executor: one outcome per call", () => {
       artifacts: new ArtifactWriter(bus),
       approverKeys: pinApproverKeys([]),
       stopping: new AbortController().signal,
+      secrets: SecretStore.none(),
       claimGraceMs: 200,
     };
   });

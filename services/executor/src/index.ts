@@ -10,7 +10,11 @@ export {
   type Tool,
   type ZodToolDefinition,
 } from "./define-tool.js";
+export { Redactor } from "./domain/redactor.js";
+export { MIN_SECRET_BYTES } from "./domain/secret-patterns.js";
 export type { Registered } from "./register.js";
+export { SecretStore, type SecretDeclaration, type SecretStoreOptions } from "./secret-store.js";
 export { ExecutorStartError, startExecutor, type Executor, type ExecutorOptions } from "./start-executor.js";
 export type { ToolContext } from "./tool-context.js";
 export { ToolError } from "./tool-error.js";
+export type { ToolSecrets } from "./tool-secrets.js";

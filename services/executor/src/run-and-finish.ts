@@ -1,10 +1,12 @@
 import { ACK, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
 import { nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
+import { redactResult } from "./domain/redact-result.js";
 import { shapeOutput } from "./domain/shape-output.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { recordResult } from "./record-result.js";
 import { runWithTimeout, type HandlerResult } from "./run-with-timeout.js";
+import { CallSecrets } from "./tool-secrets.js";
 import { withBackoff } from "./with-backoff.js";
 
 export interface ClaimedRun {
@@ -41,8 +43,9 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
     const error = wardenError("CLAIM_EXPIRED", `the executor's claim ran out (deadline ${claim.data.deadline}) before the tool started; it did not run`);
     return finish(deps, claim, { ok: false, error, outputBytes: 0, truncated: false, artifacts: [] }, 0, run.attempt, sctx);
   }
+  const secrets = new CallSecrets(deps.secrets);
   const t0 = performance.now();
-  const result = await runWithTimeout(
+  const raw = await runWithTimeout(
     (signal) =>
       run.prepared.run({
         signal,
@@ -52,10 +55,13 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
         correlationId: claim.correlationId,
         attempt: run.attempt,
         log,
+        secrets,
       }),
     budgetMs,
   );
   const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
+  // before anything records or logs it: the handler may have echoed a secret it asked for
+  const result = redactResult(raw, secrets.redactor());
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
   const recorded = await record(deps, claim.callId, result, tool);
   return finish(deps, claim, recorded, durationMs, run.attempt, sctx);

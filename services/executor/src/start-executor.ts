@@ -17,6 +17,7 @@ import { handleApprovalGranted } from "./handlers/approval-granted.js";
 import { handleExhausted } from "./handlers/exhausted.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { registerTools, type Registered } from "./register.js";
+import { SecretStore } from "./secret-store.js";
 
 /** Options of {@link startExecutor}. */
 export interface ExecutorOptions {
@@ -69,6 +70,13 @@ export interface ExecutorOptions {
    * @default 2_000
    */
   readonly claimGraceMs?: number;
+  /**
+   * The secrets handlers may read with `ctx.secrets.get(name)`: declared by name, each from an
+   * environment variable or a key of a secrets file, e.g.
+   * `new SecretStore([{ name: "stripe_key", env: "STRIPE_KEY" }], { env: process.env, secretsFile: process.env.WARDEN_SECRETS_FILE })`.
+   * @default none (every `ctx.secrets.get` fails the call)
+   */
+  readonly secrets?: SecretStore;
 }
 
 /** A running executor, as {@link startExecutor} returns it. */
@@ -153,6 +161,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     approverKeys,
     stopping: stopping.signal,
     claimGraceMs: o.claimGraceMs ?? 2_000,
+    secrets: o.secrets ?? SecretStore.none(),
   };
   const common = { bus: o.bus, concurrency: o.concurrency ?? 64, ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }) };
   const runners: StageRunner[] = [];

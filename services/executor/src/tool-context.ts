@@ -1,5 +1,6 @@
 import type { Logger } from "@warden/bus";
 import type { CallMode } from "@warden/contracts";
+import type { ToolSecrets } from "./tool-secrets.js";
 
 /** What a handler gets besides its args (the second argument of `defineTool`'s handler). */
 export interface ToolContext {
@@ -20,4 +21,11 @@ export interface ToolContext {
   readonly attempt: number;
   /** A logger bound to the call (its callId, tool and attempt). */
   readonly log: Logger;
+  /**
+   * The executor's secrets (`startExecutor({ secrets })`), read when asked: `await
+   * ctx.secrets.get("stripe_key")`. What the handler returns or throws is redacted of every value
+   * it asked for, in the encodings the Redactor covers, before it is recorded. Redaction is a
+   * net, not a wall: give the executor scoped, short-lived credentials.
+   */
+  readonly secrets: ToolSecrets;
 }

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import type { ExecutableTool, PreparedCall, ToolContext } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
 import { adapterTool, type Args } from "../adapter-tool.js";
 import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter-errors.js";
 import { buildArgv } from "../domain/argv.js";
@@ -9,7 +9,6 @@ import { buildChildEnv } from "../domain/child-env.js";
 import { parseOutput } from "../domain/output-parsers.js";
 import { pathArgsOf } from "../domain/path-args.js";
 import { isInside } from "../domain/paths.js";
-import { Redactor } from "../domain/redact.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
 import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
@@ -18,7 +17,6 @@ import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import type { PidNamespace } from "../sandbox/pid-namespace.js";
 import { runProcess } from "../sandbox/run-process.js";
 import type { UnshareLayer } from "../sandbox/unshare.js";
-import type { SecretStore } from "../secrets/secret-store.js";
 import { confinePathArgs } from "./confine-paths.js";
 
 export interface CliToolDeps {

@@ -4,10 +4,10 @@ import { readEvent } from "@warden/bus";
 import { readArtifactJson, startExecutor } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { SecretStore } from "@warden/executor";
 import { startAdaptersService } from "../service.js";
 import { ManifestError } from "../manifest/load-manifests.js";
 import { ToolEntrySchema } from "../manifest/manifest-schema.js";
-import { SecretStore } from "../secrets/secret-store.js";
 import { httpTool } from "./http-tool.js";
 
 interface Seen {

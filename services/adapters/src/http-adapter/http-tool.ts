@@ -1,12 +1,10 @@
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import type { ExecutableTool, PreparedCall, ToolContext } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
 import { adapterTool, type Args } from "../adapter-tool.js";
 import { redactedError, tail, toolFailure } from "../adapter-errors.js";
 import { buildHttpRequest, checkMethodForGrade, type HttpRequestPlan } from "../domain/http-request.js";
-import { Redactor } from "../domain/redact.js";
 import type { HttpSection, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
-import type { SecretStore } from "../secrets/secret-store.js";
 import { readCapped } from "./read-body.js";
 
 export interface HttpToolDeps {
@@ -83,7 +81,8 @@ type Decoded = { ok: true; value: JsonValue } | { ok: false; message: string; va
 function decode(bytes: Buffer, contentType: string, mode: HttpSection["response"], redactor: Redactor): Decoded {
   const isJson = mode === "json" || (mode === "auto" && /[/+]json\b/i.test(contentType));
   const isText = mode === "text" || isJson || /^text\/|xml|x-www-form-urlencoded|javascript/i.test(contentType) || contentType === "";
-  if (!isText) return { ok: true, value: { base64: redactor.text(bytes.toString("base64")) } };
+  // redacted as bytes first: once encoded, a secret's base64 depends on its offset in the body
+  if (!isText) return { ok: true, value: { base64: redactor.text(redactor.bytes(bytes).toString("base64")) } };
   const text = redactor.text(bytes.toString("utf8"));
   if (!isJson) return { ok: true, value: text };
   if (text.trim() === "") return { ok: true, value: null };

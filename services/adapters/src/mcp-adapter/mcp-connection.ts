@@ -5,13 +5,12 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "@warden/bus";
 import type { JsonObject } from "@warden/contracts";
+import { Redactor, type SecretStore } from "@warden/executor";
 import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import type { McpToolInfo } from "../domain/mcp-descriptor.js";
-import { Redactor } from "../domain/redact.js";
 import type { McpSection } from "../manifest/manifest-schema.js";
 import { wrapNoNetwork, type NetworkSandbox } from "../sandbox/network-sandbox.js";
-import type { SecretStore } from "../secrets/secret-store.js";
 import { ProcessTransport } from "./process-transport.js";
 
 export interface McpConnectionOptions {

@@ -1,11 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, ToolDescriptor } from "@warden/contracts";
-import type { ExecutableTool, ToolContext } from "@warden/executor";
+import type { ExecutableTool, Redactor, ToolContext } from "@warden/executor";
 import { adapterTool, type Args } from "../adapter-tool.js";
 import { redactedError, tail, toolFailure } from "../adapter-errors.js";
 import { contentHash } from "../domain/mcp-descriptor.js";
 import type { McpToolInfo } from "../domain/mcp-descriptor.js";
-import type { Redactor } from "../domain/redact.js";
 import type { McpConnection } from "./mcp-connection.js";
 
 export interface McpToolOptions {

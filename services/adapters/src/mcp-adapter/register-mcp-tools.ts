@@ -2,9 +2,9 @@ import type { Bus, Logger } from "@warden/bus";
 import type { Outcome } from "@warden/contracts";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
 import { fullToolName } from "../manifest/tool-descriptor.js";
+import { SecretStore } from "@warden/executor";
 import { createRegistryClient } from "@warden/sdk";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
-import { SecretStore } from "../secrets/secret-store.js";
 import { McpConnection } from "./mcp-connection.js";
 import { discoverMcpTools, type McpDiscovery } from "./mcp-discovery.js";
 

@@ -71,3 +71,37 @@ describe("runTool", () => {
     expect(await runTool(big, { n: 300_000 })).toMatchObject({ ok: false, error: { code: "OUTPUT_TOO_LARGE" } });
   });
 });
+
+describe("runTool with secrets", () => {
+  const key = "sk-live-0123456789abcdef";
+
+  it("gives ctx.secrets the test's values and redacts them from the output and from a throw", async () => {
+    const leaky = defineTool({
+      ...base,
+      name: "pay.leaky",
+      input: z.object({ fail: z.boolean() }),
+      handler: async ({ fail }, ctx) => {
+        const secret = await ctx.secrets.get("stripe_key");
+        if (fail) throw new Error(`stripe said no to ${Buffer.from(secret).toString("hex")}`);
+        return { header: `Bearer ${secret}`, url: `https://x.test/?k=${encodeURIComponent(secret)}` };
+      },
+    });
+    expect(await runTool(leaky, { fail: false }, { secrets: { stripe_key: key } })).toMatchObject({
+      ok: true,
+      output: { header: "Bearer [REDACTED:stripe_key]", url: "https://x.test/?k=[REDACTED:stripe_key]" },
+    });
+    expect(await runTool(leaky, { fail: true }, { secrets: { stripe_key: key } })).toMatchObject({
+      ok: false,
+      error: { code: "HANDLER_ERROR", message: "stripe said no to [REDACTED:stripe_key]" },
+    });
+  });
+
+  it("fails the call when the secret is missing or too short to redact", async () => {
+    const reader = defineTool({ ...base, name: "pay.reader", input: z.object({}), handler: async (_a, ctx) => ctx.secrets.get("stripe_key") });
+    expect(await runTool(reader, {})).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "secret stripe_key is not declared" } });
+    expect(await runTool(reader, {}, { secrets: { stripe_key: "short" } })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("shorter than 8 bytes") },
+    });
+  });
+});

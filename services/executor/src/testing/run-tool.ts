@@ -1,9 +1,12 @@
 import { silentLogger, type Logger } from "@warden/bus";
 import { OUTPUT_PREVIEW_BYTES, wardenError, type CallMode, type JsonValue, type WardenError } from "@warden/contracts";
 import type { ExecutableTool } from "../define-tool.js";
+import { redactResult } from "../domain/redact-result.js";
 import { shapeOutput } from "../domain/shape-output.js";
 import { mayHaveActed } from "../run-and-finish.js";
 import { runWithTimeout } from "../run-with-timeout.js";
+import { SecretStore } from "../secret-store.js";
+import { CallSecrets } from "../tool-secrets.js";
 
 /** Options of {@link runTool}: the handler's context, and the test's control over time. */
 export interface RunToolOptions {
@@ -26,6 +29,12 @@ export interface RunToolOptions {
   readonly timeoutMs?: number;
   /** Aborts the handler's signal from the test, as a timeout would. */
   readonly signal?: AbortSignal;
+  /**
+   * What `ctx.secrets.get(name)` reads: values by name, or a {@link SecretStore}. The result is
+   * redacted of the values the handler asked for, as the executor records it.
+   * @default none (every `ctx.secrets.get` fails the call)
+   */
+  readonly secrets?: SecretStore | Readonly<Record<string, string>>;
 }
 
 /** What the executor would record in ToolCallFinished for this run, without NATS. */
@@ -66,7 +75,8 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
   const prepared = tool.prepare(args);
   if (!prepared.ok) return { ok: false, error: wardenError("INVALID_ARGS", prepared.message), outputBytes: 0 };
   const outer = opts.signal;
-  const result = await runWithTimeout(
+  const secrets = new CallSecrets(secretStore(opts.secrets));
+  const raw = await runWithTimeout(
     (signal) =>
       prepared.run({
         signal: outer === undefined ? signal : AbortSignal.any([signal, outer]),
@@ -76,13 +86,22 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
         correlationId: opts.correlationId ?? "test-run",
         attempt: opts.attempt ?? 1,
         log: opts.log ?? silentLogger(),
+        secrets,
       }),
     opts.timeoutMs ?? tool.descriptor.timeoutMs,
   );
+  const result = redactResult(raw, secrets.redactor());
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0 };
   const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES);
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes };
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, truncated: false };
   const artifact = JSON.parse(Buffer.from(shaped.json).toString("utf8")) as JsonValue;
   return { ok: true, output: shaped.preview, outputBytes: shaped.bytes, truncated: true, artifact };
+}
+
+function secretStore(given: RunToolOptions["secrets"]): SecretStore {
+  if (given === undefined) return SecretStore.none();
+  if (given instanceof SecretStore) return given;
+  const names = Object.keys(given);
+  return new SecretStore(names.map((name) => ({ name, env: name })), { env: given });
 }

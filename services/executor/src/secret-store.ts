@@ -1,34 +1,48 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
 import { fail, ok, type Outcome } from "@warden/contracts";
-import { MIN_SECRET_LENGTH } from "../domain/redact.js";
-import type { SecretSource } from "../manifest/manifest-schema.js";
+import { MIN_SECRET_BYTES } from "./domain/secret-patterns.js";
+
+/** Where a secret's value comes from: an environment variable of the executor, or a key of the secrets file (exactly one). */
+export interface SecretDeclaration {
+  readonly name: string;
+  readonly env?: string | undefined;
+  readonly file?: string | undefined;
+}
 
 export interface SecretStoreOptions {
-  /** The executor's environment (secrets named `env:` come from here). */
+  /** The executor's environment (secrets declared with `env` come from here). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** A YAML or JSON file of `key: value` (secrets named `file:` come from here); re-read on every resolve. */
+  /** A YAML or JSON file of `key: value` (secrets declared with `file` come from here); re-read on every resolve, so a rotated value is used at once. */
   readonly secretsFile?: string | undefined;
 }
 
-/** Resolves a domain's secrets by name at run time; values are returned, never logged or stored. */
+/**
+ * Resolves an executor's secrets by name at run time (the adapters' manifests and `ctx.secrets`
+ * of TypeScript tools both read through it); values are returned, never logged or stored.
+ */
 export class SecretStore {
-  private readonly sources: ReadonlyMap<string, SecretSource>;
+  private readonly declared: ReadonlyMap<string, SecretDeclaration>;
 
   constructor(
-    sources: readonly SecretSource[],
+    declarations: readonly SecretDeclaration[],
     private readonly o: SecretStoreOptions,
   ) {
-    this.sources = new Map(sources.map((s) => [s.name, s]));
+    this.declared = new Map(declarations.map((s) => [s.name, s]));
   }
 
-  /** The values of `names`; a missing or unusable secret fails the call with a message naming the secret, not its value. */
+  /** A store that declares nothing: every secret is unavailable. */
+  static none(): SecretStore {
+    return new SecretStore([], { env: {} });
+  }
+
+  /** The values of `names`; a missing or unusable secret fails with a message naming the secret, not its value. */
   async resolve(names: readonly string[]): Promise<Outcome<Map<string, string>>> {
     const out = new Map<string, string>();
     if (names.length === 0) return ok(out);
     let file: Record<string, unknown> | undefined;
     for (const name of names) {
-      const source = this.sources.get(name);
+      const source = this.declared.get(name);
       if (source === undefined) return fail("HANDLER_ERROR", `secret ${name} is not declared`);
       let value: unknown;
       if (source.env !== undefined) {
@@ -41,11 +55,13 @@ export class SecretStore {
           if (!read.ok) return read;
           file = read.value;
         }
-        value = file[source.file!];
-        if (value === undefined) return missing(name, `the secrets file has no key ${source.file}`);
+        value = file[source.file ?? name];
+        if (value === undefined) return missing(name, `the secrets file has no key ${source.file ?? name}`);
       }
       if (typeof value !== "string") return missing(name, "its value is not a string");
-      if (value.length < MIN_SECRET_LENGTH) return missing(name, `its value is shorter than ${MIN_SECRET_LENGTH} characters, too short to redact safely`);
+      if (Buffer.byteLength(value, "utf8") < MIN_SECRET_BYTES) {
+        return missing(name, `its value is shorter than ${MIN_SECRET_BYTES} bytes, too short to redact safely`);
+      }
       out.set(name, value);
     }
     return ok(out);

@@ -1,0 +1,36 @@
+import { wardenError } from "@warden/contracts";
+import { Redactor } from "./domain/redactor.js";
+import type { SecretStore } from "./secret-store.js";
+import { ToolError } from "./tool-error.js";
+
+/** A handler's access to the executor's secrets (`ctx.secrets`). */
+export interface ToolSecrets {
+  /**
+   * The secret's current value, read from the executor's secret store when asked (so a rotated
+   * value is used at once). Whatever the handler then returns or throws is redacted of it before
+   * it is recorded. Call it in each run rather than keeping the value: only values asked for in
+   * this call are redacted from this call's result.
+   * @throws {@link ToolError} `HANDLER_ERROR` naming the secret (never its value) when it is not
+   *   declared, not set, or shorter than 8 bytes; the call fails with it unless caught.
+   */
+  get(name: string): Promise<string>;
+}
+
+/** The secrets one call asked for, and the redactor they make. */
+export class CallSecrets implements ToolSecrets {
+  private readonly values = new Map<string, string>();
+
+  constructor(private readonly store: SecretStore) {}
+
+  async get(name: string): Promise<string> {
+    const r = await this.store.resolve([name]);
+    if (!r.ok) throw new ToolError(wardenError(r.error.code, r.error.message));
+    const value = r.value.get(name)!;
+    this.values.set(name, value);
+    return value;
+  }
+
+  redactor(): Redactor {
+    return new Redactor(this.values);
+  }
+}
