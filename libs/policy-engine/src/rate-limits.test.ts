@@ -9,7 +9,7 @@ describe("rateBucketsOf", () => {
     expect(rateBucketsOf(doc(), "bot", "kb.search")).toEqual([]);
   });
 
-  it("draws from the principal budget, the principal's own rate over the default, and the first matching tool entry", () => {
+  it("draws from the principal's own rate over the default, the first matching tool entry, then the principal budget", () => {
     const d = doc({
       principals: { bot: { kind: "agent", rateLimit: { ratePerSecond: 1, burst: 2 } } },
       rateLimits: {
@@ -22,13 +22,13 @@ describe("rateBucketsOf", () => {
       budgets: { maxCallsPerPrincipal: { calls: 100, perSeconds: 3600 } },
     });
     expect(rateBucketsOf(d, "bot", "crm.export")).toEqual([
-      { rule: "budget.max_calls_per_principal", bucket: "budget", limit: { burst: 100, ratePerSecond: 100 / 3600 } },
       { rule: "rate.principal", limit: { ratePerSecond: 1, burst: 2 } },
       { rule: "rate.tool", bucket: "tool-crm__export", limit: { ratePerSecond: 0.5, burst: 1 } },
+      { rule: "budget.max_calls_per_principal", bucket: "budget", limit: { burst: 100, ratePerSecond: 100 / 3600 } },
     ]);
     expect(rateBucketsOf(d, "other", "kb.search")).toEqual([
-      expect.objectContaining({ rule: "budget.max_calls_per_principal" }),
       { rule: "rate.principal", limit: { ratePerSecond: 10, burst: 20 } },
+      expect.objectContaining({ rule: "budget.max_calls_per_principal" }),
     ]);
   });
 });
