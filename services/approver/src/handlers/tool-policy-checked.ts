@@ -28,13 +28,14 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
   const { bus, approvals } = deps;
   return async (checked: ToolPolicyChecked, ctx: StageContext): Promise<StageOutcome> => {
     if (checked.data.decision !== "require_approval") return ACK;
-    const existing = await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested");
-    if (existing !== undefined) return reuse(existing);
-    // refused for the quota on an earlier delivery: a freed quota must not reopen the call
-    if (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ToolCallRejected"))) return ACK;
+    // inside the requester's turn, so two deliveries of one decision in this copy never both count
     return deps.turns.run(checked.principal, request);
 
     async function request(): Promise<StageOutcome> {
+      const existing = await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested");
+      if (existing !== undefined) return reuse(existing);
+      // refused for the quota on an earlier delivery: a freed quota must not reopen the call
+      if (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ToolCallRejected"))) return ACK;
       const doc = deps.documents.current();
       const max = doc.approvalQuota.maxOpenPerRequester;
       const open = openApprovalsOf(approvals.open().map((e) => e.value), checked.principal, Date.now());
