@@ -22,7 +22,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
           "support-bot": { kind: "agent", approves: ["send"] },
           planner: { kind: "agent" },
         },
-        llm: { showWrite: ["ticket.fill"] },
+        llm: { showWrite: ["ticket.fill", "ticket.submit"] },
         approvalTtlSeconds: { write: 3600, send: 1 },
         rules: [],
         budgets: {},

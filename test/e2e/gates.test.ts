@@ -63,11 +63,23 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     expect(inside).toMatchObject({ ok: true, status: "succeeded" });
   });
 
-  it("allows a write in plan mode and holds the same write in llm mode for approval", async () => {
+  it("allows a write in plan mode and refuses the same write to a model that was never shown it (view.not_shown)", async () => {
     const args = { title: "Refund", body: "Customer asks for a refund", customerId: "C-7" };
     const planned = await bot.call("ticket.submit", args, { mode: "plan" });
     expect(planned).toMatchObject({ ok: true, status: "succeeded" });
-    const proposed = await bot.call("ticket.submit", args, { mode: "llm" });
+    const unshown = await bot.call("ticket.submit", args, { mode: "llm" });
+    expect(unshown).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED", retryable: false } });
+    const events = await callEvents(w.bus, unshown.callId);
+    const rejected = events.find((e) => e.type === "ToolCallRejected");
+    expect(rejected?.type === "ToolCallRejected" && rejected.data).toMatchObject({ stage: "policy", ruleIds: ["view.not_shown", "llm.show_write"] });
+    expect(eventTypes(events)).not.toContain("ApprovalRequested");
+    // the read a model is shown still runs
+    expect(await bot.call("kb.search", { query: "refund" }, { mode: "llm" })).toMatchObject({ ok: true, status: "succeeded" });
+  });
+
+  it("holds a write the document shows a model for a person's approval", async () => {
+    const args = { ticketId: "T-7", fields: { priority: "low" } };
+    const proposed = await bot.call("ticket.fill", args, { mode: "llm", scope: "ticket_page" });
     expect(proposed).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true });
     expect(proposed.approvalId).toBeTruthy();
     expect(eventTypes(await callEvents(w.bus, proposed.callId))).not.toContain("ToolCallStarted");

@@ -21,6 +21,8 @@ const POLICY = {
     planner: { kind: "agent" as const },
   },
   approvalTtlSeconds: { write: 3600, send: 3 },
+  // the planner holds more than the default 50 approvals open at once here
+  approvalQuota: { maxOpenPerRequester: 200 },
 };
 
 async function inBatches<T>(n: number, size: number, run: (i: number) => Promise<T>): Promise<T[]> {

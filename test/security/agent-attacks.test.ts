@@ -217,11 +217,11 @@ describe("an attacker holding only an agent's credentials", () => {
         },
       };
       await expectRefused(bot.js.publish(callEventSubject("ticket", callId, "ToolPolicyChecked"), encodeJson(forged)));
-      // the request itself is the agent's to make; the policy decides it (a model's write waits for a person)
+      // the request itself is the agent's to make; the policy decides it (a model's write it was never shown is refused)
       await bot.js.publish(callEventSubject("ticket", callId, "ToolCallRequested", "support-bot"), encodeJson(request));
-      await eventually(async () => expect(await eventOf(callId, "ApprovalRequested")).toBeDefined());
+      await eventually(async () => expect(await eventOf(callId, "ToolCallRejected")).toBeDefined());
       const checked = await eventOf(callId, "ToolPolicyChecked");
-      expect(checked?.data.decision).toBe("require_approval");
+      expect(checked?.data).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "llm.show_write"] });
       await expectRefused(bot.js.publish(callEventSubject("ticket", callId, "ToolPolicyChecked"), encodeJson(forged)));
 
       expect(eventTypes(await callEvents(w.bus, callId))).not.toContain("ToolCallStarted");

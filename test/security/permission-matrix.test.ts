@@ -167,7 +167,7 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     writeEvent("ToolCallRequested", "kb", ["subagent", "admin"], () => SUBAGENT_PRINCIPAL),
     writeEvent("ToolArgsValidated", "kb", ["registry", "admin"]),
     // a stage's refusal; the executor refuses in the outcome slot
-    writeEvent("ToolCallRejected", "kb", ["registry", "policy", "admin"]),
+    writeEvent("ToolCallRejected", "kb", ["registry", "policy", "approver", "admin"]),
     writeEvent("ToolPolicyChecked", "kb", ["policy", "admin"]),
     ...(["ApprovalRequested", "ApprovalGranted", "ApprovalDenied", "ApprovalExpired"] as const).map((t) => writeEvent(t, "kb", ["approver", "admin"])),
     ...eventsOf(EXECUTOR_DOMAIN, ["executor", "admin"]),

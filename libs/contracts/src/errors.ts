@@ -13,6 +13,10 @@ export const ERROR_CODES = {
   DUPLICATE_CALL_ID: { retryable: false },
   POLICY_DENIED: { retryable: false },
   BUDGET_EXCEEDED: { retryable: false },
+  /** The principal's (or principal and tool's) token bucket is empty: `details.retryAfterMs` says when to ask again. */
+  RATE_LIMITED: { retryable: true },
+  /** The requester has as many open approvals as the policy document allows; one must be decided or expire first. */
+  APPROVAL_QUOTA: { retryable: true },
   APPROVAL_DENIED: { retryable: false },
   APPROVAL_EXPIRED: { retryable: false },
   GRANT_INVALID: { retryable: false },

@@ -103,6 +103,8 @@ export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
   reason: z.string(),
   ruleIds: z.array(z.string()).min(1),
   policyVersion: z.string(),
+  /** A deny for a rate limit: how long until the caller's bucket holds a token again. */
+  retryAfterMs: z.int().nonnegative().optional(),
 });
 
 export const ApproverRequirementSchema = z.object({

@@ -136,10 +136,13 @@ export {
   PolicyRuleSchema,
   PRINCIPAL_KINDS,
   PrincipalSchema,
+  RateLimitSchema,
   type PolicyDocument,
   type PolicyDocumentInput,
   type PolicyRule,
   type Principal,
+  type RateLimit,
+  type ToolRateLimit,
 } from "./policy-document.js";
 export {
   APPROVAL_INBOX_STATUSES,
@@ -218,6 +221,7 @@ export {
   parseCallSubject,
   parseDecideSubject,
   principalBudgetKey,
+  rateBucketKey,
   PROJECTOR_CURSOR_KEY,
   PROJECTOR_LEASE_KEY,
   READ_MODEL_BUCKETS,

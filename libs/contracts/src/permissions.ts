@@ -270,6 +270,9 @@ function serviceRole(role: ServiceRole): UserPermissions {
           callEvent("*", "ApprovalGranted"),
           callEvent("*", "ApprovalDenied"),
           callEvent("*", "ApprovalExpired"),
+          // a call refused for the approval quota (stage approver); it never meets a policy refusal,
+          // which is only written on a deny, nor an outcome, which needs a grant
+          callEvent("*", "ToolCallRejected"),
           kvWrite(BUCKET_APPROVAL_LOCKS),
         ],
         [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS],

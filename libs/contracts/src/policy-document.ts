@@ -5,6 +5,13 @@ import { TokenSchema } from "./tokens.js";
 
 export const PRINCIPAL_KINDS = ["human", "agent", "service"] as const;
 
+/** A token bucket: up to `burst` calls at once, refilled at `ratePerSecond`. */
+export const RateLimitSchema = z.strictObject({
+  ratePerSecond: z.number().positive().max(1_000_000),
+  burst: z.int().positive().max(1_000_000),
+});
+export type RateLimit = z.infer<typeof RateLimitSchema>;
+
 export const PrincipalSchema = z.strictObject({
   kind: z.enum(PRINCIPAL_KINDS),
   /** Permission scopes, matched against a tool's requiredScopes. */
@@ -16,6 +23,8 @@ export const PrincipalSchema = z.strictObject({
    * own flags may only turn a granted flag off, never on.
    */
   flags: z.record(TokenSchema, z.boolean()).optional(),
+  /** This principal's own bucket, in place of `rateLimits.perPrincipal`. */
+  rateLimit: RateLimitSchema.optional(),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 
@@ -28,6 +37,17 @@ export const PolicyMatchSchema = z.strictObject({
   grade: oneOrMany(GradeSchema).optional(),
   mode: oneOrMany(CallModeSchema).optional(),
   principal: oneOrMany(z.string()).optional(),
+});
+
+/** A bucket per principal and tool, for the tools its globs match (the first entry that matches). */
+export const ToolRateLimitSchema = RateLimitSchema.extend({ tool: oneOrMany(z.string()) });
+export type ToolRateLimit = z.infer<typeof ToolRateLimitSchema>;
+
+/** How much one principal may ask for: its token buckets, and a budget no run id escapes. */
+export const RateLimitsSchema = z.strictObject({
+  /** Every principal's bucket (unless `principals.<name>.rateLimit` names its own); none when absent. */
+  perPrincipal: RateLimitSchema.optional(),
+  perTool: z.array(ToolRateLimitSchema).default([]),
 });
 
 export const PolicyRuleSchema = z.strictObject({
@@ -44,7 +64,18 @@ export const PolicyDocumentSchema = z.strictObject({
   /** `write` tools an `llm` caller may see (it still waits for a person to run them). */
   llm: z.strictObject({ showWrite: z.array(z.string()).default([]) }).default({ showWrite: [] }),
   rules: z.array(PolicyRuleSchema).default([]),
-  budgets: z.strictObject({ maxCallsPerRun: z.int().positive().optional() }).default({}),
+  /** Checked when a call arrives at the policy stage, before it is decided; refused RATE_LIMITED. */
+  rateLimits: RateLimitsSchema.default({ perTool: [] }),
+  budgets: z
+    .strictObject({
+      /** Calls per runId; the caller names its runs, so this paces a well-behaved agent only. */
+      maxCallsPerRun: z.int().positive().optional(),
+      /** Calls per principal over a sliding window, whatever runIds it uses (refilled continuously). */
+      maxCallsPerPrincipal: z.strictObject({ calls: z.int().positive(), perSeconds: z.int().positive() }).optional(),
+    })
+    .default({}),
+  /** Open (undecided, unexpired) approvals one requester may have; past it a call is refused APPROVAL_QUOTA. */
+  approvalQuota: z.strictObject({ maxOpenPerRequester: z.int().positive().default(50) }).default({ maxOpenPerRequester: 50 }),
   /** How long an approval stays open, per grade, in seconds. */
   approvalTtlSeconds: z
     .strictObject({ write: z.int().positive().default(3600), send: z.int().positive().default(900) })

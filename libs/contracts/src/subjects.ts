@@ -211,6 +211,14 @@ export function delegationBudgetKey(callId: string): string {
   return `delegation.${token("callId", callId)}`;
 }
 
+/**
+ * `warden_budgets` key of a token bucket the policy stage keeps: `rate.<principal>` or
+ * `rate.<principal>.<bucket>` (a per-tool entry, or `principal-budget`).
+ */
+export function rateBucketKey(principal: string, bucket?: string): string {
+  return bucket === undefined ? `rate.${token("principal", principal)}` : `rate.${token("principal", principal)}.${token("bucket", bucket)}`;
+}
+
 /** `warden_budgets` key of one tool's counters; a name that is not a plain dotted token is keyed by its hash. */
 export function toolBudgetKey(tool: string): string {
   return /^[A-Za-z0-9_-]{1,128}(\.[A-Za-z0-9_-]{1,128}){0,3}$/.test(tool) ? `tool.${tool}` : `tool.=${sha256Hex(tool).slice(0, 32)}`;

@@ -1,6 +1,7 @@
 export { mayDecide, type ApprovalFacts } from "./approval-authority.js";
 export { parsePolicyDocument } from "./document.js";
 export { effectiveFlags, flagGranted } from "./effective-flags.js";
+export { evaluateCall, VIEW_NOT_SHOWN_RULE } from "./evaluate-call.js";
 export {
   checkGates,
   DEFAULT_TABLE,
@@ -12,5 +13,7 @@ export {
   type PolicyEvaluation,
 } from "./evaluate.js";
 export { anyGlob, globMatch } from "./glob.js";
+export { RATE_RULES, rateBucketsOf, type RateBucket, type RateRuleId } from "./rate-limits.js";
+export { takeToken, TokenBucketStateSchema, type TokenBucketState, type TokenTaken } from "./token-bucket.js";
 export { isNamed, isNamedHuman, notAPersonReason, principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
 export { toolVisibility, type Visibility } from "./visibility.js";

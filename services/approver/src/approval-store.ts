@@ -1,4 +1,4 @@
-import { type Bus, entryToJson, isRevisionConflict, type JsonEntry, kvCreateJson, kvGetJson, kvUpdateJson, type Logger } from "@warden/bus";
+import { type Bus, encodeJson, entryToJson, isRevisionConflict, type JsonEntry, kvGetJson, kvUpdateJson, type Logger } from "@warden/bus";
 import { BUCKET_APPROVAL_LOCKS } from "@warden/contracts";
 import { ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
 import type { KV } from "@warden/bus";
@@ -44,7 +44,18 @@ export async function openApprovalStore(bus: Bus, log: Logger): Promise<Approval
   await ready;
   return {
     get: (approvalId) => kvGetJson(kv, approvalId, ApprovalRecordSchema),
-    create: (record) => kvCreateJson(kv, record.approvalId, record),
+    async create(record) {
+      let revision: number;
+      try {
+        revision = await kv.create(record.approvalId, encodeJson(record));
+      } catch (err) {
+        if (isRevisionConflict(err)) return false;
+        throw err;
+      }
+      // held at once, not when the watch brings it back: the approval quota counts it from here
+      if ((open.get(record.approvalId)?.revision ?? 0) < revision) open.set(record.approvalId, { key: record.approvalId, value: record, revision });
+      return true;
+    },
     update: (record, revision) => kvUpdateJson(kv, record.approvalId, record, revision),
     async remove(approvalId, revision) {
       try {

@@ -36,6 +36,7 @@ import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } fro
 import { decidedRecord } from "./domain/decision.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { followPolicyDocument } from "@warden/service-kit";
+import { createTurns } from "./requester-turns.js";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateApproverKeyPair } from "./signing-key.js";
 import { toolTitleReader } from "./tool-titles.js";
@@ -214,7 +215,7 @@ describe("approval requests", () => {
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus), turns: createTurns() });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       // not on the stream, so only these racing "deliveries" handle it
@@ -232,10 +233,45 @@ describe("approval requests", () => {
     }
   });
 
+  it("refuses a requester's approval past approvalQuota.maxOpenPerRequester with APPROVAL_QUOTA, and still asks for another requester's", async () => {
+    await useDocument({ ...BASE_DOC, version: "quota-2", approvalQuota: { maxOpenPerRequester: 2 } });
+    try {
+      const flooder = `flooder-${newId()}`;
+      const burst = Array.from({ length: 5 }, () => checked({ principal: flooder }));
+      await Promise.all(burst.map(async (ev) => expect((await appendEvent(bus, ev)).status).toBe("written")));
+      const outcomes = await Promise.all(
+        burst.map((ev) =>
+          eventually(async () => {
+            const requested = await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested");
+            const rejected = await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected");
+            expect(requested ?? rejected).toBeDefined();
+            return requested ?? rejected!;
+          }),
+        ),
+      );
+      expect(outcomes.filter((e) => e.type === "ApprovalRequested")).toHaveLength(2);
+      const refused = outcomes.filter((e) => e.type === "ToolCallRejected");
+      expect(refused).toHaveLength(3);
+      for (const r of refused) {
+        expect(r.type === "ToolCallRejected" && r.data).toMatchObject({ stage: "approver", error: { code: "APPROVAL_QUOTA", retryable: true, details: { open: 2, max: 2 } } });
+      }
+      // another requester is not buried under the flood
+      await requestApproval({ principal: `other-${newId()}` });
+      // a decided approval frees its place in the quota
+      const first = outcomes.find((e) => e.type === "ApprovalRequested")!;
+      if (first.type !== "ApprovalRequested") throw new Error("expected an approval request");
+      expect(await decide("alice", first.data.approvalId, { decision: "deny", argsHash: first.data.argsHash, reason: "no" })).toMatchObject({ ok: true });
+      await eventually(async () => expect((await lockOf(first.data.approvalId))?.status).toBe("denied"));
+      await requestApproval({ principal: flooder });
+    } finally {
+      await useDocument(BASE_DOC);
+    }
+  });
+
   it("acts only on require_approval decisions", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus) });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus), turns: createTurns() });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       for (const decision of ["allow", "deny"] as const) {

@@ -4,6 +4,7 @@ import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVE
 import { openApprovalStore } from "./approval-store.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
+import { createTurns } from "./requester-turns.js";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { loadSigningKey } from "./signing-key.js";
@@ -64,7 +65,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns() }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {

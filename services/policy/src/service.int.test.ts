@@ -135,13 +135,13 @@ describe("the policy-check stage", () => {
     await useDocument({ version: "deny-1" });
     const msg = await register({ name: "customer.message", grade: "send" });
     const { ev, checked } = await call(msg, { mode: "llm" });
-    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["invariant.send_never_llm"] });
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "invariant.send_never_llm"] });
     const rejected = await eventOf(ev, "ToolCallRejected");
     expect(rejected.causationId).toBe(checked.eventId);
     expect(rejected.data).toMatchObject({
       stage: "policy",
       error: { code: "POLICY_DENIED", retryable: false },
-      ruleIds: ["invariant.send_never_llm"],
+      ruleIds: ["view.not_shown", "invariant.send_never_llm"],
       policyVersion: "deny-1",
     });
   });
@@ -171,11 +171,61 @@ describe("the policy-check stage", () => {
     expect(person.checked.data.decision).toBe("require_approval");
   });
 
-  it("asks for approval when a model calls a write tool, and rejects nothing", async () => {
+  it("asks for approval when a model calls a write tool its view shows, and rejects nothing", async () => {
+    await useDocument({ version: "show-write-1", llm: { showWrite: ["ticket.*"] } });
     const submit = await register({ name: "ticket.submit", grade: "write" });
     const { ev, checked } = await call(submit, { mode: "llm", principal: "bot" });
     expect(checked.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
     expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+  });
+
+  it("denies a model's call to a write tool its view does not show with view.not_shown", async () => {
+    await useDocument({ version: "hidden-write-1" });
+    const submit = await register({ name: "ticket.submit", grade: "write" });
+    const { ev, checked } = await call(submit, { mode: "llm", principal: "bot" });
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "llm.show_write"] });
+    expect((await eventOf(ev, "ToolCallRejected")).data).toMatchObject({ stage: "policy", error: { code: "POLICY_DENIED" } });
+  });
+
+  it("refuses a burst over a principal's rate RATE_LIMITED with retryAfterMs, while another principal's calls go on", async () => {
+    await useDocument({ version: "rate-1", rateLimits: { perPrincipal: { ratePerSecond: 0.01, burst: 3 } } });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const flooder = `bot-${newId()}`;
+    const burst = await Promise.all(Array.from({ length: 6 }, () => call(kb, { principal: flooder, mode: "plan" })));
+    const decisions = burst.map((b) => b.checked.data.decision);
+    expect(decisions.filter((d) => d === "allow")).toHaveLength(3);
+    const limited = burst.filter((b) => b.checked.data.decision === "deny");
+    expect(limited).toHaveLength(3);
+    for (const l of limited) {
+      expect(l.checked.data).toMatchObject({ ruleIds: ["rate.principal"], policyVersion: "rate-1" });
+      const rejected = await eventOf(l.ev, "ToolCallRejected");
+      expect(rejected.data.error).toMatchObject({ code: "RATE_LIMITED", retryable: true });
+      expect(rejected.data.error.details?.["retryAfterMs"]).toBeGreaterThan(0);
+    }
+    const other = await call(kb, { principal: `carol-${newId()}`, mode: "plan" });
+    expect(other.checked.data.decision).toBe("allow");
+  });
+
+  it("counts a per-tool bucket per principal and tool, apart from the principal's other tools", async () => {
+    await useDocument({ version: "rate-tool-1", rateLimits: { perTool: [{ tool: "crm.*", ratePerSecond: 0.01, burst: 1 }] } });
+    const crm = await register({ name: "crm.export", grade: "read" });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const p = `bot-${newId()}`;
+    expect((await call(crm, { principal: p, mode: "plan" })).checked.data.decision).toBe("allow");
+    expect((await call(crm, { principal: p, mode: "plan" })).checked.data).toMatchObject({ decision: "deny", ruleIds: ["rate.tool"] });
+    expect((await call(kb, { principal: p, mode: "plan" })).checked.data.decision).toBe("allow");
+    expect((await call(crm, { principal: `other-${newId()}`, mode: "plan" })).checked.data.decision).toBe("allow");
+  });
+
+  it("holds a principal to budgets.maxCallsPerPrincipal whatever run ids it names (BUDGET_EXCEEDED)", async () => {
+    await useDocument({ version: "principal-budget-1", budgets: { maxCallsPerRun: 10, maxCallsPerPrincipal: { calls: 2, perSeconds: 3600 } } });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const p = `bot-${newId()}`;
+    expect((await call(kb, { principal: p, mode: "plan", runId: newId() })).checked.data.decision).toBe("allow");
+    expect((await call(kb, { principal: p, mode: "plan", runId: newId() })).checked.data.decision).toBe("allow");
+    const third = await call(kb, { principal: p, mode: "plan", runId: newId() });
+    expect(third.checked.data).toMatchObject({ decision: "deny", ruleIds: ["budget.max_calls_per_principal"] });
+    expect((await eventOf(third.ev, "ToolCallRejected")).data.error).toMatchObject({ code: "BUDGET_EXCEEDED", retryable: false });
   });
 
   it("denies the (n+1)th call of a run with BUDGET_EXCEEDED and leaves other runs alone", async () => {

@@ -3,6 +3,7 @@ import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit"
 import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
+import { openRateLimiter } from "./rate-limiter.js";
 import { handleToolArgsValidatedExhausted, handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 
 export const POLICY_STAGE = "policy-check";
@@ -26,6 +27,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const descriptors = await startDescriptorCache(bus);
   const budgets = await openBudgetGuard(bus);
   const attenuation = await openAttenuation(bus, descriptors);
+  const rates = await openRateLimiter(bus);
   const stage = await runStage({
     bus,
     log,
@@ -33,7 +35,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation }),
+    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates }),
     onExhausted: handleToolArgsValidatedExhausted({ bus }),
   });
   return {

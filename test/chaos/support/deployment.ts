@@ -69,6 +69,9 @@ export const CHAOS_POLICY: PolicyDocumentInput = {
     [APPROVER_PERSON]: { kind: "human", approves: ["write", "send"] },
     [AGENT]: { kind: "agent" },
   },
+  // one agent makes every send; while the approver or the server is down its sends pile up, and
+  // the suite measures recovery, not the quota (test/e2e/floods.test.ts does)
+  approvalQuota: { maxOpenPerRequester: 100_000 },
 };
 
 export async function startDeployment(o: DeploymentOptions = {}): Promise<Deployment> {

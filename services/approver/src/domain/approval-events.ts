@@ -9,8 +9,10 @@ import {
   type Grade,
   type JsonValue,
   type PolicyDocument,
+  type ToolCallRejected,
   type ToolPolicyChecked,
   type EventStamp,
+  wardenError,
 } from "@warden/contracts";
 
 export type Stamp = EventStamp;
@@ -64,4 +66,10 @@ export function approvalDeniedEvent(requested: ApprovalRequested, approver: stri
 
 export function approvalExpiredEvent(requested: ApprovalRequested, stamp: Stamp): ApprovalExpired {
   return nextCallEvent(requested, "ApprovalExpired", { approvalId: requested.data.approvalId, expiresAt: requested.data.expiresAt }, stamp);
+}
+
+/** The refusal of a call whose requester already has as many open approvals as the document allows. */
+export function approvalQuotaRejectedEvent(checked: ToolPolicyChecked, open: number, max: number, stamp: Stamp): ToolCallRejected {
+  const message = `${checked.principal} has ${open} approvals waiting for a person (approvalQuota.maxOpenPerRequester is ${max}); one must be decided or expire first`;
+  return nextCallEvent(checked, "ToolCallRejected", { stage: "approver", error: wardenError("APPROVAL_QUOTA", message, { open, max }) }, stamp);
 }

@@ -1,8 +1,10 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import { newId, type ApprovalRequested, type ToolPolicyChecked } from "@warden/contracts";
 import type { ApprovalStore } from "../approval-store.js";
-import { approvalRequestedEvent } from "../domain/approval-events.js";
+import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/approval-events.js";
+import { openApprovalsOf } from "../domain/approval-quota.js";
 import { recordOf } from "../domain/approval-record.js";
+import type { Turns } from "../requester-turns.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 
 export interface ApprovalRequestDeps {
@@ -10,35 +12,59 @@ export interface ApprovalRequestDeps {
   readonly documents: PolicyDocumentFollower;
   readonly approvals: ApprovalStore;
   readonly titleOf: (tool: string, version: string) => Promise<string>;
+  /** One requester's requests at a time in this process, so the quota counts each one. */
+  readonly turns: Turns;
 }
 
 /**
  * ToolPolicyChecked (require_approval) -> inbox record, then ApprovalRequested. The record comes
  * first so a decision never finds an event without one; a redelivery reuses the written request.
+ * A requester with `approvalQuota.maxOpenPerRequester` approvals open is refused APPROVAL_QUOTA
+ * instead (a ToolCallRejected of stage approver), so a flood cannot bury other requests. The
+ * count is this approver's lock records (every copy watches them): exact within a copy; two
+ * copies racing may each admit one more.
  */
 export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
   const { bus, approvals } = deps;
   return async (checked: ToolPolicyChecked, ctx: StageContext): Promise<StageOutcome> => {
     if (checked.data.decision !== "require_approval") return ACK;
-    const existing = await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested");
-    if (existing !== undefined) return reuse(existing);
+    // inside the requester's turn, so two deliveries of one decision in this copy never both count
+    return deps.turns.run(checked.principal, request);
 
-    const event = approvalRequestedEvent(
-      checked,
-      { approvalId: newId(), title: await deps.titleOf(checked.tool, checked.data.version), doc: deps.documents.current(), now: new Date() },
-      { eventId: newId(), ts: new Date().toISOString() },
-    );
-    await approvals.create(recordOf(event));
-    const appended = await appendEvent(bus, event);
-    if (appended.status === "written") {
-      ctx.log.info({ approvalId: event.data.approvalId, expiresAt: event.data.expiresAt }, "approval requested");
-      return ACK;
+    async function request(): Promise<StageOutcome> {
+      const existing = await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested");
+      if (existing !== undefined) return reuse(existing);
+      // refused for the quota on an earlier delivery: a freed quota must not reopen the call
+      if (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ToolCallRejected"))) return ACK;
+      const doc = deps.documents.current();
+      const max = doc.approvalQuota.maxOpenPerRequester;
+      const open = openApprovalsOf(approvals.open().map((e) => e.value), checked.principal, Date.now());
+      if (open >= max) {
+        const refused = await appendEvent(bus, approvalQuotaRejectedEvent(checked, open, max, { eventId: newId(), ts: new Date().toISOString() }));
+        ctx.log.warn({ principal: checked.principal, open, max, appended: refused.status }, "approval quota reached, call refused");
+        return ACK;
+      }
+      return create(doc);
+    }
+
+    async function create(doc: ReturnType<PolicyDocumentFollower["current"]>): Promise<StageOutcome> {
+      const event = approvalRequestedEvent(
+        checked,
+        { approvalId: newId(), title: await deps.titleOf(checked.tool, checked.data.version), doc, now: new Date() },
+        { eventId: newId(), ts: new Date().toISOString() },
+      );
+      await approvals.create(recordOf(event));
+      const appended = await appendEvent(bus, event);
+      if (appended.status === "written") {
+        ctx.log.info({ approvalId: event.data.approvalId, expiresAt: event.data.expiresAt }, "approval requested");
+        return ACK;
     }
     // another delivery of this message won the slot: our record is an orphan nobody can decide
     await approvals.remove(event.data.approvalId);
     if (appended.existing?.type === "ApprovalRequested") return reuse(appended.existing);
     ctx.log.warn("approval request slot is taken by an unreadable event");
     return ACK;
+    }
 
     async function reuse(requested: ApprovalRequested): Promise<StageOutcome> {
       if (requested.causationId !== checked.eventId) {

@@ -20,6 +20,7 @@ export function policyCheckedEvent(
     reason: verdict.reason,
     ruleIds: [...verdict.ruleIds],
     policyVersion,
+    ...(verdict.retryAfterMs === undefined ? {} : { retryAfterMs: verdict.retryAfterMs }),
   };
   return nextCallEvent(validated, "ToolPolicyChecked", data, stamp);
 }
@@ -29,7 +30,7 @@ export function policyRejectedEvent(checked: ToolPolicyChecked, stamp: Stamp): T
   const d = checked.data;
   const data: ToolCallRejected["data"] = {
     stage: "policy",
-    error: wardenError(rejectionCode(d.ruleIds), d.reason),
+    error: wardenError(rejectionCode(d.ruleIds), d.reason, d.retryAfterMs === undefined ? undefined : { retryAfterMs: d.retryAfterMs }),
     ruleIds: [...d.ruleIds],
     policyVersion: d.policyVersion,
   };

@@ -48,7 +48,14 @@ const doc = PolicyDocumentSchema.parse({ version: "v1" });
 describe("decideCall", () => {
   it("decides a bound call with the engine", () => {
     expect(decideCall(doc, record, validated("plan"))).toMatchObject({ decision: "allow", ruleIds: ["default.write.plan"] });
-    expect(decideCall(doc, record, validated("llm"))).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
+    const shown = PolicyDocumentSchema.parse({ version: "v1", llm: { showWrite: ["*"] } });
+    expect(decideCall(shown, record, validated("llm"))).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
+  });
+
+  it("denies a model's call to a write its ToolView does not list, as POLICY_DENIED view.not_shown", () => {
+    const r = decideCall(doc, record, validated("llm"));
+    expect(r).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "llm.show_write"] });
+    expect(rejectionCode(r.ruleIds)).toBe("POLICY_DENIED");
   });
 
   it("denies mode human to a caller the document does not name, as POLICY_DENIED with the gate's rule", () => {

@@ -1,5 +1,5 @@
 import type { Decision, ErrorCode, PolicyDocument, ToolArgsValidated, ToolRecord } from "@warden/contracts";
-import { evaluatePolicy } from "@warden/policy-engine";
+import { evaluateCall, RATE_RULES, type RateBucket } from "@warden/policy-engine";
 
 export const DESCRIPTOR_BOUND_RULE = "invariant.descriptor_bound";
 export const BUDGET_RULE = "budget.max_calls_per_run";
@@ -11,11 +11,14 @@ export interface Verdict {
   readonly decision: Decision;
   readonly ruleIds: readonly string[];
   readonly reason: string;
+  /** Set on a rate-limit deny: when the caller's bucket holds a token again. */
+  readonly retryAfterMs?: number;
 }
 
 /**
  * Decides a validated call: the descriptor it was validated against must still be the one
- * stored under its version (same hash), then the engine decides. The budget comes after.
+ * stored under its version (same hash), then the engine decides (a model only what its ToolView
+ * lists). The budget comes after.
  */
 export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, event: ToolArgsValidated): Verdict {
   const { version, descriptorHash } = event.data;
@@ -25,7 +28,7 @@ export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, 
   if (record.descriptorHash !== descriptorHash) {
     return deny(DESCRIPTOR_BOUND_RULE, `${event.tool}@${version} changed since the call was validated (descriptor hash differs)`);
   }
-  const e = evaluatePolicy(doc, {
+  const e = evaluateCall(doc, {
     tool: record.descriptor,
     principal: event.principal,
     mode: event.mode,
@@ -39,10 +42,22 @@ export function budgetExceeded(runId: string, max: number): Verdict {
   return deny(BUDGET_RULE, `run ${runId} has used its ${max} calls (budgets.maxCallsPerRun)`);
 }
 
+/** A call refused at admission because one of its principal's buckets is empty. */
+export function rateRefused(bucket: RateBucket, principal: string, retryAfterMs: number): Verdict {
+  const what =
+    bucket.rule === RATE_RULES.principalBudget
+      ? `${principal} has used its calls for now (budgets.maxCallsPerPrincipal, ${bucket.limit.burst} calls)`
+      : bucket.rule === RATE_RULES.tool
+        ? `${principal} calls this tool faster than rateLimits.perTool allows (${bucket.limit.ratePerSecond}/s, burst ${bucket.limit.burst})`
+        : `${principal} calls faster than its rate limit allows (${bucket.limit.ratePerSecond}/s, burst ${bucket.limit.burst})`;
+  return { decision: "deny", ruleIds: [bucket.rule], reason: `${what}; retry after ${retryAfterMs} ms`, retryAfterMs };
+}
+
 /** The error a denied call is rejected with, from the rule that denied it. */
 export function rejectionCode(ruleIds: readonly string[]): ErrorCode {
   if (ruleIds.includes(DESCRIPTOR_BOUND_RULE)) return "DESCRIPTOR_CHANGED";
-  if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE)) return "BUDGET_EXCEEDED";
+  if (ruleIds.includes(RATE_RULES.principal) || ruleIds.includes(RATE_RULES.tool)) return "RATE_LIMITED";
+  if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE) || ruleIds.includes(RATE_RULES.principalBudget)) return "BUDGET_EXCEEDED";
   return "POLICY_DENIED";
 }
 

@@ -1,10 +1,12 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
+import { rateBucketsOf } from "@warden/policy-engine";
 import type { Attenuation } from "../attenuation-check.js";
 import type { BudgetGuard } from "../budget-guard.js";
+import type { RateLimiter } from "../rate-limiter.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
-import { budgetExceeded, decideCall, type Verdict } from "../domain/verdict.js";
+import { budgetExceeded, decideCall, rateRefused, type Verdict } from "../domain/verdict.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
@@ -13,6 +15,8 @@ export interface PolicyCheckDeps {
   readonly budgets: BudgetGuard;
   /** Checks calls made on behalf of another (parentCallId) against the recorded chain. */
   readonly attenuation?: Attenuation;
+  /** The principals' token buckets (rateLimits, budgets.maxCallsPerPrincipal of the document). */
+  readonly rates?: RateLimiter;
 }
 
 const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
@@ -68,6 +72,10 @@ export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bu
  */
 async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<ToolPolicyChecked | undefined> {
   const doc = deps.documents.current();
+  // admission first: a flood is refused before it costs a descriptor read or a decision
+  const buckets = rateBucketsOf(doc, event.principal, event.tool);
+  const limited = deps.rates === undefined || buckets.length === 0 ? undefined : await deps.rates.take(event.principal, buckets);
+  if (limited !== undefined) return (await append(deps, event, rateRefused(limited.bucket, event.principal, limited.retryAfterMs), doc.version)).held;
   const record = await deps.descriptors.read(event.tool, event.data.version);
   let verdict = decideCall(doc, record, event);
   if (verdict.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
