@@ -5,7 +5,7 @@ import tseslint from "typescript-eslint";
 const TESTS = ["**/*.test.ts", "test/**/*.ts", "services/*/test/**/*.ts", "services/*/test-support/**/*.ts"];
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "**/*.js", "**/fixtures/**"] },
+  { ignores: ["**/dist/**", "**/node_modules/**", "**/*.js", "**/fixtures/**", "**/vitest.config.ts"] },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],
