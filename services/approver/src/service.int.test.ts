@@ -36,7 +36,7 @@ import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } fro
 import { decidedRecord } from "./domain/decision.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { followPolicyDocument } from "@warden/service-kit";
-import { createTurns } from "./requester-turns.js";
+import { createTurns } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateApproverKeyPair } from "./signing-key.js";
 import { toolTitleReader } from "./tool-titles.js";

@@ -4,7 +4,7 @@ import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVE
 import { openApprovalStore } from "./approval-store.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
-import { createTurns } from "./requester-turns.js";
+import { createTurns } from "@warden/service-kit";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { loadSigningKey } from "./signing-key.js";

@@ -2,6 +2,7 @@ import { kvGetJson, type Bus } from "@warden/bus";
 import { BUCKET_BUDGETS, BudgetModelSchema, runBudgetKey } from "@warden/contracts";
 import { callsUsed, unprojected, type ProjectedRun } from "./domain/budget.js";
 import type { KV } from "@warden/bus";
+import { createTurns } from "@warden/service-kit";
 
 /** What a budgeted decision reports back: the value, and the call it admitted if it counts. */
 export interface Counted<T> {
@@ -27,7 +28,7 @@ export async function openBudgetGuard(bus: Bus, opts: { keepMs?: number } = {}):
   const kv: KV = await bus.kvm.open(BUCKET_BUDGETS);
   const keepMs = opts.keepMs ?? DEFAULT_KEEP_MS;
   const own = new Map<string, { decisions: Map<string, number>; touchedAt: number }>();
-  const queues = new Map<string, Promise<unknown>>();
+  const turns = createTurns();
 
   const projected = async (runId: string): Promise<ProjectedRun | undefined> => {
     const m = (await kvGetJson(kv, runBudgetKey(runId), BudgetModelSchema))?.value;
@@ -49,9 +50,7 @@ export async function openBudgetGuard(bus: Bus, opts: { keepMs?: number } = {}):
 
   return {
     async withRun(runId, decide) {
-      const previous = queues.get(runId) ?? Promise.resolve();
-      // the previous turn's failure is its caller's; this turn only waits for it to settle
-      const turn = Promise.allSettled([previous]).then(async () => {
+      return turns.run(runId, async () => {
         const r = await decide(await used(runId));
         if (r.admitted !== undefined) {
           const mine = own.get(runId) ?? { decisions: new Map<string, number>(), touchedAt: 0 };
@@ -61,12 +60,6 @@ export async function openBudgetGuard(bus: Bus, opts: { keepMs?: number } = {}):
         }
         return r.value;
       });
-      queues.set(runId, turn);
-      try {
-        return await turn;
-      } finally {
-        if (queues.get(runId) === turn) queues.delete(runId);
-      }
     },
     used,
     stop: () => clearInterval(sweep),

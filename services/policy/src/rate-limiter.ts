@@ -1,5 +1,6 @@
 import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
 import { BUCKET_BUDGETS, rateBucketKey } from "@warden/contracts";
+import { createTurns } from "@warden/service-kit";
 import { takeToken, TokenBucketStateSchema, type RateBucket, type TokenBucketState } from "@warden/policy-engine";
 
 const MAX_CAS_ATTEMPTS = 50;
@@ -29,7 +30,6 @@ export interface RateLimiter {
 export async function openRateLimiter(bus: Bus, now: () => number = Date.now): Promise<RateLimiter> {
   const kv: KV = await bus.kvm.open(BUCKET_BUDGETS);
   const last = new Map<string, JsonEntry<TokenBucketState>>();
-  const queues = new Map<string, Promise<unknown>>();
 
   const takeOne = async (key: string, bucket: RateBucket): Promise<number | undefined> => {
     let current = last.get(key) ?? (await kvGetJson(kv, key, TokenBucketStateSchema));
@@ -48,20 +48,13 @@ export async function openRateLimiter(bus: Bus, now: () => number = Date.now): P
     throw new Error(`rate bucket ${key} is contended or unreadable after ${MAX_CAS_ATTEMPTS} attempts`);
   };
 
-  const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const previous = queues.get(key) ?? Promise.resolve();
-    const turn = Promise.allSettled([previous]).then(fn);
-    queues.set(key, turn);
-    return turn.finally(() => {
-      if (queues.get(key) === turn) queues.delete(key);
-    });
-  };
+  const turns = createTurns();
 
   return {
     async take(principal, buckets) {
       for (const bucket of buckets) {
         const key = rateBucketKey(principal, bucket.bucket);
-        const retryAfterMs = await serial(key, () => takeOne(key, bucket));
+        const retryAfterMs = await turns.run(key, () => takeOne(key, bucket));
         if (retryAfterMs !== undefined) return { bucket, retryAfterMs };
       }
       return undefined;

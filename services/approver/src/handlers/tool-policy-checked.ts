@@ -4,7 +4,7 @@ import type { ApprovalStore } from "../approval-store.js";
 import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/approval-events.js";
 import { openApprovalsOf } from "../domain/approval-quota.js";
 import { recordOf } from "../domain/approval-record.js";
-import type { Turns } from "../requester-turns.js";
+import type { Turns } from "@warden/service-kit";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 
 export interface ApprovalRequestDeps {

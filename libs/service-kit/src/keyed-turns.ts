@@ -1,6 +1,6 @@
 /**
- * Runs work one at a time per key in this process: counting a requester's open approvals and
- * adding one must not interleave with another of theirs, or a burst would all see the same count.
+ * Runs work one at a time per key in this process, so a read-decide-write of one key (a run's
+ * budget, a rate bucket, a requester's open approvals) never interleaves with another of its own.
  */
 export interface Turns {
   run<T>(key: string, work: () => Promise<T>): Promise<T>;
