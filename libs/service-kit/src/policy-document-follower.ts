@@ -1,4 +1,4 @@
-import { decodeJson, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, type Bus, type KvEntry, type Logger } from "@warden/bus";
 import {
   BUCKET_POLICY,
   EMPTY_POLICY_DOCUMENT,
@@ -8,9 +8,6 @@ import {
   type JsonFailure,
   type PolicyDocument,
 } from "@warden/contracts";
-
-// taken from the bus so this package needs no direct @nats-io dependency
-type KvEntry = NonNullable<Awaited<ReturnType<Awaited<ReturnType<Bus["kvm"]["open"]>>["get"]>>>;
 
 /** A stored document that was refused, and why (the JSON failure or the schema issue). */
 export interface RejectedPolicyDocument {
@@ -69,7 +66,7 @@ export async function followPolicyDocument(bus: Bus, log: Logger): Promise<Polic
   if (initial !== null) apply(initial);
   void (async () => {
     for await (const e of iter) apply(e);
-  })();
+  })().catch((err: unknown) => log.error({ err, inForce: doc.version }, "policy document watch ended; the document in force stays"));
   return {
     current: () => doc,
     revision: () => inForce,
