@@ -41,6 +41,8 @@ import {
   stageFilterSubject,
   STREAM_CALLS,
   STREAM_DLQ,
+  STREAM_NOTARY,
+  NOTARY_CHECKPOINT_SUBJECT,
   SUBJECT_REGISTRY_LIST,
   type EventType,
   type IdentityKind,
@@ -57,7 +59,7 @@ import { rawRequest, refusedByServer, subscriptionRefused } from "./refusals.js"
  */
 
 /** The matrix's rows. A kind or service role added to the contracts without a row here fails the first test. */
-type Label = "agent" | "human" | "registry" | "policy" | "approver" | "projector" | "executor" | "subagent" | "auditor" | "admin";
+type Label = "agent" | "human" | "registry" | "policy" | "approver" | "projector" | "notary" | "executor" | "subagent" | "auditor" | "admin";
 
 interface Role {
   readonly label: Label;
@@ -92,7 +94,7 @@ function rolesOf(kind: IdentityKind): Role[] {
 }
 
 const CLIENTS: readonly Label[] = ["agent", "human"];
-const WARDEN_ACCOUNT: readonly Label[] = ["registry", "policy", "approver", "projector", "executor", "subagent", "auditor", "admin"];
+const WARDEN_ACCOUNT: readonly Label[] = ["registry", "policy", "approver", "projector", "notary", "executor", "subagent", "auditor", "admin"];
 
 const REQUEST_TIMEOUT_MS = 300;
 const fresh = () => newId();
@@ -211,6 +213,11 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("delete WARDEN_CALLS", ["admin"], () => `$JS.API.STREAM.DELETE.${STREAM_CALLS}`, {}, true),
     publish("purge WARDEN_CALLS", ["admin"], () => `$JS.API.STREAM.PURGE.${STREAM_CALLS}`, {}, true),
     publish("delete a message of WARDEN_CALLS", ["admin"], () => `$JS.API.STREAM.MSG.DELETE.${STREAM_CALLS}`, { seq: 1 }, true),
+    // the notary's checkpoints: only the notary writes them, everyone in the Warden account reads them
+    publish("write a notary checkpoint", ["notary", "admin"], () => NOTARY_CHECKPOINT_SUBJECT),
+    publish("get a checkpoint of WARDEN_NOTARY directly", WARDEN_ACCOUNT, () => `$JS.API.DIRECT.GET.${STREAM_NOTARY}`, { seq: 1 }),
+    publish("delete WARDEN_NOTARY", ["admin"], () => `$JS.API.STREAM.DELETE.${STREAM_NOTARY}`, {}, true),
+    publish("delete a checkpoint of WARDEN_NOTARY", ["admin"], () => `$JS.API.STREAM.MSG.DELETE.${STREAM_NOTARY}`, { seq: 1 }, true),
     publish("create a stream", ["admin"], () => "$JS.API.STREAM.CREATE.MATRIX_NEW", {}, true),
     publish("delete the DLQ", ["admin"], () => `$JS.API.STREAM.DELETE.${STREAM_DLQ}`, {}, true),
     ...[BUCKET_TOOLS, BUCKET_POLICY, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR].map((b) => publish(`delete bucket ${b}`, ["admin"], () => `$JS.API.STREAM.DELETE.KV_${b}`, {}, true)),
@@ -248,7 +255,7 @@ function knownHole(op: Op, role: Role): boolean {
 }
 
 /** Roles that read call histories with ordered consumers of their own, so may create consumers on the call stream by name. */
-const CALL_STREAM_READERS: readonly Label[] = ["approver", "subagent", "auditor"];
+const CALL_STREAM_READERS: readonly Label[] = ["approver", "subagent", "auditor", "notary"];
 
 const ROLES: Role[] = IDENTITY_KINDS.flatMap(rolesOf);
 
@@ -318,6 +325,7 @@ describe("the permission matrix, role by role, enforced by the server", () => {
       what: "moves its cursor",
       run: async (bus) => expect((await (await bus.kvm.open(BUCKET_PROJECTOR)).put(PROJECTOR_CURSOR_KEY, JSON.stringify({ seq: 1 }))) > 0).toBe(true),
     },
+    notary: { what: "appends a checkpoint", run: async (bus) => expect((await bus.js.publish(NOTARY_CHECKPOINT_SUBJECT, encodeJson({ matrix: true }))).stream).toBe(STREAM_NOTARY) },
     executor: { what: "writes a ToolCallFinished in its domain", run: (bus) => appended(bus, callEventSubject(EXECUTOR_DOMAIN, fresh(), "ToolCallFinished")) },
     subagent: { what: "records a ToolViewCompiled", run: (bus) => appended(bus, callEventSubject(AGENT_DOMAIN, fresh(), "ToolViewCompiled", "t1")) },
     auditor: { what: "reads the call stream's state", run: async (bus) => expect((await bus.jsm.streams.info(STREAM_CALLS)).config.name).toBe(STREAM_CALLS) },
@@ -349,7 +357,7 @@ describe("the permission matrix, role by role, enforced by the server", () => {
   const holeCells = (prefix: string) =>
     ROLES.flatMap((role) => operations(configOf).filter((op) => op.name.startsWith(prefix) && knownHole(op, role)).map((op) => ({ role, op })));
 
-  it.fails("KNOWN HOLE: a role that reads call histories (approver, subagent, auditor) cannot create or update another's durable by name", async () => {
+  it.fails("KNOWN HOLE: a role that reads call histories (approver, subagent, auditor, notary) cannot create or update another's durable by name", async () => {
     const cells = holeCells("create or update durable");
     expect(cells.length).toBeGreaterThan(0);
     for (const { role, op } of cells) expect(await op.refused(buses.get(role.label)!, role), `${role.label}: ${op.name}`).toBe(true);

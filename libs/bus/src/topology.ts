@@ -12,6 +12,8 @@ import {
   OBJECT_STORE_ARTIFACTS,
   STREAM_CALLS,
   STREAM_DLQ,
+  STREAM_NOTARY,
+  NOTARY_CHECKPOINT_SUBJECT,
 } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import type { BusConfig } from "./config.js";
@@ -60,6 +62,16 @@ export async function ensureTopology(bus: Bus): Promise<void> {
     num_replicas: replicas,
     deny_delete: true,
     max_age: 30 * 24 * 3600 * SECOND_NS,
+  });
+  // the notary's checkpoints: never erased, as little as the history they seal
+  await ensureStream(bus, {
+    name: STREAM_NOTARY,
+    subjects: [NOTARY_CHECKPOINT_SUBJECT],
+    storage: StorageType.File,
+    num_replicas: replicas,
+    deny_delete: true,
+    deny_purge: true,
+    allow_direct: true,
   });
   for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File }));

@@ -13,6 +13,7 @@ import {
   DECIDE_SUBJECTS,
   DLQ_SUBJECTS,
   inboxPrefixOf,
+  NOTARY_CHECKPOINT_SUBJECT,
   OBJECT_STORE_ARTIFACTS,
   OUTCOME_SLOT,
   REGISTRY_VIEW_SUBJECTS,
@@ -38,7 +39,7 @@ export const DURABLE_APPROVER = "approver-request";
 export const DURABLE_PROJECTOR = "projector";
 export const EXECUTOR_STAGES = ["executor-allowed", "executor-granted"] as const;
 
-export const SERVICE_ROLES = ["registry", "policy", "approver", "projector"] as const;
+export const SERVICE_ROLES = ["registry", "policy", "approver", "projector", "notary"] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 
 export const IDENTITY_KINDS = ["agent", "human", "service", "executor", "subagent", "auditor", "admin"] as const;
@@ -285,5 +286,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
         [],
         [DURABLE_PROJECTOR],
       );
+    case "notary":
+      // reads the call stream with an ordered consumer of its own; writes nothing but checkpoints
+      return service([NOTARY_CHECKPOINT_SUBJECT], [], [], true);
   }
 }

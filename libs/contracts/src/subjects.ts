@@ -8,6 +8,9 @@ export const STREAM_DLQ = "WARDEN_DLQ";
 export const CALLS_SUBJECT_ROOT = "warden.call";
 export const CALLS_SUBJECTS = "warden.call.>";
 export const DLQ_SUBJECT_ROOT = "warden.dlq";
+/** The notary's signed checkpoints over WARDEN_CALLS, one subject, in the order written. */
+export const STREAM_NOTARY = "WARDEN_NOTARY";
+export const NOTARY_CHECKPOINT_SUBJECT = "warden.notary.checkpoint";
 export const DLQ_SUBJECTS = "warden.dlq.>";
 
 export const BUCKET_TOOLS = "warden_tools";

@@ -24,6 +24,7 @@ export function standardIdentities(o: StandardIdentitiesOptions = {}): IdentityS
     { kind: "service", name: "policy", role: "policy" },
     { kind: "service", name: "approver", role: "approver" },
     { kind: "service", name: "projector", role: "projector" },
+    { kind: "service", name: "notary", role: "notary" },
   ];
   if (o.adapterDomains && o.adapterDomains.length > 0) specs.push({ kind: "executor", name: "adapters", domains: [...o.adapterDomains] });
   if (o.subagents && o.subagents.length > 0) {

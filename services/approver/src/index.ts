@@ -2,4 +2,10 @@ export { ApproverConfigSchema, loadConfig, type ApproverConfig } from "./config.
 export { APPROVAL_STATUSES, ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
 export { GRANT_LIFETIME_MS } from "./domain/decision.js";
 export { APPROVER_STAGE, startApproverService, type ApproverService, type ApproverServiceDeps } from "./service.js";
-export { approverPublicKeyOf, generateApproverKeyPair, loadSigningKey, type ApproverKeyPair, type SigningKey } from "./signing-key.js";
+export {
+  generateSigningKeyPair as generateApproverKeyPair,
+  loadSigningKey,
+  publicKeyOf as approverPublicKeyOf,
+  type SigningKey,
+  type SigningKeyPair as ApproverKeyPair,
+} from "@warden/service-kit";

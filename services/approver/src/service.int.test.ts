@@ -38,7 +38,7 @@ import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { followPolicyDocument } from "@warden/service-kit";
 import { createTurns } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
-import { generateApproverKeyPair } from "./signing-key.js";
+import { generateSigningKeyPair as generateApproverKeyPair } from "@warden/service-kit";
 import { toolTitleReader } from "./tool-titles.js";
 
 let nats: TestNats;

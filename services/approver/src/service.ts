@@ -1,13 +1,11 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
-import { acceptDecision, followPolicyDocument } from "@warden/service-kit";
+import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey } from "@warden/service-kit";
 import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
-import { createTurns } from "@warden/service-kit";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
-import { loadSigningKey } from "./signing-key.js";
 import { readStreamOutcome } from "./stream-outcome.js";
 import { startSweeper } from "./sweeper.js";
 import { toolTitleReader } from "./tool-titles.js";

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { approverKeyId, grantSigningPayload, verifyGrantSignature, type GrantStatement } from "@warden/contracts";
-import { approverPublicKeyOf, generateApproverKeyPair, loadSigningKey } from "./signing-key.js";
+import { generateSigningKeyPair, loadSigningKey, publicKeyOf } from "./signing-key.js";
 
 const statement: GrantStatement = {
   callId: "c1",
@@ -34,15 +34,15 @@ describe("loadSigningKey", () => {
   });
 });
 
-describe("generateApproverKeyPair", () => {
-  it("mints a PEM private key for the approver and the public half executors pin, with its key id", () => {
-    const pair = generateApproverKeyPair();
+describe("generateSigningKeyPair", () => {
+  it("mints a PEM private key and the public half verifiers pin, with its key id", () => {
+    const pair = generateSigningKeyPair();
     expect(pair.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(pair.keyId).toBe(approverKeyId(Buffer.from(pair.publicKeyDerBase64, "base64")));
     const signer = loadSigningKey(pair.privateKeyPem);
     expect(signer.keyId).toBe(pair.keyId);
     expect(verifyGrantSignature(pair.publicKeyDerBase64, statement, signer.sign(grantSigningPayload(statement)))).toBe(true);
-    expect(approverPublicKeyOf(pair.privateKeyPem)).toEqual({ keyId: pair.keyId, publicKeyDerBase64: pair.publicKeyDerBase64 });
-    expect(generateApproverKeyPair().keyId).not.toBe(pair.keyId);
+    expect(publicKeyOf(pair.privateKeyPem)).toEqual({ keyId: pair.keyId, publicKeyDerBase64: pair.publicKeyDerBase64 });
+    expect(generateSigningKeyPair().keyId).not.toBe(pair.keyId);
   });
 });

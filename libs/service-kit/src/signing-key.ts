@@ -1,27 +1,31 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { approverKeyId } from "@warden/contracts";
 
-/** The approver's Ed25519 key: grants are signed with it, executors verify with the public half. */
+/**
+ * An Ed25519 key a service signs with: the approver's grants, the notary's checkpoints. The
+ * private half stays with the service; the public half is pinned at provisioning by whoever
+ * verifies (executors, auditors), never read from the bus.
+ */
 export interface SigningKey {
   readonly keyId: string;
-  /** SPKI DER, base64: what an executor pins (WARDEN_APPROVER_PUBLIC_KEYS, `approverKeys`). */
+  /** SPKI DER, base64: what verifiers pin. */
   readonly publicKeyDerBase64: string;
   /** Signs bytes; the signature is base64. */
   sign(payload: Uint8Array): string;
 }
 
-/** A key pair minted at provisioning: the approver keeps the private half, executors pin the public half. */
-export interface ApproverKeyPair {
-  /** PKCS#8 PEM: the approver's `signingKeyPem` (WARDEN_APPROVER_SIGNING_KEY_FILE). */
+/** A key pair minted at provisioning: the service keeps the private half, verifiers pin the public half. */
+export interface SigningKeyPair {
+  /** PKCS#8 PEM: the service's key file. */
   readonly privateKeyPem: string;
-  /** SPKI DER, base64: an executor's `approverKeys` entry (WARDEN_APPROVER_PUBLIC_KEYS). */
+  /** SPKI DER, base64: the pinned public key. */
   readonly publicKeyDerBase64: string;
-  /** The id grants name the key by. */
+  /** The id signatures name the key by. */
   readonly keyId: string;
 }
 
-/** Mints a fresh Ed25519 approver key pair (for `warden up` and test harnesses). */
-export function generateApproverKeyPair(): ApproverKeyPair {
+/** Mints a fresh Ed25519 key pair (for `warden up` and test harnesses). */
+export function generateSigningKeyPair(): SigningKeyPair {
   const { privateKey } = generateKeyPairSync("ed25519");
   const privateKeyPem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
   const { keyId, publicKeyDerBase64 } = loadSigningKey(privateKeyPem);
@@ -29,7 +33,7 @@ export function generateApproverKeyPair(): ApproverKeyPair {
 }
 
 /** The public half (SPKI DER base64) and key id of a PEM private key: what to pin for an existing key. */
-export function approverPublicKeyOf(privateKeyPem: string): { readonly publicKeyDerBase64: string; readonly keyId: string } {
+export function publicKeyOf(privateKeyPem: string): { readonly publicKeyDerBase64: string; readonly keyId: string } {
   const { keyId, publicKeyDerBase64 } = loadSigningKey(privateKeyPem);
   return { keyId, publicKeyDerBase64 };
 }
@@ -38,7 +42,7 @@ export function approverPublicKeyOf(privateKeyPem: string): { readonly publicKey
 export function loadSigningKey(pem?: string): SigningKey {
   const privateKey: KeyObject = pem === undefined ? generateKeyPairSync("ed25519").privateKey : createPrivateKey(pem);
   if (privateKey.asymmetricKeyType !== "ed25519") {
-    throw new Error(`the approver signing key must be Ed25519, not ${privateKey.asymmetricKeyType ?? "unknown"}`);
+    throw new Error(`a signing key must be Ed25519, not ${privateKey.asymmetricKeyType ?? "unknown"}`);
   }
   const der = createPublicKey(privateKey).export({ type: "spki", format: "der" });
   return {

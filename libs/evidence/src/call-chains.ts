@@ -1,0 +1,81 @@
+import { argsHash, grantStatementOf, verifyGrantSignature, type WardenEvent } from "@warden/contracts";
+import type { PinnedKeys } from "./checkpoint.js";
+import type { EvidenceFinding } from "./findings.js";
+import { writerProblem } from "./writer-roles.js";
+
+/** A readable event of the stream with what the checks need of its stored form. */
+export interface StoredEvent {
+  readonly seq: number;
+  readonly subject: string;
+  readonly event: WardenEvent;
+  /** The hash an answering event names as its causeHash: of the stored JSON, canonicalised. */
+  readonly hash: string;
+  /** causeHash as stored (undefined when the event has none). */
+  readonly causeHash: string | null | undefined;
+}
+
+/** The chain hash of stored JSON: sha256 of its canonical form, as `sha256:<hex>`. */
+export const storedEventHash = (json: unknown): string => argsHash(json);
+
+/**
+ * Each event against the event it answers: that event must be in the call and be, byte for
+ * meaning, the one this event was written against. `complete` says the events hold every call's
+ * whole history (the stream, a full export); otherwise a cause outside them is not a finding.
+ */
+export function chainFindings(events: readonly StoredEvent[], complete: boolean): EvidenceFinding[] {
+  const byId = new Map<string, StoredEvent>();
+  for (const e of events) byId.set(`${e.event.callId}/${e.event.eventId}`, e);
+  const out: EvidenceFinding[] = [];
+  for (const e of events) {
+    const { event } = e;
+    const at = { seq: e.seq, callId: event.callId, type: event.type, eventId: event.eventId };
+    if (event.causationId === null) {
+      if (event.type !== "ToolCallRequested") out.push({ ...at, kind: "chain_unlinked", detail: `a ${event.type} that answers no event` });
+      continue;
+    }
+    if (typeof e.causeHash !== "string") {
+      out.push({ ...at, kind: "chain_unlinked", detail: `answers ${event.causationId} but carries no causeHash` });
+      continue;
+    }
+    const cause = byId.get(`${event.callId}/${event.causationId}`);
+    if (cause === undefined) {
+      if (complete) out.push({ ...at, kind: "chain_cause_missing", detail: `the event it answers (${event.causationId}) is not in the call's history` });
+      continue;
+    }
+    if (cause.hash !== e.causeHash) {
+      out.push({
+        ...at,
+        kind: "chain_hash_mismatch",
+        detail: `the ${cause.event.type} it answers (seq ${cause.seq}) is not the one it was written against: one of the two was changed`,
+      });
+    }
+  }
+  return out;
+}
+
+/** Each event against the roles the permission matrix lets write its subject. */
+export function writerFindings(events: readonly StoredEvent[]): EvidenceFinding[] {
+  const out: EvidenceFinding[] = [];
+  for (const e of events) {
+    const problem = writerProblem(e.subject, e.event);
+    if (problem !== undefined) out.push({ seq: e.seq, callId: e.event.callId, type: e.event.type, eventId: e.event.eventId, kind: "writer_not_allowed", detail: problem });
+  }
+  return out;
+}
+
+/** Each grant against the approver keys pinned at provisioning, never a key found beside it. */
+export function grantFindings(events: readonly StoredEvent[], approverKeys: PinnedKeys): EvidenceFinding[] {
+  const out: EvidenceFinding[] = [];
+  for (const e of events) {
+    if (e.event.type !== "ApprovalGranted") continue;
+    const g = e.event.data;
+    const at = { seq: e.seq, callId: e.event.callId, type: e.event.type, eventId: e.event.eventId };
+    const key = approverKeys.get(g.keyId);
+    if (key === undefined) {
+      out.push({ ...at, kind: "grant_key_unknown", detail: `signed with key ${g.keyId}, which is not a pinned approver key` });
+    } else if (!verifyGrantSignature(key, grantStatementOf(e.event.callId, g), g.signature)) {
+      out.push({ ...at, kind: "grant_signature_invalid", detail: `the signature of ${g.approver}'s grant does not verify with pinned key ${g.keyId}` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,23 @@
+export { eventLeaf, merkleRoot } from "./merkle.js";
+export {
+  CheckpointSchema,
+  CheckpointStatementSchema,
+  checkCheckpointSignature,
+  checkpointHash,
+  checkpointPayload,
+  checkpointStatement,
+  leafPrefixesOf,
+  LEAF_PREFIX_BYTES,
+  pinKeys,
+  sealedSeqsOf,
+  signCheckpoint,
+  verifyEd25519,
+  type Checkpoint,
+  type CheckpointSigner,
+  type CheckpointStatement,
+  type PinnedKeys,
+  type SealInput,
+} from "./checkpoint.js";
+export { EVIDENCE_FINDING_KINDS, type EvidenceFinding, type EvidenceFindingKind } from "./findings.js";
+export { verifyEvidence, type EvidenceInput, type EvidenceReport, type StoredMessage } from "./verify-evidence.js";
+export { whoMayWrite, writersOf, type WriterRole } from "./writer-roles.js";

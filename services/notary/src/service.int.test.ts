@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { appendEvent, silentLogger } from "@warden/bus";
+import { STREAM_CALLS } from "@warden/contracts";
+import { verifyEvidence, type StoredMessage } from "@warden/evidence";
+import { eventually, syntheticCall, useTestNats } from "@warden/testing";
+import { generateSigningKeyPair } from "@warden/service-kit";
+import { readCheckpoints } from "./last-checkpoint.js";
+import { startNotaryService } from "./service.js";
+
+const NOTARY = { kind: "service", name: "notary", role: "notary" } as const;
+
+async function streamMessages(t: ReturnType<typeof useTestNats>): Promise<StoredMessage[]> {
+  const info = await t.bus.jsm.streams.info(STREAM_CALLS);
+  const out: StoredMessage[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    const m = await t.bus.jsm.streams.getMessage(STREAM_CALLS, { seq });
+    if (m !== null) out.push({ seq, subject: m.subject, data: m.data });
+  }
+  return out;
+}
+
+describe("the notary", () => {
+  const t = useTestNats();
+  const key = generateSigningKeyPair();
+
+  it("seals every message of the call stream in signed, chained checkpoints that verify against its pinned key", async () => {
+    const bus = await t.nats.connectAs(NOTARY);
+    const notary = await startNotaryService({ bus, log: silentLogger(), signingKeyPem: key.privateKeyPem, maxMessages: 7, intervalMs: 50 });
+    try {
+      for (const [i, outcome] of (["succeeded", "failed", "policy_denied", "rejected"] as const).entries()) {
+        for (const e of syntheticCall({ callId: `n${i}`, outcome })) expect((await appendEvent(t.bus, e)).status).toBe("written");
+      }
+      const last = (await t.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+      await eventually(() => expect(notary.sealedThrough()).toBe(last));
+      const { checkpoints, invalid } = await readCheckpoints(t.bus);
+      expect(invalid).toEqual([]);
+      // at most 7 per checkpoint, contiguous, numbered from 0
+      expect(checkpoints.length).toBeGreaterThanOrEqual(Math.ceil(last / 7));
+      expect(checkpoints.map((c) => c.checkpoint.statement.index)).toEqual(checkpoints.map((_, i) => i));
+      expect(checkpoints.every((c) => c.checkpoint.statement.count <= 7)).toBe(true);
+      const report = verifyEvidence({
+        messages: await streamMessages(t),
+        checkpoints: checkpoints.map((c) => c.checkpoint),
+        notaryKeys: [key.publicKeyDerBase64],
+        approverKeys: [],
+        complete: true,
+      });
+      expect(report.findings.filter((f) => f.kind.startsWith("checkpoint_") || f.kind.startsWith("event_"))).toEqual([]);
+      expect(report.sealedThrough).toBe(last);
+      expect(report.unsealed).toEqual([]);
+    } finally {
+      await notary.stop();
+    }
+  });
+
+  it("continues the chain where the last checkpoint ended after a restart, and a second copy never forks it", async () => {
+    const bus1 = await t.nats.connectAs(NOTARY);
+    const bus2 = await t.nats.connectAs(NOTARY);
+    const a = await startNotaryService({ bus: bus1, log: silentLogger(), signingKeyPem: key.privateKeyPem, maxMessages: 3, intervalMs: 30 });
+    const b = await startNotaryService({ bus: bus2, log: silentLogger(), signingKeyPem: key.privateKeyPem, maxMessages: 3, intervalMs: 30 });
+    try {
+      for (const e of syntheticCall({ callId: "restart1", outcome: "succeeded" })) await appendEvent(t.bus, e);
+      for (const e of syntheticCall({ callId: "restart2", outcome: "approved" })) await appendEvent(t.bus, e);
+      const last = (await t.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+      await eventually(() => expect(Math.max(a.sealedThrough(), b.sealedThrough())).toBe(last), 15_000);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+    const { checkpoints } = await readCheckpoints(t.bus);
+    const report = verifyEvidence({
+      messages: await streamMessages(t),
+      checkpoints: checkpoints.map((c) => c.checkpoint),
+      notaryKeys: [key.publicKeyDerBase64],
+      approverKeys: [],
+      complete: true,
+    });
+    expect(report.findings.filter((f) => f.kind.startsWith("checkpoint_") || f.kind.startsWith("event_"))).toEqual([]);
+  });
+});

@@ -1,0 +1,119 @@
+import { encodeJson, type Bus, type Logger } from "@warden/bus";
+import { CALLS_SUBJECTS, NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts";
+import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
+import { loadSigningKey } from "@warden/service-kit";
+import { CheckpointBuilder, type ChainHead } from "./domain/checkpoint-builder.js";
+import { lastCheckpoint } from "./last-checkpoint.js";
+
+export interface NotaryServiceDeps {
+  readonly bus: Bus;
+  readonly log: Logger;
+  /** PKCS#8 PEM of the Ed25519 key checkpoints are signed with; its public half is pinned by auditors. */
+  readonly signingKeyPem: string;
+  /** At most this many messages per checkpoint (default 1000). */
+  readonly maxMessages?: number;
+  /** A message waits at most this long to be sealed (default 2000 ms). */
+  readonly intervalMs?: number;
+}
+
+export interface NotaryService {
+  readonly keyId: string;
+  readonly publicKeyDerBase64: string;
+  /** The last stream sequence a written checkpoint covers (0 before the first). */
+  sealedThrough(): number;
+  /** Seals what is pending, then stops. */
+  stop(): Promise<void>;
+}
+
+const RETRY_MS = 1_000;
+
+/**
+ * Follows WARDEN_CALLS in order and writes a signed checkpoint (a Merkle root over each message's
+ * subject and bytes) every `maxMessages` messages or `intervalMs`, each naming the one before.
+ * A checkpoint is appended only if the last one is still the one it follows, so two copies never
+ * fork the chain: the one that loses starts over from what was written.
+ */
+export async function startNotaryService(deps: NotaryServiceDeps): Promise<NotaryService> {
+  const key = loadSigningKey(deps.signingKeyPem);
+  const maxMessages = deps.maxMessages ?? 1_000;
+  const intervalMs = deps.intervalMs ?? 2_000;
+  const log = deps.log;
+  let stopped = false;
+  let sealedThrough = 0;
+  let closeCurrent: () => void = () => {};
+
+  const follow = async (): Promise<void> => {
+    const last = await lastCheckpoint(deps.bus);
+    const s = last?.checkpoint.statement;
+    const head: ChainHead = s === undefined ? { index: 0, prev: null, fromSeq: undefined } : { index: s.index + 1, prev: checkpointHash(s), fromSeq: s.toSeq + 1 };
+    sealedThrough = s?.toSeq ?? 0;
+    let lastWritten = last?.seq ?? 0;
+    const builder = new CheckpointBuilder(head);
+    const start = head.fromSeq === undefined ? { deliver_policy: "all" as const } : { deliver_policy: "by_start_sequence" as const, opt_start_seq: head.fromSeq };
+    const consumer = await deps.bus.js.consumers.getPushConsumer(STREAM_CALLS, { filter_subjects: CALLS_SUBJECTS, ...start });
+    const messages = await consumer.consume();
+    closeCurrent = () => void messages.close();
+    if (stopped) closeCurrent();
+    let failure: unknown;
+    let writes = Promise.resolve();
+    const seal = () => {
+      const statement = builder.cut(new Date(), checkpointHash);
+      if (statement === undefined) return;
+      const checkpoint = signCheckpoint(statement, key);
+      writes = writes
+        .then(async () => {
+          if (failure !== undefined) return;
+          const ack = await deps.bus.js.publish(NOTARY_CHECKPOINT_SUBJECT, encodeJson(checkpoint), {
+            expect: { lastSubjectSequence: lastWritten },
+            // a retried write of the same statement is deduplicated; another copy's never is
+            msgID: checkpointHash(statement),
+          });
+          lastWritten = ack.seq;
+          sealedThrough = statement.toSeq;
+          log.debug({ index: statement.index, fromSeq: statement.fromSeq, toSeq: statement.toSeq, count: statement.count }, "checkpoint written");
+        })
+        .catch((err: unknown) => {
+          failure = err;
+          closeCurrent();
+        });
+    };
+    const timer = setInterval(() => {
+      if (builder.waitedMs(Date.now()) >= intervalMs) seal();
+    }, Math.max(10, Math.floor(intervalMs / 4)));
+    try {
+      for await (const m of messages) {
+        builder.add(m.seq, eventLeaf(m.subject, m.data), Date.now());
+        if (builder.size >= maxMessages) seal();
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    if (failure === undefined) seal();
+    await writes;
+    if (failure !== undefined) throw failure;
+  };
+
+  const run = (async () => {
+    while (!stopped) {
+      try {
+        await follow();
+      } catch (err) {
+        if (stopped) break;
+        // another copy wrote first, the server went away, or a write failed: start over from what was written
+        log.warn({ err }, "notary restarts from the last written checkpoint");
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  })();
+
+  return {
+    keyId: key.keyId,
+    publicKeyDerBase64: key.publicKeyDerBase64,
+    sealedThrough: () => sealedThrough,
+    async stop() {
+      stopped = true;
+      closeCurrent();
+      await run;
+    },
+  };
+}
