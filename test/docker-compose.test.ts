@@ -31,7 +31,7 @@ const natsSettings = natsConf
 function configSources(): string {
   const files = [
     "libs/bus/src/config.ts",
-    ...["registry", "policy", "approver", "executor", "projector"].map((s) => `services/${s}/src/config.ts`),
+    ...["registry", "policy", "approver", "executor", "projector", "notary"].map((s) => `services/${s}/src/config.ts`),
     "examples/support-desk/src/config.ts",
     "services/subagent/src/config.ts",
     "services/adapters/src/config.ts",
@@ -77,7 +77,7 @@ describe("docker-compose.yml", () => {
   });
 
   it("has one container per Warden service, each running an entry point that exists in the tree", () => {
-    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "policy", "projector", "registry", "subagent", "support-desk"]);
+    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "notary", "policy", "projector", "registry", "subagent", "support-desk"]);
     for (const [, s] of wardens) {
       const entry = s.command![1]!;
       const source = entry.replace("/dist/", "/src/").replace(/\.js$/, ".ts");

@@ -44,6 +44,10 @@ const PROJECTOR_WAIT = {
   "projector-wait": { type: "string", value: "DURATION", description: "how long the projector may take to reach the stream's end (default 5s)" },
 } as const satisfies OptionSpecs;
 
+const NOTARY_WAIT = {
+  "notary-wait": { type: "string", value: "DURATION", description: "how long the notary may take to seal the stream's end (default 10s)" },
+} as const satisfies OptionSpecs;
+
 export const UP_OPTIONS = {
   ...JSON_OPTION,
   demo: { type: "boolean", description: "also start the support-desk demo, its policy and its people" },
@@ -105,7 +109,24 @@ export const AUDIT_OPTIONS = {
   outcome: { type: "string", value: "S", description: "only calls in this state (e.g. succeeded, denied, outcome_unknown)" },
   verify: { type: "boolean", description: "check the calls against the invariants; exit 1 names each violation (and a projector behind the stream's end)" },
   policy: { type: "string", value: "FILE", description: "verify against this policy document instead of the stored one" },
+  file: { type: "string", value: "FILE", description: "with --verify: audit an export (`audit export`) instead of the stream, with no bus" },
+  keys: { type: "string", value: "FILE", description: "the pinned public keys to verify with (`audit keys`); default WARDEN_HOME's" },
   ...PROJECTOR_WAIT,
+  ...NOTARY_WAIT,
+} as const satisfies OptionSpecs;
+
+export const AUDIT_EXPORT_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  out: { type: "string", value: "FILE", required: true, description: "the JSONL file to write (checkpoints and the messages they seal)" },
+  since: { type: "string", value: "T", description: "from this time (widened to whole checkpoints): ISO time, or 15m / 2h / 7d ago" },
+  until: { type: "string", value: "T", description: "up to this time (widened to whole checkpoints)" },
+  ...NOTARY_WAIT,
+} as const satisfies OptionSpecs;
+
+export const AUDIT_KEYS_OPTIONS = {
+  ...JSON_OPTION,
+  out: { type: "string", value: "FILE", description: "write the keys file here (default: print it)" },
 } as const satisfies OptionSpecs;
 
 export const REPLAY_OPTIONS = {
@@ -218,9 +239,23 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   command({
     name: "audit",
-    summary: "the calls requested in a time range, replayed from the stream; --verify checks them",
+    summary: "the calls requested in a time range, replayed from the stream; --verify checks them and the history's evidence",
     options: AUDIT_OPTIONS,
     run: async (input, io) => (await import("./commands/audit.js")).auditCommand(input, io),
+    subcommands: [
+      command({
+        name: "export",
+        summary: "write the notary's checkpoints and the messages they seal to a JSONL file, to verify with no bus",
+        options: AUDIT_EXPORT_OPTIONS,
+        run: async (input, io) => (await import("./commands/audit-export.js")).auditExportCommand(input, io),
+      }),
+      command({
+        name: "keys",
+        summary: "the public keys pinned in WARDEN_HOME (notary, approvers): the file an auditor verifies with",
+        options: AUDIT_KEYS_OPTIONS,
+        run: async (input, io) => (await import("./commands/audit-export.js")).auditKeysCommand(input, io),
+      }),
+    ],
   }),
   command({
     name: "replay",

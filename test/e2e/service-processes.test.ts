@@ -1,21 +1,25 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
 import { AGENT_DOMAIN, subagentPrincipal, type Grade, type IdentitySpecInput } from "@warden/contracts";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { createRegistryClient } from "@warden/sdk";
+import { generateSigningKeyPair } from "@warden/service-kit";
 import { triageAgent } from "@warden/subagent";
 import { startTestNats, type TestNats } from "@warden/testing";
 
 const ROOT = join(import.meta.dirname, "../..");
 
 /** Every service process with the identity it runs as in production. */
-const SERVICES: readonly { readonly name: string; readonly identity: IdentitySpecInput }[] = [
+const SERVICES: readonly { readonly name: string; readonly identity: IdentitySpecInput; readonly env?: (dir: string) => NodeJS.ProcessEnv }[] = [
   { name: "registry", identity: { kind: "service", name: "registry", role: "registry" } },
   { name: "policy", identity: { kind: "service", name: "policy", role: "policy" } },
   { name: "approver", identity: { kind: "service", name: "approver", role: "approver" } },
   { name: "projector", identity: { kind: "service", name: "projector", role: "projector" } },
+  { name: "notary", identity: { kind: "service", name: "notary", role: "notary" }, env: (dir) => ({ WARDEN_NOTARY_SIGNING_KEY_FILE: join(dir, "notary.pem") }) },
   { name: "subagent", identity: { kind: "subagent", name: "subagent", domains: [AGENT_DOMAIN], principals: [subagentPrincipal(triageAgent.name)] } },
 ];
 
@@ -41,7 +45,10 @@ function runMain(service: string, env: NodeJS.ProcessEnv, onStdout?: (text: stri
 describe("every service runs as a process the same way", () => {
   let nats: TestNats;
   let registry: RegistryService;
+  let keyDir: string;
   beforeAll(async () => {
+    keyDir = mkdtempSync(join(tmpdir(), "warden-keys-"));
+    writeFileSync(join(keyDir, "notary.pem"), generateSigningKeyPair().privateKeyPem, { mode: 0o600 });
     nats = await startTestNats();
     const admin = await nats.bus("setup");
     // the subagent starts only once the tools its agents may use are registered
@@ -55,11 +62,12 @@ describe("every service runs as a process the same way", () => {
   afterAll(async () => {
     await registry.stop();
     await nats.stop();
+    rmSync(keyDir, { recursive: true, force: true });
   });
 
   for (const s of SERVICES) {
     it(`${s.name}: connects as its identity, says it started, and exits 0 on SIGTERM`, async () => {
-      const env = { NATS_URL: nats.url, NATS_CREDS: await nats.credsOf(s.identity), LOG_LEVEL: "info" };
+      const env = { NATS_URL: nats.url, NATS_CREDS: await nats.credsOf(s.identity), LOG_LEVEL: "info", ...s.env?.(keyDir) };
       let signalled = false;
       const exit = await runMain(s.name, env, (out, stop) => {
         if (!signalled && out.includes('"msg":"service started"')) {

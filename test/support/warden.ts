@@ -1,6 +1,7 @@
 import { createLogger, silentLogger, type Bus } from "@warden/bus";
 import { generateApproverKeyPair, startApproverService } from "@warden/approver";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
+import { startNotaryService } from "@warden/notary";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
@@ -15,6 +16,8 @@ export interface TestWarden {
   readonly nats: TestNats;
   /** The approver public keys executors pin (pass them to any executor a test starts). */
   readonly approverKeys: readonly string[];
+  /** The notary public keys an auditor pins (`audit --verify --keys`). */
+  readonly notaryKeys: readonly string[];
   /** An admin connection: for setting things up and looking at the stream, never to act as a caller. */
   readonly bus: Bus;
   /** A connection as an agent principal (clients account): what an agent's process holds. */
@@ -51,8 +54,13 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
   // the approver signs with a key provisioned here; executors pin its public half, as `warden up` does
   const approverKey = generateApproverKeyPair();
   const approverKeys = [approverKey.publicKeyDerBase64];
+  const notaryKey = generateApproverKeyPair();
+  const notaryKeys = [notaryKey.publicKeyDerBase64];
+  // pinned in the home as `warden up` pins them, so the CLI run against it verifies with them
+  nats.home.setApproverPublicKeys(approverKeys);
+  nats.home.setNotaryPublicKeys(notaryKeys);
   // each service connects as its own identity, with exactly the rights docs/security.md gives it
-  const serviceBus = (role: "registry" | "policy" | "approver" | "projector") => nats.connectAs({ kind: "service", name: role, role });
+  const serviceBus = (role: "registry" | "policy" | "approver" | "projector" | "notary") => nats.connectAs({ kind: "service", name: role, role });
   const startServices = async () => {
     const registry = await startRegistryService({ bus: await serviceBus("registry"), log });
     const policyService = await startPolicyService({ bus: await serviceBus("policy"), log });
@@ -63,7 +71,9 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
       signingKeyPem: approverKey.privateKeyPem,
     });
     const projector = await startProjectorService({ bus: await serviceBus("projector"), log, leaseTtlMs: 1_000 });
-    services = [registry, policyService, approver, projector];
+    // seals often, so a test can verify its calls' evidence soon after making them
+    const notary = await startNotaryService({ bus: await serviceBus("notary"), log, signingKeyPem: notaryKey.privateKeyPem, intervalMs: 100 });
+    services = [registry, policyService, approver, projector, notary];
     if (opts.demo) {
       const deskBus = await nats.connectAs({
         kind: "executor",
@@ -79,6 +89,7 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     nats,
     bus,
     approverKeys,
+    notaryKeys,
     agentBus: (principal) => nats.connectAs({ kind: "agent", name: principal }),
     humanBus: (name) => nats.connectAs({ kind: "human", name }),
     track(s) {

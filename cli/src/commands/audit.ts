@@ -2,23 +2,29 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { getPolicyDocument } from "@warden/policy";
 import { CALL_MODES, isSafeToken, PolicyDocumentSchema, type CallMode, type PolicyDocument } from "@warden/contracts";
-import { auditRow, CALL_STATES, matchesAudit, verifyCalls, type AuditFilter, type CallState, type Finding } from "@warden/projections";
+import { verifyEvidence, type EvidenceReport } from "@warden/evidence";
+import { CALL_STATES, type AuditFilter, type CallState } from "@warden/projections";
 import { awaitProjector, PROJECTOR_WAIT_MS, type ProjectorPosition } from "@warden/projector";
 import { parse as parseYaml } from "yaml";
 import { readAuditCalls } from "../audit-reader.js";
 import type { AUDIT_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { auditTable, invalidNote, projectorFinding, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
+import { notaryFinding, type NotaryFinding } from "../domain/evidence-format.js";
+import { loadPinnedKeys, NOTARY_WAIT_MS, readStreamEvidence } from "../evidence-reader.js";
 import { parseDuration } from "../domain/options.js";
 import { parseTimeBound } from "../domain/time-range.js";
-import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
+import { CliError, usageError } from "../errors.js";
 import type { Command } from "../io.js";
+import { auditExportFile } from "./audit-file.js";
+import { renderAudit } from "./audit-render.js";
 
 /**
  * `warden audit [--since T] [--until T] [filters] [--json|--jsonl] [--verify]`: the calls requested
  * in a time range, replayed from the stream; --verify checks each against the invariants and exits
  * 1 naming every violation, and checks that the projector reached the stream's end (the read
- * models miss whatever it has not: a stuck or lagging projector is a finding too).
+ * models miss whatever it has not: a stuck or lagging projector is a finding too). It also checks
+ * the evidence of the whole stream against the notary's signed checkpoints and the pinned keys
+ * (WARDEN_HOME, or --keys). With --file it audits an export instead, with no bus at all.
  */
 export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io) => {
   if (values.json && values.jsonl) throw usageError("--json and --jsonl exclude each other");
@@ -28,12 +34,20 @@ export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io
   const filter = parseFilter(values);
   const policyFile = values.policy === undefined ? undefined : await readPolicyFile(resolve(io.cwd, values.policy));
   const projectorWaitMs = parseDuration("--projector-wait", values["projector-wait"], PROJECTOR_WAIT_MS);
+  const notaryWaitMs = parseDuration("--notary-wait", values["notary-wait"], NOTARY_WAIT_MS);
+  if (values.file !== undefined) {
+    if (!values.verify) throw usageError("--file audits an export: give --verify too (and --keys, the keys file the operator handed you)");
+    return auditExportFile(resolve(io.cwd, values.file), { since, until, filter, policy: policyFile, keysFile: values.keys === undefined ? undefined : resolve(io.cwd, values.keys), json: values.json ?? false, jsonl: values.jsonl ?? false }, io);
+  }
+  const keys = values.verify ? await loadPinnedKeys(io, values.keys === undefined ? undefined : resolve(io.cwd, values.keys)) : undefined;
 
-  const { read, doc, projector } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
+  const { read, doc, projector, evidence, notary } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
     const r = await readAuditCalls(bus, { ...(since ? { since } : {}), ...(until ? { until } : {}) });
     let d: PolicyDocument | undefined = policyFile;
     let p: ProjectorPosition | undefined;
-    if (values.verify) {
+    let e: EvidenceReport | undefined;
+    let n: NotaryFinding | undefined;
+    if (values.verify && keys !== undefined) {
       if (d === undefined) {
         const stored = await getPolicyDocument(bus);
         if (!stored.ok) throw new CliError(stored.error.code, stored.error.message);
@@ -41,34 +55,21 @@ export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io
       }
       // the stream's end when the audit began: the read models must hold at least that much
       p = await awaitProjector(bus, { target: r.toSeq, waitMs: projectorWaitMs });
+      const ev = await readStreamEvidence(bus, { notaryWaitMs });
+      e = verifyEvidence({
+        messages: ev.messages,
+        checkpoints: ev.checkpoints,
+        notaryKeys: keys.notaryPublicKeys,
+        approverKeys: keys.approverPublicKeys,
+        complete: true,
+        firstSeq: ev.firstSeq,
+      });
+      e = { ...e, findings: [...ev.invalidCheckpoints.map((c) => ({ kind: "checkpoint_malformed" as const, detail: `message ${c.seq} of WARDEN_NOTARY is not a checkpoint: ${c.reason}` })), ...e.findings] };
+      if (!ev.notary.caughtUp) n = notaryFinding(ev.notary);
     }
-    return { read: r, doc: d, projector: p };
+    return { read: r, doc: d, projector: p, evidence: e, notary: n };
   });
-  const all = [...read.calls].sort((a, b) => (a.requestedAt ?? a.firstTs).localeCompare(b.requestedAt ?? b.firstTs) || a.callId.localeCompare(b.callId));
-  const listed = all.filter((m) => matchesAudit(m, filter));
-  const rows = listed.map(auditRow);
-  // budgets span every call of a run, so the check sees all of them; findings are kept for the listed ones
-  const shown = new Set(listed.map((m) => m.callId));
-  const findings: Finding[] | undefined = values.verify && doc ? verifyCalls(all, doc).filter((f) => shown.has(f.callId)) : undefined;
-  const behind: ProjectorFinding | undefined = projector === undefined || projector.caughtUp ? undefined : projectorFinding(projector);
-  const range = { since: since?.toISOString() ?? null, until: until?.toISOString() ?? null };
-  const invalidEvents = read.invalid === 0 ? {} : { invalidEvents: { count: read.invalid, first: read.invalidSamples } };
-
-  if (values.jsonl) {
-    const byCall = new Map<string, Finding[]>();
-    for (const f of findings ?? []) byCall.set(f.callId, [...(byCall.get(f.callId) ?? []), f]);
-    for (const r of rows) io.out(JSON.stringify(findings ? { ...r, findings: byCall.get(r.callId) ?? [] } : r));
-    // one line per call on stdout; what concerns no call goes to stderr
-    if (behind) io.err(`FINDING ${behind.kind}: ${behind.detail}`);
-  } else if (values.json) {
-    const verified = findings ? { verified: findings.length === 0 && behind === undefined, policyVersion: doc?.version, findings: [...findings, ...(behind ? [behind] : [])], projector } : {};
-    io.out(JSON.stringify({ ...range, filter, calls: rows, ...verified, ...invalidEvents }, null, 2));
-  } else {
-    io.out(auditTable(rows));
-    if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
-    if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "?", behind)}`);
-  }
-  return (findings !== undefined && findings.length > 0) || behind !== undefined ? EXIT_FAILED : EXIT_OK;
+  return renderAudit({ calls: read.calls, invalid: read.invalid, invalidSamples: read.invalidSamples, doc, projector, evidence, notary, since, until, filter, json: values.json ?? false, jsonl: values.jsonl ?? false, verify: values.verify ?? false }, io);
 };
 
 function parseFilter(v: { principal?: string; tool?: string; domain?: string; mode?: string; outcome?: string }): AuditFilter {

@@ -7,7 +7,7 @@ import type { PROVISION_OPTIONS } from "../command-list.js";
 import { EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
-import { approverSigningKey, provisionIdentities } from "../up/identities.js";
+import { approverSigningKey, notarySigningKey, provisionIdentities } from "../up/identities.js";
 
 const ROUTE_USER = "warden-route";
 
@@ -24,6 +24,7 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   const home = openWardenHome(dir);
   if (values.url !== undefined) home.setUrl(values.url);
   const approver = approverSigningKey(home);
+  const notary = notarySigningKey(home);
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir && existsSync(manifestsDir) ? await loadManifestDir(manifestsDir) : [];
   const entries = await provisionIdentities(home, { demo: values.demo ?? false, manifests });
@@ -44,16 +45,21 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   }
 
   const keysFile = `${home.env().approverPublicKeys.join("\n")}\n`;
+  const notaryKeysFile = `${home.env().notaryPublicKeys.join("\n")}\n`;
   for (const entry of entries) {
     const idDir = join(dir, "identities", entry.spec.name);
     mkdirSync(idDir, { recursive: true, mode: 0o700 });
     copyFileSync(entry.creds, join(idDir, "nats.creds"));
     chmodSync(join(idDir, "nats.creds"), 0o600);
     writeFileSync(join(idDir, "approver-public-keys"), keysFile, { mode: 0o644 });
+    writeFileSync(join(idDir, "notary-public-keys"), notaryKeysFile, { mode: 0o644 });
     if (entry.spec.kind === "service" && entry.spec.role === "approver") {
       writeFileSync(join(idDir, "approver.pem"), approver.privateKeyPem, { mode: 0o600 });
     }
-    if (owner !== undefined) for (const f of ["", "nats.creds", "approver-public-keys", "approver.pem"]) chownIfExists(join(idDir, f), owner);
+    if (entry.spec.kind === "service" && entry.spec.role === "notary") {
+      writeFileSync(join(idDir, "notary.pem"), notary.privateKeyPem, { mode: 0o600 });
+    }
+    if (owner !== undefined) for (const f of ["", "nats.creds", "approver-public-keys", "notary-public-keys", "approver.pem", "notary.pem"]) chownIfExists(join(idDir, f), owner);
   }
   const names = entries.map((e) => e.spec.name);
   emit(io, values.json ?? false, { ok: true, home: dir, server: serverDir, identities: names }, () =>

@@ -9,7 +9,7 @@ import { exampleApprover, upText, type UpSummary } from "../domain/up-text.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
-import { approverSigningKey, provisionIdentities } from "../up/identities.js";
+import { approverSigningKey, notarySigningKey, provisionIdentities } from "../up/identities.js";
 import { checkServerRefusesAnonymous, provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
 import { startServices, type StartedServices } from "../up/start-services.js";
 
@@ -30,6 +30,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
 
   const home = openWardenHome(wardenHomeDir(io));
   const approverKey = approverSigningKey(home);
+  const notaryKey = notarySigningKey(home);
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir ? await loadManifestDir(manifestsDir) : [];
   // every identity the README's commands use exists before anything starts
@@ -78,6 +79,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       log,
       demo,
       approverSigningKeyPem: approverKey.privateKeyPem,
+      notarySigningKeyPem: notaryKey.privateKeyPem,
       approverKeys: home.env().approverPublicKeys,
       manifests,
       env: io.env,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedManifest } from "@warden/adapters";
-import { approverPublicKeyOf, generateApproverKeyPair } from "@warden/approver";
+import { generateSigningKeyPair, publicKeyOf } from "@warden/service-kit";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, SUPPORT_DESK_DOMAINS } from "@warden/example-support-desk";
 import { standardIdentities, type IdentityEntry, type WardenHome } from "@warden/identity";
 import { triageAgent } from "@warden/subagent";
@@ -21,16 +21,37 @@ export async function provisionIdentities(home: WardenHome, o: { demo: boolean; 
   return entries;
 }
 
-/** The approver's signing key, made once per home (keys/approver.pem); its public half is what executors pin. */
-export function approverSigningKey(home: WardenHome): { privateKeyPem: string; publicKeyDerBase64: string } {
-  const path = join(home.dir, "keys", "approver.pem");
+interface HomeKey {
+  readonly privateKeyPem: string;
+  readonly publicKeyDerBase64: string;
+}
+
+/** A signing key made once per home (keys/<name>.pem, 0600). */
+function homeSigningKey(home: WardenHome, name: string): HomeKey {
+  const path = join(home.dir, "keys", `${name}.pem`);
   let privateKeyPem: string;
   if (existsSync(path)) privateKeyPem = readFileSync(path, "utf8");
   else {
-    privateKeyPem = generateApproverKeyPair().privateKeyPem;
+    privateKeyPem = generateSigningKeyPair().privateKeyPem;
     writeFileSync(path, privateKeyPem, { mode: 0o600 });
   }
-  const { publicKeyDerBase64 } = approverPublicKeyOf(privateKeyPem);
-  if (!home.env().approverPublicKeys.includes(publicKeyDerBase64)) home.setApproverPublicKeys([publicKeyDerBase64]);
-  return { privateKeyPem, publicKeyDerBase64 };
+  return { privateKeyPem, publicKeyDerBase64: publicKeyOf(privateKeyPem).publicKeyDerBase64 };
+}
+
+/** The approver's signing key (keys/approver.pem); its public half is what executors pin. */
+export function approverSigningKey(home: WardenHome): HomeKey {
+  const key = homeSigningKey(home, "approver");
+  if (!home.env().approverPublicKeys.includes(key.publicKeyDerBase64)) home.setApproverPublicKeys([key.publicKeyDerBase64]);
+  return key;
+}
+
+/**
+ * The notary's signing key (keys/notary.pem); its public half is what auditors pin. A key once
+ * pinned stays pinned: the checkpoints it signed must still verify after the key is replaced.
+ */
+export function notarySigningKey(home: WardenHome): HomeKey {
+  const key = homeSigningKey(home, "notary");
+  const pinned = home.env().notaryPublicKeys;
+  if (!pinned.includes(key.publicKeyDerBase64)) home.setNotaryPublicKeys([...pinned, key.publicKeyDerBase64]);
+  return key;
 }

@@ -2,6 +2,7 @@ import type { Bus, Logger } from "@warden/bus";
 import { startAdaptersService, type LoadedManifest } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startNotaryService } from "@warden/notary";
 import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
@@ -33,6 +34,8 @@ export interface StartServicesOptions {
   /** The approver's private key (PEM) and the public keys executors pin. */
   readonly approverSigningKeyPem: string;
   readonly approverKeys: readonly string[];
+  /** The notary's private key (PEM); auditors pin its public half. */
+  readonly notarySigningKeyPem: string;
   /** Manifests the adapters run, already loaded (WARDEN_MANIFESTS_DIR). */
   readonly manifests?: readonly LoadedManifest[];
   /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
@@ -63,6 +66,9 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
       startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),
     );
     await start("projector", async () => startProjectorService({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
+    await start("notary", async () =>
+      startNotaryService({ bus: await connectAs("notary"), log: log.child({ service: "notary" }), signingKeyPem: o.notarySigningKeyPem }),
+    );
     const manifests = o.manifests ?? [];
     if (manifests.length > 0) {
       // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them

@@ -21,3 +21,14 @@ export {
 export { EVIDENCE_FINDING_KINDS, type EvidenceFinding, type EvidenceFindingKind } from "./findings.js";
 export { verifyEvidence, type EvidenceInput, type EvidenceReport, type StoredMessage } from "./verify-evidence.js";
 export { whoMayWrite, writersOf, type WriterRole } from "./writer-roles.js";
+export {
+  checkpointLine,
+  ExportHeaderSchema,
+  exportHeaderLine,
+  messageLine,
+  parseExport,
+  PinnedKeysFileSchema,
+  type ExportHeader,
+  type ParsedExport,
+  type PinnedKeysFile,
+} from "./export-file.js";

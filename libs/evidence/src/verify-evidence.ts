@@ -5,6 +5,7 @@ import { chainFindings, grantFindings, storedEventHash, writerFindings, type Sto
 import { checkCheckpointSignature, checkpointHash, leafPrefixesOf, LEAF_PREFIX_BYTES, pinKeys, sealedSeqsOf, type Checkpoint } from "./checkpoint.js";
 import type { EvidenceFinding } from "./findings.js";
 import { eventLeaf, merkleRoot } from "./merkle.js";
+import { whoMayWrite } from "./writer-roles.js";
 
 /** A message of the call stream as stored: its sequence, subject and exact bytes. */
 export interface StoredMessage {
@@ -212,8 +213,11 @@ function rootFindings(trusted: readonly Checkpoint[], sealed: readonly Sealed[],
 function storedEvent(m: StoredMessage, findings: EvidenceFinding[]): StoredEvent | undefined {
   const d = decodeCallMessage(m.subject, m.data);
   if (!d.ok) {
+    // a caller may write junk on its own request subject (the registry refuses it; it stays sealed
+    // as written); a message no role but the admin could have written is a finding
+    if (whoMayWrite(m.subject).length > 0) return undefined;
     const parsed = parseCallSubject(m.subject);
-    findings.push({ seq: m.seq, ...(parsed ? { callId: parsed.callId } : {}), kind: "event_unreadable", detail: `${decodeFailureText(d)}: no role writes such a message` });
+    findings.push({ seq: m.seq, ...(parsed ? { callId: parsed.callId } : {}), kind: "event_unreadable", detail: `${decodeFailureText(d)}, on a subject only the admin may write` });
     return undefined;
   }
   const json = JSON.parse(new TextDecoder().decode(m.data)) as { causeHash?: unknown };

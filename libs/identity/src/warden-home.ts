@@ -29,6 +29,8 @@ export const EnvFileSchema = z.object({
   identities: z.record(TokenSchema, IdentityEntrySchema),
   /** Approver public keys (base64 SPKI) executors pin. */
   approverPublicKeys: z.array(z.string()).default([]),
+  /** Notary public keys (base64 SPKI) auditors pin: checkpoints are verified against these only. */
+  notaryPublicKeys: z.array(z.string()).default([]),
   /** User keys replaced by a re-minted identity (its rights changed): refused like revoked ones. */
   retiredKeys: z.record(z.string(), z.string()).default({}),
 });
@@ -59,6 +61,7 @@ export interface WardenHome {
   writeServerConfig(o: { host: string; port: number }): Promise<string>;
   setUrl(url: string): void;
   setApproverPublicKeys(keys: readonly string[]): void;
+  setNotaryPublicKeys(keys: readonly string[]): void;
   systemCreds(): Promise<Uint8Array>;
   readonly storeDir: string;
 }
@@ -90,7 +93,7 @@ export function openWardenHome(dir: string): WardenHome {
     root = createTrustRoot();
     writeSecret(trustPath, JSON.stringify(seedsOf(root), null, 2));
   }
-  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [], retiredKeys: {} };
+  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [], notaryPublicKeys: [], retiredKeys: {} };
   if (existsSync(envPath)) {
     const parsed = EnvFileSchema.safeParse(JSON.parse(readFileSync(envPath, "utf8")));
     if (!parsed.success) throw new IdentityError(`${envPath} is not a Warden env file: ${parsed.error.issues[0]?.message ?? "invalid"}`);
@@ -158,6 +161,10 @@ export function openWardenHome(dir: string): WardenHome {
     },
     setApproverPublicKeys(keys) {
       env = { ...env, approverPublicKeys: [...keys] };
+      save();
+    },
+    setNotaryPublicKeys(keys) {
+      env = { ...env, notaryPublicKeys: [...keys] };
       save();
     },
     systemCreds: () => mintSystemUser(root),

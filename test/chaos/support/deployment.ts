@@ -20,7 +20,7 @@ export const APPROVER_PERSON = "alice";
 
 const ADMIN: IdentitySpecInput = { kind: "admin", name: "admin" };
 const EXECUTOR: IdentitySpecInput = { kind: "executor", name: "chaos-executor", domains: [CHAOS_DOMAIN] };
-const CORE = ["registry", "policy", "approver", "projector"] as const;
+const CORE = ["registry", "policy", "approver", "projector", "notary"] as const;
 
 export interface DeploymentOptions {
   /** A 3-node JetStream cluster (streams at 3 replicas) instead of one server. */
@@ -111,6 +111,11 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
     const keyFile = join(home.dir, "keys", "approver.pem");
     writeFileSync(keyFile, key.privateKeyPem, { mode: 0o600 });
     home.setApproverPublicKeys([key.publicKeyDerBase64]);
+    // the notary seals the history with a key the auditor (`cli audit --verify`) finds pinned in the home
+    const notaryKey = generateApproverKeyPair();
+    const notaryKeyFile = join(home.dir, "keys", "notary.pem");
+    writeFileSync(notaryKeyFile, notaryKey.privateKeyPem, { mode: 0o600 });
+    home.setNotaryPublicKeys([notaryKey.publicKeyDerBase64]);
     const effectsFile = join(dir, "effects.log");
     const marksFile = join(dir, "marks.log");
     writeFileSync(effectsFile, "");
@@ -119,7 +124,8 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
     const started = / started"/;
     const services: ManagedProcess[] = [];
     for (const role of CORE) {
-      const extra = role === "approver" ? { WARDEN_APPROVER_SIGNING_KEY_FILE: keyFile } : {};
+      const extra =
+        role === "approver" ? { WARDEN_APPROVER_SIGNING_KEY_FILE: keyFile } : role === "notary" ? { WARDEN_NOTARY_SIGNING_KEY_FILE: notaryKeyFile, WARDEN_NOTARY_INTERVAL_MS: "200" } : {};
       services.push(
         managedProcess({
           name: role,

@@ -1,0 +1,77 @@
+import type { EvidenceReport } from "@warden/evidence";
+import type { PolicyDocument } from "@warden/contracts";
+import { auditRow, matchesAudit, verifyCalls, type AuditFilter, type CallModel, type Finding } from "@warden/projections";
+import type { ProjectorPosition, UnreadableMessage } from "@warden/projector";
+import { auditTable, invalidNote, projectorFinding, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
+import { evidenceSummary, type NotaryFinding } from "../domain/evidence-format.js";
+import { EXIT_FAILED, EXIT_OK } from "../errors.js";
+import type { CommandIo } from "../io.js";
+
+export interface AuditOutcome {
+  readonly calls: readonly CallModel[];
+  readonly invalid: number;
+  readonly invalidSamples: readonly UnreadableMessage[];
+  readonly doc: PolicyDocument | undefined;
+  readonly projector: ProjectorPosition | undefined;
+  readonly evidence: EvidenceReport | undefined;
+  readonly notary: NotaryFinding | undefined;
+  readonly since: Date | undefined;
+  readonly until: Date | undefined;
+  readonly filter: AuditFilter;
+  readonly json: boolean;
+  readonly jsonl: boolean;
+  readonly verify: boolean;
+  /** Where the calls came from when not the live stream. */
+  readonly file?: string;
+}
+
+/** Prints an audit (table, JSON or JSONL) and its verification; the exit code says whether anything was found. */
+export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">): number {
+  const { doc, projector, evidence, notary, since, until, filter } = o;
+  const read = { invalid: o.invalid, invalidSamples: o.invalidSamples };
+  const all = [...o.calls].sort((a, b) => (a.requestedAt ?? a.firstTs).localeCompare(b.requestedAt ?? b.firstTs) || a.callId.localeCompare(b.callId));
+  const listed = all.filter((m) => matchesAudit(m, filter));
+  const rows = listed.map(auditRow);
+  // budgets span every call of a run, so the check sees all of them; findings are kept for the listed ones
+  const shown = new Set(listed.map((m) => m.callId));
+  const findings: Finding[] | undefined = o.verify ? (doc ? verifyCalls(all, doc) : callViolations(all)).filter((f) => shown.has(f.callId)) : undefined;
+  const behind: ProjectorFinding | undefined = projector === undefined || projector.caughtUp ? undefined : projectorFinding(projector);
+  const range = { since: since?.toISOString() ?? null, until: until?.toISOString() ?? null };
+  const invalidEvents = read.invalid === 0 ? {} : { invalidEvents: { count: read.invalid, first: read.invalidSamples } };
+
+  const evidenceFailed = evidence !== undefined && evidence.findings.length > 0;
+  const failed = (findings !== undefined && findings.length > 0) || behind !== undefined || evidenceFailed || notary !== undefined;
+  const source = o.file === undefined ? {} : { file: o.file };
+
+  if (o.jsonl) {
+    const byCall = new Map<string, Finding[]>();
+    for (const f of findings ?? []) byCall.set(f.callId, [...(byCall.get(f.callId) ?? []), f]);
+    for (const r of rows) io.out(JSON.stringify(findings ? { ...r, findings: byCall.get(r.callId) ?? [] } : r));
+    // one line per call on stdout; what concerns no call (or the evidence) goes to stderr
+    if (behind) io.err(`FINDING ${behind.kind}: ${behind.detail}`);
+    if (evidence && (evidence.findings.length > 0 || notary)) io.err(evidenceSummary(evidence, notary));
+  } else if (o.json) {
+    const verified = findings
+      ? {
+          verified: !failed,
+          policyVersion: doc?.version ?? null,
+          findings: [...findings, ...(behind ? [behind] : [])],
+          projector,
+          ...(evidence ? { evidence: { ...evidence, ...(notary ? { notary } : {}) } } : {}),
+        }
+      : {};
+    io.out(JSON.stringify({ ...source, ...range, filter, calls: rows, ...verified, ...invalidEvents }, null, 2));
+  } else {
+    io.out(auditTable(rows));
+    if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
+    if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind)}`);
+    if (evidence) io.out(`\n${evidenceSummary(evidence, notary)}`);
+  }
+  return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+/** Without a policy document, the violations each call's own history shows. */
+function callViolations(models: readonly CallModel[]): Finding[] {
+  return models.flatMap((m) => m.violations.map((v) => ({ kind: v.kind, callId: m.callId, detail: v.detail, seq: v.seq, eventId: v.eventId, type: v.type })));
+}
+

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { CheckpointSchema, type Checkpoint } from "./checkpoint.js";
+import type { StoredMessage } from "./verify-evidence.js";
+
+/**
+ * `warden audit export`: one JSON object per line, a header first, then the checkpoints, then
+ * the messages they seal. A message keeps its exact bytes: as text when they are UTF-8 (events
+ * are JSON), base64 otherwise, so a verifier hashes what the stream held.
+ */
+export const ExportHeaderSchema = z.strictObject({
+  kind: z.literal("warden-audit-export"),
+  v: z.literal(1),
+  stream: z.string(),
+  exportedAt: z.iso.datetime(),
+  /** The whole stream from its first checkpoint (not a time range of it). */
+  complete: z.boolean(),
+  /** The stream's first sequence when exported (earlier ones had been aged out). */
+  firstSeq: z.int().nonnegative(),
+  checkpoints: z.int().nonnegative(),
+  messages: z.int().nonnegative(),
+});
+export type ExportHeader = z.infer<typeof ExportHeaderSchema>;
+
+const CheckpointLineSchema = z.strictObject({ kind: z.literal("checkpoint"), checkpoint: CheckpointSchema });
+const MessageLineSchema = z.strictObject({
+  kind: z.literal("message"),
+  seq: z.int().positive(),
+  subject: z.string().min(1),
+  data: z.string().optional(),
+  dataBase64: z.string().optional(),
+});
+const LineSchema = z.discriminatedUnion("kind", [ExportHeaderSchema, CheckpointLineSchema, MessageLineSchema]);
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function exportHeaderLine(h: ExportHeader): string {
+  return JSON.stringify(h);
+}
+
+export function checkpointLine(c: Checkpoint): string {
+  return JSON.stringify({ kind: "checkpoint", checkpoint: c });
+}
+
+export function messageLine(m: StoredMessage): string {
+  let text: string | undefined;
+  try {
+    text = utf8.decode(m.data);
+  } catch {
+    text = undefined;
+  }
+  return JSON.stringify(text === undefined ? { kind: "message", seq: m.seq, subject: m.subject, dataBase64: Buffer.from(m.data).toString("base64") } : { kind: "message", seq: m.seq, subject: m.subject, data: text });
+}
+
+export interface ParsedExport {
+  readonly header: ExportHeader | undefined;
+  readonly checkpoints: Checkpoint[];
+  readonly messages: StoredMessage[];
+  /** Lines that are not part of an export, by line number (1-based). */
+  readonly invalidLines: { readonly line: number; readonly reason: string }[];
+}
+
+/** Reads an export; a line it cannot read is reported, never dropped in silence. */
+export function parseExport(text: string): ParsedExport {
+  let header: ExportHeader | undefined;
+  const checkpoints: Checkpoint[] = [];
+  const messages: StoredMessage[] = [];
+  const invalidLines: { line: number; reason: string }[] = [];
+  text.split("\n").forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (err) {
+      invalidLines.push({ line: i + 1, reason: `not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const parsed = LineSchema.safeParse(json);
+    if (!parsed.success) {
+      invalidLines.push({ line: i + 1, reason: parsed.error.issues[0]?.message ?? "not an export line" });
+      return;
+    }
+    const l = parsed.data;
+    if (l.kind === "warden-audit-export") {
+      if (header !== undefined || i !== 0) invalidLines.push({ line: i + 1, reason: "a second header, or a header that is not the first line" });
+      else header = l;
+    } else if (l.kind === "checkpoint") {
+      checkpoints.push(l.checkpoint);
+    } else if ((l.data === undefined) === (l.dataBase64 === undefined)) {
+      invalidLines.push({ line: i + 1, reason: "a message needs exactly one of data and dataBase64" });
+    } else {
+      const data = l.data !== undefined ? new TextEncoder().encode(l.data) : Buffer.from(l.dataBase64!, "base64");
+      messages.push({ seq: l.seq, subject: l.subject, data });
+    }
+  });
+  if (header === undefined) invalidLines.unshift({ line: 1, reason: "no export header on the first line" });
+  return { header, checkpoints, messages: messages.sort((a, b) => a.seq - b.seq), invalidLines };
+}
+
+/** The public keys an auditor pins: `warden audit keys` writes this file from WARDEN_HOME. */
+export const PinnedKeysFileSchema = z.strictObject({
+  v: z.literal(1),
+  notaryPublicKeys: z.array(z.string().min(1)),
+  approverPublicKeys: z.array(z.string().min(1)),
+});
+export type PinnedKeysFile = z.infer<typeof PinnedKeysFileSchema>;

@@ -1,0 +1,226 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureTopology } from "@warden/bus";
+import { STREAM_CALLS } from "@warden/contracts";
+import type { EvidenceFinding } from "@warden/evidence";
+import { lastCheckpoint } from "@warden/notary";
+import { createAgentClient, createApproverClient } from "@warden/sdk";
+import { eventually } from "@warden/testing";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
+
+interface Ran {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** Runs the warden CLI as an operator or an auditor would. */
+function warden(home: string, ...args: string[]): Promise<Ran> {
+  const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "silent" }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === "number" ? err.code : 1;
+      resolve({ code, out: stdout, err: stderr });
+    });
+  });
+}
+
+interface ExportLine {
+  kind: string;
+  seq?: number;
+  subject?: string;
+  data?: string;
+}
+
+interface Audited {
+  readonly verified: boolean;
+  readonly evidence: { readonly findings: EvidenceFinding[]; readonly checkpoints: number; readonly messages: number };
+}
+
+/** One event of the export: its line index, seq, and parsed event. */
+function eventsOf(lines: readonly ExportLine[]) {
+  return lines.flatMap((l, i) => (l.kind === "message" && l.data !== undefined ? [{ i, seq: l.seq!, event: JSON.parse(l.data) as { type: string; callId: string; eventId: string; causationId: string | null; data: Record<string, unknown> } }] : []));
+}
+
+describe("tamper-evident history: the notary's checkpoints and each call's hash chain", () => {
+  let w: TestWarden;
+  let dir: string;
+  let exportFile: string;
+  let keysFile: string;
+  let lines: ExportLine[];
+  let searchCallId: string;
+  let grantedCallId: string;
+
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true });
+    dir = mkdtempSync(join(tmpdir(), "warden-evidence-"));
+    const bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const search = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
+    expect(search).toMatchObject({ ok: true, status: "succeeded" });
+    searchCallId = search.callId;
+    expect(await bot.call("kb.search", { query: "invoice" }, { mode: "llm" })).toMatchObject({ ok: true });
+    expect(await bot.call("kb.reindex", {}, { mode: "llm" })).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" } });
+    const held = await bot.call("customer.message", { customerId: "C-9", text: "your refund is on its way" }, { mode: "plan" });
+    expect(held).toMatchObject({ status: "awaiting_approval" });
+    grantedCallId = held.callId;
+    const pending = await alice.pending();
+    const item = pending.ok ? pending.value.find((p) => p.callId === held.callId) : undefined;
+    expect(await alice.approve(item!.approvalId, item!.argsHash)).toMatchObject({ ok: true });
+    await eventually(async () => expect(await bot.call("kb.search", { query: "after" }, { mode: "llm" })).toMatchObject({ ok: true }));
+    // the notary seals the stream's end within its interval
+    const last = (await w.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+    await eventually(async () => expect((await lastCheckpoint(w.bus))?.checkpoint.statement.toSeq).toBeGreaterThanOrEqual(last), 15_000);
+
+    exportFile = join(dir, "history.jsonl");
+    keysFile = join(dir, "keys.json");
+    expect(await warden(w.nats.home.dir, "audit", "export", "--out", exportFile)).toMatchObject({ code: 0 });
+    expect(await warden(w.nats.home.dir, "audit", "keys", "--out", keysFile)).toMatchObject({ code: 0 });
+    lines = readFileSync(exportFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as ExportLine);
+  }, 120_000);
+  afterAll(async () => {
+    await w.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const offline = async (name: string, tampered: readonly ExportLine[]): Promise<{ ran: Ran; audited: Audited }> => {
+    const file = join(dir, `${name}.jsonl`);
+    writeFileSync(file, `${tampered.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    // no bus: the home is an empty folder, the keys come from the auditor's file
+    const ran = await warden(join(dir, "no-home"), "audit", "--verify", "--file", file, "--keys", keysFile, "--json");
+    return { ran, audited: JSON.parse(ran.out) as Audited };
+  };
+
+  const kinds = (a: Audited) => a.evidence.findings.map((f) => f.kind);
+
+  it("verifies an untouched stream online and its untouched export offline, with no findings", async () => {
+    const online = await warden(w.nats.home.dir, "audit", "--verify", "--json");
+    expect(online.err).toBe("");
+    const o = JSON.parse(online.out) as Audited;
+    expect(o.evidence.findings).toEqual([]);
+    expect(o).toMatchObject({ verified: true });
+    expect(o.evidence.checkpoints).toBeGreaterThan(0);
+    expect(online.code).toBe(0);
+
+    const { ran, audited } = await offline("untouched", lines);
+    expect(audited.evidence.findings).toEqual([]);
+    expect(audited.verified).toBe(true);
+    expect(ran.code).toBe(0);
+  });
+
+  const argsChanged = (src: readonly ExportLine[]) => {
+    const copy = src.map((l) => ({ ...l }));
+    const req = eventsOf(copy).find((e) => e.event.callId === searchCallId && e.event.type === "ToolCallRequested")!;
+    copy[req.i] = { ...copy[req.i]!, data: JSON.stringify({ ...req.event, data: { ...req.event.data, args: { query: "something else" } } }) };
+    return { copy, seq: req.seq };
+  };
+
+  it("finds one event's args changed, by seq and call (offline)", async () => {
+    const { copy, seq } = argsChanged(lines);
+    const { ran, audited } = await offline("args-changed", copy);
+    expect(ran.code).toBe(1);
+    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_altered", seq, callId: searchCallId, type: "ToolCallRequested" }));
+    // the event that answered the request was written against the original
+    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "chain_hash_mismatch", callId: searchCallId, type: "ToolArgsValidated" }));
+  });
+
+  it("finds one event removed, by seq and the call whose chain it breaks (offline)", async () => {
+    const checked = eventsOf(lines).find((e) => e.event.callId === grantedCallId && e.event.type === "ToolPolicyChecked")!;
+    const copy = lines.filter((_, i) => i !== checked.i);
+    const { ran, audited } = await offline("removed", copy);
+    expect(ran.code).toBe(1);
+    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_removed", seq: checked.seq }));
+    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "chain_cause_missing", callId: grantedCallId, type: "ApprovalRequested" }));
+  });
+
+  it("finds two events swapped (offline)", async () => {
+    const evs = eventsOf(lines);
+    const a = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalRequested")!;
+    const b = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalGranted")!;
+    const copy = lines.map((l) => ({ ...l }));
+    // each keeps its seq, the contents trade places
+    copy[a.i] = { ...lines[b.i]!, seq: a.seq };
+    copy[b.i] = { ...lines[a.i]!, seq: b.seq };
+    const { ran, audited } = await offline("swapped", copy);
+    expect(ran.code).toBe(1);
+    expect(kinds(audited)).toContain("event_reordered");
+    expect(audited.evidence.findings.find((f) => f.kind === "event_reordered")).toMatchObject({ callId: grantedCallId });
+  });
+
+  it("finds an inserted event with a valid-looking envelope, by seq and call (offline)", async () => {
+    const evs = eventsOf(lines);
+    const granted = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalGranted")!;
+    const denied = evs.find((e) => e.event.type === "ToolPolicyChecked" && e.event.data["decision"] === "deny")!;
+    // a grant for the denied call, copied from a real one, its chain hash made to fit
+    const forged = { ...granted.event, callId: denied.event.callId, eventId: "forged-grant", causationId: denied.event.eventId };
+    const insertAt = denied.i + 1;
+    const copy = [
+      ...lines.slice(0, insertAt),
+      { kind: "message", seq: lines[insertAt]!.seq!, subject: lines[granted.i]!.subject!.replace(grantedCallId, denied.event.callId), data: JSON.stringify(forged) },
+      ...lines.slice(insertAt).map((l) => (l.kind === "message" ? { ...l, seq: l.seq! + 1 } : l)),
+    ];
+    const { ran, audited } = await offline("inserted", copy);
+    expect(ran.code).toBe(1);
+    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", seq: lines[insertAt]!.seq, callId: denied.event.callId }));
+  });
+
+  describe("online: a tampered copy restored into the stream", () => {
+    const restore = async (copy: readonly ExportLine[]) => {
+      await w.stopServices();
+      await w.bus.jsm.streams.delete(STREAM_CALLS);
+      await ensureTopology(w.bus);
+      for (const l of copy) if (l.kind === "message") await w.bus.js.publish(l.subject!, new TextEncoder().encode(l.data!));
+    };
+    const online = async () => {
+      const ran = await warden(w.nats.home.dir, "audit", "--verify", "--json", "--projector-wait", "1ms", "--notary-wait", "1ms");
+      return { ran, audited: JSON.parse(ran.out) as Audited };
+    };
+
+    it("finds one event's args changed", async () => {
+      const { copy, seq } = argsChanged(lines);
+      await restore(copy);
+      const { ran, audited } = await online();
+      expect(ran.code).toBe(1);
+      expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_altered", seq, callId: searchCallId }));
+    });
+
+    it("finds one event removed", async () => {
+      const checked = eventsOf(lines).find((e) => e.event.callId === grantedCallId && e.event.type === "ToolPolicyChecked")!;
+      await restore(lines.filter((_, i) => i !== checked.i));
+      const { ran, audited } = await online();
+      expect(ran.code).toBe(1);
+      expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_removed", seq: checked.seq }));
+    });
+
+    it("finds two events swapped", async () => {
+      const evs = eventsOf(lines);
+      const a = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalRequested")!;
+      const b = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalGranted")!;
+      const copy = [...lines];
+      copy[a.i] = lines[b.i]!;
+      copy[b.i] = lines[a.i]!;
+      await restore(copy);
+      const { ran, audited } = await online();
+      expect(ran.code).toBe(1);
+      expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_reordered", callId: grantedCallId }));
+    });
+
+    it("finds an inserted event", async () => {
+      const evs = eventsOf(lines);
+      const granted = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalGranted")!;
+      const denied = evs.find((e) => e.event.type === "ToolPolicyChecked" && e.event.data["decision"] === "deny")!;
+      const forged = { ...granted.event, callId: denied.event.callId, eventId: "forged-grant", causationId: denied.event.eventId };
+      const insertAt = denied.i + 1;
+      const line = { kind: "message", subject: lines[granted.i]!.subject!.replace(grantedCallId, denied.event.callId), data: JSON.stringify(forged) };
+      await restore([...lines.slice(0, insertAt), line, ...lines.slice(insertAt)]);
+      const { ran, audited } = await online();
+      expect(ran.code).toBe(1);
+      expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", callId: denied.event.callId }));
+    });
+  });
+});
