@@ -2,17 +2,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateKeyPairSync } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { connectBus, ensureTopology, loadBusConfig, requestRpc } from "@warden/bus";
 import { freePort, startNatsServer } from "@warden/local-nats";
-import { SUBJECT_REGISTRY_LIST, type IdentitySpecInput } from "@warden/contracts";
+import { STREAM_CALLS, SUBJECT_REGISTRY_LIST, type IdentitySpecInput } from "@warden/contracts";
 import { openWardenHome } from "@warden/identity";
 import { agentSdkRate } from "./agent-sdk.js";
 import { cliCpu, cliCpuText } from "./cli-cpu.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
-import { rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
+import { cpuSeconds, rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
 import { rawPublishRate } from "./raw-publish.js";
+import { evidenceBench } from "./evidence-bench.js";
 import { replayBench } from "./replay-bench.js";
 import { summarize } from "./stats.js";
 
@@ -41,6 +42,9 @@ const server = await startNatsServer({
 const approverPem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
 const approverPemFile = join(homeDir, "keys", "approver.pem");
 writeFileSync(approverPemFile, approverPem, { mode: 0o600 });
+const approverPublicKey = createPublicKey(createPrivateKey(approverPem)).export({ type: "spki", format: "der" }).toString("base64");
+const notaryPemFile = join(homeDir, "keys", "notary.pem");
+writeFileSync(notaryPemFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString(), { mode: 0o600 });
 const envOf = async (spec: IdentitySpecInput) => ({ NATS_URL: server.url, NATS_CREDS: (await home.addIdentity(spec)).creds });
 // the bench client watches the call stream itself (an agent could not): admin credentials; only
 // the admin creates the topology, before any service starts
@@ -53,6 +57,13 @@ const procs: ServiceProcess[] = [
     "approver",
     "services/approver/dist/main.js",
     { ...(await envOf({ kind: "service", name: "approver", role: "approver" })), WARDEN_APPROVER_SIGNING_KEY_FILE: approverPemFile },
+    profileDir,
+  ),
+  // seals the history as the run goes, as `warden up` runs it
+  spawnService(
+    "notary",
+    "services/notary/dist/main.js",
+    { ...(await envOf({ kind: "service", name: "notary", role: "notary" })), WARDEN_NOTARY_SIGNING_KEY_FILE: notaryPemFile },
     profileDir,
   ),
   spawnService("executor", "bench/dist/echo-executor.js", await envOf({ kind: "executor", name: "bench-executor", domains: ["bench"] }), profileDir),
@@ -77,6 +88,9 @@ try {
   const cliHelp = await cliCpu(["help"], cliEnv, cliRuns);
   const cliApprovals = await cliCpu(["approvals", "--as", person.spec.name, "--json"], cliEnv, cliRuns);
 
+  const notaryPid = procs.find((p) => p.name === "notary")?.child.pid;
+  const notaryCpu0 = cpuSeconds(notaryPid);
+  const seq0 = (await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
   const raw = await rawPublishRate(bus, { messages: quick ? 20_000 : 100_000, window: 256, payloadBytes: 600 });
   const peak = await peakRate(client, 1024, seconds);
   client.traceHops();
@@ -117,6 +131,8 @@ try {
   clearInterval(sampler);
   const memPer100k = ((peakRss - baseline) / backlog) * 100_000;
 
+  const callsStored = ((await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq - seq0) / EVENTS_PER_CALL;
+  const notaryUsPerCall = ((cpuSeconds(notaryPid) - notaryCpu0) * 1e6) / Math.max(1, callsStored);
   const ceiling = raw / EVENTS_PER_CALL;
   const rows: [string, string][] = [
     ["raw JetStream appends/s (same stream settings)", raw.toFixed(0)],
@@ -133,6 +149,7 @@ try {
     ["memory per 100k calls in flight (RSS growth, all processes)", `${(memPer100k / 1024 / 1024).toFixed(1)} MiB`],
     ...all.map((p): [string, string] => [`  peak RSS growth: ${p.name}`, `${(((peakBy.get(p.name) ?? 0) - (base.get(p.name) ?? 0)) / 1024 / 1024).toFixed(1)} MiB`]),
     ["failed calls", String(client.failed)],
+    ["notary process CPU per call stored over the run (µs; 10 ms ticks)", notaryUsPerCall.toFixed(1)],
     [`CPU (user+sys) of \`warden help\`, median of ${cliRuns}`, cliCpuText(cliHelp)],
     [`CPU (user+sys) of \`warden approvals --as P --json\`, median of ${cliRuns}`, cliCpuText(cliApprovals)],
   ];
@@ -146,6 +163,7 @@ try {
   await stopAll(procs);
   process.stdout.write("\nreplay and audit (services stopped)…\n");
   const replayRows = await replayBench(bus, { minEvents: 100_000, traces: quick ? 100 : 500, projectorSeconds: quick ? 10 : 30 });
+  replayRows.push(...(await evidenceBench(bus, { messages: 50_000, eventsPerCall: EVENTS_PER_CALL, approverKeys: [approverPublicKey] })));
   const replayWidth = Math.max(...replayRows.map(([k]) => k.length));
   for (const [k, v] of replayRows) process.stdout.write(`${k.padEnd(replayWidth)}  ${v}\n`);
 } finally {

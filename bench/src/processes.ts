@@ -46,3 +46,16 @@ export async function stopAll(procs: readonly ServiceProcess[]): Promise<void> {
     ),
   );
 }
+
+/** CPU seconds (user + system) a process has used so far, from /proc (0 when it is gone). */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // the fields after the command name, which may itself hold spaces: utime and stime are the 12th and 13th
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}

@@ -27,7 +27,7 @@ export interface AuditOutcome {
 
 /** Prints an audit (table, JSON or JSONL) and its verification; the exit code says whether anything was found. */
 export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">): number {
-  const { doc, projector, evidence, notary, since, until, filter } = o;
+  const { doc, projector, notary, since, until, filter } = o;
   const read = { invalid: o.invalid, invalidSamples: o.invalidSamples };
   const all = [...o.calls].sort((a, b) => (a.requestedAt ?? a.firstTs).localeCompare(b.requestedAt ?? b.firstTs) || a.callId.localeCompare(b.callId));
   const listed = all.filter((m) => matchesAudit(m, filter));
@@ -39,7 +39,12 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
   const range = { since: since?.toISOString() ?? null, until: until?.toISOString() ?? null };
   const invalidEvents = read.invalid === 0 ? {} : { invalidEvents: { count: read.invalid, first: read.invalidSamples } };
 
-  const evidenceFailed = evidence !== undefined && evidence.findings.length > 0;
+  // like the invariants, a call's evidence is reported for the calls listed; what names no call
+  // (a removed message, a checkpoint) concerns the whole history and is always reported
+  const evidence = o.evidence;
+  const narrowed = since !== undefined || until !== undefined || Object.keys(filter).length > 0;
+  const listedEvidence = evidence === undefined || !narrowed ? evidence : { ...evidence, findings: evidence.findings.filter((f) => f.callId === undefined || shown.has(f.callId)) };
+  const evidenceFailed = listedEvidence !== undefined && listedEvidence.findings.length > 0;
   const failed = (findings !== undefined && findings.length > 0) || behind !== undefined || evidenceFailed || notary !== undefined;
   const source = o.file === undefined ? {} : { file: o.file };
 
@@ -49,7 +54,7 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
     for (const r of rows) io.out(JSON.stringify(findings ? { ...r, findings: byCall.get(r.callId) ?? [] } : r));
     // one line per call on stdout; what concerns no call (or the evidence) goes to stderr
     if (behind) io.err(`FINDING ${behind.kind}: ${behind.detail}`);
-    if (evidence && (evidence.findings.length > 0 || notary)) io.err(evidenceSummary(evidence, notary));
+    if (listedEvidence && (listedEvidence.findings.length > 0 || notary)) io.err(evidenceSummary(listedEvidence, notary));
   } else if (o.json) {
     const verified = findings
       ? {
@@ -57,7 +62,7 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
           policyVersion: doc?.version ?? null,
           findings: [...findings, ...(behind ? [behind] : [])],
           projector,
-          ...(evidence ? { evidence: { ...evidence, ...(notary ? { notary } : {}) } } : {}),
+          ...(listedEvidence ? { evidence: { ...listedEvidence, ...(notary ? { notary } : {}) } } : {}),
         }
       : {};
     io.out(JSON.stringify({ ...source, ...range, filter, calls: rows, ...verified, ...invalidEvents }, null, 2));
@@ -65,7 +70,7 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
     io.out(auditTable(rows));
     if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
     if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind)}`);
-    if (evidence) io.out(`\n${evidenceSummary(evidence, notary)}`);
+    if (listedEvidence) io.out(`\n${evidenceSummary(listedEvidence, notary)}`);
   }
   return failed ? EXIT_FAILED : EXIT_OK;
 }
