@@ -54,9 +54,10 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
   const log = o.log.child({ domain });
   const secrets = new SecretStore(manifest.secrets, { env: o.env, secretsFile: o.secretsFile });
   const registry = createRegistryClient(o.bus, { patienceMs: o.registryPatienceMs ?? DEFAULT_REGISTRY_PATIENCE_MS, log });
-  const staticTools = await registerStaticTools(o, secrets, registry);
+  const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
+  const staticTools = await registerStaticTools(o, secrets, registry, pidNamespace);
   const section = manifest.mcp;
-  const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, log: log.child({ mcp: true }) }) : undefined;
+  const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, log: log.child({ mcp: true }) }) : undefined;
   const mcp: DomainMcpSource | undefined =
     section && connection
       ? { file: o.loaded.file, domain, section, connection, registry, log, reserved: new Set(manifest.tools.map((t) => fullToolName(domain, t.name))), onChanged: () => void refresh() }
@@ -93,10 +94,9 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
 }
 
 /** Builds the manifest's CLI and HTTP tools and registers them with the manifest's status. */
-async function registerStaticTools(o: DomainExecutorOptions, secrets: SecretStore, registry: RegistryClient): Promise<ExecutableTool[]> {
+async function registerStaticTools(o: DomainExecutorOptions, secrets: SecretStore, registry: RegistryClient, pidNamespace: PidNamespace): Promise<ExecutableTool[]> {
   const { manifest, dir } = o.loaded;
   const domain = manifest.domain;
-  const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
   const tools: ExecutableTool[] = manifest.tools.map((entry) => {
     if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, dir });
     return httpTool(domain, { ...entry, http: entry.http! }, { secrets });

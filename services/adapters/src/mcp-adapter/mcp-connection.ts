@@ -10,7 +10,10 @@ import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import type { McpToolInfo } from "../domain/mcp-descriptor.js";
 import type { McpSection } from "../manifest/manifest-schema.js";
-import { wrapNoNetwork, type NetworkSandbox } from "../sandbox/network-sandbox.js";
+import { confineCommand } from "../sandbox/confine-command.js";
+import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
+import type { PidNamespace } from "../sandbox/pid-namespace.js";
+import type { UnshareLayer } from "../sandbox/unshare.js";
 import { ProcessTransport } from "./process-transport.js";
 
 export interface McpConnectionOptions {
@@ -21,6 +24,8 @@ export interface McpConnectionOptions {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly secrets: SecretStore;
   readonly sandbox: NetworkSandbox;
+  /** Where available, a stdio server runs as PID 1 of its own namespace: what it starts dies with it. */
+  readonly pidNamespace?: PidNamespace;
   readonly log: Logger;
   readonly clientVersion?: string;
 }
@@ -114,7 +119,10 @@ export class McpConnection {
     const s = this.o.section;
     const command = s.command!.includes("/") ? resolve(this.o.dir, s.command!) : s.command!;
     const env = buildChildEnv(s.env, this.o.hostEnv, injected);
-    const line = s.network === "none" && this.o.sandbox.available ? wrapNoNetwork(this.o.sandbox, command, s.args) : { command, args: s.args };
+    const layers: UnshareLayer[] = [];
+    if (s.network === "none" && this.o.sandbox.available) layers.push(this.o.sandbox);
+    if (this.o.pidNamespace?.available) layers.push(this.o.pidNamespace);
+    const line = confineCommand(command, s.args, layers);
     return new ProcessTransport({
       ...line,
       cwd: resolve(this.o.dir, s.cwd ?? "."),
