@@ -1,4 +1,5 @@
 export { mayDecide, type ApprovalFacts } from "./approval-authority.js";
+export { compileToolView } from "./compile-tool-view.js";
 export { parsePolicyDocument } from "./document.js";
 export { effectiveFlags, flagGranted } from "./effective-flags.js";
 export { evaluateCall, VIEW_NOT_SHOWN_RULE } from "./evaluate-call.js";
@@ -16,4 +17,5 @@ export { anyGlob, globMatch } from "./glob.js";
 export { RATE_RULES, rateBucketsOf, type RateBucket, type RateRuleId } from "./rate-limits.js";
 export { takeToken, TokenBucketStateSchema, type TokenBucketState, type TokenTaken } from "./token-bucket.js";
 export { isNamed, isNamedHuman, notAPersonReason, principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
+export { newestEnabled, newestFirst, versionsByName } from "./tool-versions.js";
 export { toolVisibility, type Visibility } from "./visibility.js";
