@@ -45,3 +45,13 @@ export { takeToken, TokenBucketStateSchema, type TokenBucketState, type TokenTak
 export { isNamed, isNamedHuman, notAPersonReason, principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
 export { newestEnabled, newestFirst, versionsByName } from "./tool-versions.js";
 export { toolVisibility, type Visibility } from "./visibility.js";
+export {
+  whatIf,
+  type DecisionSide,
+  type NotReplayedReason,
+  type RecordedDecision,
+  type WhatIfChange,
+  type WhatIfExample,
+  type WhatIfOptions,
+  type WhatIfReport,
+} from "./what-if.js";
