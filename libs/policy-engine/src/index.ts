@@ -33,7 +33,6 @@ export { anyGlob, globMatch } from "./glob.js";
 export {
   ATTENUATION_CHECKED_RULE,
   DESCRIPTOR_BOUND_RULE,
-  documentRuleIds,
   HISTORY_GATES,
   historyGateOf,
   RUN_BUDGET_RULE,
@@ -43,7 +42,7 @@ export { LINT_CODES, lintPolicyDocument, type DocumentPath, type LintCode, type 
 export { RATE_RULES, rateBucketsOf, type RateBucket, type RateRuleId } from "./rate-limits.js";
 export { takeToken, TokenBucketStateSchema, type TokenBucketState, type TokenTaken } from "./token-bucket.js";
 export { isNamed, isNamedHuman, notAPersonReason, principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
-export { newestEnabled, newestFirst, versionsByName } from "./tool-versions.js";
+export { newestEnabled, versionsByName } from "./tool-versions.js";
 export { toolVisibility, type Visibility } from "./visibility.js";
 export {
   whatIf,

@@ -10,7 +10,7 @@ const TOOLS: ToolDescriptor[] = [
   record({ name: "ticket.submit", title: "Submit", grade: "write", description: sideEffects }).descriptor,
   record({ name: "customer.message", title: "Message", grade: "send", openWorld: true, description: sideEffects }).descriptor,
 ];
-const PEOPLE = { alice: { kind: "human", approves: ["send"] }, bot: { kind: "agent" } } as const;
+const PEOPLE: PolicyDocumentInput["principals"] = { alice: { kind: "human", approves: ["send"] }, bot: { kind: "agent" } };
 
 function lint(over: Partial<PolicyDocumentInput>, context: LintContext = {}) {
   const doc = PolicyDocumentSchema.parse({ version: "l1", principals: PEOPLE, ...over });
@@ -25,7 +25,7 @@ const rule = (id: string, match: object, effect: "allow" | "deny" | "require_app
 describe("lintPolicyDocument", () => {
   it("finds nothing in a document whose every rule can decide something", () => {
     const rules = [rule("no-bot-send", { tool: "customer.*", principal: "bot" }), rule("fill-ok", { tool: "ticket.fill", mode: "llm" }, "allow")];
-    const principals = { ...PEOPLE, alice: { kind: "human", approves: ["write", "send"] } } as const;
+    const principals: PolicyDocumentInput["principals"] = { ...PEOPLE, alice: { kind: "human", approves: ["write", "send"] } };
     expect(lint({ principals, llm: { showWrite: ["ticket.fill"] }, rules }, { tools: TOOLS, identities: ["alice", "bot"] })).toEqual([]);
   });
 
