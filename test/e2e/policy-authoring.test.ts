@@ -128,6 +128,8 @@ describe("policy authoring against the running Warden: decide agrees with the li
         }
       }
     }
+    // a boundary in time between the calls made under the demo policy and those made after (stream times are in ms)
+    await new Promise((r) => setTimeout(r, 20));
     boundary = new Date();
     madeBefore = made.length;
   }, 150_000);
@@ -213,7 +215,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
       });
       const put = await putPolicyDocument(w.bus, limited);
       if (!put.ok) throw new Error(put.error.message);
-      // a boundary in time between the two documents' calls, then wait until the policy service decides under the new one
+      // past the boundary in time, then wait until the policy service decides under the new document
       await new Promise((r) => setTimeout(r, 20));
       await eventually(async () => {
         const probe = await call("agent", { tool: "kb.search", principal: "support-bot", mode: "llm", flags: {}, scope: null });
