@@ -2,7 +2,7 @@ import { createTypeScriptImportResolver } from "eslint-import-resolver-typescrip
 import { importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
-const TESTS = ["**/*.test.ts", "test/**/*.ts", "services/*/test/**/*.ts", "services/*/test-support/**/*.ts"];
+const TESTS = ["**/*.test.ts", "test/**/*.ts", "services/*/test/**/*.ts", "services/*/test-support/**/*.ts", "libs/*/test-support/**/*.ts"];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/*.js", "**/fixtures/**", "**/vitest.config.ts"] },

@@ -140,6 +140,42 @@ export const REPLAY_OPTIONS = {
 
 export const POLICY_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
 
+const TOOLS_FILE = {
+  tools: { type: "string", value: "FILE", description: "the tools' descriptors from this file (`warden tools list --json`, a tool manifest, or a JSON/YAML list of descriptors) instead of the registry" },
+} as const satisfies OptionSpecs;
+
+export const POLICY_CHECK_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  ...TOOLS_FILE,
+  offline: { type: "boolean", description: "do not ask the registry: tool and domain names are not checked" },
+  strict: { type: "boolean", description: "exit 1 on warnings too" },
+} as const satisfies OptionSpecs;
+
+export const POLICY_DECIDE_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  ...TOOLS_FILE,
+  request: {
+    type: "string",
+    value: "JSON",
+    required: true,
+    description: 'the request: {"tool","principal","mode"} and optional version, flags, scope, args, runId, parentCallId; or a recorded ToolCallRequested event; @FILE reads it from a file',
+  },
+} as const satisfies OptionSpecs;
+
+export const POLICY_WHATIF_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  since: { type: "string", value: "T", description: "calls requested from this time: ISO time, or 15m / 2h / 7d ago (default the stream's start)" },
+  until: { type: "string", value: "T", description: "calls requested up to this time: ISO time, or 15m / 2h / 7d ago (default now)" },
+  principal: { type: "string", value: "P", description: "only calls of this principal" },
+  tool: { type: "string", value: "T", description: "only calls of this tool (a glob: crm.*)" },
+  examples: { type: "string", value: "N", description: "example calls shown per change (default 3)" },
+} as const satisfies OptionSpecs;
+
+export const TOOLS_LIST_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
+
 export const REGISTER_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
@@ -187,6 +223,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     extraArguments: true,
     run: async (input, io) => (await import("./commands/tools.js")).toolsViewCommand(input, io),
     subcommands: [
+      command({
+        name: "list",
+        summary: "every registered tool version: descriptor, hash and status (--json is a tools file for `policy check|decide --tools`)",
+        options: TOOLS_LIST_OPTIONS,
+        run: async (input, io) => (await import("./commands/tools.js")).toolsListCommand(input, io),
+      }),
       command({
         name: "enable",
         summary: "enable a tool (every version, or one)",
@@ -265,8 +307,29 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   {
     name: "policy",
-    summary: "the policy document: store one or show the one in force",
+    summary: "the policy document: check, decide, what-if, store, show",
     subcommands: [
+      command({
+        name: "check",
+        summary: "validate a policy document (errors at file:line:column) and lint it against the registry; exit 1 on errors (--strict: on warnings too)",
+        arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
+        options: POLICY_CHECK_OPTIONS,
+        run: async (input, io) => (await import("./commands/policy-check.js")).policyCheckCommand(input, io),
+      }),
+      command({
+        name: "decide",
+        summary: "what the document decides for one request, its rules, reason and the caller's ToolView; no bus needed with --tools",
+        arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
+        options: POLICY_DECIDE_OPTIONS,
+        run: async (input, io) => (await import("./commands/policy-decide.js")).policyDecideCommand(input, io),
+      }),
+      command({
+        name: "whatif",
+        summary: "replay the recorded calls through a candidate document: every call whose decision would change, grouped by rule (reads the stream, runs nothing)",
+        arguments: [{ name: "FILE", description: "the candidate policy document (JSON or YAML)" }],
+        options: POLICY_WHATIF_OPTIONS,
+        run: async (input, io) => (await import("./commands/policy-whatif.js")).policyWhatifCommand(input, io),
+      }),
       command({
         name: "set",
         summary: "store a policy document (JSON or YAML); services reload it at once",
@@ -333,6 +396,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
   tools act as --principal; operator commands (trace, audit, replay, policy, register,
-  tools enable|disable, topology) as admin.
+  tools list|enable|disable, topology) as admin; \`policy check --offline\` and
+  \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.
 \`warden <command> --help\` shows a command's options.`;

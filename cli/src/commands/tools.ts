@@ -1,6 +1,6 @@
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { defaultPrincipal, onePositional, type CommandInput } from "../args.js";
-import type { TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";
+import type { TOOLS_LIST_OPTIONS, TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";
 import { existingHome, withBus } from "../connect.js";
 import { parseFlags, parseFormat, parseMode, parseToken } from "../domain/options.js";
 import { toolViewText } from "../domain/tool-table.js";
@@ -25,6 +25,28 @@ export const toolsViewCommand: Command<typeof TOOLS_VIEW_OPTIONS> = async ({ val
   );
   if (!view.ok) throw new CliError(view.error.code, view.error.message);
   emit(io, json, view.value, () => (format === "table" ? toolViewText(view.value.view, explain) : pretty(view.value.formatted)));
+  return EXIT_OK;
+};
+
+/**
+ * `warden tools list`: every registered version with its whole descriptor (a ToolView leaves out
+ * what policy decides on: flags, scopes); `--json` is what `policy check|decide --tools` read.
+ */
+export const toolsListCommand: Command<typeof TOOLS_LIST_OPTIONS> = async ({ values }, io) => {
+  const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => createRegistryClient(bus).list());
+  if (!r.ok) throw new CliError(r.error.code, r.error.message);
+  const records = [...r.value].sort((a, b) => a.descriptor.name.localeCompare(b.descriptor.name) || a.descriptor.version.localeCompare(b.descriptor.version));
+  emit(io, values.json ?? false, { tools: records }, () =>
+    renderTable(records, [
+      { title: "NAME", value: (t) => t.descriptor.name },
+      { title: "VERSION", value: (t) => t.descriptor.version },
+      { title: "GRADE", value: (t) => t.descriptor.grade },
+      { title: "STATUS", value: (t) => t.status },
+      { title: "FLAG", value: (t) => t.descriptor.featureFlag ?? "-" },
+      { title: "SCOPES", value: (t) => t.descriptor.scopes.join(",") || "-" },
+      { title: "REQUIRES", value: (t) => t.descriptor.requiredScopes.join(",") || "-" },
+    ]),
+  );
   return EXIT_OK;
 };
 

@@ -1,4 +1,21 @@
 export { mayDecide, type ApprovalFacts } from "./approval-authority.js";
+export {
+  CHECK_ERROR_CODES,
+  checkPolicyText,
+  type CheckErrorCode,
+  type PolicyCheck,
+  type PolicyDiagnostic,
+} from "./check-document.js";
+export { compileToolView } from "./compile-tool-view.js";
+export {
+  decideRequest,
+  DecideRequestSchema,
+  parseDecideRequest,
+  type DecideRequest,
+  type DecideRequestInput,
+  type DecideResult,
+  type NotEvaluated,
+} from "./decide.js";
 export { parsePolicyDocument } from "./document.js";
 export { effectiveFlags, flagGranted } from "./effective-flags.js";
 export { evaluateCall, VIEW_NOT_SHOWN_RULE } from "./evaluate-call.js";
@@ -13,7 +30,27 @@ export {
   type PolicyEvaluation,
 } from "./evaluate.js";
 export { anyGlob, globMatch } from "./glob.js";
+export {
+  ATTENUATION_CHECKED_RULE,
+  DESCRIPTOR_BOUND_RULE,
+  HISTORY_GATES,
+  historyGateOf,
+  RUN_BUDGET_RULE,
+  type HistoryGate,
+} from "./history-gates.js";
+export { LINT_CODES, lintPolicyDocument, type DocumentPath, type LintCode, type LintContext, type PolicyFinding } from "./lint-document.js";
 export { RATE_RULES, rateBucketsOf, type RateBucket, type RateRuleId } from "./rate-limits.js";
 export { takeToken, TokenBucketStateSchema, type TokenBucketState, type TokenTaken } from "./token-bucket.js";
 export { isNamed, isNamedHuman, notAPersonReason, principalOf, UNKNOWN_PRINCIPAL } from "./principals.js";
+export { newestEnabled, versionsByName } from "./tool-versions.js";
 export { toolVisibility, type Visibility } from "./visibility.js";
+export {
+  whatIf,
+  type DecisionSide,
+  type NotReplayedReason,
+  type RecordedDecision,
+  type WhatIfChange,
+  type WhatIfExample,
+  type WhatIfOptions,
+  type WhatIfReport,
+} from "./what-if.js";

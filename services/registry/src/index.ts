@@ -1,6 +1,5 @@
 export { loadConfig, RegistryConfigSchema, type RegistryConfig } from "./config.js";
 export { ArgsValidators, MAX_ARGS_ERRORS, toArgsErrors, type ArgsCheck, type ArgsError } from "./domain/args-validator.js";
-export { compileToolView } from "./domain/compile-tool-view.js";
 export {
   formatToolView,
   toAnthropicTools,
@@ -16,5 +15,4 @@ export {
 } from "./domain/format-tool-view.js";
 export { parseDescriptors, type ParsedDescriptor } from "./domain/parse-descriptors.js";
 export { validateCall, type CallLookup, type ValidatedCall } from "./domain/validate-call.js";
-export { newestEnabled, versionsByName } from "./domain/tool-versions.js";
 export { startRegistryService, VALIDATE_STAGE, type RegistryService, type RegistryServiceDeps } from "./service.js";

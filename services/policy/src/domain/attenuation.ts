@@ -11,7 +11,7 @@ import {
   type ToolArgsValidated,
   type ToolDescriptor,
 } from "@warden/contracts";
-import { effectiveFlags, evaluatePolicy } from "@warden/policy-engine";
+import { ATTENUATION_CHECKED_RULE, effectiveFlags, evaluatePolicy } from "@warden/policy-engine";
 import { ATTENUATION_BUDGET_RULE, type Verdict } from "./verdict.js";
 
 /**
@@ -26,7 +26,7 @@ export const ATTENUATION_RULES = {
   tool: "attenuation.tool",
   delegation: "attenuation.delegation",
   budget: ATTENUATION_BUDGET_RULE,
-  checked: "attenuation.checked",
+  checked: ATTENUATION_CHECKED_RULE,
 } as const;
 
 /** Clocks of different hosts, and the time between a subagent's check and ours. */

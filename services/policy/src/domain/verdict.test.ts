@@ -7,7 +7,9 @@ import {
   type ToolArgsValidated,
   type ToolRecord,
 } from "@warden/contracts";
-import { budgetExceeded, decideCall, rejectionCode } from "./verdict.js";
+import { historyGateOf, RATE_RULES } from "@warden/policy-engine";
+import { ATTENUATION_RULES } from "./attenuation.js";
+import { budgetExceeded, decideCall, rateRefused, rejectionCode } from "./verdict.js";
 
 const descriptor = ToolDescriptorSchema.parse({
   name: "ticket.submit",
@@ -96,5 +98,19 @@ describe("rejectionCode", () => {
     expect(rejectionCode(budgetExceeded("run1", 3).ruleIds)).toBe("BUDGET_EXCEEDED");
     expect(rejectionCode(["gate.scope"])).toBe("POLICY_DENIED");
     expect(rejectionCode(["my-rule"])).toBe("POLICY_DENIED");
+  });
+});
+
+describe("the rules that depend on history, as the engine knows them", () => {
+  it("classifies every rule the stage writes beyond the document's own (what-if and decide leave these out)", () => {
+    expect(historyGateOf(rateRefused({ rule: RATE_RULES.principal, limit: { ratePerSecond: 1, burst: 1 } }, "bot", 10).ruleIds)).toBe("rate_limit");
+    expect(historyGateOf(rateRefused({ rule: RATE_RULES.tool, limit: { ratePerSecond: 1, burst: 1 } }, "bot", 10).ruleIds)).toBe("rate_limit");
+    expect(historyGateOf(rateRefused({ rule: RATE_RULES.principalBudget, limit: { ratePerSecond: 1, burst: 1 } }, "bot", 10).ruleIds)).toBe("principal_budget");
+    expect(historyGateOf(budgetExceeded("run1", 3).ruleIds)).toBe("run_budget");
+    expect(historyGateOf(decideCall(doc, undefined, validated("plan")).ruleIds)).toBe("descriptor");
+    for (const rule of Object.values(ATTENUATION_RULES)) {
+      expect(historyGateOf([rule]), rule).toBe(rule === ATTENUATION_RULES.checked ? undefined : "delegation");
+    }
+    expect(historyGateOf(decideCall(doc, record, validated("plan")).ruleIds)).toBeUndefined();
   });
 });

@@ -1,8 +1,9 @@
 import type { Decision, ErrorCode, PolicyDocument, ToolArgsValidated, ToolRecord } from "@warden/contracts";
-import { evaluateCall, RATE_RULES, type RateBucket } from "@warden/policy-engine";
+import { DESCRIPTOR_BOUND_RULE, evaluateCall, RATE_RULES, RUN_BUDGET_RULE, type RateBucket } from "@warden/policy-engine";
 
-export const DESCRIPTOR_BOUND_RULE = "invariant.descriptor_bound";
-export const BUDGET_RULE = "budget.max_calls_per_run";
+// the engine names the rules that depend on history, so offline decisions and what-if replays know them
+export { DESCRIPTOR_BOUND_RULE };
+export const BUDGET_RULE = RUN_BUDGET_RULE;
 /** A delegated call over what its delegating subagent has left (see attenuation.ts). */
 export const ATTENUATION_BUDGET_RULE = "attenuation.budget";
 

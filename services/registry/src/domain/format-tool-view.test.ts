@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromWireName, PolicyDocumentSchema, ToolViewQuerySchema, WIRE_NAME_PATTERN, type ToolRecord } from "@warden/contracts";
+import { compileToolView } from "@warden/policy-engine";
 import { record } from "../../test-support/fixtures.js";
-import { compileToolView } from "./compile-tool-view.js";
 import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiTools, toToolTable } from "./format-tool-view.js";
 
 const sideEffects = "Use when the change is wanted; it changes what others see later.";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { MAX_REQUEST_BYTES, type ToolRecord } from "@warden/contracts";
+import { versionsByName } from "@warden/policy-engine";
 import { record, request } from "../../test-support/fixtures.js";
 import { ArgsValidators } from "./args-validator.js";
 import { argsValidatedEvent, registryRejectedEvent } from "./call-events.js";
 import { validateCall, type CallLookup } from "./validate-call.js";
-import { versionsByName } from "./tool-versions.js";
 
 function lookupOf(records: ToolRecord[]): CallLookup {
   const byName = versionsByName(records);

@@ -10,7 +10,7 @@ import {
   type ToolRecord,
 } from "@warden/contracts";
 import type { ArgsCheck } from "./args-validator.js";
-import { newestEnabled } from "./tool-versions.js";
+import { newestEnabled } from "@warden/policy-engine";
 
 /** What a request is bound to once the registry accepts it. */
 export interface ValidatedCall {

@@ -1,4 +1,5 @@
 import { serveRpc, type Bus, type KV, type Logger } from "@warden/bus";
+import { compileToolView } from "@warden/policy-engine";
 import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 import {
   compareVersions,
@@ -23,7 +24,6 @@ import {
 } from "@warden/contracts";
 import type { z } from "zod";
 import type { ArgsValidators } from "../domain/args-validator.js";
-import { compileToolView } from "../domain/compile-tool-view.js";
 import { formatToolView } from "../domain/format-tool-view.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
 import { registerDescriptors, updateToolStatus } from "../store/tool-store.js";

@@ -9,8 +9,8 @@ import {
   type ToolViewEntry,
   type ToolViewQuery,
 } from "@warden/contracts";
-import { toolVisibility } from "@warden/policy-engine";
 import { newestEnabled, versionsByName } from "./tool-versions.js";
+import { toolVisibility } from "./visibility.js";
 
 function hidden(r: ToolRecord, reason: HiddenTool["reason"], detail: string, ruleIds: readonly string[] = []): HiddenTool {
   return { name: r.descriptor.name, version: r.descriptor.version, grade: r.descriptor.grade, reason, detail, ruleIds: [...ruleIds] };

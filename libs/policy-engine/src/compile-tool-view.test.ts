@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord, type ToolViewQueryInput } from "@warden/contracts";
-import { record } from "../../test-support/fixtures.js";
+import { record } from "../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
 
 const obj = (properties: Record<string, unknown> = {}) => ({ type: "object", properties }) as unknown as Record<string, never>;

@@ -1,0 +1,166 @@
+import type { CallMode, Decision, PolicyDocument, ToolRecord } from "@warden/contracts";
+import { evaluateCall } from "./evaluate-call.js";
+import { documentRuleIds, historyGateOf, type HistoryGate } from "./history-gates.js";
+
+/** One policy decision as the stream records it (its ToolArgsValidated and ToolPolicyChecked). */
+export interface RecordedDecision {
+  readonly callId: string;
+  /** When the call was requested (the stream's time of its ToolCallRequested). */
+  readonly requestedAt: string;
+  readonly tool: string;
+  readonly version: string;
+  readonly descriptorHash: string;
+  readonly principal: string;
+  readonly mode: CallMode;
+  readonly flags: Readonly<Record<string, boolean>>;
+  readonly scope: string | null;
+  readonly parentCallId?: string;
+  readonly decision: Decision;
+  readonly ruleIds: readonly string[];
+  readonly reason: string;
+  readonly policyVersion: string;
+}
+
+/** Why a recorded decision was not replayed: a gate that depends on history, or a descriptor that is gone. */
+export type NotReplayedReason = HistoryGate | "descriptor_unknown";
+
+export interface DecisionSide {
+  readonly decision: Decision;
+  readonly ruleIds: readonly string[];
+}
+
+export interface WhatIfExample {
+  readonly callId: string;
+  readonly requestedAt: string;
+  readonly tool: string;
+  readonly principal: string;
+  readonly mode: CallMode;
+  /** The document the recorded decision was made under. */
+  readonly policyVersion: string;
+  readonly reasonBefore: string;
+  readonly reasonAfter: string;
+}
+
+/** Calls whose decision would change the same way, by the same rules. */
+export interface WhatIfChange {
+  readonly from: DecisionSide;
+  readonly to: DecisionSide;
+  readonly count: number;
+  /** The first few calls of the group, in the order they were requested. */
+  readonly examples: readonly WhatIfExample[];
+  /** Every call of the group. */
+  readonly callIds: readonly string[];
+}
+
+export interface WhatIfReport {
+  readonly candidateVersion: string;
+  /** Recorded decisions looked at. */
+  readonly considered: number;
+  /** Decisions replayed through the candidate, and how many of them would change. */
+  readonly replayed: number;
+  readonly changed: number;
+  readonly unchanged: number;
+  /** Of the unchanged: the same decision, made by other rules. */
+  readonly sameDecisionOtherRules: number;
+  /** Grouped by the decision and rules before and after, the largest group first. */
+  readonly changes: readonly WhatIfChange[];
+  /** Decisions not replayed, by why. */
+  readonly notReplayed: Readonly<Partial<Record<NotReplayedReason, number>>>;
+  /** The documents the replayed decisions were made under. */
+  readonly recordedUnder: readonly string[];
+  /** What the candidate configures that depends on history and is not replayed (rate limits, budgets). */
+  readonly candidateHistoryGates: readonly string[];
+}
+
+export interface WhatIfOptions {
+  /** Examples kept per group (default 3). */
+  readonly examples?: number;
+}
+
+/**
+ * Replays recorded decisions through a candidate document, rules only: each call is decided
+ * again by `evaluateCall` (the gates, the default table, the rules and a model's view, exactly
+ * as the policy stage decides before its history gates) over the descriptor it was validated
+ * against, and compared with the decision recorded. Decisions a history gate made or tightened
+ * (rate limits, budgets, a delegation chain, a descriptor gone at the time) are not replayed but
+ * counted by gate; neither are those whose descriptor is no longer known. The candidate's own
+ * rate limits and budgets are listed in `candidateHistoryGates`, never simulated. Nothing runs.
+ */
+export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDecision>, records: Iterable<ToolRecord>, options: WhatIfOptions = {}): WhatIfReport {
+  const keep = options.examples ?? 3;
+  const byVersion = new Map<string, ToolRecord>();
+  for (const r of records) byVersion.set(`${r.descriptor.name}@${r.descriptor.version}`, r);
+  const groups = new Map<string, { from: DecisionSide; to: DecisionSide; examples: WhatIfExample[]; callIds: string[] }>();
+  const notReplayed: Partial<Record<NotReplayedReason, number>> = {};
+  const under = new Set<string>();
+  let considered = 0;
+  let replayed = 0;
+  let otherRules = 0;
+  const calls = [...recorded].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.callId.localeCompare(b.callId));
+  for (const call of calls) {
+    considered++;
+    const gate = historyGateOf(call.ruleIds);
+    const record = byVersion.get(`${call.tool}@${call.version}`);
+    const skip: NotReplayedReason | undefined = gate ?? (record === undefined || record.descriptorHash !== call.descriptorHash ? "descriptor_unknown" : undefined);
+    if (skip !== undefined || record === undefined) {
+      const reason = skip ?? "descriptor_unknown";
+      notReplayed[reason] = (notReplayed[reason] ?? 0) + 1;
+      continue;
+    }
+    replayed++;
+    under.add(call.policyVersion);
+    const e = evaluateCall(candidate, { tool: record.descriptor, principal: call.principal, mode: call.mode, flags: call.flags, scope: call.scope });
+    const from: DecisionSide = { decision: call.decision, ruleIds: documentRuleIds(call.ruleIds) };
+    const to: DecisionSide = { decision: e.decision, ruleIds: [...e.ruleIds] };
+    if (from.decision === to.decision) {
+      if (from.ruleIds.join(",") !== to.ruleIds.join(",")) otherRules++;
+      continue;
+    }
+    const key = JSON.stringify([from, to]);
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = { from, to, examples: [], callIds: [] };
+      groups.set(key, g);
+    }
+    g.callIds.push(call.callId);
+    if (g.examples.length < keep) {
+      g.examples.push({
+        callId: call.callId,
+        requestedAt: call.requestedAt,
+        tool: call.tool,
+        principal: call.principal,
+        mode: call.mode,
+        policyVersion: call.policyVersion,
+        reasonBefore: call.reason,
+        reasonAfter: e.reason,
+      });
+    }
+  }
+  const changes = [...groups.values()]
+    .map((g) => ({ ...g, count: g.callIds.length }))
+    .sort((a, b) => b.count - a.count || JSON.stringify([a.from, a.to]).localeCompare(JSON.stringify([b.from, b.to])));
+  const changed = changes.reduce((n, g) => n + g.count, 0);
+  return {
+    candidateVersion: candidate.version,
+    considered,
+    replayed,
+    changed,
+    unchanged: replayed - changed,
+    sameDecisionOtherRules: otherRules,
+    changes,
+    notReplayed,
+    recordedUnder: [...under].sort(),
+    candidateHistoryGates: historyGatesOf(candidate),
+  };
+}
+
+/** The parts of a document whose decisions depend on earlier calls. */
+function historyGatesOf(doc: PolicyDocument): string[] {
+  const out: string[] = [];
+  if (doc.rateLimits.perPrincipal !== undefined) out.push("rateLimits.perPrincipal");
+  for (const [name, p] of Object.entries(doc.principals)) if (p.rateLimit !== undefined) out.push(`principals.${name}.rateLimit`);
+  if (doc.rateLimits.perTool.length > 0) out.push("rateLimits.perTool");
+  if (doc.budgets.maxCallsPerPrincipal !== undefined) out.push("budgets.maxCallsPerPrincipal");
+  if (doc.budgets.maxCallsPerRun !== undefined) out.push("budgets.maxCallsPerRun");
+  return out;
+}

@@ -1,0 +1,21 @@
+import { descriptorHash, ToolDescriptorSchema, type ToolDescriptorInput, type ToolRecord, type ToolStatus } from "@warden/contracts";
+
+/** Test fixtures: a descriptor and its registry record, with sensible defaults. */
+export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {
+  return {
+    name: "kb.search",
+    version: "1.0.0",
+    title: "Search the knowledge base",
+    description: "Use when the customer asks a question the help articles may answer.",
+    inputSchema: { type: "object", required: ["query"], properties: { query: { type: "string", minLength: 1 } } },
+    grade: "read",
+    idempotent: true,
+    ...overrides,
+  };
+}
+
+export function record(overrides: Partial<ToolDescriptorInput> = {}, status: ToolStatus = "enabled"): ToolRecord {
+  const d = ToolDescriptorSchema.parse(descriptor(overrides));
+  const at = "2025-01-01T00:00:00.000Z";
+  return { descriptor: d, descriptorHash: descriptorHash(d), status, registeredAt: at, statusChangedAt: at };
+}
