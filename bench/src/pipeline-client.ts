@@ -80,6 +80,7 @@ export class PipelineClient {
       mode: "llm",
       ts: new Date().toISOString(),
       causationId: null,
+      causeHash: null,
       correlationId: runId,
       data: { args: { n }, scope: null, flags: {} },
     };

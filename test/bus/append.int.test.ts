@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { eventHash, newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
 import { useTestNats } from "@warden/testing";
 import { appendEvent, readCallHistory, readEvent } from "@warden/bus";
 
@@ -15,6 +15,7 @@ function request(callId: string, principal = "alice"): ToolCallRequested {
     mode: "human",
     ts: new Date().toISOString(),
     causationId: null,
+    causeHash: null,
     correlationId: "run1",
     data: { args: { query: "x" }, scope: null, flags: {} },
   };
@@ -43,6 +44,7 @@ describe("appendEvent", () => {
       ...request(callId),
       type: "ToolCallRejected",
       causationId: "cause1",
+      causeHash: `sha256:${"c".repeat(64)}`,
       data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } },
     };
     expect((await appendEvent(t.bus, base)).status).toBe("written");
@@ -72,6 +74,7 @@ describe("readCallHistory", () => {
       eventId: newId(),
       type: "ToolCallRejected",
       causationId: req.eventId,
+      causeHash: eventHash(req),
       data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } },
     });
     const history = await readCallHistory(t.bus, callId);

@@ -15,6 +15,7 @@ function request(domain: string): ToolCallRequested {
     mode: "plan",
     ts: new Date().toISOString(),
     causationId: null,
+    causeHash: null,
     correlationId: "r1",
     data: { args: {}, scope: null, flags: {} },
   };

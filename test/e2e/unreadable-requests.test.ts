@@ -20,6 +20,7 @@ function requestOf(callId: string, args: unknown = { query: "refund" }): ToolCal
     mode: "llm",
     ts: new Date().toISOString(),
     causationId: null,
+    causeHash: null,
     correlationId: newId(),
     data: { args: args as ToolCallRequested["data"]["args"], scope: null, flags: {} },
   };

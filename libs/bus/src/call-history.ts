@@ -1,5 +1,5 @@
 import { DeliverPolicy } from "@nats-io/jetstream";
-import { CALLS_SUBJECT_ROOT, isSafeToken, STREAM_CALLS, WardenEventSchema, type WardenEvent } from "@warden/contracts";
+import { CALLS_SUBJECT_ROOT, isSafeToken, STREAM_CALLS, validateEventJson, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 
 const READ_TIMEOUT_MS = 5_000;
@@ -40,8 +40,8 @@ export async function readCallHistory(bus: Bus, callId: string): Promise<History
   try {
     for await (const m of messages) {
       const d = decodeJson(m.data);
-      const parsed = d.ok ? WardenEventSchema.safeParse(d.value) : undefined;
-      out.push({ seq: m.seq, subject: m.subject, event: parsed?.success ? parsed.data : undefined });
+      const parsed = d.ok ? validateEventJson(d.value) : undefined;
+      out.push({ seq: m.seq, subject: m.subject, event: parsed?.ok ? parsed.value : undefined });
       if (out.length >= total) break;
     }
   } finally {

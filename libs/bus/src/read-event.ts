@@ -3,7 +3,7 @@ import {
   callRequestedAnySubject,
   outcomeSubject,
   STREAM_CALLS,
-  WardenEventSchema,
+  validateEventJson,
   type EventOfType,
   type EventType,
   type OutcomeEventType,
@@ -15,7 +15,8 @@ import { decodeJson } from "./codec.js";
 /**
  * Reads one event of a call straight from the stream (each type is written at most once; a
  * ToolViewCompiled once per turn, named by `suffix` = `t<turn>`); undefined when absent or
- * unreadable (not JSON, schema-invalid). A request is found whatever its principal when `suffix`
+ * unreadable (not JSON, schema-invalid, or with members the schema does not know: see
+ * `validateEventJson`). A request is found whatever its principal when `suffix`
  * is omitted; a ToolCallRejected is found whichever stage wrote it. Needs JetStream access to
  * WARDEN_CALLS (a service or the auditor); a client reads its calls through the SDK.
  *
@@ -72,8 +73,8 @@ async function readLast(bus: Bus, subject: string): Promise<WardenEvent | undefi
   if (msg === null) return undefined;
   const decoded = decodeJson(msg.data);
   if (!decoded.ok) return undefined;
-  const parsed = WardenEventSchema.safeParse(decoded.value);
-  return parsed.success ? parsed.data : undefined;
+  const parsed = validateEventJson(decoded.value);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 export interface StoredEvent {

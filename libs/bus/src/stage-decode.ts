@@ -1,4 +1,4 @@
-import { subjectOfEvent, validateJson, WardenEventSchema, type EventOfType, type EventType } from "@warden/contracts";
+import { subjectOfEvent, validateEventJson, type EventOfType, type EventType } from "@warden/contracts";
 import { decodeJson } from "./codec.js";
 import type { UndecodableMessage } from "./stage-spec.js";
 
@@ -22,7 +22,7 @@ export function decodeStageMessage<T extends EventType>(m: { readonly subject: s
   if (!decoded.ok) return undecodable({ code: decoded.code, reason: decoded.reason, data: m.data });
   const json = decoded.value;
   if (d.accept && !d.accept(json)) return { kind: "skip" };
-  const parsed = validateJson(WardenEventSchema, json);
+  const parsed = validateEventJson(json);
   if (!parsed.ok) {
     const reason = parsed.code === "SCHEMA_INVALID" ? `schema-invalid ${d.eventType}: ${parsed.reason}` : parsed.reason;
     return undecodable({ code: parsed.code, reason, data: m.data, ...(parsed.code === "SCHEMA_INVALID" ? { json } : {}) });

@@ -3,15 +3,22 @@ import { createHash } from "node:crypto";
 /**
  * Canonical JSON: object keys sorted, no whitespace, `undefined` members dropped. Two values
  * that mean the same thing hash the same, so an approver's argsHash binds exactly what runs.
+ * A value is read as `JSON.stringify` would write it (`toJSON` is called, a member named
+ * `__proto__` is a member like any other), so the canonical JSON of a value held in memory is the
+ * canonical JSON of the bytes it is written as.
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortDeep(value));
 }
 
 function sortDeep(value: unknown): unknown {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return sortDeep((value as { toJSON: () => unknown }).toJSON());
+  }
   if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortDeep(v)));
   if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
+    // no prototype: a `__proto__` key (JSON.parse makes it an own member) stays a member
+    const out = Object.create(null) as Record<string, unknown>;
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sortDeep(v);

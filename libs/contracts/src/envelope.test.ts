@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nextCallEvent, stampNow } from "./envelope.js";
+import { answerCallEvent, nextCallEvent, stampNow } from "./envelope.js";
+import { eventHash } from "./event-hash.js";
 import { EVENT_SCHEMA_VERSION, WardenEventSchema, type ToolCallRequested } from "./events.js";
 import { newId } from "./ids.js";
 
@@ -14,13 +15,16 @@ const request: ToolCallRequested = {
   mode: "plan",
   ts: new Date(0).toISOString(),
   causationId: null,
+  causeHash: null,
   correlationId: "run-1",
   parentCallId: "parent-1",
   data: { args: { q: "x" }, scope: null, flags: {} },
 };
 
+const refusal = { stage: "registry", error: { code: "INTERNAL", message: "x", retryable: true } } as const;
+
 describe("nextCallEvent", () => {
-  it("repeats the call's fields, answers the event it is built from and takes the stamp it is given", () => {
+  it("repeats the call's fields, answers the event it is built from by id and hash, and takes the stamp it is given", () => {
     const stamp = stampNow(new Date(1_000));
     const next = nextCallEvent(request, "ToolCallRejected", { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } }, stamp);
     expect(next).toMatchObject({
@@ -35,26 +39,58 @@ describe("nextCallEvent", () => {
       correlationId: "run-1",
       parentCallId: "parent-1",
       causationId: request.eventId,
+      causeHash: eventHash(request),
     });
     expect(WardenEventSchema.safeParse(next).success).toBe(true);
   });
 
-  it("writes this code's schema version even when the cause was read in another", () => {
-    const older = { ...request, v: 0 } as unknown as ToolCallRequested;
-    expect(nextCallEvent(older, "ToolCallRejected", { stage: "registry", error: { code: "INTERNAL", message: "x", retryable: true } }, stampNow()).v).toBe(EVENT_SCHEMA_VERSION);
+  it("names its cause by the hash an auditor computes from the cause's stored bytes", () => {
+    const next = nextCallEvent(request, "ToolCallRejected", refusal, stampNow());
+    const stored = new TextEncoder().encode(JSON.stringify(request));
+    expect(next.causeHash).toBe(eventHash(JSON.parse(new TextDecoder().decode(stored))));
+    // and a chain goes on: the answer's own answer names the answer's hash
+    const after = nextCallEvent(next, "ToolCallRejected", refusal, stampNow());
+    expect(after.causeHash).toBe(eventHash(JSON.parse(JSON.stringify(next))));
+    expect(after.causeHash).not.toBe(next.causeHash);
   });
 
-  it("names another cause, the resolved tool or the authenticated principal when told", () => {
+  it("writes this code's schema version even when the cause was read in another", () => {
+    const older = { ...request, v: 0 } as unknown as ToolCallRequested;
+    expect(nextCallEvent(older, "ToolCallRejected", refusal, stampNow()).v).toBe(EVENT_SCHEMA_VERSION);
+  });
+
+  it("names the resolved tool or the authenticated principal when told", () => {
     const next = nextCallEvent(request, "ToolCallRejected", { stage: "registry", error: { code: "PRINCIPAL_MISMATCH", message: "x", retryable: false } }, stampNow(), {
-      causationId: null,
       tool: "kb.search",
       principal: "bob",
     });
-    expect([next.causationId, next.tool, next.principal]).toEqual([null, "kb.search", "bob"]);
+    expect([next.causationId, next.causeHash, next.tool, next.principal]).toEqual([request.eventId, eventHash(request), "kb.search", "bob"]);
+  });
+
+  it("cannot default the cause from a part of an event: a part must name its cause with answerCallEvent", () => {
+    const { data: _, type: __, ...envelopeOnly } = request;
+    // @ts-expect-error only a whole event (whose hash is its stored event's) is answered by default
+    expect(nextCallEvent(envelopeOnly, "ToolCallRejected", refusal, stampNow()).callId).toBe(request.callId);
   });
 
   it("leaves out a parent the call does not have", () => {
     const { parentCallId: _, ...top } = request;
-    expect("parentCallId" in nextCallEvent(top, "ToolCallRejected", { stage: "registry", error: { code: "INTERNAL", message: "x", retryable: true } }, stampNow())).toBe(false);
+    expect("parentCallId" in nextCallEvent(top, "ToolCallRejected", refusal, stampNow())).toBe(false);
+  });
+});
+
+describe("answerCallEvent", () => {
+  it("answers the cause it is given, id and hash together, with the call's fields", () => {
+    const cause = { eventId: "started-1", hash: `sha256:${"a".repeat(64)}` };
+    const { eventId: _, data: __, type: ___, ...call } = request;
+    const next = answerCallEvent(call, cause, "ToolCallRejected", refusal, stampNow());
+    expect(next).toMatchObject({ callId: request.callId, principal: "alice", parentCallId: "parent-1", causationId: "started-1", causeHash: cause.hash });
+    expect(WardenEventSchema.safeParse(next).success).toBe(true);
+  });
+
+  it("may answer a message no event id could be read from, by its hash alone", () => {
+    const next = answerCallEvent(request, { eventId: null, hash: `sha256:${"b".repeat(64)}` }, "ToolCallRejected", refusal, stampNow());
+    expect([next.causationId, next.causeHash]).toEqual([null, `sha256:${"b".repeat(64)}`]);
+    expect(WardenEventSchema.safeParse(next).success).toBe(true);
   });
 });

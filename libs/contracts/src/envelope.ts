@@ -1,5 +1,6 @@
+import { causeOf, type EventCause } from "./event-hash.js";
 import { newId } from "./ids.js";
-import { EVENT_SCHEMA_VERSION, type EventData, type EventEnvelope, type EventOfType, type EventType } from "./events.js";
+import { EVENT_SCHEMA_VERSION, type EventData, type EventEnvelope, type EventOfType, type EventType, type WardenEvent } from "./events.js";
 
 /** When and under which id an event is written; made by the caller so that builders stay pure. */
 export interface EventStamp {
@@ -16,8 +17,6 @@ export function stampNow(now: Date = new Date()): EventStamp {
 export type CallFields = Pick<EventEnvelope, "callId" | "domain" | "tool" | "principal" | "mode" | "correlationId" | "parentCallId">;
 
 export interface NextEventOptions {
-  /** The event this one answers; by default the event it is built from. */
-  readonly causationId?: string | null;
   /** A later stage names the resolved tool (a request may name a wire name or an unknown tool). */
   readonly tool?: string;
   /** A refusal may answer the principal the server authenticated rather than the one claimed. */
@@ -25,12 +24,31 @@ export interface NextEventOptions {
 }
 
 /**
- * The next event of a call: same call, domain, tool, principal, mode, run and parent as `from`,
- * answering `from` unless told otherwise. It is always written in this code's
- * EVENT_SCHEMA_VERSION, whatever version `from` was read in: a writer writes what it knows.
+ * The next event of a call, answering `from`: same call, domain, tool, principal, mode, run and
+ * parent, `causationId` its eventId and `causeHash` its `eventHash`. `from` is a whole event
+ * (as read from the stream by `@warden/bus`, or built in memory and written as it is): an event
+ * that answers anything else says so with {@link answerCallEvent}. It is always written in this
+ * code's EVENT_SCHEMA_VERSION, whatever version `from` was read in: a writer writes what it knows.
  */
 export function nextCallEvent<T extends EventType>(
-  from: CallFields & { readonly eventId?: string },
+  from: WardenEvent,
+  type: T,
+  data: EventData<T>,
+  stamp: EventStamp,
+  o: NextEventOptions = {},
+): EventOfType<T> {
+  return answerCallEvent(from, causeOf(from), type, data, stamp, o);
+}
+
+/**
+ * An event of the call `call` answering `cause`, for a writer that does not hold its cause whole
+ * (the subagent's view answers its call's ToolCallStarted, read elsewhere; the registry's refusal
+ * of an unreadable request answers the bytes it could not read). The cause's id and hash come as
+ * one value, so neither can be forgotten.
+ */
+export function answerCallEvent<T extends EventType>(
+  call: CallFields,
+  cause: EventCause,
   type: T,
   data: EventData<T>,
   stamp: EventStamp,
@@ -40,15 +58,16 @@ export function nextCallEvent<T extends EventType>(
     v: EVENT_SCHEMA_VERSION,
     type,
     eventId: stamp.eventId,
-    callId: from.callId,
-    domain: from.domain,
-    tool: o.tool ?? from.tool,
-    principal: o.principal ?? from.principal,
-    mode: from.mode,
+    callId: call.callId,
+    domain: call.domain,
+    tool: o.tool ?? call.tool,
+    principal: o.principal ?? call.principal,
+    mode: call.mode,
     ts: stamp.ts,
-    causationId: o.causationId !== undefined ? o.causationId : (from.eventId ?? null),
-    correlationId: from.correlationId,
-    ...(from.parentCallId === undefined ? {} : { parentCallId: from.parentCallId }),
+    causationId: cause.eventId,
+    causeHash: cause.hash,
+    correlationId: call.correlationId,
+    ...(call.parentCallId === undefined ? {} : { parentCallId: call.parentCallId }),
     data,
   };
   // TypeScript cannot relate a generic `type` to its data member of the event union

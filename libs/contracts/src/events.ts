@@ -53,8 +53,14 @@ export const EventEnvelopeSchema = z.object({
   principal: TokenSchema,
   mode: CallModeSchema,
   ts: IsoTimeSchema,
-  /** The event this one answers; null only on ToolCallRequested. */
+  /** The event this one answers; null only on ToolCallRequested (or a refusal of a request whose id cannot be read). */
   causationId: TokenSchema.nullable(),
+  /**
+   * The hash of the event this one answers (`eventHash` of it as stored; `messageHash` of the
+   * bytes of a request the registry cannot read), so a call's events form a hash chain; null
+   * only on ToolCallRequested.
+   */
+  causeHash: HashSchema.nullable(),
   /** The run (a plan, an agent loop, a session) this call belongs to. */
   correlationId: TokenSchema,
   parentCallId: TokenSchema.optional(),

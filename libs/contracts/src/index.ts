@@ -10,7 +10,8 @@ export {
   type PendingApproval,
 } from "./approval.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
-export { nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
+export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
+export { causeOf, eventHash, messageHash, validateEventJson, type EventCause } from "./event-hash.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyGrantSignature } from "./grant-signature.js";
 export {
   AGENT_BUDGET_KEYS,

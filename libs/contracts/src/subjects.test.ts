@@ -34,7 +34,7 @@ describe("subjects", () => {
     expect(parseCallSubject(slot)).toEqual({ domain: "kb", callId: "c1", types: ["ToolCallFinished", "ToolCallOutcomeUnknown", "ToolCallRejected"] });
     // a stage's refusal keeps its own subject; the executor's refusal is an outcome
     expect(callEventSubject("kb", "c1", "ToolCallRejected")).toBe("warden.call.kb.c1.ToolCallRejected");
-    const base = { v: 1, eventId: "e1", callId: "c1", domain: "kb", tool: "kb.get", principal: "p", mode: "plan", ts: new Date().toISOString(), causationId: "e0", correlationId: "r" } as const;
+    const base = { v: 1, eventId: "e1", callId: "c1", domain: "kb", tool: "kb.get", principal: "p", mode: "plan", ts: new Date().toISOString(), causationId: "e0", causeHash: `sha256:${"0".repeat(64)}`, correlationId: "r" } as const;
     const error = { code: "GRANT_INVALID", message: "late", retryable: false } as const;
     expect(subjectOfEvent({ ...base, type: "ToolCallRejected", data: { stage: "executor", error } })).toBe(slot);
     expect(subjectOfEvent({ ...base, type: "ToolCallRejected", data: { stage: "policy", error } })).toBe("warden.call.kb.c1.ToolCallRejected");

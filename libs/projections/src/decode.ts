@@ -6,8 +6,7 @@ import {
   parseCallSubject,
   parseJsonGuarded,
   subjectOfEvent,
-  validateJson,
-  WardenEventSchema,
+  validateEventJson,
   type WardenEvent,
 } from "@warden/contracts";
 
@@ -36,7 +35,7 @@ export function decodeCallMessage(subject: string, data: Uint8Array): DecodedEve
   const limits = parsedSubject.types.includes("ToolCallRequested") ? { maxBytes: MAX_REQUEST_BYTES, maxDepth: MAX_REQUEST_DEPTH } : { maxBytes: MAX_EVENT_BYTES };
   const json = parseJsonGuarded(data, limits);
   if (!json.ok) return fail(json.code, json.reason);
-  const parsed = validateJson(WardenEventSchema, json.value);
+  const parsed = validateEventJson(json.value);
   if (!parsed.ok) return fail(parsed.code, parsed.code === "SCHEMA_INVALID" ? `schema-invalid event: ${parsed.reason}` : parsed.reason);
   const e = parsed.value;
   if (subjectOfEvent(e) !== subject) return fail("SUBJECT_MISMATCH", `event does not match its subject ${subject}`);

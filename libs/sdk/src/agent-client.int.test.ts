@@ -3,6 +3,7 @@ import { headers } from "@nats-io/transport-node";
 import { appendEvent, decodeJson, readEvent, silentLogger, type Bus } from "@warden/bus";
 import {
   argsHash,
+  eventHash,
   MAX_REQUEST_BYTES,
   newId,
   stageFilterSubject,
@@ -48,9 +49,10 @@ const TOOLS: ToolDescriptorInput[][] = [
  */
 type Responder = (req: ToolCallRequested) => Promise<void> | void;
 
-function answer(req: ToolCallRequested, type: WardenEvent["type"], data: unknown, causationId = req.eventId): WardenEvent {
+function answer(req: ToolCallRequested, type: WardenEvent["type"], data: unknown): WardenEvent {
   const { v, callId, domain, tool, principal, mode, correlationId } = req;
-  return { v, callId, domain, tool, principal, mode, correlationId, eventId: newId(), ts: new Date().toISOString(), causationId, type, data } as WardenEvent;
+  const cause = { causationId: req.eventId, causeHash: eventHash(req) };
+  return { v, callId, domain, tool, principal, mode, correlationId, eventId: newId(), ts: new Date().toISOString(), ...cause, type, data } as WardenEvent;
 }
 
 function approvalRequested(req: ToolCallRequested, approvalId: string): WardenEvent {

@@ -28,6 +28,7 @@ function approvalRequested(approvalId: string): ApprovalRequested {
     mode: "plan",
     ts: new Date().toISOString(),
     causationId: newId(),
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: "run1",
     data: {
       version: "1.0.0",

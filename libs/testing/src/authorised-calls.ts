@@ -2,12 +2,15 @@ import { sign } from "node:crypto";
 import { appendEvent, type Bus } from "@warden/bus";
 import {
   argsHash,
+  causeOf,
+  eventHash,
   grantSigningPayload,
   grantStatementOf,
   newId,
   type ApprovalGranted,
   type ApprovalRequested,
   type CallMode,
+  type EventCause,
   type JsonValue,
   type ToolArgsValidated,
   type ToolDescriptor,
@@ -50,7 +53,12 @@ interface ChainOptions {
  */
 const standsOn = new Map<string, WardenEvent[]>();
 
-function envelope(tool: CallableTool, o: CallOptions) {
+/** A cause that is no event on the stream (the harness writes no ToolCallRequested, or a test forges a cause). */
+function unwrittenCause(eventId: string = newId()): EventCause {
+  return { eventId, hash: eventHash({ unwritten: eventId }) };
+}
+
+function envelope(tool: CallableTool, o: CallOptions, cause: EventCause) {
   return {
     v: 1 as const,
     eventId: newId(),
@@ -60,7 +68,8 @@ function envelope(tool: CallableTool, o: CallOptions) {
     principal: o.principal ?? "alice",
     mode: o.mode ?? "human",
     ts: new Date().toISOString(),
-    causationId: newId(),
+    causationId: cause.eventId,
+    causeHash: cause.hash,
     correlationId: "run-test",
   };
 }
@@ -76,7 +85,7 @@ function bound(tool: CallableTool, args: JsonValue, o: CallOptions) {
 
 /** The registry's ToolArgsValidated of a call. */
 export function argsValidated(tool: CallableTool, args: JsonValue, o: CallOptions = {}): ToolArgsValidated {
-  return { ...envelope(tool, o), type: "ToolArgsValidated", data: { ...bound(tool, args, o), args, scope: null, flags: {} } };
+  return { ...envelope(tool, o, unwrittenCause()), type: "ToolArgsValidated", data: { ...bound(tool, args, o), args, scope: null, flags: {} } };
 }
 
 /** A policy decision answering the call's ToolArgsValidated (which `append` writes first). */
@@ -89,10 +98,9 @@ export function policyChecked(
   const v = o.validated;
   const writtenValidation = v === "none" ? undefined : { ...validated, data: { ...validated.data, ...v } };
   const pc: ToolPolicyChecked = {
-    ...envelope(tool, o),
+    ...envelope(tool, o, o.causationId !== undefined ? unwrittenCause(o.causationId) : causeOf(writtenValidation ?? validated)),
     callId: validated.callId,
     type: "ToolPolicyChecked",
-    causationId: o.causationId ?? validated.eventId,
     data: { ...bound(tool, args, o), args, decision: o.decision ?? "allow", reason: "test", ruleIds: ["test.rule"], policyVersion: "test" },
   };
   standsOn.set(pc.eventId, writtenValidation === undefined ? [] : [writtenValidation]);
@@ -110,10 +118,9 @@ export function approvalRequested(
 ): ApprovalRequested {
   const pc = o.answering ?? policyChecked(tool, args, { ...o, decision: "require_approval" });
   const request: ApprovalRequested = {
-    ...envelope(tool, o),
+    ...envelope(tool, o, causeOf(pc)),
     callId: pc.callId,
     type: "ApprovalRequested",
-    causationId: pc.eventId,
     data: {
       ...bound(tool, args, o),
       approvalId: o.approvalId ?? newId(),
@@ -159,6 +166,7 @@ export function grantFor(
     eventId: newId(),
     ts: new Date().toISOString(),
     causationId: request.eventId,
+    causeHash: eventHash(request),
     data: { ...data, signature: dataOverrides.signature ?? signature },
   };
 }

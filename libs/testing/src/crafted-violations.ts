@@ -1,4 +1,4 @@
-import type { PolicyDocumentInput, WardenEvent } from "@warden/contracts";
+import { eventHash, type PolicyDocumentInput, type WardenEvent } from "@warden/contracts";
 import { syntheticCall } from "./synthetic-calls.js";
 
 /** The policy document the audit-only violations are judged against. */
@@ -81,6 +81,7 @@ export const CRAFTED_VIOLATIONS: Record<CraftedViolationKind, (callId: string, r
         eventId: `${callId}-again`,
         ts: new Date(Date.parse(last.ts) + 5).toISOString(),
         causationId: started.eventId,
+        causeHash: eventHash(started),
         data: { reason: "a second result", startedEventId: started.eventId, executorId: "ex9" },
       } as WardenEvent,
     ];
@@ -100,6 +101,7 @@ export const CRAFTED_VIOLATIONS: Record<CraftedViolationKind, (callId: string, r
         eventId: `${callId}-late`,
         ts: new Date(Date.parse(last.ts) + 5).toISOString(),
         causationId: requested.eventId,
+        causeHash: eventHash(requested),
         data: { approvalId: `${callId}-a`, expiresAt: last.ts },
       } as WardenEvent,
     ];

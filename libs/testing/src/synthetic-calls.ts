@@ -1,4 +1,4 @@
-import { argsHash, type CallMode, type Grade, type WardenEvent } from "@warden/contracts";
+import { argsHash, eventHash, type CallMode, type Grade, type WardenEvent } from "@warden/contracts";
 
 /** The ways a call can go, as the services would write them. */
 export const SYNTHETIC_OUTCOMES = [
@@ -34,7 +34,7 @@ const HASH = (c: string) => `sha256:${c.repeat(64)}`;
 /**
  * One call's events, in order, as registry, policy, approver and executor write them: for
  * crafted streams in tests and for benches. Ids are derived from the callId, so a chain is
- * reproducible.
+ * reproducible; each event names its cause by id and hash, as the writers do.
  */
 export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
   const tool = o.tool ?? "kb.search";
@@ -46,7 +46,7 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
   const hash = argsHash(args);
   const t0 = (o.at ?? new Date("2030-01-01T00:00:00.000Z")).getTime();
   let step = 0;
-  const envelope = (type: WardenEvent["type"], causationId: string | null) => ({
+  const envelope = (type: WardenEvent["type"], cause: WardenEvent | null) => ({
     v: 1 as const,
     type,
     eventId: `${o.callId}-e${step}`,
@@ -56,7 +56,8 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
     principal: o.principal ?? "bot",
     mode,
     ts: new Date(t0 + 3 * step++).toISOString(),
-    causationId,
+    causationId: cause === null ? null : cause.eventId,
+    causeHash: cause === null ? null : eventHash(cause),
     correlationId: o.runId ?? "run1",
     ...(o.parentCallId === undefined ? {} : { parentCallId: o.parentCallId }),
   });
@@ -70,23 +71,23 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
   const requested = push({ ...envelope("ToolCallRequested", null), type: "ToolCallRequested", data: { args, scope: null, flags: {} } } as WardenEvent);
   if (o.outcome === "rejected") {
     push({
-      ...envelope("ToolCallRejected", requested.eventId),
+      ...envelope("ToolCallRejected", requested),
       type: "ToolCallRejected",
       data: { stage: "registry", error: { code: "UNKNOWN_TOOL", message: `no tool ${tool}`, retryable: false } },
     } as WardenEvent);
     return out;
   }
-  const validated = push({ ...envelope("ToolArgsValidated", requested.eventId), type: "ToolArgsValidated", data: { ...bound, args, scope: null, flags: {} } } as WardenEvent);
+  const validated = push({ ...envelope("ToolArgsValidated", requested), type: "ToolArgsValidated", data: { ...bound, args, scope: null, flags: {} } } as WardenEvent);
   const decision = o.outcome === "policy_denied" ? "deny" : approvalNeeded ? "require_approval" : "allow";
   const ruleIds = [decision === "deny" ? "gate.scope" : `default.${grade}.${mode}`];
   const checked = push({
-    ...envelope("ToolPolicyChecked", validated.eventId),
+    ...envelope("ToolPolicyChecked", validated),
     type: "ToolPolicyChecked",
     data: { ...bound, args, decision, reason: `${decision} by ${ruleIds[0]}`, ruleIds, policyVersion: "p1" },
   } as WardenEvent);
   if (decision === "deny") {
     push({
-      ...envelope("ToolCallRejected", checked.eventId),
+      ...envelope("ToolCallRejected", checked),
       type: "ToolCallRejected",
       data: { stage: "policy", error: { code: "POLICY_DENIED", message: "denied", retryable: false }, ruleIds, policyVersion: "p1" },
     } as WardenEvent);
@@ -97,7 +98,7 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
     const approvalId = `${o.callId}-a`;
     const requestedAt = t0 + 3 * step;
     const approval = push({
-      ...envelope("ApprovalRequested", checked.eventId),
+      ...envelope("ApprovalRequested", checked),
       type: "ApprovalRequested",
       data: {
         ...bound,
@@ -114,16 +115,16 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
     } as WardenEvent);
     const approver = o.approver ?? "alice";
     if (o.outcome === "approval_denied") {
-      push({ ...envelope("ApprovalDenied", approval.eventId), type: "ApprovalDenied", data: { approvalId, approver, reason: "no" } } as WardenEvent);
+      push({ ...envelope("ApprovalDenied", approval), type: "ApprovalDenied", data: { approvalId, approver, reason: "no" } } as WardenEvent);
       return out;
     }
     if (o.outcome === "expired") {
-      push({ ...envelope("ApprovalExpired", approval.eventId), type: "ApprovalExpired", data: { approvalId, expiresAt: new Date(requestedAt + 60_000).toISOString() } } as WardenEvent);
+      push({ ...envelope("ApprovalExpired", approval), type: "ApprovalExpired", data: { approvalId, expiresAt: new Date(requestedAt + 60_000).toISOString() } } as WardenEvent);
       return out;
     }
     const grantedAt = t0 + 3 * step;
     authorizer = push({
-      ...envelope("ApprovalGranted", approval.eventId),
+      ...envelope("ApprovalGranted", approval),
       type: "ApprovalGranted",
       data: {
         approvalId,
@@ -141,7 +142,7 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
   }
   const startedTs = t0 + 3 * step;
   const started = push({
-    ...envelope("ToolCallStarted", authorizer.eventId),
+    ...envelope("ToolCallStarted", authorizer),
     type: "ToolCallStarted",
     data: {
       executorId: "ex1",
@@ -154,7 +155,7 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
   } as WardenEvent);
   if (o.outcome === "crashed") {
     push({
-      ...envelope("ToolCallOutcomeUnknown", started.eventId),
+      ...envelope("ToolCallOutcomeUnknown", started),
       type: "ToolCallOutcomeUnknown",
       data: { reason: "the executor left no result by its deadline", startedEventId: started.eventId, executorId: "ex2" },
     } as WardenEvent);
@@ -162,7 +163,7 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
   }
   const ok = o.outcome !== "failed";
   push({
-    ...envelope("ToolCallFinished", started.eventId),
+    ...envelope("ToolCallFinished", started),
     type: "ToolCallFinished",
     data: {
       ok,

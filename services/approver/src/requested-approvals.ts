@@ -4,7 +4,7 @@ import {
   stageFilterSubject,
   STREAM_CALLS,
   subjectOfEvent,
-  WardenEventSchema,
+  validateEventJson,
   type ApprovalRequested,
 } from "@warden/contracts";
 import { isOverdue } from "./domain/approval-record.js";
@@ -42,12 +42,12 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
   };
   const take = (seq: number, subject: string, data: Uint8Array) => {
     const decoded = decodeJson(data);
-    const parsed = decoded.ok ? WardenEventSchema.safeParse(decoded.value) : undefined;
-    if (!parsed?.success || parsed.data.type !== "ApprovalRequested") {
+    const parsed = decoded.ok ? validateEventJson(decoded.value) : undefined;
+    if (!parsed?.ok || parsed.value.type !== "ApprovalRequested") {
       log.warn({ seq, subject }, "unreadable approval request on the stream ignored");
       return;
     }
-    const requested = parsed.data;
+    const requested = parsed.value;
     if (subjectOfEvent(requested) !== subject) {
       log.warn({ seq, subject, callId: requested.callId }, "approval request on another call's subject ignored");
       return;

@@ -82,6 +82,7 @@ function checked(o: { mode?: CallMode; grade?: Grade; principal?: string; decisi
     mode,
     ts: new Date().toISOString(),
     causationId: newId(),
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: newId(),
     data: {
       version: "1.0.0",

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus } from "@warden/bus";
-import { approverKeyKey, argsHash, BUCKET_POLICY, newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts";
+import { approverKeyKey, argsHash, BUCKET_POLICY, eventHash, newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts";
 import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
@@ -140,7 +140,7 @@ describe("executor: running granted calls", () => {
     for (const [type, code] of [["ApprovalDenied", "APPROVAL_DENIED"], ["ApprovalExpired", "APPROVAL_EXPIRED"]] as const) {
       const request = approvalRequested(notify, args);
       await append(bus, request);
-      const answer = { ...request, eventId: newId(), causationId: request.eventId, ts: new Date().toISOString() };
+      const answer = { ...request, eventId: newId(), causationId: request.eventId, causeHash: eventHash(request), ts: new Date().toISOString() };
       const settled =
         type === "ApprovalDenied"
           ? { ...answer, type, data: { approvalId: request.data.approvalId, approver: "carol", reason: "no" } }

@@ -1,5 +1,5 @@
 import { appendEvent, type AppendResult, type Bus } from "@warden/bus";
-import { nextCallEvent, stampNow, type ToolCallFinished, type WardenEvent } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ToolCallFinished, type ToolCallStarted, type WardenEvent } from "@warden/contracts";
 import type { Logger } from "pino";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { withBackoff } from "./with-backoff.js";
@@ -8,9 +8,9 @@ import { withBackoff } from "./with-backoff.js";
  * Appends a run's result in the call's outcome slot, retrying through an outage until `untilMs`.
  * If another outcome holds the slot (this copy was paused past its claim and another recorded
  * outcome unknown, or re-ran the tool), the result is kept as a ToolCallLateResult for the audit:
- * it never becomes a second outcome.
+ * it never becomes a second outcome. Both answer `claim`, the ToolCallStarted the run was made under.
  */
-export async function recordResult(deps: ExecutorDeps, finished: ToolCallFinished, untilMs: number, log: Logger): Promise<AppendResult> {
+export async function recordResult(deps: ExecutorDeps, claim: ToolCallStarted, finished: ToolCallFinished, untilMs: number, log: Logger): Promise<AppendResult> {
   const appended = await withBackoff(() => appendShort(deps.bus, finished), { untilMs });
   if (appended.status === "written" || appended.ours) return appended;
   const existing = appended.existing;
@@ -19,11 +19,11 @@ export async function recordResult(deps: ExecutorDeps, finished: ToolCallFinishe
     return appended;
   }
   log.warn({ outcome: existing.type, outcomeEventId: existing.eventId }, "the call already had its outcome; recording this run's result as late");
-  const late = nextCallEvent(finished, "ToolCallLateResult", {
+  const late = nextCallEvent(claim, "ToolCallLateResult", {
     ...finished.data,
     outcomeEventId: existing.eventId,
     outcomeType: existing.type,
-  }, stampNow(), { causationId: finished.causationId ?? finished.eventId });
+  }, stampNow());
   await withBackoff(() => appendShort(deps.bus, late), { untilMs: Math.max(untilMs, Date.now() + 5_000) });
   return appended;
 }

@@ -78,7 +78,7 @@ async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Reco
   // this copy be the one that records the outcome, and a while longer since the outcome slot keeps a
   // late write from becoming a second outcome (it is then recorded as a late result)
   const writeUntilMs = Math.max(Date.parse(claim.data.deadline) + deps.claimGraceMs, Date.now() + RESULT_WRITE_MIN_MS);
-  await recordResult(deps, finished, writeUntilMs, sctx.log);
+  await recordResult(deps, claim, finished, writeUntilMs, sctx.log);
   return ACK;
 }
 

@@ -65,6 +65,7 @@ function validated(record: ToolRecord, o: CallOptions = {}): ToolArgsValidated {
     mode: o.mode ?? "human",
     ts: new Date().toISOString(),
     causationId: newId(),
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: o.runId ?? newId(),
     data: {
       version: d.version,

@@ -46,6 +46,7 @@ export function request(overrides: Partial<ToolCallRequested> & { args?: unknown
     mode: "llm",
     ts: new Date().toISOString(),
     causationId: null,
+    causeHash: null,
     correlationId: "run-1",
     data: {
       args: (args ?? { query: "refund" }) as ToolCallRequested["data"]["args"],

@@ -1,5 +1,5 @@
 import { readEvent, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN } from "@warden/contracts";
+import { AGENT_DOMAIN, causeOf } from "@warden/contracts";
 import type { OwnCall } from "./domain/view-event.js";
 
 /**
@@ -23,7 +23,7 @@ export async function readOwnCall(bus: Bus, callId: string): Promise<OwnCall> {
     ...(validated.parentCallId === undefined ? {} : { parentCallId: validated.parentCallId }),
     flags: validated.data.flags,
     scope: validated.data.scope,
-    startedEventId: started.eventId,
+    started: causeOf(started),
     startedAtMs: Date.parse(started.ts),
   };
 }

@@ -48,6 +48,8 @@ export function buildCallRequest(input: CallRequestInput): Outcome<ToolCallReque
     mode: input.mode,
     ts: input.now.toISOString(),
     causationId: null,
+    // a request answers nothing: the chain of its call starts here
+    causeHash: null,
     correlationId: input.runId,
     ...(input.parentCallId === undefined ? {} : { parentCallId: input.parentCallId }),
     data: {

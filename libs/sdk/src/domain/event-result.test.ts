@@ -12,6 +12,7 @@ const envelope = {
   mode: "llm" as const,
   ts: "2025-01-01T00:00:00.000Z",
   causationId: "ev1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   correlationId: "run1",
 };
 const HASH = `sha256:${"a".repeat(64)}`;

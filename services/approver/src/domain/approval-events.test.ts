@@ -25,6 +25,7 @@ function checked(mode: ToolPolicyChecked["mode"], grade: Grade = "send"): ToolPo
     mode,
     ts: "2030-01-01T00:00:00.000Z",
     causationId: "val1",
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: "run1",
     data: {
       version: "1.0.0",

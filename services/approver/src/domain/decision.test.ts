@@ -30,6 +30,7 @@ function requested(o: { grade?: Grade; mode?: CallMode; principal?: string; expi
     mode,
     ts: "2029-12-31T23:59:00.000Z",
     causationId: "pc-ev",
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: "run1",
     data: {
       approvalId: "appr1",

@@ -21,6 +21,7 @@ const validated: ToolArgsValidated = {
   type: "ToolArgsValidated",
   eventId: "val1",
   causationId: "req1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   data: { ...bound, args, scope: null, flags: {} },
 };
 const checked: ToolPolicyChecked = {
@@ -28,6 +29,7 @@ const checked: ToolPolicyChecked = {
   type: "ToolPolicyChecked",
   eventId: "pc1",
   causationId: "val1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   data: { ...bound, args, decision: "allow", reason: "ok", ruleIds: ["r1"], policyVersion: "p1" },
 };
 const waiting: ToolPolicyChecked = { ...checked, data: { ...checked.data, decision: "require_approval" } };
@@ -36,6 +38,7 @@ const request: ApprovalRequested = {
   type: "ApprovalRequested",
   eventId: "ar1",
   causationId: "pc1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   data: {
     ...bound,
     approvalId: "ap1",

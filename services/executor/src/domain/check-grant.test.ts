@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   argsHash,
+  eventHash,
   grantSigningPayload,
   grantStatementOf,
   verifyGrantSignature,
@@ -32,6 +33,7 @@ const request: ApprovalRequested = {
   type: "ApprovalRequested",
   eventId: "req1",
   causationId: "pc1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   data: {
     approvalId: "ap1",
     version: "1.0.0",
@@ -64,7 +66,7 @@ function grant(overrides: Partial<ApprovalGranted["data"]> = {}, signWith = priv
   };
   const unsigned = { ...data, ...overrides };
   const signature = overrides.signature ?? sign(null, grantSigningPayload(grantStatementOf("call1", unsigned)), signWith).toString("base64");
-  return { ...envelope, type: "ApprovalGranted", eventId: "gr1", causationId: "req1", data: { ...unsigned, signature } };
+  return { ...envelope, type: "ApprovalGranted", eventId: "gr1", causationId: "req1", causeHash: eventHash(request), data: { ...unsigned, signature } };
 }
 
 const facts = (g: ApprovalGranted, over: Partial<Parameters<typeof checkGrant>[0]> = {}) => ({
@@ -129,7 +131,7 @@ describe("checkGrant", () => {
 });
 
 describe("checkApprovalOpen", () => {
-  const answer = { ...envelope, eventId: "x", causationId: "req1" };
+  const answer = { ...envelope, eventId: "x", causationId: "req1", causeHash: eventHash(request) };
   it("lets a grant be used while the approval has no denial or expiry on the stream", () => {
     expect(checkApprovalOpen({ denied: undefined, expired: undefined })).toEqual({ ok: true, value: undefined });
   });

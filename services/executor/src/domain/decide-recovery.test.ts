@@ -13,6 +13,7 @@ const started: ToolCallStarted = {
   mode: "human",
   ts: "2030-01-01T00:00:00.000Z",
   causationId: "pc1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   correlationId: "run1",
   data: {
     executorId: "kb-1",

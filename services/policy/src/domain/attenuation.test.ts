@@ -49,6 +49,7 @@ function call(name: string, extra: Omit<Partial<ToolArgsValidated>, "data"> & { 
     mode: "llm",
     ts: new Date(NOW).toISOString(),
     causationId: "e1",
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: "run1",
     parentCallId: "lead1",
     ...rest,

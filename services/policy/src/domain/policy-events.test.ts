@@ -13,6 +13,7 @@ const validated: ToolArgsValidated = {
   mode: "llm",
   ts: "2025-01-01T00:00:00.000Z",
   causationId: "req1",
+  causeHash: `sha256:${"c".repeat(64)}`,
   correlationId: "run1",
   parentCallId: "parent1",
   data: {

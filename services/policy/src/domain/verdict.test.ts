@@ -40,6 +40,7 @@ function validated(mode: ToolArgsValidated["mode"], hash = record.descriptorHash
     mode,
     ts: "2025-01-01T00:00:00.000Z",
     causationId: "e0",
+    causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: "run1",
     data: { version: "1.0.0", descriptorHash: hash, grade: "write", argsHash: argsHash(args), args, scope: null, flags: {} },
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WardenEventSchema } from "@warden/contracts";
+import { messageHash, WardenEventSchema } from "@warden/contracts";
 import { request } from "../../test-support/fixtures.js";
 import { peekRequest, unreadableRejectedEvent, unreadableRequestError } from "./unreadable-request.js";
 
@@ -37,9 +37,11 @@ describe("unreadableRequestError", () => {
 });
 
 describe("unreadableRejectedEvent", () => {
+  const notJson = messageHash(new TextEncoder().encode("{not json"));
+
   it("is a valid registry rejection in the subject's name, with safe defaults for what cannot be read", () => {
     const error = unreadableRequestError(subject, "MALFORMED_JSON", "malformed JSON", 7);
-    const ev = unreadableRejectedEvent(subject, {}, error, "ev-9", now);
+    const ev = unreadableRejectedEvent(subject, {}, notJson, error, "ev-9", now);
     expect(WardenEventSchema.safeParse(ev).success).toBe(true);
     expect(ev).toMatchObject({
       type: "ToolCallRejected",
@@ -49,6 +51,8 @@ describe("unreadableRejectedEvent", () => {
       tool: "unknown",
       mode: "llm",
       causationId: null,
+      // it still answers the bytes it could not read
+      causeHash: notJson,
       correlationId: "call-1",
       data: { stage: "registry", error: { code: "INVALID_REQUEST" } },
     });
@@ -56,7 +60,7 @@ describe("unreadableRejectedEvent", () => {
 
   it("names the request's tool, mode and event when they could be read", () => {
     const error = unreadableRequestError(subject, "SCHEMA_INVALID", "bad", 7);
-    const ev = unreadableRejectedEvent(subject, { tool: "kb.search", mode: "plan", eventId: "ev-1" }, error, "ev-9", now);
-    expect(ev).toMatchObject({ tool: "kb.search", mode: "plan", causationId: "ev-1", principal: "support-bot" });
+    const ev = unreadableRejectedEvent(subject, { tool: "kb.search", mode: "plan", eventId: "ev-1" }, notJson, error, "ev-9", now);
+    expect(ev).toMatchObject({ tool: "kb.search", mode: "plan", causationId: "ev-1", causeHash: notJson, principal: "support-bot" });
   });
 });

@@ -1,7 +1,7 @@
 import type { UndecodableCode } from "@warden/bus";
 import {
+  answerCallEvent,
   CALL_MODES,
-  nextCallEvent,
   isSafeToken,
   wardenError,
   type CallMode,
@@ -64,8 +64,11 @@ export function unreadableRequestError(subject: RequestSubject, code: Undecodabl
  * The registry's refusal of a request it cannot read, built from the subject: domain, call and
  * principal are the ones the server let through; tool, mode and the request's event id are taken
  * only when readable. The run is the call itself (a run id read from a bad body is not trusted).
+ * It answers the message as stored: `causeHash` is `requestHash`, the `messageHash` of its bytes
+ * (the eventHash of its JSON, or of the bytes themselves when they are not JSON), even when no
+ * event id could be read (`causationId` null).
  */
-export function unreadableRejectedEvent(subject: RequestSubject, peek: RequestPeek, error: WardenError, eventId: string, now: Date): ToolCallRejected {
+export function unreadableRejectedEvent(subject: RequestSubject, peek: RequestPeek, requestHash: string, error: WardenError, eventId: string, now: Date): ToolCallRejected {
   const call = {
     callId: subject.callId,
     domain: subject.domain,
@@ -74,5 +77,6 @@ export function unreadableRejectedEvent(subject: RequestSubject, peek: RequestPe
     mode: peek.mode ?? FALLBACK_MODE,
     correlationId: subject.callId,
   };
-  return nextCallEvent(call, "ToolCallRejected", { stage: "registry", error }, { eventId, ts: now.toISOString() }, { causationId: peek.eventId ?? null });
+  const cause = { eventId: peek.eventId ?? null, hash: requestHash };
+  return answerCallEvent(call, cause, "ToolCallRejected", { stage: "registry", error }, { eventId, ts: now.toISOString() });
 }

@@ -1,5 +1,5 @@
 import { ACK, appendEvent, decodeJson, readEvent, type Bus, type StageContext, type StageOutcome, type UndecodableMessage } from "@warden/bus";
-import { newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
+import { messageHash, newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
 import { peekRequest, unreadableRejectedEvent, unreadableRequestError } from "../domain/unreadable-request.js";
 
 /** The body as JSON if it is any (a request too deep or large for the stage may still name its tool). */
@@ -32,7 +32,7 @@ export function handleUnreadableRequest(deps: { readonly bus: Bus }) {
     }
     const subject = { domain, callId, principal };
     const error = unreadableRequestError(subject, message.code, message.reason, ctx.streamSeq, message.event);
-    const ev: ToolCallRejected = unreadableRejectedEvent(subject, peekRequest(bodyJson(message)), error, newId(), new Date());
+    const ev: ToolCallRejected = unreadableRejectedEvent(subject, peekRequest(bodyJson(message)), messageHash(message.data), error, newId(), new Date());
     ctx.log.debug({ code: error.code, reason: message.code }, "unreadable request rejected");
     const result = await appendEvent(bus, ev);
     if (result.status === "written" || result.ours || answersThisMessage(result.existing, principal, ctx.streamSeq)) return ACK;

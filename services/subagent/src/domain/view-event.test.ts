@@ -12,7 +12,7 @@ const own: OwnCall = {
   parentCallId: "parent1",
   flags: {},
   scope: null,
-  startedEventId: "started1",
+  started: { eventId: "started1", hash: `sha256:${"5".repeat(64)}` },
   startedAtMs: 0,
 };
 const view: ToolView = {
@@ -29,7 +29,7 @@ describe("toolViewCompiledEvent", () => {
   it("records what the model is shown and why allowed tools are hidden, on the subagent's own call", () => {
     const e = toolViewCompiledEvent(own, 2, view, ["kb.search", "kb.reindex", "web.search"], { eventId: "ev1", ts: "2025-01-01T00:00:00.000Z" });
     expect(ToolViewCompiledSchema.parse(e)).toEqual(e);
-    expect(e).toMatchObject({ callId: "call1", causationId: "started1", parentCallId: "parent1", principal: "support-bot" });
+    expect(e).toMatchObject({ callId: "call1", causationId: "started1", causeHash: `sha256:${"5".repeat(64)}`, parentCallId: "parent1", principal: "support-bot" });
     expect(e.data).toEqual({
       turn: 2,
       viewPrincipal: "agent-reader",

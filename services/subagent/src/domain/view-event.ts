@@ -1,4 +1,4 @@
-import { nextCallEvent, type CallMode, type EventStamp, type ToolView, type ToolViewCompiled } from "@warden/contracts";
+import { answerCallEvent, type CallMode, type EventCause, type EventStamp, type ToolView, type ToolViewCompiled } from "@warden/contracts";
 
 /** The subagent's own call, as its recorded events describe it. */
 export interface OwnCall {
@@ -12,7 +12,8 @@ export interface OwnCall {
   readonly parentCallId?: string;
   readonly flags: Readonly<Record<string, boolean>>;
   readonly scope: string | null;
-  readonly startedEventId: string;
+  /** The call's ToolCallStarted (the executor's claim): what each turn's view answers. */
+  readonly started: EventCause;
   readonly startedAtMs: number;
 }
 
@@ -43,5 +44,5 @@ export function toolViewCompiledEvent(
     tools: view.tools.map((t) => ({ name: t.name, wireName: t.wireName, version: t.version, grade: t.grade })),
     hidden,
   };
-  return nextCallEvent(own, "ToolViewCompiled", data, stamp, { causationId: own.startedEventId });
+  return answerCallEvent(own, own.started, "ToolViewCompiled", data, stamp);
 }
