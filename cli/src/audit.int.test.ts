@@ -4,7 +4,9 @@ import { newId, type WardenEvent } from "@warden/contracts";
 import { putPolicyDocument } from "@warden/policy";
 import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type Finding } from "@warden/projections";
 import { openCursor, startProjectorService, type ProjectorService } from "@warden/projector";
-import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
+import { startNotaryService, type NotaryService } from "@warden/notary";
+import { generateSigningKeyPair } from "@warden/service-kit";
+import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, eventually, startTestNats, SYNTHETIC_APPROVER_KEY, syntheticCall, type TestNats } from "@warden/testing";
 import type { CommandIo } from "./io.js";
 import { runCli } from "./run-cli.js";
 
@@ -21,6 +23,7 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   let boundary: Date;
   let clean: string[] = [];
   let projector: ProjectorService | undefined;
+  let notary: NotaryService | undefined;
   const startLiveProjector = async () => {
     projector = await startProjectorService({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
     const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
@@ -67,10 +70,16 @@ describe("warden audit, replay and trace over a crafted stream", () => {
       crafted.set(kind, callId);
       await append(CRAFTED_VIOLATIONS[kind](callId, newId()));
     }
-    // --verify also checks that the live read models reach the stream's end
+    // --verify also checks that the live read models reach the stream's end, and the history's
+    // evidence: a notary seals it with a key pinned in the home, as `warden up` pins it
     await startLiveProjector();
+    const notaryKey = generateSigningKeyPair();
+    nats.home.setNotaryPublicKeys([notaryKey.publicKeyDerBase64]);
+    nats.home.setApproverPublicKeys([SYNTHETIC_APPROVER_KEY.publicKeyDerBase64]);
+    notary = await startNotaryService({ bus: await nats.connectAs({ kind: "service", name: "notary", role: "notary" }), log: silentLogger(), signingKeyPem: notaryKey.privateKeyPem, intervalMs: 50 });
   });
   afterAll(async () => {
+    await notary?.stop();
     await projector?.stop();
     await nats.stop();
   });

@@ -1,4 +1,4 @@
-import { argsHash, grantStatementOf, verifyGrantSignature, type WardenEvent } from "@warden/contracts";
+import { grantStatementOf, parseCallSubject, verifyGrantSignature, type WardenEvent } from "@warden/contracts";
 import type { PinnedKeys } from "./checkpoint.js";
 import type { EvidenceFinding } from "./findings.js";
 import { writerProblem } from "./writer-roles.js";
@@ -8,41 +8,49 @@ export interface StoredEvent {
   readonly seq: number;
   readonly subject: string;
   readonly event: WardenEvent;
-  /** The hash an answering event names as its causeHash: of the stored JSON, canonicalised. */
+  /** The hash an answering event names as its causeHash: `messageHash` of the stored bytes. */
   readonly hash: string;
-  /** causeHash as stored (undefined when the event has none). */
-  readonly causeHash: string | null | undefined;
 }
 
-/** The chain hash of stored JSON: sha256 of its canonical form, as `sha256:<hex>`. */
-export const storedEventHash = (json: unknown): string => argsHash(json);
+/** A stored message that is not an event (a caller's unreadable request): what a refusal of it answers. */
+export interface UnreadableMessage {
+  readonly subject: string;
+  readonly hash: string;
+}
 
 /**
  * Each event against the event it answers: that event must be in the call and be, byte for
  * meaning, the one this event was written against. `complete` says the events hold every call's
  * whole history (the stream, a full export); otherwise a cause outside them is not a finding.
  */
-export function chainFindings(events: readonly StoredEvent[], complete: boolean): EvidenceFinding[] {
+export function chainFindings(events: readonly StoredEvent[], unreadable: readonly UnreadableMessage[], complete: boolean): EvidenceFinding[] {
   const byId = new Map<string, StoredEvent>();
   for (const e of events) byId.set(`${e.event.callId}/${e.event.eventId}`, e);
+  // the registry's refusal of a request it could not read answers the request's bytes
+  const unreadableOf = new Set<string>();
+  for (const u of unreadable) {
+    const callId = parseCallSubject(u.subject)?.callId;
+    if (callId !== undefined) unreadableOf.add(`${callId}/${u.hash}`);
+  }
   const out: EvidenceFinding[] = [];
   for (const e of events) {
     const { event } = e;
     const at = { seq: e.seq, callId: event.callId, type: event.type, eventId: event.eventId };
-    if (event.causationId === null) {
-      if (event.type !== "ToolCallRequested") out.push({ ...at, kind: "chain_unlinked", detail: `a ${event.type} that answers no event` });
+    if (event.type === "ToolCallRequested") {
+      if (event.causationId !== null || event.causeHash !== null) out.push({ ...at, kind: "chain_unlinked", detail: "a request answers nothing, yet this one names a cause" });
       continue;
     }
-    if (typeof e.causeHash !== "string") {
-      out.push({ ...at, kind: "chain_unlinked", detail: `answers ${event.causationId} but carries no causeHash` });
+    if (event.causeHash === null) {
+      out.push({ ...at, kind: "chain_unlinked", detail: `a ${event.type} that names no causeHash` });
       continue;
     }
-    const cause = byId.get(`${event.callId}/${event.causationId}`);
+    if (unreadableOf.has(`${event.callId}/${event.causeHash}`)) continue;
+    const cause = event.causationId === null ? undefined : byId.get(`${event.callId}/${event.causationId}`);
     if (cause === undefined) {
-      if (complete) out.push({ ...at, kind: "chain_cause_missing", detail: `the event it answers (${event.causationId}) is not in the call's history` });
+      if (complete) out.push({ ...at, kind: "chain_cause_missing", detail: `the event it answers (${event.causationId ?? "an unreadable message"}) is not in the call's history` });
       continue;
     }
-    if (cause.hash !== e.causeHash) {
+    if (cause.hash !== event.causeHash) {
       out.push({
         ...at,
         kind: "chain_hash_mismatch",

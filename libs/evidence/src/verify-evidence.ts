@@ -1,7 +1,7 @@
-import { parseCallSubject } from "@warden/contracts";
+import { messageHash, parseCallSubject } from "@warden/contracts";
 import { decodeCallMessage, decodeFailureText } from "@warden/projections";
 import { alignLeaves } from "./align.js";
-import { chainFindings, grantFindings, storedEventHash, writerFindings, type StoredEvent } from "./call-chains.js";
+import { chainFindings, grantFindings, writerFindings, type StoredEvent, type UnreadableMessage } from "./call-chains.js";
 import { checkCheckpointSignature, checkpointHash, leafPrefixesOf, LEAF_PREFIX_BYTES, pinKeys, sealedSeqsOf, type Checkpoint } from "./checkpoint.js";
 import type { EvidenceFinding } from "./findings.js";
 import { eventLeaf, merkleRoot } from "./merkle.js";
@@ -63,7 +63,8 @@ export function verifyEvidence(input: EvidenceInput): EvidenceReport {
   });
 
   const leaves = input.messages.map((m) => eventLeaf(m.subject, m.data));
-  const stored: (StoredEvent | undefined)[] = input.messages.map((m) => storedEvent(m, findings));
+  const unreadable: UnreadableMessage[] = [];
+  const stored: (StoredEvent | undefined)[] = input.messages.map((m) => storedEvent(m, findings, unreadable));
   const describe = (a: number) => {
     const m = input.messages[a]!;
     const e = stored[a]?.event;
@@ -135,7 +136,7 @@ export function verifyEvidence(input: EvidenceInput): EvidenceReport {
   findings.push(...rootFindings(trusted, sealed, al, leaves));
 
   const events = stored.filter((e): e is StoredEvent => e !== undefined);
-  findings.push(...chainFindings(events, input.complete), ...writerFindings(events), ...grantFindings(events, pinKeys(input.approverKeys)));
+  findings.push(...chainFindings(events, unreadable, input.complete), ...writerFindings(events), ...grantFindings(events, pinKeys(input.approverKeys)));
   const lastTrusted = trusted.at(-1);
   return {
     findings: findings.sort((x, y) => (x.seq ?? 0) - (y.seq ?? 0)),
@@ -210,9 +211,10 @@ function rootFindings(trusted: readonly Checkpoint[], sealed: readonly Sealed[],
   return out;
 }
 
-function storedEvent(m: StoredMessage, findings: EvidenceFinding[]): StoredEvent | undefined {
+function storedEvent(m: StoredMessage, findings: EvidenceFinding[], unreadable: UnreadableMessage[]): StoredEvent | undefined {
   const d = decodeCallMessage(m.subject, m.data);
   if (!d.ok) {
+    unreadable.push({ subject: m.subject, hash: messageHash(m.data) });
     // a caller may write junk on its own request subject (the registry refuses it; it stays sealed
     // as written); a message no role but the admin could have written is a finding
     if (whoMayWrite(m.subject).length > 0) return undefined;
@@ -220,9 +222,7 @@ function storedEvent(m: StoredMessage, findings: EvidenceFinding[]): StoredEvent
     findings.push({ seq: m.seq, ...(parsed ? { callId: parsed.callId } : {}), kind: "event_unreadable", detail: `${decodeFailureText(d)}, on a subject only the admin may write` });
     return undefined;
   }
-  const json = JSON.parse(new TextDecoder().decode(m.data)) as { causeHash?: unknown };
-  const causeHash = json.causeHash === null || typeof json.causeHash === "string" ? json.causeHash : undefined;
-  return { seq: m.seq, subject: m.subject, event: d.event, hash: storedEventHash(json), causeHash };
+  return { seq: m.seq, subject: m.subject, event: d.event, hash: messageHash(m.data) };
 }
 
 function groupBy<T>(items: readonly T[], key: (t: T) => number): Map<number, T[]> {

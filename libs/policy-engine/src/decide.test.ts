@@ -98,6 +98,7 @@ describe("parseDecideRequest", () => {
       mode: "llm",
       ts: "2030-01-01T00:00:00.000Z",
       causationId: null,
+      causeHash: null,
       correlationId: "run-1",
       data: { args: { query: "x" }, scope: null, flags: { beta: true } },
     };

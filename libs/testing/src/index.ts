@@ -15,4 +15,4 @@ export { serveFakeRegistry } from "./fake-registry.js";
 export { startTestNats, type TestNats } from "./nats.js";
 export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
 export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
-export { SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";
+export { SYNTHETIC_APPROVER_KEY, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

@@ -1,4 +1,12 @@
-import { argsHash, eventHash, type CallMode, type Grade, type WardenEvent } from "@warden/contracts";
+import { sign } from "node:crypto";
+import { argsHash, eventHash, grantSigningPayload, grantStatementOf, type CallMode, type Grade, type WardenEvent } from "@warden/contracts";
+import { approverKey } from "./approver-key.js";
+
+/**
+ * The approver key synthetic grants are signed with: pin its public half wherever a synthetic
+ * history is verified (an executor's `approverKeys`, `audit --verify`'s approver keys).
+ */
+export const SYNTHETIC_APPROVER_KEY = approverKey();
 
 /** The ways a call can go, as the services would write them. */
 export const SYNTHETIC_OUTCOMES = [
@@ -123,22 +131,19 @@ export function syntheticCall(o: SyntheticCallOptions): WardenEvent[] {
       return out;
     }
     const grantedAt = t0 + 3 * step;
-    authorizer = push({
-      ...envelope("ApprovalGranted", approval),
-      type: "ApprovalGranted",
-      data: {
-        approvalId,
-        approver,
-        argsHash: hash,
-        descriptorHash: bound.descriptorHash,
-        version: bound.version,
-        grantedAt: new Date(grantedAt).toISOString(),
-        expiresAt: new Date(grantedAt + 600_000).toISOString(),
-        nonce: `${o.callId}-n`,
-        signature: "c2lnbmF0dXJl",
-        keyId: "k1",
-      },
-    } as WardenEvent);
+    const grant = {
+      approvalId,
+      approver,
+      argsHash: hash,
+      descriptorHash: bound.descriptorHash,
+      version: bound.version,
+      grantedAt: new Date(grantedAt).toISOString(),
+      expiresAt: new Date(grantedAt + 600_000).toISOString(),
+      nonce: `${o.callId}-n`,
+      keyId: SYNTHETIC_APPROVER_KEY.keyId,
+    };
+    const signature = sign(null, grantSigningPayload(grantStatementOf(o.callId, grant)), SYNTHETIC_APPROVER_KEY.privateKey).toString("base64");
+    authorizer = push({ ...envelope("ApprovalGranted", approval), type: "ApprovalGranted", data: { ...grant, signature } } as WardenEvent);
   }
   const startedTs = t0 + 3 * step;
   const started = push({
