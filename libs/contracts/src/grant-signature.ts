@@ -34,11 +34,15 @@ export function grantStatementOf(callId: string, grant: Omit<GrantStatement, "ca
  * checks binding and expiry itself. A malformed key or signature is simply not valid.
  */
 export function verifyGrantSignature(publicKeyDerBase64: string, statement: GrantStatement, signatureBase64: string): boolean {
+  return verifyEd25519(publicKeyDerBase64, grantSigningPayload(statement), signatureBase64);
+}
+
+/** An Ed25519 signature (base64) over `payload` by a public key (SPKI DER, base64); a malformed key or signature is simply not valid. */
+export function verifyEd25519(publicKeyDerBase64: string, payload: Uint8Array, signatureBase64: string): boolean {
   try {
-    const der = Buffer.from(publicKeyDerBase64, "base64");
-    const key = createPublicKey({ key: der, format: "der", type: "spki" });
+    const key = createPublicKey({ key: Buffer.from(publicKeyDerBase64, "base64"), format: "der", type: "spki" });
     if (key.asymmetricKeyType !== "ed25519") return false;
-    return verify(null, grantSigningPayload(statement), key, Buffer.from(signatureBase64, "base64"));
+    return verify(null, payload, key, Buffer.from(signatureBase64, "base64"));
   } catch {
     return false;
   }

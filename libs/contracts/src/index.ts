@@ -12,7 +12,7 @@ export {
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export { causeOf, eventHash, messageHash, validateEventJson, type EventCause } from "./event-hash.js";
-export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyGrantSignature } from "./grant-signature.js";
+export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyEd25519, verifyGrantSignature } from "./grant-signature.js";
 export {
   AGENT_BUDGET_KEYS,
   AGENT_DOMAIN,

@@ -1,5 +1,4 @@
-import { createPublicKey, verify } from "node:crypto";
-import { approverKeyId, canonicalJson, sha256Hex, STREAM_CALLS } from "@warden/contracts";
+import { approverKeyId, canonicalJson, sha256Hex, STREAM_CALLS, verifyEd25519 } from "@warden/contracts";
 import { z } from "zod";
 import { merkleRoot } from "./merkle.js";
 
@@ -118,17 +117,6 @@ export type PinnedKeys = ReadonlyMap<string, string>;
 
 export function pinKeys(publicKeysDerBase64: readonly string[]): PinnedKeys {
   return new Map(publicKeysDerBase64.map((k) => [approverKeyId(Buffer.from(k, "base64")), k]));
-}
-
-/** Checks an Ed25519 signature; a malformed key or signature is simply not valid. */
-export function verifyEd25519(publicKeyDerBase64: string, payload: Uint8Array, signatureBase64: string): boolean {
-  try {
-    const key = createPublicKey({ key: Buffer.from(publicKeyDerBase64, "base64"), format: "der", type: "spki" });
-    if (key.asymmetricKeyType !== "ed25519") return false;
-    return verify(null, payload, key, Buffer.from(signatureBase64, "base64"));
-  } catch {
-    return false;
-  }
 }
 
 export type CheckpointSignatureCheck = "valid" | "unknown_key" | "invalid";

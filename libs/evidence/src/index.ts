@@ -11,7 +11,6 @@ export {
   pinKeys,
   sealedSeqsOf,
   signCheckpoint,
-  verifyEd25519,
   type Checkpoint,
   type CheckpointSigner,
   type CheckpointStatement,
