@@ -105,7 +105,7 @@ describe("warden policy check and decide, with no Warden to talk to", () => {
   });
 
   it("reads the request from a file, or as a recorded ToolCallRequested event", async () => {
-    const event = { v: 1, type: "ToolCallRequested", eventId: "e1", callId: "c1", domain: "kb", tool: "kb.search", principal: "support-bot", mode: "human", ts: "2030-01-01T00:00:00.000Z", causationId: null, correlationId: "r1", data: { args: { query: "x" }, scope: null, flags: {} } };
+    const event = { v: 1, type: "ToolCallRequested", eventId: "e1", callId: "c1", domain: "kb", tool: "kb.search", principal: "support-bot", mode: "human", ts: "2030-01-01T00:00:00.000Z", causationId: null, causeHash: null, correlationId: "r1", data: { args: { query: "x" }, scope: null, flags: {} } };
     file("request.json", JSON.stringify(event));
     const r = await warden("policy", "decide", "policy.yaml", "--tools", "tools.json", "--request", "@request.json", "--json");
     expect(r.json()).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"], args: { valid: true } });

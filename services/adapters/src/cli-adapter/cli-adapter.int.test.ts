@@ -64,7 +64,8 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         }),
         tool("detach", "Use to start a command that leaves a detached process of its own session behind, then hangs.", {
           inputSchema: obj({ tag: { type: "string" } }, ["tag"]),
-          timeoutMs: 1_500,
+          // long enough for the grandchild (a node process) to start on a loaded machine before the kill
+          timeoutMs: 4_000,
           cli: {
             command: "/bin/sh",
             // as a shell user would: setsid nohup … &, then wait forever
