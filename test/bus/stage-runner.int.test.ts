@@ -237,6 +237,46 @@ describe("runStage", () => {
     spy.unsubscribe();
   });
 
+  it("calls a message a possible replay when it was stored before its durable was made, or is delivered again; a first delivery of a newer one never, however old its event", async () => {
+    const durable = consumerName("t-replay");
+    const filter = stageFilterSubject("ToolCallRequested", "replay");
+    // written before any durable: a recreated durable delivers it from the stream's start
+    const before = request("replay");
+    await appendEvent(t.bus, before);
+    const seen = new Map<string, boolean[]>();
+    const record = (callId: string, replay: boolean) => seen.set(callId, [...(seen.get(callId) ?? []), replay]);
+    let failOnce: string | undefined;
+    const stage = await runStage({
+      bus: t.bus,
+      log: silentLogger(),
+      durable,
+      eventType: "ToolCallRequested",
+      filterSubject: filter,
+      backoffMs: [50],
+      handle: async (e, ctx) => {
+        record(e.callId, ctx.possibleReplay);
+        if (e.callId === failOnce) {
+          failOnce = undefined;
+          throw new Error("transient");
+        }
+        return ACK;
+      },
+    });
+    try {
+      await eventually(() => expect(seen.get(before.callId)).toEqual([true]));
+      // an hour-old event, stored after the durable exists: new to this stage
+      const old = { ...request("replay"), ts: new Date(Date.now() - 3_600_000).toISOString() };
+      await appendEvent(t.bus, old);
+      await eventually(() => expect(seen.get(old.callId)).toEqual([false]));
+      const retried = request("replay");
+      failOnce = retried.callId;
+      await appendEvent(t.bus, retried);
+      await eventually(() => expect(seen.get(retried.callId)).toEqual([false, true]));
+    } finally {
+      await stage.stop();
+    }
+  });
+
   it("pulls again within seconds when the pull it waits on is lost (its durable deleted and recreated under it)", async () => {
     const durable = consumerName("t-lost-pull");
     const filter = stageFilterSubject("ToolCallRequested", "lostpull");

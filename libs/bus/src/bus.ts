@@ -5,6 +5,7 @@ import { Objm } from "@nats-io/obj";
 import { connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
 import { inboxPrefixOf, isSafeToken } from "@warden/contracts";
 import type { BusConfig } from "./config.js";
+import "./nats-request-patch.js";
 
 /** A connection with the JetStream, KV and object-store handles every service needs. */
 export interface Bus {

@@ -15,7 +15,6 @@ export { ensureStageConsumer } from "./stage-consumer.js";
 export { runStage } from "./stage-runner.js";
 export {
   ACK,
-  REPLAY_AGE_MS,
   type StageContext,
   type StageOutcome,
   type StageRunner,

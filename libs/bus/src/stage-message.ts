@@ -3,13 +3,15 @@ import type { Logger } from "./logger.js";
 import type { JsMsg } from "./nats-types.js";
 import { decodeStageMessage, type StageDecoding } from "./stage-decode.js";
 import type { StageSettler } from "./stage-settler.js";
-import { REPLAY_AGE_MS, type StageContext } from "./stage-spec.js";
+import type { StageContext } from "./stage-spec.js";
 
 export interface StageMessageDeps<T extends EventType> {
   readonly log: Logger;
   readonly decoding: StageDecoding<T>;
   readonly settler: StageSettler<T>;
   readonly maxDeliver: number;
+  /** When the durable was created (server time, ms): messages stored before it may have been answered. */
+  readonly durableCreatedMs: () => number;
   /** Aborted when the runner stops. */
   readonly signal: AbortSignal;
 }
@@ -25,7 +27,9 @@ export async function processStageMessage<T extends EventType>(m: JsMsg, d: Stag
   if (subject === undefined || !subject.types.includes(d.decoding.eventType)) {
     return d.settler.deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());
   }
-  const contextOf = (ts?: string): StageContext => ({
+  // stored before the durable existed: delivered because the durable was (re)made, not because it is new
+  const possibleReplay = deliveryCount > 1 || Number(m.info.timestampNanos) / 1e6 < d.durableCreatedMs();
+  const contextOf = (): StageContext => ({
     get log() {
       return mlogOf();
     },
@@ -33,7 +37,7 @@ export async function processStageMessage<T extends EventType>(m: JsMsg, d: Stag
     streamSeq: m.seq,
     deliveryCount,
     lastAttempt: deliveryCount >= d.maxDeliver,
-    possibleReplay: deliveryCount > 1 || (ts !== undefined && Date.now() - Date.parse(ts) > REPLAY_AGE_MS),
+    possibleReplay,
     signal: d.signal,
   });
   const decoded = decodeStageMessage(m, d.decoding);
@@ -41,5 +45,5 @@ export async function processStageMessage<T extends EventType>(m: JsMsg, d: Stag
   if (decoded.kind === "undecodable") return d.settler.undecodable(m, decoded.problem, contextOf());
   const event = decoded.event;
   bindings = { ...bindings, callId: event.callId, eventId: event.eventId };
-  return d.settler.handle(m, event, contextOf(event.ts));
+  return d.settler.handle(m, event, contextOf());
 }

@@ -41,9 +41,19 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   const { bus, log } = spec;
   await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
   const consumer = await bus.js.consumers.get(STREAM_CALLS, spec.durable);
+  let durableCreatedMs = Date.parse((await consumer.info(true)).created);
   // at most `concurrency` messages requested at once: with as many in flight, that is all it holds
   const messages: ConsumerMessages = await consumer.consume(consumeOptions(concurrency, spec.pull));
-  watchPullStatus(messages, log);
+  // a durable deleted and made again replays the stream from its start: learn its new birth
+  const refreshCreated = (attempt = 0): void =>
+    void consumer
+      .info()
+      .then((i) => void (durableCreatedMs = Date.parse(i.created)))
+      .catch((err: unknown) => {
+        if (attempt < 30) setTimeout(() => refreshCreated(attempt + 1), 1_000).unref();
+        else log.warn({ err }, "could not read the stage durable's creation time");
+      });
+  watchPullStatus(messages, log, () => refreshCreated());
   const abort = new AbortController();
   const settler = new StageSettler(spec, ackWaitMs, spec.backoffMs ?? [250, 1_000, 5_000, 15_000]);
   const deps = {
@@ -51,6 +61,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     decoding: { eventType: spec.eventType, accept: spec.accept, limits: { ...(spec.maxBytes === undefined ? {} : { maxBytes: spec.maxBytes }), ...(spec.maxDepth === undefined ? {} : { maxDepth: spec.maxDepth }) } },
     settler,
     maxDeliver,
+    durableCreatedMs: () => durableCreatedMs,
     signal: abort.signal,
   };
   const loop = runBoundedPullLoop({ messages, concurrency, process: (m) => processStageMessage(m, deps), onFailure: (m, err) => settler.failed(m, err) });
@@ -69,10 +80,11 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
 }
 
 /** A lost leader shows as missed heartbeats; the client then checks the consumer and pulls again. */
-function watchPullStatus(messages: ConsumerMessages, log: Logger): void {
+function watchPullStatus(messages: ConsumerMessages, log: Logger, onConsumerGone: () => void): void {
   void (async () => {
     for await (const s of messages.status()) {
       if (s.type === "heartbeats_missed" || s.type === "consumer_deleted" || s.type === "consumer_not_found") log.warn({ status: s.type }, "stage consumer stalled");
+      if (s.type === "consumer_deleted" || s.type === "consumer_not_found") onConsumerGone();
     }
   })().catch((err: unknown) => log.warn({ err }, "stage status watch ended"));
 }

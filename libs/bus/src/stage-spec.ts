@@ -3,8 +3,6 @@ import type { Bus } from "./bus.js";
 import type { Logger } from "./logger.js";
 import type { PullTuning } from "./pull-options.js";
 
-/** An event older than this is treated as a possible replay (see StageContext.possibleReplay). */
-export const REPLAY_AGE_MS = 30_000;
 
 /** What a handler decided; the runner is the one place where outcomes become acks. */
 export type StageOutcome =
@@ -24,8 +22,9 @@ export interface StageContext {
   /** True on the last delivery the consumer will make. */
   readonly lastAttempt: boolean;
   /**
-   * A redelivery, or an event older than REPLAY_AGE_MS (e.g. replayed to a recreated durable):
-   * the call's history may already hold an answer, so handlers read it before acting.
+   * A redelivery, or a message the stream stored before the durable was (re)created, so delivered
+   * again from the start: the call's history may already hold an answer, so handlers read it
+   * before acting. A first delivery of a message newer than the durable never is, however old.
    */
   readonly possibleReplay: boolean;
   /** Aborted when the runner stops. */
