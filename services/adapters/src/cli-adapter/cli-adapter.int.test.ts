@@ -65,7 +65,7 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         tool("detach", "Use to start a command that leaves a detached process of its own session behind, then hangs.", {
           inputSchema: obj({ tag: { type: "string" } }, ["tag"]),
           // long enough for the grandchild (a node process) to start on a loaded machine before the kill
-          timeoutMs: 4_000,
+          timeoutMs: 8_000,
           cli: {
             command: "/bin/sh",
             // as a shell user would: setsid nohup … &, then wait forever
@@ -153,10 +153,10 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     const tag = uniqueTag("detach");
     const calling = agent.call("clitest.detach", { tag });
     // it did start: the grandchild runs while the call does
-    await eventually(() => expect(processesTagged(tag)).toHaveLength(1), 5_000);
+    await eventually(() => expect(processesTagged(tag)).toHaveLength(1), 8_000);
     const r = await calling;
     expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
-    await eventually(() => expect(processesTagged(tag)).toEqual([]), 5_000);
+    await eventually(() => expect(processesTagged(tag)).toEqual([]), 8_000);
   });
 
   it("refuses a path arg outside the roots before running anything: /etc/passwd, and a symlink inside that leads out", async () => {
