@@ -65,7 +65,7 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         tool("detach", "Use to start a command that leaves a detached process of its own session behind, then hangs.", {
           inputSchema: obj({ tag: { type: "string" } }, ["tag"]),
           // long enough for the grandchild (a node process) to start on a loaded machine before the kill
-          timeoutMs: 8_000,
+          timeoutMs: 5_000,
           cli: {
             command: "/bin/sh",
             // as a shell user would: setsid nohup … &, then wait forever
@@ -152,8 +152,10 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
   it("kills a detached grandchild in a session of its own at the timeout", async () => {
     const tag = uniqueTag("detach");
     const calling = agent.call("clitest.detach", { tag });
-    // it did start: the grandchild runs while the call does
-    await eventually(() => expect(processesTagged(tag)).toHaveLength(1), 8_000);
+    // it did start: the grandchild (the node process, not the unshare and sh above it that carry
+    // the tag in their argv too) runs while the call does
+    const grandchild = () => processesTagged(tag).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("setInterval"));
+    await eventually(() => expect(grandchild()).toHaveLength(1), 5_000);
     const r = await calling;
     expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
     await eventually(() => expect(processesTagged(tag)).toEqual([]), 8_000);
