@@ -80,6 +80,18 @@ export const CALL_OPTIONS = {
   "run-id": { type: "string", value: "ID", description: "the run the call belongs to (budgets span a run)" },
 } as const satisfies OptionSpecs;
 
+export const MCP_OPTIONS = {
+  ...WHO_OPTIONS,
+  mode: { type: "string", value: "MODE", description: "how the session's calls are decided: llm (default: a model chooses), plan or human" },
+  scope: { type: "string", value: "S", description: "the session's scope" },
+  flags: { type: "string", value: "k=v,k2=v2", description: "feature flags the session turns off (false); a flag cannot be turned on" },
+  http: { type: "boolean", description: "serve streamable HTTP instead of stdio (one MCP session per client)" },
+  host: { type: "string", value: "H", description: "with --http: the address to listen on (default 127.0.0.1)" },
+  port: { type: "string", value: "N", description: "with --http: the port (default 8765; 0 picks a free one, printed on stderr)" },
+  timeout: { type: "string", value: "DURATION", description: "how long a tools/call waits for the call's end before it answers still-running (default 30s)" },
+  "never-confirm": { type: "boolean", description: "never ask the session's own person to confirm a call in the client (MCP elicitation)" },
+} as const satisfies OptionSpecs;
+
 export const APPROVALS_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
@@ -251,6 +263,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     arguments: [{ name: "TOOL", description: "the tool, e.g. kb.search" }],
     options: CALL_OPTIONS,
     run: async (input, io) => (await import("./commands/call.js")).callCommand(input, io),
+  }),
+  command({
+    name: "mcp",
+    summary: "an MCP server (stdio, or --http) exposing one identity's ToolView as tools; every tools/call is a governed call",
+    options: MCP_OPTIONS,
+    run: async (input, io) => (await import("./commands/mcp.js")).mcpCommand(input, io),
   }),
   command({
     name: "approvals",

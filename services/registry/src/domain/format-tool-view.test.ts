@@ -52,6 +52,17 @@ describe("ToolView formatters", () => {
     });
   });
 
+  it("gives an MCP tool the descriptor's outputSchema only when it describes an object", () => {
+    const withOutput = [
+      record({ name: "kb.search", outputSchema: { type: "object", properties: { hits: { type: "array" } } } }),
+      record({ name: "session.fetch", outputSchema: { type: "array" } }),
+    ];
+    const of = (name: string, version: string) => withOutput.find((r) => r.descriptor.name === name && r.descriptor.version === version)?.descriptor;
+    const list = toMcpToolList(compileToolView(withOutput, doc, ToolViewQuerySchema.parse({ principal: "p1", mode: "llm" })), of);
+    expect(list.tools.find((t) => t.name === "kb__search")?.outputSchema).toEqual({ type: "object", properties: { hits: { type: "array" } } });
+    expect(list.tools.find((t) => t.name === "session__fetch")).not.toHaveProperty("outputSchema");
+  });
+
   it("never puts a send tool in any format of an llm view", () => {
     const v = view("llm");
     for (const format of ["openai", "anthropic", "mcp", "table"] as const) {

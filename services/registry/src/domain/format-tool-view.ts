@@ -23,6 +23,8 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonObject;
+  /** The descriptor's outputSchema when it describes an object (MCP's structuredContent is one). */
+  readonly outputSchema?: JsonObject;
   readonly annotations: McpToolAnnotations;
 }
 
@@ -55,15 +57,24 @@ function annotations(t: ToolViewEntry, d: ToolDescriptor | undefined): McpToolAn
   return { readOnlyHint: d.grade === "read", destructiveHint: d.destructive, idempotentHint: d.idempotent, openWorldHint: d.openWorld };
 }
 
+function objectOutputSchema(d: ToolDescriptor | undefined): { outputSchema?: JsonObject } {
+  const schema = d?.outputSchema;
+  return schema !== undefined && schema["type"] === "object" ? { outputSchema: schema } : {};
+}
+
 export function toMcpToolList(view: ToolView, descriptorOf?: DescriptorOf): { tools: McpTool[] } {
   return {
-    tools: view.tools.map((t) => ({
-      name: t.wireName,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      annotations: annotations(t, descriptorOf?.(t.name, t.version)),
-    })),
+    tools: view.tools.map((t) => {
+      const d = descriptorOf?.(t.name, t.version);
+      return {
+        name: t.wireName,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        ...objectOutputSchema(d),
+        annotations: annotations(t, d),
+      };
+    }),
   };
 }
 
