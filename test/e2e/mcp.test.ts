@@ -12,6 +12,7 @@ import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationS
 import { silentLogger } from "@warden/bus";
 import { PolicyDocumentSchema } from "@warden/contracts";
 import { defineTool, startExecutor } from "@warden/executor";
+import { putPolicyDocument } from "@warden/policy";
 import { createWardenMcpSession, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
@@ -179,6 +180,13 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
       expect((await admin.setStatus({ name: "session.fetch", status: "enabled" })).ok).toBe(true);
       await eventually(() => expect(listChanged).toBeGreaterThan(disabled), 10_000);
       expect(names((await client.listTools()).tools)).toContain("session__fetch");
+    });
+
+    it("sends list_changed when a new policy version comes into force", async () => {
+      const before = listChanged;
+      const put = await putPolicyDocument(w.bus, { ...POLICY, version: "mcp-e2e-2" });
+      expect(put.ok).toBe(true);
+      await eventually(() => expect(listChanged).toBeGreaterThan(before), 10_000);
     });
   });
 
