@@ -60,6 +60,7 @@ describe("principalsOfHome", () => {
       v: 1,
       url: "nats://x",
       approverPublicKeys: [],
+      notaryPublicKeys: [],
       retiredKeys: {},
       identities: {
         alice: identity({ kind: "human", name: "alice" }),
