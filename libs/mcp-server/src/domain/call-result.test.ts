@@ -47,6 +47,16 @@ describe("a Warden result as an MCP tools/call result", () => {
     expect(r._meta).toEqual({ [WARDEN_META_KEY]: { callId: "c2", status: "awaiting_approval", approvalId: "ap1", code: "CONFIRMATION_REQUIRED", retryable: false } });
   });
 
+  it("tells a model not to ask again for a call whose wait ran out: it may still run", () => {
+    const r = toMcpCallResult(
+      { callId: "c4", ok: false, status: "pending", error: { code: "WAIT_TIMEOUT", message: "no outcome within 30000 ms", retryable: true } },
+      { hasOutputSchema: false },
+    );
+    expect(r.isError).toBe(true);
+    expect(r.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^PENDING: call c4 has not ended yet.*Do not call it again/) });
+    expect(r._meta).toMatchObject({ [WARDEN_META_KEY]: { status: "pending", code: "WAIT_TIMEOUT" } });
+  });
+
   it("answers a refusal as an error result the model can correct itself from", () => {
     const r = toMcpCallResult(
       { callId: "c3", ok: false, status: "rejected", error: { code: "INVALID_ARGS", message: "query: expected string", retryable: false } },

@@ -67,6 +67,15 @@ function metaOf(r: ToolResult): Record<string, JsonValue> {
 }
 
 /**
+ * A call whose wait ran out: it may still run, so asking again would ask for a second call (the
+ * SDK's WAIT_TIMEOUT is retryable for a program that knows the call id, not for a model).
+ */
+function stillRunning(r: ToolResult): string {
+  const waiting = r.approvalId === undefined ? "" : ` It waits for a person's approval (approvalId ${r.approvalId}).`;
+  return `PENDING: call ${r.callId} has not ended yet; its outcome is not known.${waiting} Do not call it again with the same arguments: it may still run.`;
+}
+
+/**
  * Maps a Warden result to MCP: the text a model reads is `toModelMessage`'s (an error says its
  * code and whether to retry; a call that waits for a person says PENDING with its approval id);
  * every result that is not a success is `isError` (the model can correct itself, and a client
@@ -80,6 +89,7 @@ function metaOf(r: ToolResult): Record<string, JsonValue> {
 export function toMcpCallResult(r: ToolResult, opts: CallResultOptions): McpCallResult {
   const links = (r.artifacts ?? []).map(artifactLink);
   const meta = metaOf(r);
+  if (r.status === "pending") return { content: [{ type: "text", text: stillRunning(r) }, ...links], isError: true, _meta: meta };
   if (!r.ok) return { content: [{ type: "text", text: toModelMessage(r) }, ...links], isError: true, _meta: meta };
   const text = toModelMessage(r);
   if (!opts.hasOutputSchema) return { content: [{ type: "text", text }, ...links], isError: false, _meta: meta };
