@@ -13,7 +13,7 @@ import { silentLogger } from "@warden/bus";
 import { PolicyDocumentSchema } from "@warden/contracts";
 import { defineTool, startExecutor } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
-import { createWardenMcpSession, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
+import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -276,6 +276,22 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
       expect(r.isError).toBe(false);
       expect(progress.length).toBeGreaterThanOrEqual(2);
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    });
+
+    it("serves HTTP sessions only to a client with the bearer token, when one is set", async () => {
+      const bus = await w.agentBus("support-bot");
+      const http = await startMcpHttpServer({ createSession: () => createWardenMcpSession({ bus, principal: "support-bot" }), token: "s3cret-token" });
+      try {
+        const anonymous = await fetch(http.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        expect(anonymous.status).toBe(401);
+        const client = new Client({ name: "e2e-token", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { authorization: "Bearer s3cret-token" } } }));
+        expect(names((await client.listTools()).tools)).toContain("kb__search");
+        expect(http.sessions()).toBe(1);
+        await client.close();
+      } finally {
+        await http.stop();
+      }
     });
 
     it("links a large output's artifact as a resource link beside its preview", async () => {
