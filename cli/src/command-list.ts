@@ -59,7 +59,7 @@ export const TOOLS_VIEW_OPTIONS = {
   ...JSON_OPTION,
   ...CALLER_OPTIONS,
   ...WHO_OPTIONS,
-  format: { type: "string", value: "FORMAT", description: "openai, anthropic, mcp or table (default table)" },
+  format: { type: "string", value: "FORMAT", description: "openai (Chat Completions), openai-responses, anthropic, mcp or table (default table)" },
   explain: { type: "boolean", description: "also list the hidden tools and why each is hidden" },
 } as const satisfies OptionSpecs;
 

@@ -106,7 +106,7 @@ export interface AwaitCallOptions {
 
 /**
  * A view request. `principal` and `mode` default to the client's; `format` defaults to
- * `"openai"` (also `"anthropic"`, `"mcp"`, `"table"`), `explain` to false (true lists every
+ * `"openai"` (also `"openai-responses"`, `"anthropic"`, `"mcp"`, `"table"`), `explain` to false (true lists every
  * hidden tool with its reason), `flags` to `{}` and `scope` to null.
  */
 export type AgentToolViewQuery = Partial<ToolViewRequestInput>;

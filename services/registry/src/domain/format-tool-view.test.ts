@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fromWireName, PolicyDocumentSchema, ToolViewQuerySchema, WIRE_NAME_PATTERN, type ToolRecord } from "@warden/contracts";
 import { compileToolView } from "@warden/policy-engine";
 import { record } from "../../test-support/fixtures.js";
-import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiTools, toToolTable } from "./format-tool-view.js";
+import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiResponsesTools, toOpenAiTools, toToolTable } from "./format-tool-view.js";
 
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
 const registry: ToolRecord[] = [
@@ -30,6 +30,16 @@ describe("ToolView formatters", () => {
       expect(t.function.name).toMatch(WIRE_NAME_PATTERN);
       expect(v.tools.some((e) => e.name === fromWireName(t.function.name))).toBe(true);
     }
+  });
+
+  it("gives Responses API function tools, flat and not strict", () => {
+    expect(toOpenAiResponsesTools(view("llm"))[0]).toEqual({
+      type: "function",
+      name: "kb__search",
+      description: registry[0]!.descriptor.description,
+      parameters: registry[0]!.descriptor.inputSchema,
+      strict: false,
+    });
   });
 
   it("gives Anthropic tools with input_schema", () => {
@@ -65,7 +75,7 @@ describe("ToolView formatters", () => {
 
   it("never puts a send tool in any format of an llm view", () => {
     const v = view("llm");
-    for (const format of ["openai", "anthropic", "mcp", "table"] as const) {
+    for (const format of ["openai", "openai-responses", "anthropic", "mcp", "table"] as const) {
       expect(JSON.stringify(formatToolView(v, format, descriptorOf))).not.toMatch(/customer(__|\.)message/);
     }
   });

@@ -5,6 +5,16 @@ export interface OpenAiTool {
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonObject };
 }
 
+/** A function tool of the OpenAI Responses API (flat: no `function` wrapper). */
+export interface OpenAiResponsesTool {
+  readonly type: "function";
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonObject;
+  /** Warden's schemas are not written for strict mode (every property required, no extras). */
+  readonly strict: false;
+}
+
 export interface AnthropicTool {
   readonly name: string;
   readonly description: string;
@@ -43,6 +53,10 @@ export type DescriptorOf = (name: string, version: string) => ToolDescriptor | u
 /** Names are wire names everywhere a model reads them: OpenAI and many MCP clients refuse dots. */
 export function toOpenAiTools(view: ToolView): OpenAiTool[] {
   return view.tools.map((t) => ({ type: "function", function: { name: t.wireName, description: t.description, parameters: t.inputSchema } }));
+}
+
+export function toOpenAiResponsesTools(view: ToolView): OpenAiResponsesTool[] {
+  return view.tools.map((t) => ({ type: "function", name: t.wireName, description: t.description, parameters: t.inputSchema, strict: false }));
 }
 
 export function toAnthropicTools(view: ToolView): AnthropicTool[] {
@@ -104,6 +118,8 @@ export function formatToolView(view: ToolView, format: ToolViewFormat, descripto
   switch (format) {
     case "openai":
       return toOpenAiTools(view) as unknown as JsonValue;
+    case "openai-responses":
+      return toOpenAiResponsesTools(view) as unknown as JsonValue;
     case "anthropic":
       return toAnthropicTools(view) as unknown as JsonValue;
     case "mcp":
