@@ -180,6 +180,9 @@ describe("the installable packages, packed and installed outside the workspace",
     for (const name of PACKAGES) expect(existsSync(join(app, "node_modules", name, "dist/index.js")), name).toBe(true);
     // one copy of each internal package: the tarballs satisfy each other's dependencies
     expect(existsSync(join(app, "node_modules/@warden/sdk/node_modules"))).toBe(false);
+    // the frameworks the sdk adapts to are optional peers: not installed unless the project asks
+    expect(existsSync(join(app, "node_modules/@openai/agents"))).toBe(false);
+    expect(existsSync(join(app, "node_modules/ai"))).toBe(false);
 
     writeFileSync(join(app, "typed.ts"), TYPES);
     writeFileSync(
