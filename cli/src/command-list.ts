@@ -413,7 +413,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 /** Printed after the command list of `warden --help`. */
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
-  tools act as --principal; operator commands (trace, audit, replay, policy, register,
+  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, replay, policy, register,
   tools list|enable|disable, topology) as admin; \`policy check --offline\` and
   \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.

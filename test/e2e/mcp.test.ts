@@ -228,6 +228,21 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     expect(r.isError).toBe(false);
   });
 
+  it("acts as the identity a --creds file names, and refuses a --as that names someone else", async () => {
+    const creds = await w.nats.credsOf({ kind: "agent", name: "support-bot" });
+    const client = await stdioClient(["--creds", creds]);
+    const r = await callTool(client, "kb__search", { query: "password" });
+    expect(metaOf(r)).toMatchObject({ status: "succeeded" });
+    const refused = await new Promise<{ code: number | null; err: string }>((done) => {
+      const child = spawn(process.execPath, [MAIN, "mcp", "--as", "dana", "--creds", creds], { env, stdio: ["pipe", "pipe", "pipe"] });
+      let err = "";
+      child.stderr.on("data", (b: Buffer) => void (err += b.toString()));
+      child.once("exit", (code) => done({ code, err }));
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/is support-bot's, not dana's/);
+  });
+
   it("asks the session's own person to confirm a send through elicitation, where the policy lets the requester confirm (human mode)", async () => {
     const asked: string[] = [];
     const client = await stdioClient(["--as", "alice", "--mode", "human"], { capabilities: { elicitation: {} } });
