@@ -59,7 +59,7 @@ export const TOOLS_VIEW_OPTIONS = {
   ...JSON_OPTION,
   ...CALLER_OPTIONS,
   ...WHO_OPTIONS,
-  format: { type: "string", value: "FORMAT", description: "openai, anthropic, mcp or table (default table)" },
+  format: { type: "string", value: "FORMAT", description: "openai (Chat Completions), openai-responses, anthropic, mcp or table (default table)" },
   explain: { type: "boolean", description: "also list the hidden tools and why each is hidden" },
 } as const satisfies OptionSpecs;
 
@@ -78,6 +78,18 @@ export const CALL_OPTIONS = {
   wait: { type: "boolean", description: "wait through an approval for the call's end" },
   timeout: { type: "string", value: "DURATION", description: "how long to wait, e.g. 500ms, 30s, 2m (default 30s)" },
   "run-id": { type: "string", value: "ID", description: "the run the call belongs to (budgets span a run)" },
+} as const satisfies OptionSpecs;
+
+export const MCP_OPTIONS = {
+  ...WHO_OPTIONS,
+  mode: { type: "string", value: "MODE", description: "how the session's calls are decided: llm (default: a model chooses), plan or human" },
+  scope: { type: "string", value: "S", description: "the session's scope" },
+  flags: { type: "string", value: "k=v,k2=v2", description: "feature flags the session turns off (false); a flag cannot be turned on" },
+  http: { type: "boolean", description: "serve streamable HTTP instead of stdio (one MCP session per client)" },
+  host: { type: "string", value: "H", description: "with --http: the address to listen on (default 127.0.0.1)" },
+  port: { type: "string", value: "N", description: "with --http: the port (default 8765; 0 picks a free one, printed on stderr)" },
+  timeout: { type: "string", value: "DURATION", description: "how long a tools/call waits for the call's end before it answers still-running (default 30s)" },
+  "never-confirm": { type: "boolean", description: "never ask the session's own person to confirm a call in the client (MCP elicitation)" },
 } as const satisfies OptionSpecs;
 
 export const APPROVALS_OPTIONS = {
@@ -253,6 +265,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, io) => (await import("./commands/call.js")).callCommand(input, io),
   }),
   command({
+    name: "mcp",
+    summary: "an MCP server (stdio, or --http) exposing one identity's ToolView as tools; every tools/call is a governed call",
+    options: MCP_OPTIONS,
+    run: async (input, io) => (await import("./commands/mcp.js")).mcpCommand(input, io),
+  }),
+  command({
     name: "approvals",
     summary: "calls waiting for a person to decide, with the argsHash a decision echoes",
     options: APPROVALS_OPTIONS,
@@ -395,7 +413,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 /** Printed after the command list of `warden --help`. */
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
-  tools act as --principal; operator commands (trace, audit, replay, policy, register,
+  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, replay, policy, register,
   tools list|enable|disable, topology) as admin; \`policy check --offline\` and
   \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.

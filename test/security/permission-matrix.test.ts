@@ -43,6 +43,7 @@ import {
   STREAM_DLQ,
   STREAM_NOTARY,
   NOTARY_CHECKPOINT_SUBJECT,
+  SUBJECT_REGISTRY_CHANGED,
   SUBJECT_REGISTRY_LIST,
   type EventType,
   type IdentityKind,
@@ -192,6 +193,9 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("list every tool", WARDEN_ACCOUNT, () => SUBJECT_REGISTRY_LIST),
     publish("ask for its own ToolView", ["agent", "human", "admin"], (r) => registryViewSubject(r.self)),
     publish("ask for alice's ToolView", ["admin"], () => registryViewSubject("alice")),
+    // the registry's cue that views may have changed: only it announces; callers (and the registry) listen
+    publish("announce a registry change", ["registry", "admin"], () => SUBJECT_REGISTRY_CHANGED),
+    subscribe("watch registry changes", ["agent", "human", "registry", "admin"], () => SUBJECT_REGISTRY_CHANGED),
 
     // reading calls: one's own only
     publish("read its own call", ["agent", "human", "admin"], (r) => callReadSubject(r.self, "kb", fresh())),

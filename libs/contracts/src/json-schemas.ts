@@ -7,6 +7,7 @@ import {
   ListToolsRequestSchema,
   RegisterReplySchema,
   RegisterRequestSchema,
+  RegistryChangedSchema,
   SetStatusRequestSchema,
   ToolRecordListSchema,
   ToolViewReplySchema,
@@ -30,6 +31,7 @@ export function jsonSchemaFiles(): Record<string, string> {
     "registry-tool-records": ToolRecordListSchema,
     "registry-view-request": ToolViewRequestSchema,
     "registry-view-reply": ToolViewReplySchema,
+    "registry-changed": RegistryChangedSchema,
     ...Object.fromEntries(Object.entries(EVENT_SCHEMAS).map(([k, v]) => [`event-${k}`, v])),
   };
   const out: Record<string, string> = {};

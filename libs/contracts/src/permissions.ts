@@ -19,6 +19,7 @@ import {
   REGISTRY_VIEW_SUBJECTS,
   STREAM_CALLS,
   SUBJECT_DECIDE_ROOT,
+  SUBJECT_REGISTRY_CHANGED,
   SUBJECT_REGISTRY_LIST,
 } from "./subjects.js";
 import { TokenSchema } from "./tokens.js";
@@ -99,6 +100,7 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
   { name: "decisions", subject: DECIDE_SUBJECTS, type: "service" },
   { name: "pending-approvals", subject: APPROVER_PENDING_SUBJECTS, type: "service" },
   { name: "approval-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, type: "stream" },
+  { name: "registry-changes", subject: SUBJECT_REGISTRY_CHANGED, type: "stream" },
 ];
 
 const JS = "$JS.API";
@@ -207,7 +209,7 @@ function callerPub(principal: string): string[] {
 export function permissionsOf(spec: IdentitySpec): UserPermissions {
   switch (spec.kind) {
     case "agent":
-      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [ownInbox(spec.name)], deny: [] } };
+      return { account: ACCOUNT_CLIENTS, pub: { allow: callerPub(spec.name), deny: [] }, sub: { allow: [ownInbox(spec.name), SUBJECT_REGISTRY_CHANGED], deny: [] } };
     case "human":
       return {
         account: ACCOUNT_CLIENTS,
@@ -215,7 +217,7 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
           allow: [...callerPub(spec.name), `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`, `warden.approver.pending.${spec.name}`],
           deny: [],
         },
-        sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`], deny: [] },
+        sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, SUBJECT_REGISTRY_CHANGED], deny: [] },
       };
     case "service":
       return serviceRole(spec.role);
@@ -254,7 +256,7 @@ function serviceRole(role: ServiceRole): UserPermissions {
   switch (role) {
     case "registry":
       return service(
-        [callEvent("*", "ToolArgsValidated"), callEvent("*", "ToolCallRejected"), kvWrite(BUCKET_TOOLS)],
+        [callEvent("*", "ToolArgsValidated"), callEvent("*", "ToolCallRejected"), kvWrite(BUCKET_TOOLS), SUBJECT_REGISTRY_CHANGED],
         ["warden.registry.>", CALL_READ_SUBJECTS],
         [DURABLE_REGISTRY],
       );

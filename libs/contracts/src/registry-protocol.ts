@@ -65,6 +65,17 @@ export const ListToolsRequestSchema = z.object({});
 export const ToolViewReplySchema = z.object({ view: ToolViewSchema, formatted: JsonValueSchema });
 export type ToolViewReply = z.infer<typeof ToolViewReplySchema>;
 
+/**
+ * `warden.registry.changed`: what changed (`tools`: a descriptor or its status; `policy`: the
+ * document in force) and the policy version the registry now shows. It names no tool, so it
+ * tells a caller nothing its own view would not; a client re-reads its view and compares.
+ */
+export const RegistryChangedSchema = z.object({
+  change: z.enum(["tools", "policy"]),
+  policyVersion: z.string(),
+});
+export type RegistryChanged = z.infer<typeof RegistryChangedSchema>;
+
 /** Every request-reply answer: a value, never an exception across the wire. */
 export const ReplySchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), value: JsonValueSchema }),

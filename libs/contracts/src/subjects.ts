@@ -34,6 +34,13 @@ export const OBJECT_STORE_ARTIFACTS = "warden_artifacts";
  * permissions pin that token to the caller's identity (docs/security.md), so the token is who asks.
  */
 export const SUBJECT_REGISTRY_LIST = "warden.registry.list";
+/**
+ * The registry's announcement that what callers may see may have changed (a tool registered,
+ * enabled or disabled, a new policy document): a cue to ask for one's view again, never the view
+ * itself. Plain NATS (at most once), published by every registry copy; exported to the clients
+ * account as a stream.
+ */
+export const SUBJECT_REGISTRY_CHANGED = "warden.registry.changed";
 export const REGISTRY_REGISTER_SUBJECTS = "warden.registry.register.*";
 export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
 export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";

@@ -3,7 +3,11 @@ import { CallModeSchema, GradeSchema } from "./grades.js";
 import { JsonObjectSchema } from "./json.js";
 import { TokenSchema } from "./tokens.js";
 
-export const TOOL_VIEW_FORMATS = ["openai", "anthropic", "mcp", "table"] as const;
+/**
+ * How a view is rendered: `openai` (Chat Completions `tools`), `openai-responses` (the Responses
+ * API's and the Agents SDK's function tools), `anthropic`, `mcp` (an MCP tools/list), `table`.
+ */
+export const TOOL_VIEW_FORMATS = ["openai", "openai-responses", "anthropic", "mcp", "table"] as const;
 export const ToolViewFormatSchema = z.enum(TOOL_VIEW_FORMATS);
 export type ToolViewFormat = z.infer<typeof ToolViewFormatSchema>;
 

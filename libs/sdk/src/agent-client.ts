@@ -1,19 +1,21 @@
 import type { Bus } from "@warden/bus";
 import {
   fail,
+  isSafeToken,
   newId,
   ToolViewRequestSchema,
   wardenError,
   type CallMode,
-  type JsonValue,
   type Outcome,
   type ToolResult,
-  type ToolView,
   type ToolViewRequestInput,
 } from "@warden/contracts";
-import { publishAndAwait, type InFlight } from "./call-watch.js";
+import { awaitOwnCall, publishAndAwait, type InFlight } from "./call-watch.js";
 import { buildCallRequest } from "./domain/call-request.js";
+import { domainOfTool } from "./domain/tool-domain.js";
 import { createRegistryClient } from "./registry-client.js";
+import type { ToolViewResult } from "./tool-view-result.js";
+import { watchToolViewOn, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
 
 /** How long {@link AgentClient.call} waits for a call's outcome unless told otherwise: 30 s. */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
@@ -88,15 +90,23 @@ export interface CallOptions {
   readonly timeoutMs?: number;
 }
 
-export interface ToolViewResult {
-  readonly view: ToolView;
-  /** The view rendered in the requested format (OpenAI tools, Anthropic tools, MCP list, table). */
-  readonly formatted: JsonValue;
+export type { ToolViewResult } from "./tool-view-result.js";
+
+/** Options of {@link AgentClient.awaitCall}. */
+export interface AwaitCallOptions {
+  /**
+   * Wait through an approval to the call's end; false returns at once with `awaiting_approval`
+   * while it waits for a person.
+   * @default true
+   */
+  readonly wait?: boolean;
+  /** @default the client's timeoutMs */
+  readonly timeoutMs?: number;
 }
 
 /**
  * A view request. `principal` and `mode` default to the client's; `format` defaults to
- * `"openai"` (also `"anthropic"`, `"mcp"`, `"table"`), `explain` to false (true lists every
+ * `"openai"` (also `"openai-responses"`, `"anthropic"`, `"mcp"`, `"table"`), `explain` to false (true lists every
  * hidden tool with its reason), `flags` to `{}` and `scope` to null.
  */
 export type AgentToolViewQuery = Partial<ToolViewRequestInput>;
@@ -139,6 +149,33 @@ export interface AgentClient {
    */
   toolView(query?: AgentToolViewQuery): Promise<Outcome<ToolViewResult>>;
   /**
+   * The answer of a call this principal already asked for, e.g. one that came back
+   * `awaiting_approval` and has since been approved: reads it (nothing is asked again, so the call
+   * runs at most once) and, by default, waits for its end. `tool` is the name or wire name it was
+   * called by (its domain locates the call). Resolves to a {@link ToolResult}, never throws; a call
+   * id this principal never used comes back `pending` once the wait runs out.
+   * @example
+   * ```ts
+   * const r = await agent.call("ticket.fill", args);
+   * if (r.status === "awaiting_approval") {
+   *   // …a person approves r.approvalId…
+   *   const done = await agent.awaitCall(r.callId, "ticket.fill", { timeoutMs: 60_000 });
+   * }
+   * ```
+   */
+  awaitCall(callId: string, tool: string, opts?: AwaitCallOptions): Promise<ToolResult>;
+  /**
+   * Follows this caller's view: `onChange` gets the new view whenever it differs from the last
+   * one read (a tool registered, enabled or disabled, a new policy version), on the registry's
+   * `warden.registry.changed` announcements and every `pollMs`. Call `stop()` when done.
+   * @example
+   * ```ts
+   * const watch = agent.watchToolView({ format: "mcp" }, (v) => server.sendToolListChanged());
+   * await watch.ready;
+   * ```
+   */
+  watchToolView(query: AgentToolViewQuery, onChange: (view: ToolViewResult) => void, opts?: ToolViewWatchOptions): ToolViewWatch;
+  /**
    * Ends the waits of calls in flight (they come back `pending`) and makes later calls fail with
    * `UNAVAILABLE`; the bus stays open (close it yourself).
    */
@@ -179,6 +216,16 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     return () => void inFlight.delete(f);
   };
 
+  async function toolView(query: AgentToolViewQuery = {}): Promise<Outcome<ToolViewResult>> {
+    const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
+    const request = ToolViewRequestSchema.safeParse({ principal, mode, ...given });
+    if (!request.success) {
+      const issue = request.error.issues[0];
+      return fail("INVALID_REQUEST", `invalid view request at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+    }
+    return registry.view(request.data);
+  }
+
   return {
     principal,
     mode,
@@ -203,14 +250,15 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
       return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
     },
-    async toolView(query = {}) {
-      const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
-      const request = ToolViewRequestSchema.safeParse({ principal, mode, ...given });
-      if (!request.success) {
-        const issue = request.error.issues[0];
-        return fail("INVALID_REQUEST", `invalid view request at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
-      }
-      return registry.view(request.data);
+    toolView,
+    async awaitCall(callId, tool, opts = {}) {
+      if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
+      if (!isSafeToken(callId)) return { callId, ok: false, status: "rejected", error: wardenError("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)") };
+      const ref = { principal, domain: domainOfTool(tool), callId };
+      return awaitOwnCall(bus, ref, { wait: opts.wait ?? true, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
+    },
+    watchToolView(query, onChange, opts) {
+      return watchToolViewOn(bus, () => toolView(query), onChange, opts);
     },
     async close() {
       closed = true;

@@ -70,24 +70,7 @@ export async function publishAndAwait(
     if (appended.status === "already_written" && !appended.ours) {
       return { callId, ok: false, status: "rejected", error: wardenError("DUPLICATE_CALL_ID", `call id ${callId} is already in use`) };
     }
-    let approvalId: string | undefined;
-    for (;;) {
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      const wait = Math.min(left, READ_SLICE_MS);
-      const read = await Promise.race([readOwnCall(bus, principal, domain, callId, { wait: opts.wait ? "terminal" : "settled", timeoutMs: wait }), cancelled]);
-      if (read === "cancelled") break;
-      if (!read.ok) {
-        if (!read.error.retryable) return { callId, ok: false, status: "failed", error: read.error };
-        // the registry may be restarting: ask again shortly
-        if ((await Promise.race([sleep(Math.min(RETRY_MS, Math.max(0, deadline - Date.now()))), cancelled])) === "cancelled") break;
-        continue;
-      }
-      const settled = settle(read.value, opts.wait);
-      if (settled.result !== undefined) return settled.result;
-      approvalId ??= settled.approvalId;
-    }
-    return pendingResult(callId, opts.timeoutMs, approvalId);
+    return await follow(bus, { principal, domain, callId }, opts, deadline, cancelled);
   } catch (err) {
     if (isPermissionViolation(err)) {
       return {
@@ -101,6 +84,53 @@ export async function publishAndAwait(
   } finally {
     untrack();
   }
+}
+
+/** The call one of a principal's clients follows: who asked, in which domain, under which id. */
+export interface CallRef {
+  readonly principal: string;
+  readonly domain: string;
+  readonly callId: string;
+}
+
+/**
+ * Waits for the answer of a call already asked for (a caller that returned at its approval
+ * request and now waits for its end): the same reads as {@link publishAndAwait}, nothing published.
+ */
+export async function awaitOwnCall(bus: Bus, ref: CallRef, opts: WatchOptions, track: (f: InFlight) => () => void): Promise<ToolResult> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let cancel!: () => void;
+  const cancelled = new Promise<"cancelled">((r) => (cancel = () => r("cancelled")));
+  const untrack = track({ cancel });
+  try {
+    return await follow(bus, ref, opts, deadline, cancelled);
+  } catch (err) {
+    return { callId: ref.callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", `could not follow the call: ${(err as Error).message}`) };
+  } finally {
+    untrack();
+  }
+}
+
+async function follow(bus: Bus, ref: CallRef, opts: WatchOptions, deadline: number, cancelled: Promise<"cancelled">): Promise<ToolResult> {
+  const { principal, domain, callId } = ref;
+  let approvalId: string | undefined;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    const wait = Math.min(left, READ_SLICE_MS);
+    const read = await Promise.race([readOwnCall(bus, principal, domain, callId, { wait: opts.wait ? "terminal" : "settled", timeoutMs: wait }), cancelled]);
+    if (read === "cancelled") break;
+    if (!read.ok) {
+      if (!read.error.retryable) return { callId, ok: false, status: "failed", error: read.error };
+      // the registry may be restarting: ask again shortly
+      if ((await Promise.race([sleep(Math.min(RETRY_MS, Math.max(0, deadline - Date.now()))), cancelled])) === "cancelled") break;
+      continue;
+    }
+    const settled = settle(read.value, opts.wait);
+    if (settled.result !== undefined) return settled.result;
+    approvalId ??= settled.approvalId;
+  }
+  return pendingResult(callId, opts.timeoutMs, approvalId);
 }
 
 function settle(events: readonly WardenEvent[], wait: boolean): { result?: ToolResult; approvalId?: string } {

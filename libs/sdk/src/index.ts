@@ -5,6 +5,7 @@ export {
   type AgentClient,
   type AgentClientOptions,
   type AgentToolViewQuery,
+  type AwaitCallOptions,
   type CallOptions,
   type ToolViewResult,
 } from "./agent-client.js";
@@ -16,6 +17,7 @@ export {
   type DecisionOutcome,
 } from "./approver-client.js";
 export type { PatienceOptions } from "./patient-request.js";
+export { viewFingerprint, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
 export { createRegistryClient, type RegistryClient, type RegistryClientOptions } from "./registry-client.js";
 export { buildCallRequest, type CallRequestInput } from "./domain/call-request.js";
 export { pendingResult, resultFromEvent } from "./domain/event-result.js";

@@ -10,6 +10,8 @@ export interface DescriptorCache {
   /** One version, read from KV when the watch does not have it yet (it may lag a new version). */
   read(name: string, version: string): Promise<ToolRecord | undefined>;
   records(): ToolRecord[];
+  /** Calls `listener` after every change the watch applies; returns what stops it. */
+  onChange(listener: () => void): () => void;
   /** Resolves true once `ready()` holds (checked on every change), false after the timeout. */
   waitFor(ready: () => boolean, timeoutMs?: number): Promise<boolean>;
   stop(): void;
@@ -31,6 +33,7 @@ export async function startDescriptorCache(bus: Bus): Promise<DescriptorCache> {
   const byName = new Map<string, Map<string, ToolRecord>>();
   const sorted = new Map<string, readonly ToolRecord[]>();
   const waiters = new Set<() => void>();
+  const listeners = new Set<() => void>();
 
   const onChange = (key: string, value: ToolRecord | undefined) => {
     const { name, version } = splitKey(key);
@@ -45,6 +48,7 @@ export async function startDescriptorCache(bus: Bus): Promise<DescriptorCache> {
     }
     sorted.delete(name);
     for (const check of waiters) check();
+    for (const listener of listeners) listener();
   };
 
   const watch = await watchJsonMap(kv, ToolRecordSchema, onChange);
@@ -70,6 +74,10 @@ export async function startDescriptorCache(bus: Bus): Promise<DescriptorCache> {
     },
     records() {
       return [...byName.values()].flatMap((m) => [...m.values()]);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
     },
     waitFor(ready, timeoutMs = 2_000) {
       if (ready()) return Promise.resolve(true);

@@ -21,6 +21,8 @@ export interface PolicyDocumentFollower {
   current(): PolicyDocument;
   /** The KV revision the document in force came from; 0 before anything was stored. */
   revision(): number;
+  /** Calls `listener` after the document in force changed (stored, replaced or removed); returns what stops it. */
+  onChange(listener: () => void): () => void;
   /** The newest stored document when it was refused (the one in force is older); undefined otherwise. */
   invalid(): RejectedPolicyDocument | undefined;
   stop(): void;
@@ -38,6 +40,10 @@ export async function followPolicyDocument(bus: Bus, log: Logger): Promise<Polic
   let inForce = 0;
   let seen = 0;
   let rejected: RejectedPolicyDocument | undefined;
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of listeners) listener();
+  };
   const apply = (e: KvEntry) => {
     // the watch replays the value the initial get already applied; revisions keep the order
     if (e.revision <= seen) return;
@@ -47,6 +53,7 @@ export async function followPolicyDocument(bus: Bus, log: Logger): Promise<Polic
       inForce = e.revision;
       rejected = undefined;
       log.info({ version: doc.version, revision: e.revision }, "policy document removed, using built-in defaults");
+      changed();
       return;
     }
     const decoded = decodeJson(e.value);
@@ -60,6 +67,7 @@ export async function followPolicyDocument(bus: Bus, log: Logger): Promise<Polic
     inForce = e.revision;
     rejected = undefined;
     log.info({ version: doc.version, revision: e.revision }, "policy document loaded");
+    changed();
   };
   const iter = await kv.watch({ key: POLICY_DOCUMENT_KEY });
   const initial = await kv.get(POLICY_DOCUMENT_KEY);
@@ -71,6 +79,10 @@ export async function followPolicyDocument(bus: Bus, log: Logger): Promise<Polic
     current: () => doc,
     revision: () => inForce,
     invalid: () => rejected,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     stop: () => iter.stop(),
   };
 }

@@ -4,6 +4,7 @@ import { BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_RE
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
 import { handleUnreadableRequest } from "./handlers/unreadable-request.js";
+import { announceChanges } from "./rpc/announce-changes.js";
 import { serveCallReads } from "./rpc/serve-call-reads.js";
 import { serveRegistryRpc } from "./rpc/serve-registry.js";
 
@@ -22,7 +23,8 @@ export const VALIDATE_STAGE = DURABLE_REGISTRY;
 
 /**
  * Starts the registry: the descriptor and policy caches, the register / status / list / view
- * request-reply subjects, and the validation stage. Expects the topology to exist.
+ * request-reply subjects, the validation stage, and the announcements that a view may have
+ * changed (`warden.registry.changed`). Expects the topology to exist.
  */
 export async function startRegistryService(deps: RegistryServiceDeps): Promise<RegistryService> {
   const log = deps.log;
@@ -45,12 +47,15 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
     maxBytes: MAX_REQUEST_BYTES,
     maxDepth: MAX_REQUEST_DEPTH,
   });
+  // registered after the caches are loaded: what they hold at start is no change
+  const announcer = announceChanges({ bus, log, cache, policy });
   log.info({ tools: cache.records().length }, "registry started");
 
   let stopping: Promise<void> | undefined;
   return {
     stop() {
       stopping ??= (async () => {
+        announcer.stop();
         await Promise.allSettled(subscriptions.map((s) => s.drain()));
         await stage.stop();
         cache.stop();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fromWireName, PolicyDocumentSchema, ToolViewQuerySchema, WIRE_NAME_PATTERN, type ToolRecord } from "@warden/contracts";
 import { compileToolView } from "@warden/policy-engine";
 import { record } from "../../test-support/fixtures.js";
-import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiTools, toToolTable } from "./format-tool-view.js";
+import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiResponsesTools, toOpenAiTools, toToolTable } from "./format-tool-view.js";
 
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
 const registry: ToolRecord[] = [
@@ -32,6 +32,16 @@ describe("ToolView formatters", () => {
     }
   });
 
+  it("gives Responses API function tools, flat and not strict", () => {
+    expect(toOpenAiResponsesTools(view("llm"))[0]).toEqual({
+      type: "function",
+      name: "kb__search",
+      description: registry[0]!.descriptor.description,
+      parameters: registry[0]!.descriptor.inputSchema,
+      strict: false,
+    });
+  });
+
   it("gives Anthropic tools with input_schema", () => {
     const tools = toAnthropicTools(view("llm"));
     expect(tools.map((t) => t.name)).toEqual(["kb__search", "session__fetch"]);
@@ -52,9 +62,20 @@ describe("ToolView formatters", () => {
     });
   });
 
+  it("gives an MCP tool the descriptor's outputSchema only when it describes an object", () => {
+    const withOutput = [
+      record({ name: "kb.search", outputSchema: { type: "object", properties: { hits: { type: "array" } } } }),
+      record({ name: "session.fetch", outputSchema: { type: "array" } }),
+    ];
+    const of = (name: string, version: string) => withOutput.find((r) => r.descriptor.name === name && r.descriptor.version === version)?.descriptor;
+    const list = toMcpToolList(compileToolView(withOutput, doc, ToolViewQuerySchema.parse({ principal: "p1", mode: "llm" })), of);
+    expect(list.tools.find((t) => t.name === "kb__search")?.outputSchema).toEqual({ type: "object", properties: { hits: { type: "array" } } });
+    expect(list.tools.find((t) => t.name === "session__fetch")).not.toHaveProperty("outputSchema");
+  });
+
   it("never puts a send tool in any format of an llm view", () => {
     const v = view("llm");
-    for (const format of ["openai", "anthropic", "mcp", "table"] as const) {
+    for (const format of ["openai", "openai-responses", "anthropic", "mcp", "table"] as const) {
       expect(JSON.stringify(formatToolView(v, format, descriptorOf))).not.toMatch(/customer(__|\.)message/);
     }
   });

@@ -5,6 +5,16 @@ export interface OpenAiTool {
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonObject };
 }
 
+/** A function tool of the OpenAI Responses API (flat: no `function` wrapper). */
+export interface OpenAiResponsesTool {
+  readonly type: "function";
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonObject;
+  /** Warden's schemas are not written for strict mode (every property required, no extras). */
+  readonly strict: false;
+}
+
 export interface AnthropicTool {
   readonly name: string;
   readonly description: string;
@@ -23,6 +33,8 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonObject;
+  /** The descriptor's outputSchema when it describes an object (MCP's structuredContent is one). */
+  readonly outputSchema?: JsonObject;
   readonly annotations: McpToolAnnotations;
 }
 
@@ -43,6 +55,10 @@ export function toOpenAiTools(view: ToolView): OpenAiTool[] {
   return view.tools.map((t) => ({ type: "function", function: { name: t.wireName, description: t.description, parameters: t.inputSchema } }));
 }
 
+export function toOpenAiResponsesTools(view: ToolView): OpenAiResponsesTool[] {
+  return view.tools.map((t) => ({ type: "function", name: t.wireName, description: t.description, parameters: t.inputSchema, strict: false }));
+}
+
 export function toAnthropicTools(view: ToolView): AnthropicTool[] {
   return view.tools.map((t) => ({ name: t.wireName, description: t.description, input_schema: t.inputSchema }));
 }
@@ -55,15 +71,24 @@ function annotations(t: ToolViewEntry, d: ToolDescriptor | undefined): McpToolAn
   return { readOnlyHint: d.grade === "read", destructiveHint: d.destructive, idempotentHint: d.idempotent, openWorldHint: d.openWorld };
 }
 
+function objectOutputSchema(d: ToolDescriptor | undefined): { outputSchema?: JsonObject } {
+  const schema = d?.outputSchema;
+  return schema !== undefined && schema["type"] === "object" ? { outputSchema: schema } : {};
+}
+
 export function toMcpToolList(view: ToolView, descriptorOf?: DescriptorOf): { tools: McpTool[] } {
   return {
-    tools: view.tools.map((t) => ({
-      name: t.wireName,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      annotations: annotations(t, descriptorOf?.(t.name, t.version)),
-    })),
+    tools: view.tools.map((t) => {
+      const d = descriptorOf?.(t.name, t.version);
+      return {
+        name: t.wireName,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        ...objectOutputSchema(d),
+        annotations: annotations(t, d),
+      };
+    }),
   };
 }
 
@@ -93,6 +118,8 @@ export function formatToolView(view: ToolView, format: ToolViewFormat, descripto
   switch (format) {
     case "openai":
       return toOpenAiTools(view) as unknown as JsonValue;
+    case "openai-responses":
+      return toOpenAiResponsesTools(view) as unknown as JsonValue;
     case "anthropic":
       return toAnthropicTools(view) as unknown as JsonValue;
     case "mcp":

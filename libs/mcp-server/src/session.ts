@@ -1,0 +1,214 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ListToolsResult,
+  type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import { silentLogger, type Bus, type Logger } from "@warden/bus";
+import type { CallMode, ToolResult } from "@warden/contracts";
+import { createAgentClient, createApproverClient, DEFAULT_CALL_TIMEOUT_MS, type AgentClient, type ToolViewWatch } from "@warden/sdk";
+import { toMcpCallResult } from "./domain/call-result.js";
+import { confirmationRequest, confirmedBy, type Confirmation } from "./domain/confirmation.js";
+import { parseMcpToolList, toListedTool, type McpTool } from "./domain/mcp-tools.js";
+
+/** Options of {@link createWardenMcpSession}. */
+export interface WardenMcpSessionOptions {
+  /**
+   * A connection made with the session's credentials: the session acts as the identity they name,
+   * whatever an MCP client sends (tool arguments never carry a principal).
+   */
+  readonly bus: Bus;
+  /** The identity the bus's credentials name (`identityOfCreds` of `@warden/bus`). */
+  readonly principal: string;
+  /**
+   * Who decides the calls: `llm` (a model chose them; the default, and what an MCP client's model
+   * does), `plan` or `human` (only a principal the policy document names a person).
+   * @default "llm"
+   */
+  readonly mode?: CallMode;
+  /** @default null */
+  readonly scope?: string | null;
+  /** Feature flags the session turns off (never on). @default {} */
+  readonly flags?: Readonly<Record<string, boolean>>;
+  /** The run the session's calls count against (budgets). @default a new id per session */
+  readonly runId?: string;
+  /**
+   * How long `tools/call` waits for a call's end before it answers "still running" (the call goes
+   * on in Warden). @default 30_000
+   */
+  readonly callTimeoutMs?: number;
+  /** How often a call the client asked progress for reports it. @default 2_000 */
+  readonly progressIntervalMs?: number;
+  /** How often the view is read again besides the registry's announcements. @default 30_000 */
+  readonly viewPollMs?: number;
+  /**
+   * Ask the session's own person to confirm a call that waits for them, through MCP elicitation,
+   * when the client supports it and the policy lets the requester confirm (mode `human`, a person).
+   * @default true
+   */
+  readonly confirmInClient?: boolean;
+  readonly log?: Logger;
+  /** The server's version in `initialize`. */
+  readonly version?: string;
+}
+
+/** One MCP session: the MCP server of one client connection, acting as one principal. */
+export interface WardenMcpSession {
+  readonly server: Server;
+  readonly client: AgentClient;
+  /** Resolves once the first view was read (its failure is logged; tools/list says it again). */
+  readonly ready: Promise<void>;
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+const INSTRUCTIONS =
+  "Tools governed by Warden: every call is checked against policy and recorded. A result that starts " +
+  "with PENDING waits for a person's approval and has not run yet: tell the user and do not call it again. " +
+  "An ERROR result names its code and whether a retry can help.";
+
+/**
+ * The MCP server of one session: `tools/list` is exactly the principal's ToolView in the session's
+ * mode, rendered by the registry for MCP (wire names, JSON Schemas, hints from grade and flags);
+ * `tools/call` is a governed Warden call; `notifications/tools/list_changed` follows the view.
+ */
+export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcpSession {
+  const { bus, principal } = opts;
+  const mode = opts.mode ?? "llm";
+  const log = (opts.log ?? silentLogger()).child({ principal, mode });
+  const flags = opts.flags ?? {};
+  const scope = opts.scope ?? null;
+  const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const progressIntervalMs = opts.progressIntervalMs ?? 2_000;
+  const client = createAgentClient({ bus, principal, mode, ...(opts.runId === undefined ? {} : { runId: opts.runId }) });
+  const server = new Server(
+    { name: "warden", title: "Warden", version: opts.version ?? "0.1.0" },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+  let connected = false;
+  let closed = false;
+
+  const query = { format: "mcp" as const, scope, flags };
+  const watch: ToolViewWatch = client.watchToolView(
+    query,
+    () => {
+      log.info("tool view changed");
+      if (connected && !closed) server.sendToolListChanged().catch((err: unknown) => log.warn({ err }, "list_changed not sent"));
+    },
+    { ...(opts.viewPollMs === undefined ? {} : { pollMs: opts.viewPollMs }), onError: (error) => log.warn({ code: error.code, message: error.message }, "tool view not read") },
+  );
+  const ready = watch.ready.then(() => undefined);
+
+  /** The tools as listed now: read again, so a list is never older than the call that asks for it. */
+  async function currentTools(): Promise<McpTool[]> {
+    await watch.refresh();
+    const view = watch.current();
+    if (view === undefined) {
+      const again = await client.toolView(query);
+      if (!again.ok) throw new McpError(ErrorCode.InternalError, `Warden could not list your tools: ${again.error.code}: ${again.error.message}`);
+      return toolsOf(again.value.formatted);
+    }
+    return toolsOf(view.formatted);
+  }
+
+  function toolsOf(formatted: Parameters<typeof parseMcpToolList>[0]): McpTool[] {
+    const parsed = parseMcpToolList(formatted);
+    if (!parsed.ok) throw new McpError(ErrorCode.InternalError, parsed.error.message);
+    return parsed.value;
+  }
+
+  /** Whether the last view read lists this tool with an output schema (then results carry structured content). */
+  function hasOutputSchema(wireName: string): boolean {
+    const view = watch.current();
+    if (view === undefined) return false;
+    const parsed = parseMcpToolList(view.formatted);
+    return parsed.ok && parsed.value.some((t) => t.name === wireName && t.outputSchema !== undefined);
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: (await currentTools()).map(toListedTool) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const args = request.params.arguments ?? {};
+    const started = Date.now();
+    const progressToken = request.params._meta?.progressToken;
+    let progress = 0;
+    const report = (message: string) => {
+      if (progressToken === undefined) return;
+      progress += 1;
+      const note: ServerNotification = { method: "notifications/progress", params: { progressToken, progress, message } };
+      extra.sendNotification(note).catch((err: unknown) => log.debug({ err }, "progress not sent"));
+    };
+    const timer = progressToken === undefined ? undefined : setInterval(() => report(`${name}: waiting for Warden (${Math.round((Date.now() - started) / 1000)} s)`), progressIntervalMs);
+    try {
+      let result = await client.call(name, args, { scope, flags, timeoutMs: callTimeoutMs });
+      log.info({ tool: name, callId: result.callId, status: result.status, code: result.error?.code }, "mcp tool call");
+      if (result.status === "awaiting_approval" && result.approvalId !== undefined) {
+        result = await confirmInClientIfAllowed(result, name, extra.sendRequest, report);
+      }
+      return toMcpCallResult(result, { hasOutputSchema: hasOutputSchema(name) }) as CallToolResult;
+    } finally {
+      if (timer !== undefined) clearInterval(timer);
+    }
+  });
+
+  /**
+   * A call waiting for a person who is this session's own: ask them in the client (MCP
+   * elicitation) when the client can and the approval lets the requester confirm; their answer is
+   * their decision, recorded as any other. Otherwise the pending result goes back as it is.
+   */
+  async function confirmInClientIfAllowed(
+    pending: ToolResult,
+    tool: string,
+    sendRequest: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1]["sendRequest"],
+    report: (message: string) => void,
+  ): Promise<ToolResult> {
+    if (opts.confirmInClient === false || mode !== "human" || server.getClientCapabilities()?.elicitation === undefined) return pending;
+    const approver = createApproverClient({ bus, approver: principal });
+    const inbox = await approver.pending();
+    if (!inbox.ok) return pending;
+    const approval = inbox.value.find((a) => a.approvalId === pending.approvalId);
+    // the person's own inbox lists it only if they may decide it; the requester only where the policy says so
+    if (approval === undefined || approval.principal !== principal || !approval.approvers.requesterMayConfirm) return pending;
+    let confirmation: Confirmation;
+    try {
+      const answer = await sendRequest({ method: "elicitation/create", params: confirmationRequest(approval, tool) }, ElicitResultSchema, { timeout: callTimeoutMs });
+      confirmation = confirmedBy(answer);
+    } catch (err) {
+      log.info({ err, approvalId: approval.approvalId }, "confirmation not asked in the client");
+      return pending;
+    }
+    if (confirmation === "cancel") return pending;
+    const decided =
+      confirmation === "confirm"
+        ? await approver.approve(approval.approvalId, approval.argsHash, "confirmed by the requester in their MCP client")
+        : await approver.deny(approval.approvalId, approval.argsHash, "declined by the requester in their MCP client");
+    log.info({ approvalId: approval.approvalId, confirmation, ok: decided.ok }, "requester answered in the client");
+    if (!decided.ok) return pending;
+    report(`${tool}: ${confirmation === "confirm" ? "confirmed, running" : "declined"}`);
+    return client.awaitCall(pending.callId, tool, { timeoutMs: callTimeoutMs });
+  }
+
+  return {
+    server,
+    client,
+    ready,
+    async connect(transport) {
+      await server.connect(transport);
+      connected = true;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      watch.stop();
+      await client.close();
+      await server.close().catch(() => undefined);
+    },
+  };
+}
