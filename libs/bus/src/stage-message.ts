@@ -3,6 +3,7 @@ import type { Logger } from "./logger.js";
 import type { JsMsg } from "./nats-types.js";
 import { decodeStageMessage, type StageDecoding } from "./stage-decode.js";
 import type { StageSettler } from "./stage-settler.js";
+import type { ReplayWatch } from "./replay-watch.js";
 import type { StageContext } from "./stage-spec.js";
 
 export interface StageMessageDeps<T extends EventType> {
@@ -10,8 +11,8 @@ export interface StageMessageDeps<T extends EventType> {
   readonly decoding: StageDecoding<T>;
   readonly settler: StageSettler<T>;
   readonly maxDeliver: number;
-  /** When the durable was created (server time, ms): messages stored before it may have been answered. */
-  readonly durableCreatedMs: () => number;
+  /** Which deliveries may have been answered before (see ReplayWatch). */
+  readonly replays: Pick<ReplayWatch, "possibleReplay">;
   /** Aborted when the runner stops. */
   readonly signal: AbortSignal;
 }
@@ -27,8 +28,7 @@ export async function processStageMessage<T extends EventType>(m: JsMsg, d: Stag
   if (subject === undefined || !subject.types.includes(d.decoding.eventType)) {
     return d.settler.deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());
   }
-  // stored before the durable existed: delivered because the durable was (re)made, not because it is new
-  const possibleReplay = deliveryCount > 1 || Number(m.info.timestampNanos) / 1e6 < d.durableCreatedMs();
+  const possibleReplay = d.replays.possibleReplay(m);
   const contextOf = (): StageContext => ({
     get log() {
       return mlogOf();

@@ -4,6 +4,7 @@ import { runBoundedPullLoop } from "./bounded-pull-loop.js";
 import type { Logger } from "./logger.js";
 import { consumeOptions } from "./pull-options.js";
 import { ensureStageConsumer } from "./stage-consumer.js";
+import { ReplayWatch } from "./replay-watch.js";
 import { processStageMessage } from "./stage-message.js";
 import { StageSettler } from "./stage-settler.js";
 import { STAGE_ACK_WAIT_MS, type StageRunner, type StageSpec } from "./stage-spec.js";
@@ -41,19 +42,10 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   const { bus, log } = spec;
   await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
   const consumer = await bus.js.consumers.get(STREAM_CALLS, spec.durable);
-  let durableCreatedMs = Date.parse((await consumer.info(true)).created);
+  const replays = new ReplayWatch(Date.parse((await consumer.info(true)).created), async () => Date.parse((await consumer.info()).created), log);
   // at most `concurrency` messages requested at once: with as many in flight, that is all it holds
   const messages: ConsumerMessages = await consumer.consume(consumeOptions(concurrency, spec.pull));
-  // a durable deleted and made again replays the stream from its start: learn its new birth
-  const refreshCreated = (attempt = 0): void =>
-    void consumer
-      .info()
-      .then((i) => void (durableCreatedMs = Date.parse(i.created)))
-      .catch((err: unknown) => {
-        if (attempt < 30) setTimeout(() => refreshCreated(attempt + 1), 1_000).unref();
-        else log.warn({ err }, "could not read the stage durable's creation time");
-      });
-  watchPullStatus(messages, log, () => refreshCreated());
+  watchPullStatus(messages, log);
   const abort = new AbortController();
   const settler = new StageSettler(spec, ackWaitMs, spec.backoffMs ?? [250, 1_000, 5_000, 15_000]);
   const deps = {
@@ -61,7 +53,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
     decoding: { eventType: spec.eventType, accept: spec.accept, limits: { ...(spec.maxBytes === undefined ? {} : { maxBytes: spec.maxBytes }), ...(spec.maxDepth === undefined ? {} : { maxDepth: spec.maxDepth }) } },
     settler,
     maxDeliver,
-    durableCreatedMs: () => durableCreatedMs,
+    replays,
     signal: abort.signal,
   };
   const loop = runBoundedPullLoop({ messages, concurrency, process: (m) => processStageMessage(m, deps), onFailure: (m, err) => settler.failed(m, err) });
@@ -80,11 +72,10 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
 }
 
 /** A lost leader shows as missed heartbeats; the client then checks the consumer and pulls again. */
-function watchPullStatus(messages: ConsumerMessages, log: Logger, onConsumerGone: () => void): void {
+function watchPullStatus(messages: ConsumerMessages, log: Logger): void {
   void (async () => {
     for await (const s of messages.status()) {
       if (s.type === "heartbeats_missed" || s.type === "consumer_deleted" || s.type === "consumer_not_found") log.warn({ status: s.type }, "stage consumer stalled");
-      if (s.type === "consumer_deleted" || s.type === "consumer_not_found") onConsumerGone();
     }
   })().catch((err: unknown) => log.warn({ err }, "stage status watch ended"));
 }

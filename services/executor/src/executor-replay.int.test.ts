@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readCallHistory, readEvent, silentLogger, type Bus } from "@warden/bus";
-import { EVENT_TYPES, newId, STREAM_CALLS } from "@warden/contracts";
+import { EVENT_TYPES, eventHash, newId, STREAM_CALLS } from "@warden/contracts";
 import { append, approvalRequested, approverKey, type ApproverKey, eventually, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
@@ -90,15 +90,20 @@ describe("executor: authorisations delivered again to a recreated consumer", () 
   });
 
   it("does not run an old authorisation of a call that was already refused", async () => {
-    const pc = { ...policyChecked(note, { n: 4 }), ts: new Date(Date.now() - 120_000).toISOString() };
+    const pc = policyChecked(note, { n: 4 });
+    await executor!.stop();
+    const seq = await append(bus, pc);
     await append(bus, {
       ...pc,
       type: "ToolCallRejected",
       eventId: newId(),
       causationId: pc.eventId,
+      causeHash: eventHash(pc),
       data: { stage: "executor", error: { code: "DESCRIPTOR_CHANGED", message: "refused earlier", retryable: false } },
     });
-    const seq = await append(bus, pc);
+    // the durable made again delivers the authorisation once more, from the stream's start
+    for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) await bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    await start();
     await waitForAck(bus, "executor-allowed-replay", seq);
     expect(await readEvent(bus, "replay", pc.callId, "ToolCallStarted")).toBeUndefined();
     expect(runs.get(pc.callId)).toBeUndefined();

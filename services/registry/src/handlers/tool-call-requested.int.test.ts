@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
-import { appendEvent, encodeJson, readEvent } from "@warden/bus";
+import { appendEvent, encodeJson, ensureStageConsumer, readEvent } from "@warden/bus";
 import {
   argsHash,
   callEventSubject,
@@ -10,6 +10,7 @@ import {
   resolveToolName,
   STREAM_CALLS,
   STREAM_DLQ,
+  stageFilterSubject,
   type ToolArgsValidated,
   type ToolCallRejected,
   type ToolCallRequested,
@@ -140,21 +141,20 @@ describe("the registry validation stage", () => {
   it("keeps an old rejection when the request is replayed after the tool was enabled (regression: recreated durables)", async () => {
     const domainX = uniqueDomain("replay");
     const tool = `${domainX}.thing`;
-    expect((await createRegistryClient(h.bus).register([descriptor({ name: tool })])).ok).toBe(true);
-    // a request from a minute ago whose rejection is already on the stream, as a recreated durable replays it
-    const req = request({ tool, args: { query: "x" }, domain: domainX, ts: new Date(Date.now() - 60_000).toISOString() });
-    await appendEvent(h.bus, {
-      ...req,
-      type: "ToolCallRejected",
-      eventId: `${req.eventId}r`,
-      causationId: req.eventId,
-      data: { stage: "registry", error: { code: "TOOL_DISABLED", message: "disabled then", retryable: false } },
-    });
+    const registry = createRegistryClient(h.bus);
+    expect((await registry.register([descriptor({ name: tool })], "disabled")).ok).toBe(true);
+    const req = request({ tool, args: { query: "x" }, domain: domainX });
     await appendEvent(h.bus, req);
+    await eventually(async () => expect(await readEvent(h.bus, domainX, req.callId, "ToolCallRejected")).toMatchObject({ data: { error: { code: "TOOL_DISABLED" } } }));
+    expect((await registry.setStatus({ name: tool, status: "enabled" })).ok).toBe(true);
+    // the durable made again under the running stage delivers every request once more, from the start
+    await h.bus.jsm.consumers.delete(STREAM_CALLS, "registry-validate");
+    await ensureStageConsumer(h.bus, "registry-validate", stageFilterSubject("ToolCallRequested"), { maxDeliver: 5, ackWaitMs: 30_000, maxAckPending: 256 });
     await eventually(async () => {
       const info = await h.bus.jsm.consumers.info(STREAM_CALLS, "registry-validate");
+      expect(info.delivered.stream_seq).toBeGreaterThanOrEqual((await h.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq);
       expect(info.num_pending + info.num_ack_pending).toBe(0);
-    });
+    }, 15_000);
     expect(await readEvent(h.bus, domainX, req.callId, "ToolArgsValidated")).toBeUndefined();
   });
 
