@@ -92,7 +92,15 @@ try {
   const notaryCpu0 = cpuSeconds(notaryPid);
   const seq0 = (await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
   const raw = await rawPublishRate(bus, { messages: quick ? 20_000 : 100_000, window: 256, payloadBytes: 600 });
+  // CPU per governed call, each process and all of them, over the closed-loop phase
+  const cpuOf = () => new Map([...procs.map((p) => [p.name, cpuSeconds(p.child.pid)] as const), ["nats-server", cpuSeconds(server.process.pid)] as const]);
+  const cpu0 = cpuOf();
+  const completed0 = client.completed;
   const peak = await peakRate(client, 1024, seconds);
+  const cpu1 = cpuOf();
+  const peakCalls = Math.max(1, client.completed - completed0);
+  const cpuRows: [string, string][] = [...cpu1].map(([name, s1]): [string, string] => [`  CPU per call at peak: ${name} (µs)`, (((s1 - (cpu0.get(name) ?? 0)) * 1e6) / peakCalls).toFixed(0)]);
+  const cpuTotal = [...cpu1].reduce((sum, [name, s1]) => sum + s1 - (cpu0.get(name) ?? 0), 0);
   client.traceHops();
   const low = await fixedRate(client, 50, seconds / 2);
   const hopRows = hopBreakdown(client.hops!);
@@ -139,6 +147,8 @@ try {
     [`  ÷ ${EVENTS_PER_CALL} events per call = ceiling calls/s`, ceiling.toFixed(0)],
     ["end-to-end calls/s (closed loop, 1024 callers)", peak.toFixed(0)],
     ["ratio end-to-end / ceiling", `${((peak / ceiling) * 100).toFixed(1)}%`],
+    ["CPU per governed call at peak, all Warden processes and nats-server (µs; 10 ms ticks)", ((cpuTotal * 1e6) / peakCalls).toFixed(0)],
+    ...cpuRows,
     ["p50 / p99 latency at 50 calls/s (ms)", `${low.p50.toFixed(2)} / ${low.p99.toFixed(2)}`],
     [`p50 / p99 latency at half of peak, ${Math.round(peak / 2)} calls/s (ms)`, `${half.p50.toFixed(2)} / ${half.p99.toFixed(2)}`],
     ["  achieved rate at half of peak (completed calls/s)", half.achievedRate.toFixed(0)],
