@@ -1,6 +1,6 @@
 export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } from "./append.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
-export { busFromConnection, connectBus, type Bus } from "./bus.js";
+export { busFromConnection, connectBus, identityOfCreds, type Bus } from "./bus.js";
 export { decodeJson, encodeJson } from "./codec.js";
 export { BusConfigSchema, ConfigError, loadBusConfig, LOG_LEVELS, parseEnv, type BusConfig } from "./config.js";
 export { copyToDlq, DLQ_INLINE_LIMIT, type DeadLetter, type DeadLetterReference, type DlqCopy } from "./dlq.js";
