@@ -122,6 +122,9 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
 const JS = "$JS.API";
 const INBOX = "_INBOX.>";
 
+/** The `warden_budgets` keys the projector keeps (`run.<runId>`, `tool.<name>`, `principal.<principal>`: subjects.ts). */
+const PROJECTED_BUDGET_PREFIXES = ["run", "tool", "principal"] as const;
+
 const callEvent = (domain: string, type: string) => `${CALLS_SUBJECT_ROOT}.${domain}.*.${type}`;
 const kvWrite = (bucket: string) => `$KV.${bucket}.>`;
 
@@ -303,7 +306,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
       );
     case "projector":
       return service(
-        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), kvWrite(BUCKET_BUDGETS), kvWrite(BUCKET_PROJECTOR)],
+        // of warden_budgets, only its counters: the policy's ledgers, buckets and delegation counts decide, the projector may not refill them
+        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), ...PROJECTED_BUDGET_PREFIXES.map((p) => `$KV.${BUCKET_BUDGETS}.${p}.>`), kvWrite(BUCKET_PROJECTOR)],
         [],
         [DURABLE_PROJECTOR],
       );
