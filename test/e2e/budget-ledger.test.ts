@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kvGetJson, readEvent, silentLogger } from "@warden/bus";
-import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts";
+import { BUCKET_BUDGETS, ledgerKey, type ToolResult } from "@warden/contracts";
 import { startPolicyService } from "@warden/policy";
 import { LedgerStateSchema, ledgerUsed } from "@warden/policy-engine";
 import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
@@ -66,7 +66,7 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
 
   it("makes a reservation room again when a person denies the approval, and holds the ones still waiting", async () => {
     const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    const sends = [];
+    const sends: ToolResult[] = [];
     for (let i = 0; i < 4; i++) sends.push(await planner.call("customer.message", { customerId: `C-l${i}`, text: `hello ${i}` }, { mode: "plan" }));
     expect(sends.map((r) => r.status)).toEqual(["awaiting_approval", "awaiting_approval", "awaiting_approval", "rejected"]);
     expect(sends[3]).toMatchObject({ error: { code: "BUDGET_EXCEEDED", details: { ledger: "planner-sends", left: { calls: 0 } } } });

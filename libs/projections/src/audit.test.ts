@@ -62,13 +62,13 @@ describe("audit rows", () => {
 describe("shadow rules in the audit", () => {
   /** A call whose recorded decision carries what shadow rules would have decided. */
   function withShadow(callId: string, shadowDecision: "allow" | "require_approval" | "deny", rule: string): WardenEvent[] {
-    return syntheticCall({ callId }).map((e) =>
+    return syntheticCall({ callId, outcome: "succeeded" }).map((e) =>
       e.type === "ToolPolicyChecked" ? { ...e, data: { ...e.data, shadow: { decision: shadowDecision, ruleIds: [rule], reason: "trying", shadowRuleIds: [rule] } } } : e,
     );
   }
 
   it("shows each call's shadow decision and groups the calls the shadow rules would have decided otherwise", () => {
-    const ms = models([...withShadow("a", "deny", "kb-closed"), ...withShadow("b", "deny", "kb-closed"), ...withShadow("c", "allow", "kb-open"), ...syntheticCall({ callId: "d" })]);
+    const ms = models([...withShadow("a", "deny", "kb-closed"), ...withShadow("b", "deny", "kb-closed"), ...withShadow("c", "allow", "kb-open"), ...syntheticCall({ callId: "d", outcome: "succeeded" })]);
     const rows = ms.map(auditRow);
     expect(rows.find((r) => r.callId === "a")?.shadow).toEqual({ decision: "deny", shadowRuleIds: ["kb-closed"], disagrees: true });
     expect(rows.find((r) => r.callId === "c")?.shadow).toEqual({ decision: "allow", shadowRuleIds: ["kb-open"], disagrees: false });

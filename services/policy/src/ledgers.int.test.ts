@@ -151,7 +151,7 @@ describe("ledger budgets across two policy copies", () => {
     const checks = await Promise.all(held.slice(0, 8).map(async (callId) => (await readEvent(admin, "ledger", callId, "ToolPolicyChecked"))!));
     // five failed (released), three succeeded (spent)
     await Promise.all(checks.map((c, i) => finish(c, i >= 5)));
-    await eventually(async () => expect(await ledgerState()).toMatchObject({ spent: { calls: 3, cost: 9 }, holds: expect.toSatisfy((h: unknown[]) => h.length === LIMIT - 8) }), { timeoutMs: 20_000 });
+    await eventually(async () => expect(await ledgerState()).toMatchObject({ spent: { calls: 3, cost: 9 }, holds: expect.toSatisfy((h: unknown[]) => h.length === LIMIT - 8) }), 20_000);
     const again = await callsAtOnce(12);
     expect(again.filter((d) => d.data.decision === "allow")).toHaveLength(5);
     expect(ledgerUsed((await ledgerState())!)).toEqual({ calls: LIMIT, cost: 3 * LIMIT });
