@@ -47,7 +47,7 @@ function matchedShadowRules(doc: PolicyDocument, f: CallFacts): string[] {
 const enforced = new WeakMap<PolicyDocument, PolicyDocument>();
 
 /** The document with its shadow rules enforced (kept per document: the stage asks for every call). */
-export function enforcingShadows(doc: PolicyDocument): PolicyDocument {
+function enforcingShadows(doc: PolicyDocument): PolicyDocument {
   let out = enforced.get(doc);
   if (out === undefined) {
     out = { ...doc, rules: doc.rules.map(({ mode: _mode, ...r }) => r) };

@@ -19,7 +19,7 @@ export {
 export { diffPolicyDocuments, type PolicyChange } from "./diff-documents.js";
 export { parsePolicyDocument } from "./document.js";
 export { effectiveFlags, flagGranted } from "./effective-flags.js";
-export { enforcingShadows, evaluateCall, VIEW_NOT_SHOWN_RULE, type CallEvaluation } from "./evaluate-call.js";
+export { evaluateCall, VIEW_NOT_SHOWN_RULE, type CallEvaluation } from "./evaluate-call.js";
 export {
   checkGates,
   DEFAULT_TABLE,
@@ -40,12 +40,9 @@ export {
   type HistoryGate,
 } from "./history-gates.js";
 export {
-  currentState,
   LEDGER_RULE,
   ledgerChargesOf,
   ledgerExceededReason,
-  ledgerHolder,
-  ledgerLeftText,
   LedgerStateSchema,
   ledgerUsed,
   periodOf,

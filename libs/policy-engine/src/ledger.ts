@@ -50,7 +50,7 @@ export interface LedgerCharge {
 }
 
 /** Whose budget a ledger charges for a call, or undefined when the call does not count against it. */
-export function ledgerHolder(doc: PolicyDocument, ledger: LedgerBudget, call: { principal: string; tool: string }): string | undefined {
+function ledgerHolder(doc: PolicyDocument, ledger: LedgerBudget, call: { principal: string; tool: string }): string | undefined {
   if (ledger.principal !== undefined) return anyGlob(ledger.principal, call.principal) ? call.principal : undefined;
   if (ledger.team !== undefined) {
     const members = Object.hasOwn(doc.teams ?? {}, ledger.team) ? (doc.teams?.[ledger.team] ?? []) : [];
@@ -120,7 +120,7 @@ function freshState(charge: Pick<LedgerCharge, "period" | "resetsAt">): LedgerSt
 }
 
 /** The state a charge is decided against: the stored one if it counts the charge's period, else an empty one. */
-export function currentState(state: LedgerState | undefined, charge: Pick<LedgerCharge, "period" | "resetsAt">): LedgerState {
+function currentState(state: LedgerState | undefined, charge: Pick<LedgerCharge, "period" | "resetsAt">): LedgerState {
   return state !== undefined && state.period === charge.period ? state : freshState(charge);
 }
 
@@ -180,7 +180,7 @@ export function reservationOf(charge: LedgerCharge): LedgerReservation {
 }
 
 /** `left` as words: `3 calls, 40 cost units left`. */
-export function ledgerLeftText(e: Pick<LedgerExceeded, "left">): string {
+function ledgerLeftText(e: Pick<LedgerExceeded, "left">): string {
   const parts = [
     ...(e.left.calls === undefined ? [] : [`${e.left.calls} call${e.left.calls === 1 ? "" : "s"}`]),
     ...(e.left.cost === undefined ? [] : [`${e.left.cost} cost unit${e.left.cost === 1 ? "" : "s"}`]),

@@ -4,7 +4,6 @@ export { callsUsed, type ProjectedRun } from "./domain/budget.js";
 export { BUDGET_RULE, DESCRIPTOR_BOUND_RULE } from "./domain/verdict.js";
 export {
   authorOf,
-  documentHash,
   getPolicyDocument,
   getStoredPolicyDocument,
   putPolicyDocument,

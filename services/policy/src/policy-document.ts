@@ -124,7 +124,7 @@ export async function getStoredPolicyDocument(bus: Bus): Promise<Outcome<StoredP
 }
 
 /** `sha256:<hex>` of a document's canonical JSON: what a change record names. */
-export function documentHash(doc: PolicyDocument): string {
+function documentHash(doc: PolicyDocument): string {
   return `sha256:${sha256Hex(canonicalJson(doc))}`;
 }
 
