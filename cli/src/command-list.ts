@@ -152,6 +152,26 @@ export const REPLAY_OPTIONS = {
 
 export const POLICY_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
 
+export const POLICY_SET_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  yes: { type: "boolean", description: "apply without asking (scripts; without a terminal it is required)" },
+  "dry-run": { type: "boolean", description: "show the changes and the what-if, store nothing" },
+  since: { type: "string", value: "T", description: "replay the calls requested from this time in the what-if: ISO time, or 15m / 2h / 7d ago (default 1d)" },
+} as const satisfies OptionSpecs;
+
+export const POLICY_HISTORY_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  limit: { type: "string", value: "N", description: "the last N changes (default 20)" },
+} as const satisfies OptionSpecs;
+
+export const BUDGETS_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  ledger: { type: "string", value: "ID", description: "only this ledger of budgets.ledgers" },
+} as const satisfies OptionSpecs;
+
 const TOOLS_FILE = {
   tools: { type: "string", value: "FILE", description: "the tools' descriptors from this file (`warden tools list --json`, a tool manifest, or a JSON/YAML list of descriptors) instead of the registry" },
 } as const satisfies OptionSpecs;
@@ -198,7 +218,7 @@ export const REGISTER_OPTIONS = {
 
 export const PRINCIPAL_ADD_OPTIONS = {
   ...JSON_OPTION,
-  kind: { type: "string", value: "KIND", required: true, description: "agent, human, executor (with --domains), service (with --role) or auditor" },
+  kind: { type: "string", value: "KIND", required: true, description: "agent, human, executor (with --domains), service (with --role), auditor or policy-author" },
   domains: { type: "string", value: "D,..", description: "the domains an executor serves" },
   role: { type: "string", value: "R", description: "a service's role" },
 } as const satisfies OptionSpecs;
@@ -325,7 +345,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   {
     name: "policy",
-    summary: "the policy document: check, decide, what-if, store, show",
+    summary: "the policy document: check, decide, what-if, store, show, history",
     subcommands: [
       command({
         name: "check",
@@ -350,10 +370,16 @@ export const COMMANDS: readonly CommandSpec[] = [
       }),
       command({
         name: "set",
-        summary: "store a policy document (JSON or YAML); services reload it at once",
+        summary: "show the changes against the document in force and the what-if of the last day, ask, then store it (services reload it at once) and record who changed it",
         arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
-        options: POLICY_OPTIONS,
+        options: POLICY_SET_OPTIONS,
         run: async (input, io) => (await import("./commands/policy.js")).policySetCommand(input, io),
+      }),
+      command({
+        name: "history",
+        summary: "who changed the policy document, when and to what; revisions stored without a record",
+        options: POLICY_HISTORY_OPTIONS,
+        run: async (input, io) => (await import("./commands/policy.js")).policyHistoryCommand(input, io),
       }),
       command({
         name: "show",
@@ -363,6 +389,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       }),
     ],
   },
+  command({
+    name: "budgets",
+    summary: "the ledger budgets (budgets.ledgers): spent, held and left per holder this period, and when each resets",
+    options: BUDGETS_OPTIONS,
+    run: async (input, io) => (await import("./commands/budgets.js")).budgetsCommand(input, io),
+  }),
   command({
     name: "register",
     summary: "validate a tool manifest (CLI, HTTP, MCP) and register its tools",
@@ -413,7 +445,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 /** Printed after the command list of `warden --help`. */
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
-  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, replay, policy, register,
+  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, replay, policy, budgets, register,
   tools list|enable|disable, topology) as admin; \`policy check --offline\` and
   \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.

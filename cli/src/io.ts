@@ -8,6 +8,12 @@ export interface CommandIo {
   err(text: string): void;
   /** Resolves when the process is asked to stop (SIGINT / SIGTERM); used by long-running commands. */
   stopSignal(): Promise<string>;
+  /**
+   * Asks a person a question and resolves with their answer; present only when someone can answer
+   * (stdin is a terminal). A command that needs a confirmation refuses without it unless told
+   * `--yes`.
+   */
+  readonly prompt?: (question: string) => Promise<string>;
 }
 
 /** A command gets its parsed options and positional arguments and returns the exit code. */

@@ -21,10 +21,22 @@ const stopSignal = () =>
     process.once("SIGTERM", () => resolve("SIGTERM"));
   });
 
+/** A question on stderr (stdout stays the command's output), answered on a terminal's stdin. */
+const prompt = async (question: string): Promise<string> => {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+};
+
 process.exitCode = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   out: (text) => void process.stdout.write(`${text}\n`),
   err: (text) => void process.stderr.write(`${text}\n`),
   stopSignal,
+  ...(process.stdin.isTTY ? { prompt } : {}),
 });

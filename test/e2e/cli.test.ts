@@ -188,14 +188,14 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       const version = `test-${newId()}`;
       const file = join(dir, "policy.yaml");
       writeFileSync(file, toYaml({ ...PolicyDocumentSchema.parse(supportDeskPolicy), version }));
-      const set = await warden(["policy", "set", file, "--json"], env);
+      const set = await warden(["policy", "set", file, "--yes", "--json"], env);
       expect(set.code).toBe(0);
       expect(set.doc).toMatchObject({ ok: true, version });
       const show = await warden(["policy", "show", "--json"], env);
       expect(show.doc).toMatchObject({ stored: true, document: { version } });
       const bad = join(dir, "bad.yaml");
       writeFileSync(bad, "version: x\nrules: [{ id: r1, effect: maybe }]\n");
-      const refused = await warden(["policy", "set", bad, "--json"], env);
+      const refused = await warden(["policy", "set", bad, "--yes", "--json"], env);
       expect(refused.code).toBe(1);
       expect(refused.doc).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
     } finally {

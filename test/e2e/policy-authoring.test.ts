@@ -282,4 +282,89 @@ describe("policy authoring against the running Warden: decide agrees with the li
       expect(byTool).toMatchObject({ requested: made.filter((m) => m.request.tool === "session.fetch").length, changed: plansChanged });
     });
   });
+  describe("shadow rules, then policy set", () => {
+    const SHADOW_RULE = "try-no-kb-for-bot";
+    const shadowDoc: PolicyDocumentInput = {
+      ...supportDeskPolicy,
+      version: "support-desk-shadow",
+      rules: [...(supportDeskPolicy.rules ?? []), { id: SHADOW_RULE, match: { tool: "kb.search", principal: "support-bot" }, effect: "deny", reason: "would keep the bot out of the knowledge base", mode: "shadow" }],
+    };
+    const inForce = async () => (json(await warden("policy", "show", "--json"))["document"] as { version: string }).version;
+
+    beforeAll(() => writeFileSync(join(dir, "shadow.yaml"), toYaml(shadowDoc)));
+
+    it("refuses to store without a terminal to ask on unless --yes; --dry-run shows the changes and the last day's what-if and stores nothing", async () => {
+      const before = await inForce();
+      const refused = await warden("policy", "set", "shadow.yaml");
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/stdin is not a terminal: pass --yes/);
+      // it showed what it would have asked about before refusing
+      expect(refused.stdout).toContain(`rules.${SHADOW_RULE}: added (deny, shadow): would keep the bot out of the knowledge base`);
+      const dry = await warden("policy", "set", "shadow.yaml", "--dry-run", "--json");
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(json(dry)).toMatchObject({
+        applied: false,
+        reason: "dry_run",
+        inForce: { version: before },
+        changes: expect.arrayContaining([{ path: `rules.${SHADOW_RULE}`, kind: "added", text: expect.stringContaining("(deny, shadow)") }]),
+        diff: expect.stringContaining(`+    mode: shadow`),
+        // the shadow rule decides nothing, so no recorded call of the last day would be decided otherwise
+        whatIf: { candidateVersion: "support-desk-shadow", requested: expect.any(Number), changed: 0 },
+      });
+      const text = await warden("policy", "set", "shadow.yaml", "--dry-run");
+      expect(text.stdout).toContain(`policy set shadow.yaml: ${before}`);
+      expect(text.stdout).toContain("what if support-desk-shadow (shadow.yaml) had decided the");
+      expect(text.stdout).toContain("not stored (--dry-run)");
+      expect(await inForce()).toBe(before);
+    });
+
+    it("stores the document as a policy author with --yes, and records the change under the author's own name", async () => {
+      const before = await inForce();
+      await w.nats.home.addIdentity({ kind: "policy-author", name: "pat" });
+      const set = await warden("policy", "set", "shadow.yaml", "--yes", "--as", "pat", "--json");
+      expect(set.code, set.stderr).toBe(0);
+      expect(json(set)).toMatchObject({ ok: true, applied: true, version: "support-desk-shadow", author: "pat" });
+      expect(await inForce()).toBe("support-desk-shadow");
+      const history = json(await warden("policy", "history", "--json"));
+      const changes = history["changes"] as Record<string, unknown>[];
+      expect(changes.at(-1)).toMatchObject({
+        author: "pat",
+        version: "support-desk-shadow",
+        previousVersion: before,
+        revision: (json(set) as { revision: number }).revision,
+        confirmed: "yes",
+        // against support-desk-rl, which had flood-bot's bucket
+        changes: [`version: "${before}" → "support-desk-shadow"`, "principals.flood-bot: removed: agent", `rules.${SHADOW_RULE}: added (deny, shadow): would keep the bot out of the knowledge base`],
+        whatIf: { replayed: expect.any(Number), changed: 0 },
+      });
+      // every stored revision has its record: the harness's and this test's puts were recorded as the admin's
+      expect(history["unrecorded"]).toEqual([]);
+      expect(changes.slice(0, -1).every((c) => c["author"] === "admin")).toBe(true);
+      const again = await warden("policy", "set", "shadow.yaml", "--yes", "--as", "pat", "--json");
+      expect(json(again)).toMatchObject({ applied: false, reason: "unchanged" });
+    });
+
+    it("records what the shadow rule would decide on ToolPolicyChecked without deciding, and audit reports the disagreement", async () => {
+      await eventually(async () => {
+        const probe = await call("agent", { tool: "kb.search", principal: "support-bot", mode: "llm", flags: {}, scope: null });
+        expect(probe.checked.data.policyVersion).toBe("support-desk-shadow");
+      });
+      const since = new Date(Date.now() - 1);
+      const bot = await call("agent", { tool: "kb.search", principal: "support-bot", mode: "llm", flags: {}, scope: null });
+      expect(bot.checked.data).toMatchObject({ decision: "allow", ruleIds: ["default.read.llm"], shadow: { decision: "deny", shadowRuleIds: [SHADOW_RULE] } });
+      const alice = await call("human", { tool: "kb.search", principal: "alice", mode: "human", flags: {}, scope: null });
+      expect(alice.checked.data.decision).toBe("allow");
+      expect(alice.checked.data.shadow).toBeUndefined();
+      const audit = json(await warden("audit", "--since", since.toISOString(), "--json"));
+      expect(audit["shadow"]).toEqual({
+        matched: 1,
+        disagree: 1,
+        disagreements: [{ shadowRuleIds: [SHADOW_RULE], decision: "allow", shadowDecision: "deny", count: 1, callIds: [bot.callId] }],
+      });
+      const text = await warden("audit", "--since", since.toISOString());
+      expect(text.stdout).toContain(`${SHADOW_RULE}: allow → deny on 1 call (${bot.callId})`);
+      const decided = json(await warden("policy", "decide", "shadow.yaml", "--json", "--request", JSON.stringify({ tool: "kb.search", principal: "support-bot", mode: "llm" })));
+      expect(decided).toMatchObject({ decision: "allow", shadow: { decision: "deny", shadowRuleIds: [SHADOW_RULE] } });
+    });
+  });
 });

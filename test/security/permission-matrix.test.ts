@@ -25,6 +25,7 @@ import {
   DURABLE_POLICY,
   DURABLE_PROJECTOR,
   DURABLE_REGISTRY,
+  DURABLES_POLICY_SETTLE,
   EXECUTOR_STAGES,
   IDENTITY_KINDS,
   IdentitySpecSchema,
@@ -44,6 +45,13 @@ import {
   STREAM_NOTARY,
   NOTARY_CHECKPOINT_SUBJECT,
   SUBJECT_REGISTRY_CHANGED,
+  ledgerKey,
+  policyChangedSubject,
+  principalBudgetKey,
+  rateBucketKey,
+  runBudgetKey,
+  toolBudgetKey,
+  STREAM_POLICY_CHANGES,
   SUBJECT_REGISTRY_LIST,
   type EventType,
   type IdentityKind,
@@ -60,7 +68,7 @@ import { rawRequest, refusedByServer, subscriptionRefused } from "./refusals.js"
  */
 
 /** The matrix's rows. A kind or service role added to the contracts without a row here fails the first test. */
-type Label = "agent" | "human" | "registry" | "policy" | "approver" | "projector" | "notary" | "executor" | "subagent" | "auditor" | "admin";
+type Label = "agent" | "human" | "registry" | "policy" | "approver" | "projector" | "notary" | "executor" | "subagent" | "auditor" | "policy-author" | "admin";
 
 interface Role {
   readonly label: Label;
@@ -87,6 +95,8 @@ function rolesOf(kind: IdentityKind): Role[] {
       return [{ label: "subagent", spec: { kind, name: "matrix-subagent", domains: [AGENT_DOMAIN], principals: [SUBAGENT_PRINCIPAL] }, self: "matrix-subagent" }];
     case "auditor":
       return [{ label: "auditor", spec: { kind, name: "matrix-auditor" }, self: "matrix-auditor" }];
+    case "policy-author":
+      return [{ label: "policy-author", spec: { kind, name: "matrix-author" }, self: "matrix-author" }];
     case "admin":
       return [{ label: "admin", spec: { kind, name: "admin" }, self: "admin" }];
     default:
@@ -95,7 +105,7 @@ function rolesOf(kind: IdentityKind): Role[] {
 }
 
 const CLIENTS: readonly Label[] = ["agent", "human"];
-const WARDEN_ACCOUNT: readonly Label[] = ["registry", "policy", "approver", "projector", "notary", "executor", "subagent", "auditor", "admin"];
+const WARDEN_ACCOUNT: readonly Label[] = ["registry", "policy", "approver", "projector", "notary", "executor", "subagent", "auditor", "policy-author", "admin"];
 
 const REQUEST_TIMEOUT_MS = 300;
 const fresh = () => newId();
@@ -132,10 +142,11 @@ const OWN_DURABLES: Readonly<Record<string, Label>> = {
   [DURABLE_POLICY]: "policy",
   [DURABLE_APPROVER]: "approver",
   [DURABLE_PROJECTOR]: "projector",
+  ...Object.fromEntries(Object.values(DURABLES_POLICY_SETTLE).map((d) => [d, "policy"])),
   ...Object.fromEntries(EXECUTOR_STAGES.map((s) => [consumerName(s, EXECUTOR_DOMAIN), "executor"])),
   ...Object.fromEntries(EXECUTOR_STAGES.map((s) => [consumerName(s, AGENT_DOMAIN), "subagent"])),
 };
-const CORE_DURABLES = [DURABLE_REGISTRY, DURABLE_POLICY, DURABLE_APPROVER, DURABLE_PROJECTOR];
+const CORE_DURABLES: readonly string[] = [DURABLE_REGISTRY, DURABLE_POLICY, ...Object.values(DURABLES_POLICY_SETTLE), DURABLE_APPROVER, DURABLE_PROJECTOR];
 const EXECUTOR_DURABLES = Object.keys(OWN_DURABLES).filter((d) => !CORE_DURABLES.includes(d));
 
 function durableOps(durable: string, configOf: (d: string) => ConsumerConfig): Op[] {
@@ -232,13 +243,23 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("write its domain's own bucket", ["executor", "admin"], () => `$KV.${EXECUTOR_BUCKET}.state`),
 
     // state that decides: the policy document, the approver's locks, the read models, the cursor
-    publish("write the policy document", ["admin"], () => `$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, {}, true),
+    publish("write the policy document", ["policy-author", "admin"], () => `$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, {}, true),
+    // who changed it: each author only under its own name (the admin, the root, under any)
+    publish("record a policy change as itself", ["policy-author", "admin"], (r) => policyChangedSubject(r.self)),
+    publish("record a policy change as dana", ["admin"], () => policyChangedSubject("dana")),
+    publish("get a policy change record directly", WARDEN_ACCOUNT, () => `$JS.API.DIRECT.GET.${STREAM_POLICY_CHANGES}`, { seq: 1 }),
+    publish("delete WARDEN_POLICY_CHANGES", ["admin"], () => `$JS.API.STREAM.DELETE.${STREAM_POLICY_CHANGES}`, {}, true),
+    publish("purge WARDEN_POLICY_CHANGES", ["admin"], () => `$JS.API.STREAM.PURGE.${STREAM_POLICY_CHANGES}`, {}, true),
     publish("write an approver key into warden_policy", ["admin"], () => `$KV.${BUCKET_POLICY}.${approverKeyKey("matrix")}`),
     publish("write a tool descriptor", ["registry", "admin"], () => `$KV.${BUCKET_TOOLS}.kb.search.9.9.9`),
     publish("write an approval lock", ["approver", "admin"], () => `$KV.${BUCKET_APPROVAL_LOCKS}.${fresh()}`),
     publish("write the projected approval inbox", ["projector", "admin"], () => `$KV.${BUCKET_APPROVALS}.${fresh()}`),
     publish("write the projected calls", ["projector", "admin"], () => `$KV.${BUCKET_CALLS}.${fresh()}`),
-    publish("write budgets", ["policy", "projector", "admin"], () => `$KV.${BUCKET_BUDGETS}.${fresh()}`),
+    publish("write budgets", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${fresh()}`),
+    // the projector keeps its counters; the ledgers, rate buckets and delegation counts that decide are the policy's
+    ...[runBudgetKey(fresh()), toolBudgetKey("kb.search"), principalBudgetKey(fresh())].map((k) => publish(`write the projected budget counter ${k.split(".")[0]!}.*`, ["policy", "projector", "admin"], () => `$KV.${BUCKET_BUDGETS}.${k}`)),
+    publish("write a ledger budget", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${ledgerKey("matrix", fresh())}`),
+    publish("write a rate bucket", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${rateBucketKey(fresh())}`),
     publish("move the projector's cursor", ["projector", "admin"], () => `$KV.${BUCKET_PROJECTOR}.${PROJECTOR_CURSOR_KEY}`, {}, true),
     publish("store an artifact", ["executor", "subagent", "admin"], () => `$O.${OBJECT_STORE_ARTIFACTS}.C.${fresh()}`),
 
@@ -259,7 +280,7 @@ function knownHole(op: Op, role: Role): boolean {
 }
 
 /** Roles that read call histories with ordered consumers of their own, so may create consumers on the call stream by name. */
-const CALL_STREAM_READERS: readonly Label[] = ["approver", "subagent", "auditor", "notary"];
+const CALL_STREAM_READERS: readonly Label[] = ["approver", "subagent", "auditor", "notary", "policy-author"];
 
 const ROLES: Role[] = IDENTITY_KINDS.flatMap(rolesOf);
 
@@ -277,6 +298,10 @@ describe("the permission matrix, role by role, enforced by the server", () => {
     const filters: Record<string, string> = {
       [DURABLE_REGISTRY]: stageFilterSubject("ToolCallRequested"),
       [DURABLE_POLICY]: stageFilterSubject("ToolArgsValidated"),
+      [DURABLES_POLICY_SETTLE.Outcome]: stageFilterSubject("ToolCallFinished"),
+      [DURABLES_POLICY_SETTLE.ToolCallRejected]: stageFilterSubject("ToolCallRejected"),
+      [DURABLES_POLICY_SETTLE.ApprovalDenied]: stageFilterSubject("ApprovalDenied"),
+      [DURABLES_POLICY_SETTLE.ApprovalExpired]: stageFilterSubject("ApprovalExpired"),
       [DURABLE_APPROVER]: stageFilterSubject("ToolPolicyChecked"),
       [DURABLE_PROJECTOR]: "warden.call.>",
       ...Object.fromEntries(
@@ -333,6 +358,10 @@ describe("the permission matrix, role by role, enforced by the server", () => {
     executor: { what: "writes a ToolCallFinished in its domain", run: (bus) => appended(bus, callEventSubject(EXECUTOR_DOMAIN, fresh(), "ToolCallFinished")) },
     subagent: { what: "records a ToolViewCompiled", run: (bus) => appended(bus, callEventSubject(AGENT_DOMAIN, fresh(), "ToolViewCompiled", "t1")) },
     auditor: { what: "reads the call stream's state", run: async (bus) => expect((await bus.jsm.streams.info(STREAM_CALLS)).config.name).toBe(STREAM_CALLS) },
+    "policy-author": {
+      what: "records a policy change under its own name",
+      run: async (bus, r) => expect((await bus.js.publish(policyChangedSubject(r.self), encodeJson({ matrix: true }))).stream).toBe(STREAM_POLICY_CHANGES),
+    },
     admin: {
       what: "creates, updates and deletes a stream and a bucket",
       run: async (bus) => {
@@ -361,7 +390,7 @@ describe("the permission matrix, role by role, enforced by the server", () => {
   const holeCells = (prefix: string) =>
     ROLES.flatMap((role) => operations(configOf).filter((op) => op.name.startsWith(prefix) && knownHole(op, role)).map((op) => ({ role, op })));
 
-  it.fails("KNOWN HOLE: a role that reads call histories (approver, subagent, auditor, notary) cannot create or update another's durable by name", async () => {
+  it.fails("KNOWN HOLE: a role that reads call histories (approver, subagent, auditor, notary, policy author) cannot create or update another's durable by name", async () => {
     const cells = holeCells("create or update durable");
     expect(cells.length).toBeGreaterThan(0);
     for (const { role, op } of cells) expect(await op.refused(buses.get(role.label)!, role), `${role.label}: ${op.name}`).toBe(true);

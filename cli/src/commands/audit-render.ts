@@ -1,8 +1,8 @@
 import type { EvidenceReport } from "@warden/evidence";
 import type { PolicyDocument } from "@warden/contracts";
-import { auditRow, matchesAudit, verifyCalls, type AuditFilter, type CallModel, type Finding } from "@warden/projections";
+import { auditRow, matchesAudit, shadowSummary, verifyCalls, type AuditFilter, type CallModel, type Finding } from "@warden/projections";
 import type { ProjectorPosition, UnreadableMessage } from "@warden/projector";
-import { auditTable, invalidNote, projectorFinding, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
+import { auditTable, invalidNote, projectorFinding, shadowText, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
 import { evidenceSummary, type NotaryFinding } from "../domain/evidence-format.js";
 import { EXIT_FAILED, EXIT_OK } from "../errors.js";
 import type { CommandIo } from "../io.js";
@@ -32,6 +32,8 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
   const all = [...o.calls].sort((a, b) => (a.requestedAt ?? a.firstTs).localeCompare(b.requestedAt ?? b.firstTs) || a.callId.localeCompare(b.callId));
   const listed = all.filter((m) => matchesAudit(m, filter));
   const rows = listed.map(auditRow);
+  // shadow rules' disagreements are reported, never a failure: showing them is what shadow mode is for
+  const shadow = shadowSummary(rows);
   // budgets span every call of a run, so the check sees all of them; findings are kept for the listed ones
   const shown = new Set(listed.map((m) => m.callId));
   const findings: Finding[] | undefined = o.verify ? (doc ? verifyCalls(all, doc) : callViolations(all)).filter((f) => shown.has(f.callId)) : undefined;
@@ -65,9 +67,10 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
           ...(listedEvidence ? { evidence: { ...listedEvidence, ...(notary ? { notary } : {}) } } : {}),
         }
       : {};
-    io.out(JSON.stringify({ ...source, ...range, filter, calls: rows, ...verified, ...invalidEvents }, null, 2));
+    io.out(JSON.stringify({ ...source, ...range, filter, calls: rows, ...(shadow.matched > 0 ? { shadow } : {}), ...verified, ...invalidEvents }, null, 2));
   } else {
     io.out(auditTable(rows));
+    if (shadow.matched > 0) io.out(`\n${shadowText(shadow)}`);
     if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
     if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind)}`);
     if (listedEvidence) io.out(`\n${evidenceSummary(listedEvidence, notary)}`);

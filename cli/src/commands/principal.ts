@@ -14,7 +14,7 @@ function home(io: CommandIo) {
 }
 
 /**
- * `warden principal add NAME --kind agent|human|executor|service|auditor`: identities are minted
+ * `warden principal add NAME --kind agent|human|executor|service|auditor|policy-author`: identities are minted
  * from WARDEN_HOME's account keys. A new one works at once (the server checks its signature, no
  * restart).
  */
@@ -24,13 +24,13 @@ export const principalAddCommand: Command<typeof PRINCIPAL_ADD_OPTIONS> = async 
   if (name.startsWith("agent-")) throw usageError(`${name}: names starting with agent- are the principals of subagents (agent.<name> tools)`);
   const domains = values.domains?.split(",").map((d) => d.trim()).filter((d) => d !== "") ?? [];
   let input: IdentitySpecInput;
-  if (kind === "agent" || kind === "human" || kind === "auditor") input = { kind, name };
+  if (kind === "agent" || kind === "human" || kind === "auditor" || kind === "policy-author") input = { kind, name };
   else if (kind === "executor") input = { kind, name, domains };
   else if (kind === "service") {
     const role = values.role as (typeof SERVICE_ROLES)[number] | undefined;
     if (role === undefined || !SERVICE_ROLES.includes(role)) throw usageError(`--role is required for a service: ${SERVICE_ROLES.join(", ")}`);
     input = { kind, name, role };
-  } else throw usageError(`unknown --kind ${JSON.stringify(kind)}: agent, human, executor, service or auditor`);
+  } else throw usageError(`unknown --kind ${JSON.stringify(kind)}: agent, human, executor, service, auditor or policy-author`);
   const spec = IdentitySpecSchema.safeParse(input);
   if (!spec.success) {
     const issue = spec.error.issues[0];
@@ -40,7 +40,10 @@ export const principalAddCommand: Command<typeof PRINCIPAL_ADD_OPTIONS> = async 
   try {
     const entry = await h.addIdentity(spec.data);
     emit(io, values.json ?? false, { ok: true, name, kind, creds: entry.creds, publicKey: entry.publicKey }, () =>
-      [`${name} (${kind}) may connect now with ${entry.creds}`, `  e.g. npm run warden -- ${kind === "human" ? `approvals --as ${name}` : `tools --principal ${name}`}`].join("\n"),
+      [
+        `${name} (${kind}) may connect now with ${entry.creds}`,
+        `  e.g. npm run warden -- ${kind === "human" ? `approvals --as ${name}` : kind === "policy-author" ? `policy set policy.yaml --as ${name}` : `tools --principal ${name}`}`,
+      ].join("\n"),
     );
   } catch (err) {
     if (err instanceof IdentityError) throw new CliError("INVALID_REQUEST", err.message);

@@ -1,4 +1,4 @@
-import type { AuditRow, Finding } from "@warden/projections";
+import type { AuditRow, Finding, ShadowSummary } from "@warden/projections";
 import { projectorBehindText, type ProjectorPosition, type UnreadableMessage } from "@warden/projector";
 import { renderTable } from "../output.js";
 
@@ -15,7 +15,21 @@ export function auditTable(rows: readonly AuditRow[]): string {
     { title: "APPROVER", value: (r) => r.approver ?? "" },
     { title: "MS", value: (r) => String(Math.round(r.durationMs)) },
     { title: "VIOLATIONS", value: (r) => (r.violations.length === 0 ? "" : r.violations.join(",")) },
+    // only when a shadow rule matched some call: what it would have decided, `!` where that differs
+    ...(rows.some((r) => r.shadow !== undefined)
+      ? [{ title: "SHADOW", value: (r: AuditRow) => (r.shadow === undefined ? "" : `${r.shadow.disagrees ? "!" : "="}${r.shadow.decision} ${r.shadow.shadowRuleIds.join(",")}`), max: 48 }]
+      : []),
   ]);
+}
+
+/** What shadow rules would have changed among the calls listed (never a violation). */
+export function shadowText(s: ShadowSummary): string {
+  const head = `shadow rules matched ${s.matched} call${s.matched === 1 ? "" : "s"}: ${s.disagree === 0 ? "all agree with the decisions recorded" : `${s.disagree} would have been decided otherwise`}`;
+  const lines = s.disagreements.map((d) => {
+    const ids = d.callIds.slice(0, 3).join(", ");
+    return `  ${d.shadowRuleIds.join(", ")}: ${d.decision} → ${d.shadowDecision} on ${d.count} call${d.count === 1 ? "" : "s"} (${ids}${d.count > 3 ? ", …" : ""})`;
+  });
+  return [head, ...lines].join("\n");
 }
 
 /** One line per finding, naming the invariant, the call and the event. */

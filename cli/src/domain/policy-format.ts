@@ -49,6 +49,10 @@ export function decideText(file: string, r: DecideResult, args?: ArgsVerdict): s
     `  reason: ${r.reason}`,
     `  policy: ${r.policyVersion} (${file})`,
   ];
+  if (r.shadow !== undefined) {
+    const agrees = r.shadow.decision === r.decision ? "agrees" : "disagrees";
+    lines.push(`  shadow: ${r.shadow.shadowRuleIds.join(", ")} would make it ${r.shadow.decision} (${r.shadow.ruleIds.join(", ")}): ${agrees}; shadow rules record, never decide`);
+  }
   if (args !== undefined && !args.valid) lines.unshift(`the registry refuses these args before policy (INVALID_ARGS): ${args.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`);
   const view = r.toolView;
   const inView = view.tools.some((t) => t.name === r.tool.name);
@@ -87,6 +91,7 @@ const GATE_NAMES: Record<string, string> = {
   run_budget: "the run budget",
   delegation: "the delegation chain",
   descriptor: "a descriptor gone at the time",
+  ledger_budget: "ledger budgets",
   descriptor_unknown: "a descriptor the registry no longer has",
 };
 

@@ -10,12 +10,13 @@ export type DecodedStageMessage<T extends EventType> =
   | { readonly kind: "undecodable"; readonly problem: UndecodableMessage };
 
 export interface StageDecoding<T extends EventType> {
-  readonly eventType: T;
+  /** The types the stage handles (one, or the types that share a subject). */
+  readonly eventTypes: readonly T[];
   readonly accept?: ((raw: unknown) => boolean) | undefined;
   readonly limits: { readonly maxBytes?: number; readonly maxDepth?: number };
 }
 
-/** Reads a message as the event of type `eventType` its subject names; pure. */
+/** Reads a message as the event of one of `eventTypes` its subject names; pure. */
 export function decodeStageMessage<T extends EventType>(m: { readonly subject: string; readonly data: Uint8Array }, d: StageDecoding<T>): DecodedStageMessage<T> {
   const undecodable = (problem: UndecodableMessage) => ({ kind: "undecodable", problem }) as const;
   const decoded = decodeJson(m.data, d.limits);
@@ -24,11 +25,11 @@ export function decodeStageMessage<T extends EventType>(m: { readonly subject: s
   if (d.accept && !d.accept(json)) return { kind: "skip" };
   const parsed = validateEventJson(json);
   if (!parsed.ok) {
-    const reason = parsed.code === "SCHEMA_INVALID" ? `schema-invalid ${d.eventType}: ${parsed.reason}` : parsed.reason;
+    const reason = parsed.code === "SCHEMA_INVALID" ? `schema-invalid ${d.eventTypes.join("/")}: ${parsed.reason}` : parsed.reason;
     return undecodable({ code: parsed.code, reason, data: m.data, ...(parsed.code === "SCHEMA_INVALID" ? { json } : {}) });
   }
   const event = parsed.value;
-  if (event.type !== d.eventType || subjectOfEvent(event) !== m.subject) {
+  if (!(d.eventTypes as readonly EventType[]).includes(event.type) || subjectOfEvent(event) !== m.subject) {
     return undecodable({ code: "SUBJECT_MISMATCH", reason: `event does not match its subject ${m.subject}`, data: m.data, json, event });
   }
   return { kind: "event", event: event as EventOfType<T> };

@@ -25,7 +25,7 @@ export async function processStageMessage<T extends EventType>(m: JsMsg, d: Stag
   let childLog: Logger | undefined;
   const mlogOf = () => (childLog ??= d.log.child(bindings));
   const subject = parseCallSubject(m.subject);
-  if (subject === undefined || !subject.types.includes(d.decoding.eventType)) {
+  if (subject === undefined || !d.decoding.eventTypes.some((t) => subject.types.includes(t))) {
     return d.settler.deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());
   }
   const possibleReplay = d.replays.possibleReplay(m);

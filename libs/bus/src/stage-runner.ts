@@ -50,7 +50,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   const settler = new StageSettler(spec, ackWaitMs, spec.backoffMs ?? [250, 1_000, 5_000, 15_000]);
   const deps = {
     log,
-    decoding: { eventType: spec.eventType, accept: spec.accept, limits: { ...(spec.maxBytes === undefined ? {} : { maxBytes: spec.maxBytes }), ...(spec.maxDepth === undefined ? {} : { maxDepth: spec.maxDepth }) } },
+    decoding: { eventTypes: typeof spec.eventType === "string" ? [spec.eventType] : spec.eventType, accept: spec.accept, limits: { ...(spec.maxBytes === undefined ? {} : { maxBytes: spec.maxBytes }), ...(spec.maxDepth === undefined ? {} : { maxDepth: spec.maxDepth }) } },
     settler,
     maxDeliver,
     replays,

@@ -57,8 +57,11 @@ export interface StageSpec<T extends EventType> {
   readonly log: Logger;
   /** Durable consumer name (`consumerName(...)` of `@warden/contracts`); every copy of the service shares it. */
   readonly durable: string;
-  /** The one event type the stage handles; a message of another type is dead-lettered. */
-  readonly eventType: T;
+  /**
+   * The event type the stage handles, or the types that share one subject (the outcome slot's);
+   * a message of another type is dead-lettered.
+   */
+  readonly eventType: T | readonly T[];
   /** The stream subjects consumed (`stageFilterSubject(eventType, domain?)` of `@warden/contracts`). */
   readonly filterSubject: string;
   /** Messages handled at once by this copy. @default 64 */

@@ -14,6 +14,8 @@ import {
   STREAM_DLQ,
   STREAM_NOTARY,
   NOTARY_CHECKPOINT_SUBJECT,
+  POLICY_CHANGED_SUBJECTS,
+  STREAM_POLICY_CHANGES,
 } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import type { BusConfig } from "./config.js";
@@ -67,6 +69,16 @@ export async function ensureTopology(bus: Bus): Promise<void> {
   await ensureStream(bus, {
     name: STREAM_NOTARY,
     subjects: [NOTARY_CHECKPOINT_SUBJECT],
+    storage: StorageType.File,
+    num_replicas: replicas,
+    deny_delete: true,
+    deny_purge: true,
+    allow_direct: true,
+  });
+  // who changed the policy document, and to what: kept for good, like the history it governs
+  await ensureStream(bus, {
+    name: STREAM_POLICY_CHANGES,
+    subjects: [POLICY_CHANGED_SUBJECTS],
     storage: StorageType.File,
     num_replicas: replicas,
     deny_delete: true,

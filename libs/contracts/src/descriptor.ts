@@ -32,6 +32,11 @@ export const ToolDescriptorSchema = z.strictObject({
   maxOutputBytes: z.int().min(1).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
   /** Set by adapters that run a process: `none` = no network (own network namespace), `host` = the host's network. */
   network: z.enum(["none", "host"]).optional(),
+  /**
+   * Cost units one call uses, counted against the policy's cost budgets (`budgets.ledgers[].cost`);
+   * a tool that declares none costs 1 unit per call.
+   */
+  cost: z.int().min(0).max(1_000_000).optional(),
   /** Names of the secrets the executor injects at run time; their values never travel. */
   secrets: z.array(TokenSchema).optional(),
 });

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   NOT_FOUND: { retryable: false },
   DECISION_REFUSED: { retryable: false },
   REGISTRATION_CONFLICT: { retryable: false },
+  /** The policy document in force changed after it was read (another author's change): read it again. */
+  POLICY_CONFLICT: { retryable: true },
   DESCRIPTOR_INVALID: { retryable: false },
   UNAVAILABLE: { retryable: true },
   INTERNAL: { retryable: true },

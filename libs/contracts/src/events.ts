@@ -102,6 +102,43 @@ export const ToolCallRejectedDataSchema = z.object({
   policyVersion: z.string().optional(),
 });
 
+/** What the document's shadow rules would have decided (they are evaluated, never deciding). */
+export const ShadowDecisionSchema = z.object({
+  decision: DecisionSchema,
+  /** The rules that would have made that decision, as `ruleIds` would name them. */
+  ruleIds: z.array(z.string()).min(1),
+  reason: z.string(),
+  /** The shadow rules that matched the call. */
+  shadowRuleIds: z.array(z.string()).min(1),
+});
+export type ShadowDecision = z.infer<typeof ShadowDecisionSchema>;
+
+/** Where one ledger's budget was reserved for the call (`budgets.ledgers`), settled at its result. */
+export const LedgerReservationSchema = z.object({
+  ledger: TokenSchema,
+  /** Whose budget: the principal, the team, or `tool-<wire name>`. */
+  holder: TokenSchema,
+  /** The period the reservation counts in (`2030-01-01` for a day, `2030-01-01T10` for an hour, UTC). */
+  period: z.string().min(1).max(40),
+  calls: z.int().nonnegative(),
+  cost: z.int().nonnegative(),
+});
+export type LedgerReservation = z.infer<typeof LedgerReservationSchema>;
+
+/** The ledger that refused a call (BUDGET_EXCEEDED): what is left of it and when it starts again. */
+export const LedgerExceededSchema = z.object({
+  ledger: TokenSchema,
+  holder: TokenSchema,
+  period: z.string().min(1).max(40),
+  /** What is left of each limit the ledger has (calls, cost units) in this period. */
+  left: z.object({ calls: z.int().nonnegative().optional(), cost: z.int().nonnegative().optional() }),
+  limit: z.object({ calls: z.int().positive().optional(), cost: z.int().positive().optional() }),
+  /** What the call needed. */
+  needed: z.object({ calls: z.int().nonnegative(), cost: z.int().nonnegative() }),
+  resetsAt: IsoTimeSchema,
+});
+export type LedgerExceeded = z.infer<typeof LedgerExceededSchema>;
+
 export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
   /** Carried so an executor can run an allowed call without reading back; bound by argsHash. */
   args: JsonValueSchema,
@@ -111,6 +148,12 @@ export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
   policyVersion: z.string(),
   /** A deny for a rate limit: how long until the caller's bucket holds a token again. */
   retryAfterMs: z.int().nonnegative().optional(),
+  /** Set when shadow rules matched a call the rules decided: what they would have decided. */
+  shadow: ShadowDecisionSchema.optional(),
+  /** The ledger budgets reserved for an admitted call; released or spent at its result. */
+  reservations: z.array(LedgerReservationSchema).min(1).optional(),
+  /** A deny for a ledger budget (rule `budget.ledger`): which ledger, what is left, when it resets. */
+  exceeded: LedgerExceededSchema.optional(),
 });
 
 export const ApproverRequirementSchema = z.object({

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DecisionRequestSchema } from "./approval.js";
 import { ToolDescriptorSchema } from "./descriptor.js";
 import { EVENT_SCHEMAS, WardenEventSchema } from "./events.js";
+import { PolicyChangedSchema } from "./policy-change.js";
 import { PolicyDocumentSchema } from "./policy-document.js";
 import {
   ListToolsRequestSchema,
@@ -22,6 +23,7 @@ export function jsonSchemaFiles(): Record<string, string> {
     "warden-event": WardenEventSchema,
     "tool-result": ToolResultSchema,
     "policy-document": PolicyDocumentSchema,
+    "policy-changed": PolicyChangedSchema,
     "decision-request": DecisionRequestSchema,
     // the registry protocol, so executors and clients in other languages can register and ask
     "registry-register-request": RegisterRequestSchema,

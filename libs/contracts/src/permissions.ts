@@ -5,6 +5,7 @@ import {
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
+  BUCKET_POLICY,
   BUCKET_PROJECTOR,
   BUCKET_TOOLS,
   CALL_READ_SUBJECTS,
@@ -16,12 +17,14 @@ import {
   NOTARY_CHECKPOINT_SUBJECT,
   OBJECT_STORE_ARTIFACTS,
   OUTCOME_SLOT,
+  policyChangedSubject,
   REGISTRY_VIEW_SUBJECTS,
   STREAM_CALLS,
   SUBJECT_DECIDE_ROOT,
   SUBJECT_REGISTRY_CHANGED,
   SUBJECT_REGISTRY_LIST,
 } from "./subjects.js";
+import { POLICY_DOCUMENT_KEY } from "./policy-document.js";
 import { TokenSchema } from "./tokens.js";
 
 /**
@@ -38,12 +41,22 @@ export const DURABLE_REGISTRY = "registry-validate";
 export const DURABLE_POLICY = "policy-check";
 export const DURABLE_APPROVER = "approver-request";
 export const DURABLE_PROJECTOR = "projector";
+/**
+ * The policy's settlement durables: the results that settle a call's ledger reservations, one
+ * event type (or the outcome slot) each, since a durable has one filter on every server version.
+ */
+export const DURABLES_POLICY_SETTLE = {
+  Outcome: "policy-settle-outcome",
+  ToolCallRejected: "policy-settle-rejected",
+  ApprovalDenied: "policy-settle-denied",
+  ApprovalExpired: "policy-settle-expired",
+} as const;
 export const EXECUTOR_STAGES = ["executor-allowed", "executor-granted"] as const;
 
 export const SERVICE_ROLES = ["registry", "policy", "approver", "projector", "notary"] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 
-export const IDENTITY_KINDS = ["agent", "human", "service", "executor", "subagent", "auditor", "admin"] as const;
+export const IDENTITY_KINDS = ["agent", "human", "service", "executor", "subagent", "auditor", "policy-author", "admin"] as const;
 export type IdentityKind = (typeof IDENTITY_KINDS)[number];
 
 export const IdentitySpecSchema = z.discriminatedUnion("kind", [
@@ -69,6 +82,11 @@ export const IdentitySpecSchema = z.discriminatedUnion("kind", [
   }),
   /** Reads everything, writes nothing. */
   z.strictObject({ kind: z.literal("auditor"), name: TokenSchema }),
+  /**
+   * Reads as the auditor does and changes the policy document, each change recorded under its own
+   * name (`warden.policy.changed.<name>`): a person's day-to-day identity for `warden policy set`.
+   */
+  z.strictObject({ kind: z.literal("policy-author"), name: TokenSchema }),
   /** The operator: creates streams, buckets, the policy document; registers any domain's tools. */
   z.strictObject({ kind: z.literal("admin"), name: TokenSchema }),
 ]);
@@ -106,6 +124,9 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
 const JS = "$JS.API";
 const INBOX = "_INBOX.>";
 
+/** The `warden_budgets` keys the projector keeps (`run.<runId>`, `tool.<name>`, `principal.<principal>`: subjects.ts). */
+const PROJECTED_BUDGET_PREFIXES = ["run", "tool", "principal"] as const;
+
 const callEvent = (domain: string, type: string) => `${CALLS_SUBJECT_ROOT}.${domain}.*.${type}`;
 const kvWrite = (bucket: string) => `$KV.${bucket}.>`;
 
@@ -136,7 +157,7 @@ const READ_API = [
 
 /** Other stages' durables, which a service that reads the stream must not pull from or ack. */
 function otherStageDurables(own: readonly string[]): string[] {
-  return [DURABLE_REGISTRY, DURABLE_POLICY, DURABLE_APPROVER, DURABLE_PROJECTOR]
+  return [DURABLE_REGISTRY, DURABLE_POLICY, ...Object.values(DURABLES_POLICY_SETTLE), DURABLE_APPROVER, DURABLE_PROJECTOR]
     .filter((d) => !own.includes(d))
     .flatMap((d) => [`${JS}.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${d}`, `$JS.ACK.${STREAM_CALLS}.${d}.>`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}.>`]);
 }
@@ -242,6 +263,9 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
     }
     case "auditor":
       return service([], [], [], true);
+    case "policy-author":
+      // the document only (not approver keys or anything else in the bucket), and its own change records
+      return service([`$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, policyChangedSubject(spec.name)], [], [], true);
     case "admin":
       return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] } };
   }
@@ -264,7 +288,7 @@ function serviceRole(role: ServiceRole): UserPermissions {
       return service(
         [callEvent("*", "ToolPolicyChecked"), callEvent("*", "ToolCallRejected"), kvWrite(BUCKET_BUDGETS)],
         [],
-        [DURABLE_POLICY],
+        [DURABLE_POLICY, ...Object.values(DURABLES_POLICY_SETTLE)],
       );
     case "approver":
       return service(
@@ -284,7 +308,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
       );
     case "projector":
       return service(
-        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), kvWrite(BUCKET_BUDGETS), kvWrite(BUCKET_PROJECTOR)],
+        // of warden_budgets, only its counters: the policy's ledgers, buckets and delegation counts decide, the projector may not refill them
+        [kvWrite(BUCKET_CALLS), kvWrite(BUCKET_APPROVALS), ...PROJECTED_BUDGET_PREFIXES.map((p) => `$KV.${BUCKET_BUDGETS}.${p}.>`), kvWrite(BUCKET_PROJECTOR)],
         [],
         [DURABLE_PROJECTOR],
       );

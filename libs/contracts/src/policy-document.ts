@@ -50,19 +50,60 @@ export const RateLimitsSchema = z.strictObject({
   perTool: z.array(ToolRateLimitSchema).default([]),
 });
 
+/**
+ * How a rule takes part: `enforce` (the default, also when absent) decides; `shadow` is evaluated
+ * and its would-be decision recorded on ToolPolicyChecked (`shadow`), but it decides nothing.
+ */
+export const RULE_MODES = ["enforce", "shadow"] as const;
+export type RuleMode = (typeof RULE_MODES)[number];
+
 export const PolicyRuleSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.:-]{1,80}$/),
   match: PolicyMatchSchema.default({}),
   effect: DecisionSchema,
   reason: z.string().min(1),
+  /** `shadow`: recorded, never deciding (docs/policy.md, Shadow rules); absent means `enforce`. */
+  mode: z.enum(RULE_MODES).optional(),
 });
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+
+/** How long a ledger counts before it starts again (UTC: the hour, or the day from midnight). */
+export const LEDGER_PERIODS = ["hour", "day"] as const;
+export type LedgerPeriod = (typeof LEDGER_PERIODS)[number];
+
+/**
+ * A budget kept as a ledger (docs/policy.md, Budgets): calls and cost units reserved when a call is
+ * decided and settled at its result, per holder and period. The holder is exactly one of: each
+ * principal its patterns match (its own ledger each), a team of the document (one ledger shared by
+ * its members), or each tool its patterns match (one ledger per tool, whoever calls it).
+ */
+export const LedgerBudgetSchema = z
+  .strictObject({
+    /** Names the ledger in keys, rule details and `warden budgets`. */
+    id: TokenSchema.max(64),
+    principal: oneOrMany(z.string().min(1)).optional(),
+    team: TokenSchema.optional(),
+    tool: oneOrMany(z.string().min(1)).optional(),
+    period: z.enum(LEDGER_PERIODS),
+    /** Calls per period. */
+    calls: z.int().positive().max(1_000_000_000).optional(),
+    /** Cost units per period: each call costs its tool's declared `cost` (1 when it declares none). */
+    cost: z.int().positive().max(1_000_000_000_000).optional(),
+  })
+  .superRefine((l, ctx) => {
+    const holders = [l.principal, l.team, l.tool].filter((h) => h !== undefined).length;
+    if (holders !== 1) ctx.addIssue({ code: "custom", path: [], message: `ledger ${l.id} needs exactly one of principal, team or tool (whose budget it is)` });
+    if (l.calls === undefined && l.cost === undefined) ctx.addIssue({ code: "custom", path: [], message: `ledger ${l.id} needs calls, cost or both (what it counts)` });
+  });
+export type LedgerBudget = z.infer<typeof LedgerBudgetSchema>;
 
 export const PolicyDocumentSchema = z.strictObject({
   version: z.string().min(1).max(80),
   principals: z.record(TokenSchema, PrincipalSchema).default({}),
   /** `write` tools an `llm` caller may see (it still waits for a person to run them). */
   llm: z.strictObject({ showWrite: z.array(z.string()).default([]) }).default({ showWrite: [] }),
+  /** Named groups of principals, for budgets a team shares (`budgets.ledgers[].team`). */
+  teams: z.record(TokenSchema, z.array(TokenSchema).min(1)).optional(),
   rules: z.array(PolicyRuleSchema).default([]),
   /** Checked when a call arrives at the policy stage, before it is decided; refused RATE_LIMITED. */
   rateLimits: RateLimitsSchema.default({ perTool: [] }),
@@ -72,6 +113,8 @@ export const PolicyDocumentSchema = z.strictObject({
       maxCallsPerRun: z.int().positive().optional(),
       /** Calls per principal over a sliding window, whatever runIds it uses (refilled continuously). */
       maxCallsPerPrincipal: z.strictObject({ calls: z.int().positive(), perSeconds: z.int().positive() }).optional(),
+      /** Budgets per principal, team or tool and period, reserved at decision and settled at the result. */
+      ledgers: z.array(LedgerBudgetSchema).optional(),
     })
     .default({}),
   /** Open (undecided, unexpired) approvals one requester may have; past it a call is refused APPROVAL_QUOTA. */
@@ -85,6 +128,14 @@ export const PolicyDocumentSchema = z.strictObject({
   doc.rules.forEach((r, i) => {
     if (seen.has(r.id)) ctx.addIssue({ code: "custom", path: ["rules", i, "id"], message: `duplicate rule id ${r.id}` });
     seen.add(r.id);
+  });
+  const ledgers = new Set<string>();
+  doc.budgets.ledgers?.forEach((l, i) => {
+    if (ledgers.has(l.id)) ctx.addIssue({ code: "custom", path: ["budgets", "ledgers", i, "id"], message: `duplicate ledger id ${l.id}` });
+    ledgers.add(l.id);
+    if (l.team !== undefined && !Object.hasOwn(doc.teams ?? {}, l.team)) {
+      ctx.addIssue({ code: "custom", path: ["budgets", "ledgers", i, "team"], message: `team ${l.team} is not defined in teams` });
+    }
   });
 });
 export type PolicyDocument = z.infer<typeof PolicyDocumentSchema>;

@@ -12,6 +12,13 @@ export const DLQ_SUBJECT_ROOT = "warden.dlq";
 export const STREAM_NOTARY = "WARDEN_NOTARY";
 export const NOTARY_CHECKPOINT_SUBJECT = "warden.notary.checkpoint";
 export const DLQ_SUBJECTS = "warden.dlq.>";
+/**
+ * Every change of the policy document, with who made it: `warden.policy.changed.<author>`, the
+ * author being the identity the server let publish there (docs/policy.md, Set).
+ */
+export const STREAM_POLICY_CHANGES = "WARDEN_POLICY_CHANGES";
+export const POLICY_CHANGED_SUBJECT_ROOT = "warden.policy.changed";
+export const POLICY_CHANGED_SUBJECTS = "warden.policy.changed.*";
 
 export const BUCKET_TOOLS = "warden_tools";
 export const BUCKET_POLICY = "warden_policy";
@@ -227,6 +234,33 @@ export function delegationBudgetKey(callId: string): string {
  */
 export function rateBucketKey(principal: string, bucket?: string): string {
   return bucket === undefined ? `rate.${token("principal", principal)}` : `rate.${token("principal", principal)}.${token("bucket", bucket)}`;
+}
+
+/** `warden_budgets` keys of the policy's ledger budgets: `ledger.<ledger id>.<holder>`. */
+export const LEDGER_KEY_PREFIX = "ledger";
+
+/** `warden_budgets` key of one ledger of one holder (a principal, a team, `tool-<wire name>`). */
+export function ledgerKey(ledger: string, holder: string): string {
+  return `${LEDGER_KEY_PREFIX}.${token("ledger", ledger)}.${token("holder", holder)}`;
+}
+
+/** `ledger.<id>.<holder>` parsed; undefined for any other key. */
+export function parseLedgerKey(key: string): { ledger: string; holder: string } | undefined {
+  const parts = key.split(".");
+  if (parts.length !== 3 || parts[0] !== LEDGER_KEY_PREFIX || !isSafeToken(parts[1]) || !isSafeToken(parts[2])) return undefined;
+  return { ledger: parts[1], holder: parts[2] };
+}
+
+/** The record of a policy change by `author`: `warden.policy.changed.<author>`. */
+export function policyChangedSubject(author: string): string {
+  return `${POLICY_CHANGED_SUBJECT_ROOT}.${token("author", author)}`;
+}
+
+/** The author token of a policy change record's subject; undefined for any other subject. */
+export function parsePolicyChangedSubject(subject: string): string | undefined {
+  if (!subject.startsWith(`${POLICY_CHANGED_SUBJECT_ROOT}.`)) return undefined;
+  const author = subject.slice(POLICY_CHANGED_SUBJECT_ROOT.length + 1);
+  return isSafeToken(author) ? author : undefined;
 }
 
 /** `warden_budgets` key of one tool's counters; a name that is not a plain dotted token is keyed by its hash. */

@@ -116,3 +116,27 @@ describe("parseDecideRequest", () => {
     });
   });
 });
+
+describe("decideRequest with shadow rules and ledgers", () => {
+  const shadowed = PolicyDocumentSchema.parse({
+    ...doc,
+    teams: { bots: ["bot"] },
+    rules: [...doc.rules, { id: "bots-wait", match: { principal: "bot" }, effect: "require_approval", reason: "trying it", mode: "shadow" }],
+    budgets: { ledgers: [{ id: "bots-daily", team: "bots", period: "day", calls: 20, cost: 100 }] },
+  });
+
+  it("shows what a shadow rule would decide beside the decision it leaves alone", () => {
+    const r = decide({ tool: "kb.search", principal: "bot", mode: "plan" }, shadowed);
+    expect(r).toMatchObject({ ok: true, value: { decision: "allow", shadow: { decision: "require_approval", shadowRuleIds: ["bots-wait"] } } });
+    expect(decide({ tool: "kb.search", principal: "alice", mode: "plan" }, shadowed)).toMatchObject({ ok: true, value: { decision: "allow" } });
+    const alice = decide({ tool: "kb.search", principal: "alice", mode: "plan" }, shadowed);
+    expect(alice.ok && alice.value.shadow).toBeUndefined();
+  });
+
+  it("lists the ledgers a call would reserve in as not decided offline", () => {
+    const r = decide({ tool: "kb.search", principal: "bot", mode: "plan" }, shadowed);
+    expect(r.ok && r.value.notEvaluated).toEqual([
+      { gate: "ledger_budget", detail: expect.stringMatching(/^budgets.ledgers bots-daily: 20 calls, 100 cost units per day for bots; this call would reserve 1 call and 1 cost units/) },
+    ]);
+  });
+});

@@ -12,6 +12,7 @@ import {
   type Grade,
   type Outcome,
   type PolicyDocument,
+  type ShadowDecision,
   type ToolRecord,
   type ToolStatus,
   type ToolView,
@@ -20,6 +21,7 @@ import { compileToolView } from "./compile-tool-view.js";
 import { evaluateCall } from "./evaluate-call.js";
 import type { GateRuleId } from "./evaluate.js";
 import { HISTORY_GATES, type HistoryGate } from "./history-gates.js";
+import { ledgerChargesOf, toolCost } from "./ledger.js";
 import { RATE_RULES, rateBucketsOf } from "./rate-limits.js";
 import { newestEnabled, versionsByName } from "./tool-versions.js";
 
@@ -89,6 +91,8 @@ export interface DecideResult {
   /** Set when a gate refused the call before the table and the rules. */
   readonly gate?: GateRuleId;
   readonly policyVersion: string;
+  /** Set when shadow rules matched: what they would have decided (they never decide). */
+  readonly shadow?: ShadowDecision;
   /** The view the caller would be shown (same principal, mode, flags and scope), with every hidden tool explained. */
   readonly toolView: ToolView;
   /** What the live stage would also weigh and this cannot: rate limits, budgets, a delegation chain, the approval quota. */
@@ -130,7 +134,8 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
     ...(e.gate === undefined ? {} : { gate: e.gate }),
     policyVersion: doc.version,
     toolView,
-    notEvaluated: notEvaluated(doc, request, d.name, e.decision),
+    ...(e.shadow === undefined ? {} : { shadow: e.shadow }),
+    notEvaluated: notEvaluated(doc, request, d.name, toolCost(d), e.decision),
   });
 }
 
@@ -139,7 +144,7 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
  * the decision (so they apply whatever it is), the run budget and the chain only to a call not
  * denied already, the approval quota only to a call that waits for a person.
  */
-function notEvaluated(doc: PolicyDocument, request: DecideRequest, tool: string, decision: Decision): NotEvaluated[] {
+function notEvaluated(doc: PolicyDocument, request: DecideRequest, tool: string, cost: number, decision: Decision): NotEvaluated[] {
   const out: NotEvaluated[] = [];
   for (const b of rateBucketsOf(doc, request.principal, tool)) {
     const limit = `${b.limit.burst} calls, refilled at ${round(b.limit.ratePerSecond)}/s`;
@@ -154,6 +159,13 @@ function notEvaluated(doc: PolicyDocument, request: DecideRequest, tool: string,
   if (perRun !== undefined) {
     out.push({ gate: HISTORY_GATES.runBudget, detail: `budgets.maxCallsPerRun: ${perRun} calls per run; depends on the calls run ${request.runId ?? "(the caller's run)"} already made` });
   }
+  for (const c of ledgerChargesOf(doc, { principal: request.principal, tool, cost }, Date.now())) {
+    const limits = [...(c.limit.calls === undefined ? [] : [`${c.limit.calls} calls`]), ...(c.limit.cost === undefined ? [] : [`${c.limit.cost} cost units`])].join(", ");
+    out.push({
+      gate: HISTORY_GATES.ledger,
+      detail: `budgets.ledgers ${c.ledger}: ${limits} per ${ledgerPeriodOf(doc, c.ledger)} for ${c.holder}; this call would reserve 1 call and ${c.cost} cost units; depends on what ${c.holder} has reserved and spent this period`,
+    });
+  }
   if (request.parentCallId !== undefined) {
     out.push({ gate: HISTORY_GATES.delegation, detail: `a delegated call (parent ${request.parentCallId}) is also checked against its recorded chain, which can only tighten this decision` });
   }
@@ -161,6 +173,10 @@ function notEvaluated(doc: PolicyDocument, request: DecideRequest, tool: string,
     out.push({ gate: "approval_quota", detail: `approvalQuota: ${doc.approvalQuota.maxOpenPerRequester} open approvals per requester; depends on how many ${request.principal} has waiting` });
   }
   return out;
+}
+
+function ledgerPeriodOf(doc: PolicyDocument, id: string): string {
+  return doc.budgets.ledgers?.find((l) => l.id === id)?.period ?? "period";
 }
 
 function round(n: number): number {

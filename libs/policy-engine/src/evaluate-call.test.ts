@@ -49,3 +49,48 @@ describe("evaluateCall", () => {
     }
   });
 });
+
+describe("shadow rules", () => {
+  const shadowDeny = { id: "no-bot-search", match: { tool: "kb.search", principal: "bot" }, effect: "deny" as const, reason: "trying it out", mode: "shadow" as const };
+
+  it("records what a matching shadow rule would decide without letting it decide", () => {
+    const e = evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "plan"));
+    expect(e).toMatchObject({ decision: "allow", ruleIds: ["default.read.plan"] });
+    expect(e.shadow).toEqual({ decision: "deny", ruleIds: ["no-bot-search"], reason: "trying it out", shadowRuleIds: ["no-bot-search"] });
+  });
+
+  it("decides exactly as the same document without its shadow rules, for every grade and mode", () => {
+    const rules = [
+      { ...shadowDeny, match: {} },
+      { id: "wait-writes", match: { grade: "write" as const }, effect: "require_approval" as const, reason: "w", mode: "shadow" as const },
+      { id: "lift-llm-write", match: { grade: "write" as const, mode: "llm" as const }, effect: "allow" as const, reason: "a", mode: "shadow" as const },
+    ];
+    const principals = { bot: { kind: "agent" as const }, ann: { kind: "human" as const } };
+    const withShadows = doc({ principals, rules, llm: { showWrite: ["x.*"] } });
+    const without = doc({ principals, llm: { showWrite: ["x.*"] } });
+    for (const grade of ["read", "write", "send"] as const) {
+      for (const mode of ["human", "plan", "llm"] as const) {
+        for (const principal of ["bot", "ann"]) {
+          const f = { ...facts(tool(`x.${grade}`, grade), mode), principal };
+          const { shadow: _shadow, ...decided } = evaluateCall(withShadows, f);
+          expect(decided, `${grade} ${mode} ${principal}`).toEqual(evaluateCall(without, f));
+        }
+      }
+    }
+  });
+
+  it("records the would-be decision of a model's call through its would-be view", () => {
+    const e = evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "llm"));
+    expect(e.decision).toBe("allow");
+    expect(e.shadow).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "no-bot-search"], shadowRuleIds: ["no-bot-search"] });
+  });
+
+  it("records a shadow rule that agrees too, and nothing for a call no shadow rule matches or a gate refuses", () => {
+    const allow = { ...shadowDeny, id: "ok-search", effect: "allow" as const };
+    expect(evaluateCall(doc({ rules: [allow] }), facts(tool("kb.search", "read"), "plan")).shadow).toMatchObject({ decision: "allow", shadowRuleIds: ["ok-search"] });
+    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.other", "read"), "plan")).shadow).toBeUndefined();
+    // mode human for an agent is refused by a gate before any rule is read
+    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "human"))).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"] });
+    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "human")).shadow).toBeUndefined();
+  });
+});

@@ -101,16 +101,17 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
 }
 
 /**
- * Decides a call: gates first, then the default table, then the document's rules. Deny wins;
- * require_approval tightens an allow; an explicit allow rule may lift a write's approval, never
- * a send's.
+ * Decides a call: gates first, then the default table, then the document's rules (those in mode
+ * `shadow` left out). Deny wins; require_approval tightens an allow; an explicit allow rule may
+ * lift a write's approval, never a send's.
  */
 export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   const gated = checkGates(doc, f);
   if (gated) return gated;
   const defaultId = `default.${f.tool.grade}.${f.mode}`;
   const base = DEFAULT_TABLE[f.tool.grade][f.mode];
-  const matched = doc.rules.filter((r) => ruleMatches(r, f));
+  // shadow rules are evaluated apart (evaluateCall's `shadow`) and never decide
+  const matched = doc.rules.filter((r) => r.mode !== "shadow" && ruleMatches(r, f));
   const denies = matched.filter((r) => r.effect === "deny");
   if (denies.length > 0) return fromRules("deny", denies);
   const approvals = matched.filter((r) => r.effect === "require_approval");

@@ -1,3 +1,4 @@
+import { LEDGER_RULE } from "./ledger.js";
 import { RATE_RULES } from "./rate-limits.js";
 
 /**
@@ -12,6 +13,8 @@ export const HISTORY_GATES = {
   principalBudget: "principal_budget",
   /** budgets.maxCallsPerRun: the calls a run has already used. */
   runBudget: "run_budget",
+  /** budgets.ledgers: what the principal, its team or the tool has reserved and spent this period. */
+  ledger: "ledger_budget",
   /** A delegated call (parentCallId): the recorded chain of its delegating calls. */
   delegation: "delegation",
   /** The descriptor the call was validated against was gone or changed when it was decided. */
@@ -36,6 +39,7 @@ export function historyGateOf(ruleIds: readonly string[]): HistoryGate | undefin
     if (id === RATE_RULES.principal || id === RATE_RULES.tool) return HISTORY_GATES.rateLimit;
     if (id === RATE_RULES.principalBudget) return HISTORY_GATES.principalBudget;
     if (id === RUN_BUDGET_RULE) return HISTORY_GATES.runBudget;
+    if (id === LEDGER_RULE) return HISTORY_GATES.ledger;
     if (id === DESCRIPTOR_BOUND_RULE) return HISTORY_GATES.descriptor;
     if (id.startsWith(ATTENUATION_RULE_PREFIX) && id !== ATTENUATION_CHECKED_RULE) return HISTORY_GATES.delegation;
   }

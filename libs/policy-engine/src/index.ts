@@ -16,9 +16,10 @@ export {
   type DecideResult,
   type NotEvaluated,
 } from "./decide.js";
+export { diffPolicyDocuments, type PolicyChange } from "./diff-documents.js";
 export { parsePolicyDocument } from "./document.js";
 export { effectiveFlags, flagGranted } from "./effective-flags.js";
-export { evaluateCall, VIEW_NOT_SHOWN_RULE } from "./evaluate-call.js";
+export { evaluateCall, VIEW_NOT_SHOWN_RULE, type CallEvaluation } from "./evaluate-call.js";
 export {
   checkGates,
   DEFAULT_TABLE,
@@ -38,6 +39,24 @@ export {
   RUN_BUDGET_RULE,
   type HistoryGate,
 } from "./history-gates.js";
+export {
+  LEDGER_RULE,
+  ledgerChargesOf,
+  ledgerExceededReason,
+  LedgerStateSchema,
+  ledgerUsed,
+  periodOf,
+  reservationOf,
+  reserveIn,
+  settleIn,
+  toolCost,
+  toolHolder,
+  type LedgerCharge,
+  type LedgerPeriodWindow,
+  type LedgerReserved,
+  type LedgerSettlement,
+  type LedgerState,
+} from "./ledger.js";
 export { LINT_CODES, lintPolicyDocument, type DocumentPath, type LintCode, type LintContext, type PolicyFinding } from "./lint-document.js";
 export { RATE_RULES, rateBucketsOf, type RateBucket, type RateRuleId } from "./rate-limits.js";
 export { takeToken, TokenBucketStateSchema, type TokenBucketState, type TokenTaken } from "./token-bucket.js";

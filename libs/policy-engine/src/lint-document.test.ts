@@ -92,3 +92,23 @@ describe("lintPolicyDocument", () => {
     ]);
   });
 });
+
+describe("lint of shadow rules", () => {
+  const shadowDeny = { id: "try-deny", match: { grade: "read" as const }, effect: "deny" as const, reason: "trying", mode: "shadow" as const };
+
+  it("does not count a shadow deny as shadowing an enforced rule: only an enforced deny decides", () => {
+    const findings = lintPolicyDocument(
+      PolicyDocumentSchema.parse({ version: "s1", rules: [shadowDeny, { id: "plan-reads-wait", match: { grade: "read", mode: "plan" }, effect: "require_approval", reason: "r" }] }),
+      {},
+    );
+    expect(findings.filter((f) => f.code === "rule.shadowed")).toEqual([]);
+  });
+
+  it("lints a shadow rule as the rule it would be: covered by an enforced deny, it would never decide", () => {
+    const findings = lintPolicyDocument(
+      PolicyDocumentSchema.parse({ version: "s2", rules: [{ ...shadowDeny, mode: undefined, id: "deny-reads" }, { ...shadowDeny, effect: "require_approval" }] }),
+      {},
+    );
+    expect(findings.map((f) => `${f.code} ${f.path.join(".")}`)).toContain("rule.shadowed rules.1");
+  });
+});

@@ -147,7 +147,10 @@ function lintRules(doc: PolicyDocument, tools: readonly ToolDescriptor[] | undef
       dead.add(i);
       return;
     }
-    const shadow = doc.rules.findIndex((d, j) => j !== i && d.effect === "deny" && reach[j] !== undefined && (r.effect !== "deny" || j < i) && covers(d, r, combos));
+    // a shadow deny decides nothing, so it covers only other shadow rules (their would-be decisions)
+    const shadow = doc.rules.findIndex(
+      (d, j) => j !== i && d.effect === "deny" && (d.mode !== "shadow" || r.mode === "shadow") && reach[j] !== undefined && (r.effect !== "deny" || j < i) && covers(d, r, combos),
+    );
     if (shadow < 0) return;
     dead.add(i);
     const by = doc.rules[shadow]!;
@@ -250,7 +253,7 @@ function gradesThatWait(doc: PolicyDocument, tools: readonly ToolDescriptor[] | 
   const shownWrite = tools === undefined ? doc.llm.showWrite.length > 0 : tools.some((t) => t.grade === "write" && anyGlob(doc.llm.showWrite, t.name));
   if (shownWrite) out.set("write", "a model's write (llm.showWrite) waits for a person");
   for (const [i, r] of doc.rules.entries()) {
-    if (r.effect !== "require_approval" || dead.has(i)) continue;
+    if (r.effect !== "require_approval" || r.mode === "shadow" || dead.has(i)) continue;
     for (const c of combosWithEffect(r, reachableCombos(doc, r, tools))) {
       if (!out.has(c.grade)) out.set(c.grade, `rule ${r.id} makes a ${c.grade} call in ${c.mode} mode wait for a person`);
     }

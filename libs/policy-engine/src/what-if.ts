@@ -162,5 +162,6 @@ function historyGatesOf(doc: PolicyDocument): string[] {
   if (doc.rateLimits.perTool.length > 0) out.push("rateLimits.perTool");
   if (doc.budgets.maxCallsPerPrincipal !== undefined) out.push("budgets.maxCallsPerPrincipal");
   if (doc.budgets.maxCallsPerRun !== undefined) out.push("budgets.maxCallsPerRun");
+  for (const l of doc.budgets.ledgers ?? []) out.push(`budgets.ledgers.${l.id}`);
   return out;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PolicyDocumentSchema, type WardenEvent } from "@warden/contracts";
 import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, syntheticCall } from "@warden/testing";
-import { auditRow, matchesAudit, verifyCalls } from "./audit.js";
+import { auditRow, matchesAudit, shadowSummary, verifyCalls } from "./audit.js";
 import type { CallModel } from "./call-model.js";
 import { applyCallEvent } from "./reduce-call.js";
 import { AUDIT_VIOLATION_KINDS } from "./violations.js";
@@ -56,5 +56,31 @@ describe("audit rows", () => {
     expect(matchesAudit(m!, { principal: "bot", tool: "customer.message", domain: "customer", mode: "plan", outcome: "succeeded" })).toBe(true);
     expect(matchesAudit(m!, { outcome: "failed" })).toBe(false);
     expect(matchesAudit(m!, { mode: "llm" })).toBe(false);
+  });
+});
+
+describe("shadow rules in the audit", () => {
+  /** A call whose recorded decision carries what shadow rules would have decided. */
+  function withShadow(callId: string, shadowDecision: "allow" | "require_approval" | "deny", rule: string): WardenEvent[] {
+    return syntheticCall({ callId, outcome: "succeeded" }).map((e) =>
+      e.type === "ToolPolicyChecked" ? { ...e, data: { ...e.data, shadow: { decision: shadowDecision, ruleIds: [rule], reason: "trying", shadowRuleIds: [rule] } } } : e,
+    );
+  }
+
+  it("shows each call's shadow decision and groups the calls the shadow rules would have decided otherwise", () => {
+    const ms = models([...withShadow("a", "deny", "kb-closed"), ...withShadow("b", "deny", "kb-closed"), ...withShadow("c", "allow", "kb-open"), ...syntheticCall({ callId: "d", outcome: "succeeded" })]);
+    const rows = ms.map(auditRow);
+    expect(rows.find((r) => r.callId === "a")?.shadow).toEqual({ decision: "deny", shadowRuleIds: ["kb-closed"], disagrees: true });
+    expect(rows.find((r) => r.callId === "c")?.shadow).toEqual({ decision: "allow", shadowRuleIds: ["kb-open"], disagrees: false });
+    expect(rows.find((r) => r.callId === "d")?.shadow).toBeUndefined();
+    expect(shadowSummary(rows)).toEqual({
+      matched: 3,
+      disagree: 2,
+      disagreements: [{ shadowRuleIds: ["kb-closed"], decision: "allow", shadowDecision: "deny", count: 2, callIds: ["a", "b"] }],
+    });
+  });
+
+  it("never makes a disagreement a violation", () => {
+    expect(verifyCalls(models(withShadow("a", "deny", "kb-closed")), doc)).toEqual([]);
   });
 });

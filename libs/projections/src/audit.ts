@@ -1,4 +1,4 @@
-import { CALL_MODES, type CallMode, type PolicyDocument } from "@warden/contracts";
+import { CALL_MODES, type CallMode, type Decision, type PolicyDocument } from "@warden/contracts";
 import type { CallModel } from "./call-model.js";
 import type { CallState } from "./call-state.js";
 import type { AuditViolationKind, CallViolationKind } from "./violations.js";
@@ -26,6 +26,8 @@ export interface AuditRow {
   readonly violations: readonly CallViolationKind[];
   /** Set when a run's result arrived after the call's outcome (kept, never a second outcome). */
   readonly lateResult?: "ok" | "error";
+  /** Set when shadow rules matched the call: what they would have decided, and whether that differs. */
+  readonly shadow?: { readonly decision: Decision; readonly shadowRuleIds: readonly string[]; readonly disagrees: boolean };
 }
 
 export function auditRow(m: CallModel): AuditRow {
@@ -49,7 +51,50 @@ export function auditRow(m: CallModel): AuditRow {
     artifacts: m.result?.artifacts.map((a) => a.id) ?? [],
     violations: m.violations.map((v) => v.kind),
     ...(m.lateResult === undefined ? {} : { lateResult: m.lateResult.ok ? "ok" : "error" }),
+    ...(m.decision?.shadow === undefined
+      ? {}
+      : { shadow: { decision: m.decision.shadow.decision, shadowRuleIds: [...m.decision.shadow.shadowRuleIds], disagrees: m.decision.shadow.decision !== m.decision.decision } }),
   };
+}
+
+/** Calls whose decision the same shadow rules would have made otherwise, the same way. */
+export interface ShadowDisagreement {
+  readonly shadowRuleIds: readonly string[];
+  /** The decision recorded, and the one the shadow rules would have made. */
+  readonly decision: Decision;
+  readonly shadowDecision: Decision;
+  readonly count: number;
+  readonly callIds: readonly string[];
+}
+
+/** What shadow rules did over the calls listed: how many they matched, and where they would have decided otherwise. */
+export interface ShadowSummary {
+  readonly matched: number;
+  readonly disagree: number;
+  /** Grouped by the shadow rules and the two decisions, the largest group first. */
+  readonly disagreements: readonly ShadowDisagreement[];
+}
+
+/**
+ * Shadow rules over a list of calls (docs/policy.md, Shadow rules): a disagreement is a call whose
+ * recorded decision differs from the one its shadow rules would have made. It is what shadow mode
+ * is for, not a violation: `audit --verify` does not fail on it.
+ */
+export function shadowSummary(rows: readonly AuditRow[]): ShadowSummary {
+  const groups = new Map<string, { shadowRuleIds: string[]; decision: Decision; shadowDecision: Decision; callIds: string[] }>();
+  let matched = 0;
+  for (const r of rows) {
+    if (r.shadow === undefined || r.decision === undefined) continue;
+    matched++;
+    if (!r.shadow.disagrees) continue;
+    const decision = r.decision as Decision;
+    const key = JSON.stringify([r.shadow.shadowRuleIds, decision, r.shadow.decision]);
+    const g = groups.get(key) ?? { shadowRuleIds: [...r.shadow.shadowRuleIds], decision, shadowDecision: r.shadow.decision, callIds: [] };
+    g.callIds.push(r.callId);
+    groups.set(key, g);
+  }
+  const disagreements = [...groups.values()].map((g) => ({ ...g, count: g.callIds.length })).sort((a, b) => b.count - a.count);
+  return { matched, disagree: disagreements.reduce((n, g) => n + g.count, 0), disagreements };
 }
 
 export interface AuditFilter {

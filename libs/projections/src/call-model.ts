@@ -55,6 +55,8 @@ export const CallModelSchema = z.object({
       policyVersion: z.string(),
       eventId: z.string(),
       ts: z.string(),
+      /** What the document's shadow rules would have decided (they never decide). */
+      shadow: z.object({ decision: DecisionSchema, ruleIds: z.array(z.string()), shadowRuleIds: z.array(z.string()) }).optional(),
     })
     .optional(),
   approval: ApprovalPartSchema.optional(),

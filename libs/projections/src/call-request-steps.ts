@@ -37,7 +37,15 @@ export const argsValidated: CallStep<"ToolArgsValidated"> = (m, event) => {
 export const policyChecked: CallStep<"ToolPolicyChecked"> = (m, event, { flag }) => {
   const d = event.data;
   checkBinding(m, d, "the policy decision", flag);
-  m.decision = { decision: d.decision, ruleIds: [...d.ruleIds], reason: d.reason, policyVersion: d.policyVersion, eventId: event.eventId, ts: event.ts };
+  m.decision = {
+    decision: d.decision,
+    ruleIds: [...d.ruleIds],
+    reason: d.reason,
+    policyVersion: d.policyVersion,
+    eventId: event.eventId,
+    ts: event.ts,
+    ...(d.shadow === undefined ? {} : { shadow: { decision: d.shadow.decision, ruleIds: [...d.shadow.ruleIds], shadowRuleIds: [...d.shadow.shadowRuleIds] } }),
+  };
   if (d.grade === "send" && event.mode === "llm" && d.decision !== "deny") {
     flag("llm_send_not_denied", `a send in llm mode was decided ${d.decision} (rules ${d.ruleIds.join(",")})`);
   }

@@ -1,4 +1,15 @@
-export { AUDIT_MODES, auditRow, matchesAudit, verifyCalls, type AuditFilter, type AuditRow, type Finding } from "./audit.js";
+export {
+  AUDIT_MODES,
+  auditRow,
+  matchesAudit,
+  shadowSummary,
+  verifyCalls,
+  type AuditFilter,
+  type AuditRow,
+  type Finding,
+  type ShadowDisagreement,
+  type ShadowSummary,
+} from "./audit.js";
 export { CallModelSchema, type CallModel } from "./call-model.js";
 export { ALLOWED_FROM, CALL_STATES, isAllowed, isTerminalState, TERMINAL_CALL_STATES, type CallState, type StateBefore } from "./call-state.js";
 export { DECODE_FAILURES, decodeCallMessage, decodeFailureText, type DecodedEvent, type DecodeFailure } from "./decode.js";

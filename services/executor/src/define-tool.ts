@@ -47,6 +47,8 @@ interface ToolDefinitionBase<A, O> {
   readonly timeoutMs?: number;
   /** A larger output fails the call with `OUTPUT_TOO_LARGE`. @default 4_194_304 (4 MiB) */
   readonly maxOutputBytes?: number;
+  /** Cost units one call uses, against the policy's cost budgets (docs/policy.md, Budgets). @default 1 */
+  readonly cost?: number;
   /**
    * Does the work. Return a JSON-serialisable value (the call's output); throw a
    * {@link ToolError} to fail with a chosen code, anything else fails it with `HANDLER_ERROR`.

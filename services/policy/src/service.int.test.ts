@@ -8,6 +8,8 @@ import {
   descriptorHash,
   newId,
   POLICY_DOCUMENT_KEY,
+  policyChangedSubject,
+  STREAM_POLICY_CHANGES,
   toolKey,
   ToolDescriptorSchema,
   type CallMode,
@@ -21,7 +23,7 @@ import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
 import { handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
-import { getPolicyDocument, putPolicyDocument } from "./policy-document.js";
+import { getPolicyDocument, getStoredPolicyDocument, putPolicyDocument } from "./policy-document.js";
 import { startPolicyService, type PolicyService } from "./service.js";
 
 let nats: TestNats;
@@ -254,6 +256,23 @@ describe("the policy-check stage", () => {
     expect((await eventOf(ev, "ToolCallRejected")).data.error.code).toBe("POLICY_DENIED");
   });
 
+  it("records what a shadow rule would decide on ToolPolicyChecked, and lets the enforced rules decide", async () => {
+    await useDocument({
+      version: "shadow-1",
+      rules: [{ id: "kb-closed-trial", match: { domain: "kb" }, effect: "deny", reason: "would close the knowledge base", mode: "shadow" }],
+    });
+    const kb = await register({ name: "kb.search", grade: "read" });
+    const { ev, checked } = await call(kb);
+    expect(checked.data).toMatchObject({
+      decision: "allow",
+      ruleIds: ["default.read.human"],
+      shadow: { decision: "deny", ruleIds: ["kb-closed-trial"], reason: "would close the knowledge base", shadowRuleIds: ["kb-closed-trial"] },
+    });
+    expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+    const other = await register({ name: "crm.lookup", grade: "read" });
+    expect((await call(other)).checked.data.shadow).toBeUndefined();
+  });
+
   it("denies a call whose descriptor changed since it was validated, with DESCRIPTOR_CHANGED", async () => {
     await useDocument({ version: "bound-1" });
     const kb = await register({ name: "kb.search", grade: "read" });
@@ -273,6 +292,43 @@ describe("the policy document", () => {
     expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
     const still = await getPolicyDocument(bus);
     expect(still.ok && still.value.version).toBe("yaml-1");
+  });
+
+  it("records every change with its author, the identity the server authenticated, and refuses a change over one it did not see", async () => {
+    const authorBus = await nats.connectAs({ kind: "policy-author", name: "dana" });
+    try {
+      const before = await getStoredPolicyDocument(authorBus);
+      expect(before.ok).toBe(true);
+      if (!before.ok) return;
+      const put = await putPolicyDocument(
+        authorBus,
+        { version: "authored-1", rules: [{ id: "no-crm", match: { domain: "crm" }, effect: "deny", reason: "crm is closed" }] },
+        { expectedRevision: before.value.revision ?? 0, confirmed: "yes" },
+      );
+      expect(put.ok).toBe(true);
+      if (!put.ok) return;
+      expect(put.value.change).toMatchObject({
+        type: "PolicyChanged",
+        author: "dana",
+        revision: put.value.revision,
+        previousRevision: before.value.revision ?? null,
+        version: "authored-1",
+        previousVersion: before.value.revision === undefined ? null : before.value.document.version,
+        confirmed: "yes",
+      });
+      expect(put.value.change.changes).toContain("rules.no-crm: added (deny): crm is closed");
+      const recorded = await bus.jsm.streams.getMessage(STREAM_POLICY_CHANGES, { last_by_subj: policyChangedSubject("dana") });
+      expect(recorded?.json()).toEqual(put.value.change);
+      // a change over a revision that is no longer in force is refused, and stores nothing
+      const stale = await putPolicyDocument(authorBus, { version: "authored-stale" }, { expectedRevision: before.value.revision ?? 0 });
+      expect(stale).toMatchObject({ ok: false, error: { code: "POLICY_CONFLICT", retryable: true } });
+      expect(await getStoredPolicyDocument(bus)).toMatchObject({ ok: true, value: { revision: put.value.revision } });
+      // the admin's own changes are recorded under its name
+      const byAdmin = await putPolicyDocument(bus, { version: "admin-1" });
+      expect(byAdmin.ok && byAdmin.value.change).toMatchObject({ author: "admin", previousVersion: "authored-1", previousRevision: put.value.revision });
+    } finally {
+      await authorBus.close();
+    }
   });
 
   it("keeps the last valid document in force when an invalid one is written behind its back, and falls back to the defaults when deleted", async () => {

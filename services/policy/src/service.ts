@@ -1,8 +1,14 @@
-import { runStage, type Bus, type Logger } from "@warden/bus";
-import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
-import { consumerName, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
+import { followPolicyDocument, startDescriptorCache, type PolicyDocumentFollower } from "@warden/service-kit";
+import { consumerName, DURABLES_POLICY_SETTLE, OUTCOME_EVENT_TYPES, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
+import { maySettle } from "./domain/settlement.js";
+import { handleApprovalDenied } from "./handlers/approval-denied.js";
+import { handleApprovalExpired } from "./handlers/approval-expired.js";
+import { handleOutcome } from "./handlers/outcome.js";
+import { handleToolCallRejected } from "./handlers/tool-call-rejected.js";
+import { openLedgers, type Ledgers } from "./ledgers.js";
 import { openRateLimiter } from "./rate-limiter.js";
 import { handleToolArgsValidatedExhausted, handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 
@@ -28,6 +34,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const budgets = await openBudgetGuard(bus);
   const attenuation = await openAttenuation(bus, descriptors);
   const rates = await openRateLimiter(bus);
+  const ledgers = await openLedgers(bus);
   const stage = await runStage({
     bus,
     log,
@@ -35,16 +42,40 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates }),
-    onExhausted: handleToolArgsValidatedExhausted({ bus }),
+    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers }),
+    onExhausted: handleToolArgsValidatedExhausted({ bus, documents, descriptors, ledgers }),
   });
+  const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), documents, ledgers);
   return {
     document: () => documents.current(),
     async stop() {
       await stage.stop();
+      await Promise.all(settling.map((s) => s.stop()));
       descriptors.stop();
       documents.stop();
       budgets.stop();
     },
   };
+}
+
+/**
+ * The results that settle ledger reservations, one durable each (a durable has one filter on
+ * every server version): the outcome slot, a stage's later refusal, a denied or expired approval.
+ * While no document this copy has followed had ledgers, no call can hold a reservation it made,
+ * so results are acked unread.
+ */
+async function startSettlement(bus: Bus, log: Logger, documents: PolicyDocumentFollower, ledgers: Ledgers): Promise<StageRunner[]> {
+  let ledgersSeen = false;
+  const accept = (raw: unknown): boolean => {
+    ledgersSeen ||= (documents.current().budgets.ledgers?.length ?? 0) > 0;
+    return ledgersSeen && maySettle(raw);
+  };
+  const deps = { bus, ledgers };
+  const common = { bus, log, accept, concurrency: 16 } as const;
+  return Promise.all([
+    runStage({ ...common, durable: DURABLES_POLICY_SETTLE.Outcome, eventType: OUTCOME_EVENT_TYPES, filterSubject: stageFilterSubject("ToolCallFinished"), handle: handleOutcome(deps) }),
+    runStage({ ...common, durable: DURABLES_POLICY_SETTLE.ToolCallRejected, eventType: "ToolCallRejected", filterSubject: stageFilterSubject("ToolCallRejected"), handle: handleToolCallRejected(deps) }),
+    runStage({ ...common, durable: DURABLES_POLICY_SETTLE.ApprovalDenied, eventType: "ApprovalDenied", filterSubject: stageFilterSubject("ApprovalDenied"), handle: handleApprovalDenied(deps) }),
+    runStage({ ...common, durable: DURABLES_POLICY_SETTLE.ApprovalExpired, eventType: "ApprovalExpired", filterSubject: stageFilterSubject("ApprovalExpired"), handle: handleApprovalExpired(deps) }),
+  ]);
 }

@@ -1,4 +1,4 @@
-import { nextCallEvent, wardenError, type ToolArgsValidated, type ToolCallRejected, type ToolPolicyChecked, type EventStamp } from "@warden/contracts";
+import { nextCallEvent, wardenError, type JsonValue, type ToolArgsValidated, type ToolCallRejected, type ToolPolicyChecked, type EventStamp } from "@warden/contracts";
 import { rejectionCode, type Verdict } from "./verdict.js";
 
 export type Stamp = EventStamp;
@@ -21,6 +21,9 @@ export function policyCheckedEvent(
     ruleIds: [...verdict.ruleIds],
     policyVersion,
     ...(verdict.retryAfterMs === undefined ? {} : { retryAfterMs: verdict.retryAfterMs }),
+    ...(verdict.shadow === undefined ? {} : { shadow: verdict.shadow }),
+    ...(verdict.reservations === undefined || verdict.reservations.length === 0 ? {} : { reservations: [...verdict.reservations] }),
+    ...(verdict.exceeded === undefined ? {} : { exceeded: verdict.exceeded }),
   };
   return nextCallEvent(validated, "ToolPolicyChecked", data, stamp);
 }
@@ -30,11 +33,24 @@ export function policyRejectedEvent(checked: ToolPolicyChecked, stamp: Stamp): T
   const d = checked.data;
   const data: ToolCallRejected["data"] = {
     stage: "policy",
-    error: wardenError(rejectionCode(d.ruleIds), d.reason, d.retryAfterMs === undefined ? undefined : { retryAfterMs: d.retryAfterMs }),
+    error: wardenError(rejectionCode(d.ruleIds), d.reason, rejectionDetails(d)),
     ruleIds: [...d.ruleIds],
     policyVersion: d.policyVersion,
   };
   return nextCallEvent(checked, "ToolCallRejected", data, stamp);
+}
+
+/**
+ * What a caller can act on: when to ask again (a rate limit), or which ledger is used up, what is
+ * left of it and when it resets (`retryAfterMs` until then).
+ */
+function rejectionDetails(d: ToolPolicyChecked["data"]): Record<string, JsonValue> | undefined {
+  if (d.exceeded !== undefined) {
+    const e = d.exceeded;
+    const retryAfterMs = Math.max(0, Date.parse(e.resetsAt) - Date.now());
+    return { ledger: e.ledger, holder: e.holder, period: e.period, left: { ...e.left }, limit: { ...e.limit }, needed: { ...e.needed }, resetsAt: e.resetsAt, retryAfterMs };
+  }
+  return d.retryAfterMs === undefined ? undefined : { retryAfterMs: d.retryAfterMs };
 }
 
 /** The rejection when the stage gave up deciding (its retries ran out). */

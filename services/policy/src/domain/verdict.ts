@@ -1,5 +1,5 @@
-import type { Decision, ErrorCode, PolicyDocument, ToolArgsValidated, ToolRecord } from "@warden/contracts";
-import { DESCRIPTOR_BOUND_RULE, evaluateCall, RATE_RULES, RUN_BUDGET_RULE, type RateBucket } from "@warden/policy-engine";
+import type { Decision, ErrorCode, LedgerExceeded, LedgerReservation, PolicyDocument, ShadowDecision, ToolArgsValidated, ToolRecord } from "@warden/contracts";
+import { DESCRIPTOR_BOUND_RULE, evaluateCall, LEDGER_RULE, ledgerExceededReason, RATE_RULES, RUN_BUDGET_RULE, type RateBucket } from "@warden/policy-engine";
 
 // the engine names the rules that depend on history, so offline decisions and what-if replays know them
 export { DESCRIPTOR_BOUND_RULE };
@@ -14,6 +14,15 @@ export interface Verdict {
   readonly reason: string;
   /** Set on a rate-limit deny: when the caller's bucket holds a token again. */
   readonly retryAfterMs?: number;
+  /**
+   * What shadow rules would have decided; kept only while the rules' decision stands (a history
+   * gate that replaces the verdict makes a new one without it).
+   */
+  readonly shadow?: ShadowDecision;
+  /** The ledger budgets reserved for the call (set when it was admitted). */
+  readonly reservations?: readonly LedgerReservation[];
+  /** The ledger that refused the call. */
+  readonly exceeded?: LedgerExceeded;
 }
 
 /**
@@ -36,7 +45,12 @@ export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, 
     flags: event.data.flags,
     scope: event.data.scope,
   });
-  return { decision: e.decision, ruleIds: [...e.ruleIds], reason: e.reason };
+  return { decision: e.decision, ruleIds: [...e.ruleIds], reason: e.reason, ...(e.shadow === undefined ? {} : { shadow: e.shadow }) };
+}
+
+/** A call refused because a ledger budget has no room left for it this period. */
+export function ledgerRefused(exceeded: LedgerExceeded): Verdict {
+  return { decision: "deny", ruleIds: [LEDGER_RULE], reason: ledgerExceededReason(exceeded), exceeded };
 }
 
 export function budgetExceeded(runId: string, max: number): Verdict {
@@ -58,7 +72,7 @@ export function rateRefused(bucket: RateBucket, principal: string, retryAfterMs:
 export function rejectionCode(ruleIds: readonly string[]): ErrorCode {
   if (ruleIds.includes(DESCRIPTOR_BOUND_RULE)) return "DESCRIPTOR_CHANGED";
   if (ruleIds.includes(RATE_RULES.principal) || ruleIds.includes(RATE_RULES.tool)) return "RATE_LIMITED";
-  if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE) || ruleIds.includes(RATE_RULES.principalBudget)) return "BUDGET_EXCEEDED";
+  if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE) || ruleIds.includes(RATE_RULES.principalBudget) || ruleIds.includes(LEDGER_RULE)) return "BUDGET_EXCEEDED";
   return "POLICY_DENIED";
 }
 

@@ -1,12 +1,13 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
-import { rateBucketsOf } from "@warden/policy-engine";
+import { ledgerChargesOf, rateBucketsOf, toolCost } from "@warden/policy-engine";
 import type { Attenuation } from "../attenuation-check.js";
 import type { BudgetGuard } from "../budget-guard.js";
+import type { Ledgers } from "../ledgers.js";
 import type { RateLimiter } from "../rate-limiter.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
-import { budgetExceeded, decideCall, rateRefused, type Verdict } from "../domain/verdict.js";
+import { budgetExceeded, decideCall, ledgerRefused, rateRefused, type Verdict } from "../domain/verdict.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
@@ -17,6 +18,8 @@ export interface PolicyCheckDeps {
   readonly attenuation?: Attenuation;
   /** The principals' token buckets (rateLimits, budgets.maxCallsPerPrincipal of the document). */
   readonly rates?: RateLimiter;
+  /** The ledger budgets (budgets.ledgers of the document), reserved for every admitted call. */
+  readonly ledgers?: Ledgers;
 }
 
 const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
@@ -57,12 +60,25 @@ export function handleToolArgsValidated(deps: PolicyCheckDeps) {
  * Retries ran out (KV or the stream unreachable for a while): close the call with a rejection
  * rather than leave its caller waiting for a decision that will never come.
  */
-export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bus">) {
+export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bus" | "documents" | "descriptors" | "ledgers">) {
   return async (event: ToolArgsValidated, reason: string, ctx: StageContext): Promise<void> => {
     if (await readEvent(deps.bus, event.domain, event.callId, "ToolPolicyChecked")) return;
     const r = await appendEvent(deps.bus, policyFailedEvent(event, reason, stamp()));
     ctx.log.error({ reason, appended: r.status }, "policy check gave up on the call");
+    await releaseUnrecorded(deps, event).catch((err: unknown) => ctx.log.warn({ err }, "could not release the ledger reservations of a call the stage gave up on"));
   };
+}
+
+/**
+ * A call the stage gave up on may have reserved ledger budget before its decision failed to be
+ * written; with no decision to name them, its reservations are found from the document in force.
+ */
+async function releaseUnrecorded(deps: Pick<PolicyCheckDeps, "documents" | "descriptors" | "ledgers">, event: ToolArgsValidated): Promise<void> {
+  if (deps.ledgers === undefined) return;
+  const record = await deps.descriptors.read(event.tool, event.data.version);
+  if (record === undefined) return;
+  const charges = ledgerChargesOf(deps.documents.current(), { principal: event.principal, tool: event.tool, cost: toolCost(record.descriptor) }, Date.now());
+  if (charges.length > 0) await deps.ledgers.settle(event.callId, charges, "released");
 }
 
 /**
@@ -82,9 +98,17 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
     verdict = await deps.attenuation.check(doc, record.descriptor, event, verdict);
   }
   const max = doc.budgets.maxCallsPerRun;
-  if (verdict.decision === "deny" || max === undefined) return (await append(deps, event, verdict, doc.version)).held;
+  // the ledgers reserve last, for a call nothing else refused, so a refused call holds no budget
+  const reserve = async (v: Verdict): Promise<Verdict> => {
+    if (v.decision === "deny" || deps.ledgers === undefined || record === undefined) return v;
+    const charges = ledgerChargesOf(doc, { principal: event.principal, tool: event.tool, cost: toolCost(record.descriptor) }, Date.now());
+    if (charges.length === 0) return v;
+    const r = await deps.ledgers.reserve(event.callId, charges);
+    return r.ok ? { ...v, reservations: r.reservations } : ledgerRefused(r.exceeded);
+  };
+  if (verdict.decision === "deny" || max === undefined) return (await append(deps, event, await reserve(verdict), doc.version)).held;
   return deps.budgets.withRun(event.correlationId, async (used) => {
-    const v = used >= max ? budgetExceeded(event.correlationId, max) : verdict;
+    const v = used >= max ? budgetExceeded(event.correlationId, max) : await reserve(verdict);
     const { held, seq } = await append(deps, event, v, doc.version);
     return { value: held, ...(seq !== undefined && v.decision !== "deny" ? { admitted: { callId: event.callId, seq } } : {}) };
   });

@@ -1,0 +1,9 @@
+import type { StageContext, StageOutcome } from "@warden/bus";
+import type { ApprovalExpired } from "@warden/contracts";
+import { settleReservations, type SettleDeps } from "../settle-reservations.js";
+
+/** ApprovalExpired -> the call's reservations released. */
+export function handleApprovalExpired(deps: SettleDeps) {
+  const settle = settleReservations(deps);
+  return (event: ApprovalExpired, ctx: StageContext): Promise<StageOutcome> => settle(event, ctx);
+}

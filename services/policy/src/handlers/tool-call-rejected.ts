@@ -1,0 +1,9 @@
+import type { StageContext, StageOutcome } from "@warden/bus";
+import type { ToolCallRejected } from "@warden/contracts";
+import { settleReservations, type SettleDeps } from "../settle-reservations.js";
+
+/** ToolCallRejected after a decision (the approver's quota) -> the call's reservations released. */
+export function handleToolCallRejected(deps: SettleDeps) {
+  const settle = settleReservations(deps);
+  return (event: ToolCallRejected, ctx: StageContext): Promise<StageOutcome> => settle(event, ctx);
+}

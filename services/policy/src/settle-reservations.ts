@@ -1,0 +1,25 @@
+import { ACK, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import { settlementOf, type SettlingEvent } from "./domain/settlement.js";
+import type { Ledgers } from "./ledgers.js";
+
+export interface SettleDeps {
+  readonly bus: Bus;
+  readonly ledgers: Ledgers;
+}
+
+/**
+ * Settles what a call reserved in the ledgers when its result arrives: the call's decision names
+ * its reservations, so the document in force now does not matter. A call that reserved nothing
+ * (no ledger applied, or it was decided before the ledgers existed) is done at once.
+ */
+export function settleReservations(deps: SettleDeps) {
+  return async (event: SettlingEvent, ctx: StageContext): Promise<StageOutcome> => {
+    const checked = await readEvent(deps.bus, event.domain, event.callId, "ToolPolicyChecked");
+    const reservations = checked?.data.reservations;
+    if (reservations === undefined) return ACK;
+    const how = settlementOf(event);
+    await deps.ledgers.settle(event.callId, reservations, how);
+    ctx.log.debug({ how, ledgers: reservations.map((r) => r.ledger) }, "ledger reservations settled");
+    return ACK;
+  };
+}
