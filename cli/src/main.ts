@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-import { enableCompileCache } from "node:module";
+import * as nodeModule from "node:module";
 
-// V8 keeps compiled code on disk between runs; a short command spends most of its CPU compiling
-enableCompileCache();
+// V8 keeps compiled code on disk between runs; a short command spends most of its CPU compiling.
+// Node before 22.1 has no compile cache: the command then just runs without it
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 // a reader that went away (`warden audit --jsonl | head -1`) ends the command, quietly
 for (const stream of [process.stdout, process.stderr]) {
