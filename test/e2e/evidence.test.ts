@@ -1,34 +1,17 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTopology } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { eventHash, STREAM_CALLS } from "@warden/contracts";
 import type { EvidenceFinding } from "@warden/evidence";
 import { lastCheckpoint } from "@warden/notary";
 import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { runWarden, type CliRan } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
-const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
 
-interface Ran {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-/** Runs the warden CLI as an operator or an auditor would. */
-function warden(home: string, ...args: string[]): Promise<Ran> {
-  const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "silent" }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === "number" ? err.code : 1;
-      resolve({ code, out: stdout, err: stderr });
-    });
-  });
-}
 
 interface ExportLine {
   kind: string;
@@ -79,8 +62,8 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
 
     exportFile = join(dir, "history.jsonl");
     keysFile = join(dir, "keys.json");
-    expect(await warden(w.nats.home.dir, "audit", "export", "--out", exportFile)).toMatchObject({ code: 0 });
-    expect(await warden(w.nats.home.dir, "audit", "keys", "--out", keysFile)).toMatchObject({ code: 0 });
+    expect(await runWarden(w.nats.home.dir, "audit", "export", "--out", exportFile)).toMatchObject({ code: 0 });
+    expect(await runWarden(w.nats.home.dir, "audit", "keys", "--out", keysFile)).toMatchObject({ code: 0 });
     lines = readFileSync(exportFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as ExportLine);
   }, 120_000);
   afterAll(async () => {
@@ -88,18 +71,18 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const offline = async (name: string, tampered: readonly ExportLine[]): Promise<{ ran: Ran; audited: Audited }> => {
+  const offline = async (name: string, tampered: readonly ExportLine[]): Promise<{ ran: CliRan; audited: Audited }> => {
     const file = join(dir, `${name}.jsonl`);
     writeFileSync(file, `${tampered.map((l) => JSON.stringify(l)).join("\n")}\n`);
     // no bus: the home is an empty folder, the keys come from the auditor's file
-    const ran = await warden(join(dir, "no-home"), "audit", "--verify", "--file", file, "--keys", keysFile, "--json");
+    const ran = await runWarden(join(dir, "no-home"), "audit", "--verify", "--file", file, "--keys", keysFile, "--json");
     return { ran, audited: JSON.parse(ran.out) as Audited };
   };
 
   const kinds = (a: Audited) => a.evidence.findings.map((f) => f.kind);
 
   it("verifies an untouched stream online and its untouched export offline, with no findings", async () => {
-    const online = await warden(w.nats.home.dir, "audit", "--verify", "--json");
+    const online = await runWarden(w.nats.home.dir, "audit", "--verify", "--json");
     expect(online.err).toBe("");
     const o = JSON.parse(online.out) as Audited;
     expect(o.evidence.findings).toEqual([]);
@@ -152,21 +135,27 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
     expect(audited.evidence.findings.find((f) => f.kind === "event_reordered")).toMatchObject({ callId: grantedCallId });
   });
 
-  it("finds an inserted event with a valid-looking envelope, by seq and call (offline)", async () => {
+  /** A grant for the denied call, its envelope copied from a real one and its chain hash made to fit. */
+  const forgedGrant = () => {
     const evs = eventsOf(lines);
     const granted = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalGranted")!;
     const denied = evs.find((e) => e.event.type === "ToolPolicyChecked" && e.event.data["decision"] === "deny")!;
-    // a grant for the denied call, copied from a real one, its chain hash made to fit
-    const forged = { ...granted.event, callId: denied.event.callId, eventId: "forged-grant", causationId: denied.event.eventId };
-    const insertAt = denied.i + 1;
+    const forged = { ...granted.event, callId: denied.event.callId, eventId: "forged-grant", causationId: denied.event.eventId, causeHash: eventHash(denied.event) };
+    const line: ExportLine = { kind: "message", subject: lines[granted.i]!.subject!.replace(grantedCallId, denied.event.callId), data: JSON.stringify(forged) };
+    return { line, insertAt: denied.i + 1, callId: denied.event.callId };
+  };
+
+  it("finds an inserted event with a valid-looking envelope, by seq and call (offline)", async () => {
+    const { line, insertAt, callId } = forgedGrant();
+    // renumbered after it, as a restored edited backup would be
     const copy = [
       ...lines.slice(0, insertAt),
-      { kind: "message", seq: lines[insertAt]!.seq!, subject: lines[granted.i]!.subject!.replace(grantedCallId, denied.event.callId), data: JSON.stringify(forged) },
+      { ...line, seq: lines[insertAt]!.seq! },
       ...lines.slice(insertAt).map((l) => (l.kind === "message" ? { ...l, seq: l.seq! + 1 } : l)),
     ];
     const { ran, audited } = await offline("inserted", copy);
     expect(ran.code).toBe(1);
-    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", seq: lines[insertAt]!.seq, callId: denied.event.callId }));
+    expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", seq: lines[insertAt]!.seq, callId }));
   });
 
   describe("online: a tampered copy restored into the stream", () => {
@@ -177,7 +166,7 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
       for (const l of copy) if (l.kind === "message") await w.bus.js.publish(l.subject!, new TextEncoder().encode(l.data!));
     };
     const online = async () => {
-      const ran = await warden(w.nats.home.dir, "audit", "--verify", "--json", "--projector-wait", "1ms", "--notary-wait", "1ms");
+      const ran = await runWarden(w.nats.home.dir, "audit", "--verify", "--json", "--projector-wait", "1ms", "--notary-wait", "1ms");
       return { ran, audited: JSON.parse(ran.out) as Audited };
     };
 
@@ -211,16 +200,11 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
     });
 
     it("finds an inserted event", async () => {
-      const evs = eventsOf(lines);
-      const granted = evs.find((e) => e.event.callId === grantedCallId && e.event.type === "ApprovalGranted")!;
-      const denied = evs.find((e) => e.event.type === "ToolPolicyChecked" && e.event.data["decision"] === "deny")!;
-      const forged = { ...granted.event, callId: denied.event.callId, eventId: "forged-grant", causationId: denied.event.eventId };
-      const insertAt = denied.i + 1;
-      const line = { kind: "message", subject: lines[granted.i]!.subject!.replace(grantedCallId, denied.event.callId), data: JSON.stringify(forged) };
+      const { line, insertAt, callId } = forgedGrant();
       await restore([...lines.slice(0, insertAt), line, ...lines.slice(insertAt)]);
       const { ran, audited } = await online();
       expect(ran.code).toBe(1);
-      expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", callId: denied.event.callId }));
+      expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", callId }));
     });
   });
 });

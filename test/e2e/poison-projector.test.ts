@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kvGetJson, type Bus } from "@warden/bus";
 import { ApprovalInboxRecordSchema, BUCKET_APPROVALS, BUCKET_CALLS, callEventSubject, newId, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts";
@@ -7,9 +5,9 @@ import { CallModelSchema } from "@warden/projections";
 import { openCursor } from "@warden/projector";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { runWarden } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
-const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
 const DEPTH = 50_000;
 
 const POLICY = {
@@ -17,22 +15,6 @@ const POLICY = {
   principals: { "support-bot": { kind: "agent" as const }, planner: { kind: "agent" as const }, alice: { kind: "human" as const, approves: ["send" as const] } },
 };
 
-interface Ran {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-/** Runs the warden CLI as an operator would, against the test Warden's home. */
-function warden(home: string, ...args: string[]): Promise<Ran> {
-  const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "silent" }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === "number" ? err.code : 1;
-      resolve({ code, out: stdout, err: stderr });
-    });
-  });
-}
 
 /** A well-formed request whose args are arrays nested `depth` levels deep (built as text: JSON.stringify would overflow). */
 function deepRequest(callId: string, principal: string, depth: number): Uint8Array {
@@ -107,12 +89,12 @@ describe("a request nested 50,000 levels deep does not stop the projector", () =
     // recorded once, not once per retry (a stage that met it first may hold the one letter)
     expect(await lettersFor(w.bus, ack.seq)).toHaveLength(1);
 
-    const audit = await warden(w.nats.home.dir, "audit", "--verify", "--json");
+    const audit = await runWarden(w.nats.home.dir, "audit", "--verify", "--json");
     expect(audit.err).not.toMatch(/call stack/i);
     expect(audit.code).toBe(0);
     expect(JSON.parse(audit.out)).toMatchObject({ verified: true, invalidEvents: { first: [{ seq: ack.seq, reason: expect.stringMatching(/^TOO_DEEP: /) }] } });
 
-    const replay = await warden(w.nats.home.dir, "replay", "--json");
+    const replay = await runWarden(w.nats.home.dir, "replay", "--json");
     expect(replay.err).not.toMatch(/call stack/i);
     expect(replay.code).toBe(0);
     const doc = JSON.parse(replay.out) as { matches?: boolean; toSeq: number; invalid: number };
@@ -120,7 +102,7 @@ describe("a request nested 50,000 levels deep does not stop the projector", () =
     expect(doc.toSeq).toBeGreaterThanOrEqual(last);
     expect(doc.invalid).toBeGreaterThanOrEqual(1);
 
-    const trace = await warden(w.nats.home.dir, "trace", deepId);
+    const trace = await runWarden(w.nats.home.dir, "trace", deepId);
     expect(trace.code).toBe(0);
     expect(trace.out).toContain(`UNREADABLE seq ${ack.seq} `);
     expect(trace.out).toMatch(/ToolCallRejected +registry/);
