@@ -65,7 +65,7 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         tool("detach", "Use to start a command that leaves a detached process of its own session behind, then hangs.", {
           inputSchema: obj({ tag: { type: "string" } }, ["tag"]),
           // long enough for the grandchild (a node process) to start on a loaded machine before the kill
-          timeoutMs: 5_000,
+          timeoutMs: 10_000,
           cli: {
             command: "/bin/sh",
             // as a shell user would: setsid nohup … &, then wait forever
@@ -155,7 +155,7 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     // it did start: the grandchild (the node process, not the unshare and sh above it that carry
     // the tag in their argv too) runs while the call does
     const grandchild = () => processesTagged(tag).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("setInterval"));
-    await eventually(() => expect(grandchild()).toHaveLength(1), 5_000);
+    await eventually(() => expect(grandchild()).toHaveLength(1), 10_000);
     const r = await calling;
     expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
     await eventually(() => expect(processesTagged(tag)).toEqual([]), 8_000);
