@@ -146,7 +146,12 @@
         el("div", { class: "actions" }, ...buttons),
         el("div", { class: "ids" }, el("span", { text: `call ${card.callId}` }), el("span", { text: `args ${card.argsHash.slice(0, 19)}…`, title: card.argsHash })),
       ),
-      el("form", { class: "panel", hidden: true, onsubmit: (ev) => { ev.preventDefault(); submitPanel(card.approvalId); } }),
+      el("form", {
+        class: "panel", hidden: true,
+        onsubmit: (ev) => { ev.preventDefault(); submitPanel(card.approvalId); },
+        // what the person types next answers the error shown, so it goes
+        oninput: (ev) => { const e = ev.currentTarget.querySelector(".panel-error"); if (e) e.hidden = true; },
+      }),
     );
     node.addEventListener("click", () => select(card.approvalId, false));
     node.addEventListener("focus", () => select(card.approvalId, false));
@@ -179,7 +184,7 @@
     form.append(
       el("label", { for: reasonId, text: required ? `Reason for ${card.principal} (required; the agent reads it)` : "Note (optional)" }),
       el("div", { class: "panel-row" },
-        el("input", { id: reasonId, name: "reason", type: "text", autocomplete: "off", maxlength: "2000", required: required, placeholder: required ? "e.g. wrong customer, ask them first" : "" }),
+        el("input", { id: reasonId, name: "reason", type: "text", autocomplete: "off", maxlength: "2000", "aria-required": required ? "true" : null, placeholder: required ? "e.g. wrong customer, ask them first" : "" }),
         el("button", { type: "submit", class: `btn btn-${spec.tone} solid` }, `${spec.label}`, el("span", { class: "hint", text: " ⏎" })),
         el("button", { type: "button", class: "btn btn-neutral", onclick: closePanels }, "Cancel", el("span", { class: "hint", text: " Esc" })),
       ),
@@ -340,6 +345,7 @@
       select(selectedId, false);
     }
     els.count.textContent = String(list.length);
+    els.count.classList.toggle("zero", list.length === 0);
     els.empty.hidden = list.length > 0;
     document.title = list.length ? `(${list.length}) Warden inbox — ${next.person}` : `Warden inbox — ${next.person}`;
     renderHistory(next.history);
