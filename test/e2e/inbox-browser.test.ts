@@ -77,8 +77,8 @@ describe("warden inbox in a real headless Chromium", () => {
   });
 
   const card = (text: string) => page.locator("article.card", { hasText: text });
-  const selectedText = () => page.evaluate(() => document.querySelector("article.card.selected")?.textContent ?? "");
-  const focusedIsSelected = () => page.evaluate(() => document.activeElement?.classList.contains("selected") === true);
+  const selectedText = async () => (await page.locator("article.card.selected").textContent()) ?? "";
+  const focusedIsSelected = async () => (await page.locator("article.card.selected:focus").count()) === 1;
 
   it("shows a send live without reload, approves it from the keyboard and the call runs", async () => {
     await page.goto(inbox.url);
@@ -88,7 +88,7 @@ describe("warden inbox in a real headless Chromium", () => {
     await page.locator("#live[data-state=live]").waitFor();
     await page.locator("#empty").waitFor();
     // marks this document: a reload would lose it
-    await page.evaluate(() => ((window as unknown as { inboxMark: number }).inboxMark = 42));
+    await page.evaluate("window.inboxMark = 42");
 
     const message = { customerId: "C-1042", text: "Your refund of 40 EUR was sent today." };
     const sending = planner.call("customer.message", message, { mode: "plan", wait: true, timeoutMs: 60_000 });
@@ -96,7 +96,7 @@ describe("warden inbox in a real headless Chromium", () => {
     const ticket = { title: "Refund not received", body: "Customer says the refund never arrived.", customerId: "C-77" };
     const submitting = bot.call("ticket.submit", ticket, { mode: "llm", wait: true, timeoutMs: 60_000 });
     await card("C-77").waitFor({ timeout: 15_000 });
-    expect(await page.evaluate(() => (window as unknown as { inboxMark?: number }).inboxMark)).toBe(42);
+    expect(await page.evaluate("window.inboxMark")).toBe(42);
     expect(await page.locator("#pending-count").textContent()).toBe("2");
     await expect.poll(() => page.title()).toContain("(2)");
     await card("C-1042").locator(".grade", { hasText: "send" }).waitFor();
@@ -116,7 +116,7 @@ describe("warden inbox in a real headless Chromium", () => {
     // a opens the approve panel with the note field focused, Enter approves
     await page.keyboard.press("a");
     await card("C-1042").locator("form.panel-approve input[name=reason]").waitFor();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("reason");
+    expect(await card("C-1042").locator("input[name=reason]:focus").count()).toBe(1);
     await page.keyboard.press("Enter");
     await card("C-1042").waitFor({ state: "detached", timeout: 15_000 });
     await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();

@@ -84,7 +84,6 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
   const token = opts.token ?? randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
   const streams = new Set<ServerResponse>();
-  let secrets: GuardSecrets | undefined;
 
   const session = () => ({ person: feed.snapshot().person, csrf, actions: actions.specs });
 
@@ -117,8 +116,7 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     sendJson(res, 200, { ok: true, value: r.value });
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (secrets === undefined) return sendError(res, 503, wardenError("UNAVAILABLE", "the inbox is starting"));
+  async function handle(req: IncomingMessage, res: ServerResponse, secrets: GuardSecrets): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = req.method ?? "GET";
     const verdict = guardRequest({ method, url, headers: req.headers }, secrets);
@@ -153,12 +151,7 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     }
   }
 
-  const listener = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log.error({ err }, "inbox request failed");
-      sendError(res, 500, wardenError("INTERNAL", "the inbox failed to answer; see its log"));
-    });
-  });
+  const listener = createServer();
   await new Promise<void>((resolve, reject) => {
     listener.once("error", reject);
     // loopback only: the page acts as the person whose credentials this process holds
@@ -168,7 +161,14 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     });
   });
   const port = (listener.address() as AddressInfo).port;
-  secrets = { port, token, csrf, cookieName: `warden_inbox_${port}` };
+  // the secrets name the port, known once listening; nobody knows the URL before it is printed
+  const secrets: GuardSecrets = { port, token, csrf, cookieName: `warden_inbox_${port}` };
+  listener.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res, secrets).catch((err: unknown) => {
+      log.error({ err }, "inbox request failed");
+      sendError(res, 500, wardenError("INTERNAL", "the inbox failed to answer; see its log"));
+    });
+  });
   const heartbeat = setInterval(() => {
     for (const s of streams) s.write(": keep-alive\n\n");
   }, HEARTBEAT_MS);
