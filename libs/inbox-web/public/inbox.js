@@ -36,7 +36,7 @@
     for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(c);
     return node;
   }
-  const humanKey = (k) => k.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
+  const humanKey = (k) => k.replace(/([a-z0-9])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`).replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
   const isPlain = (v) => v === null || ["string", "number", "boolean"].includes(typeof v);
 
   function valueNode(v) {
@@ -107,7 +107,7 @@
     if (card.flags !== undefined) {
       const names = Array.isArray(card.flags) ? card.flags.map(String)
         : card.flags && typeof card.flags === "object" ? Object.entries(card.flags).filter(([, v]) => v === true).map(([k]) => k) : [String(card.flags)];
-      if (names.length > 0) flags = el("div", { class: "flags" }, ...names.map((n) => el("span", { class: `flag flag-${n.toLowerCase().replace(/[^a-z]+/g, "-")}`, text: humanKey(n).toLowerCase() })));
+      if (names.length > 0) flags = el("div", { class: "flags" }, ...names.map((n) => humanKey(n).toLowerCase()).map((n) => el("span", { class: `flag flag-${n.replace(/[^a-z]+/g, "-")}`, text: n })));
     }
 
     let risks = null;

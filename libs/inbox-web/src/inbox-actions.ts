@@ -1,4 +1,4 @@
-import { fail, ok, type Outcome, type WardenError } from "@warden/contracts";
+import { fail, ok, validateJson, type Outcome, type WardenError } from "@warden/contracts";
 import type { ApproverClient, DecisionOutcome } from "@warden/sdk";
 import { z } from "zod";
 
@@ -38,11 +38,14 @@ export interface ActionDone {
   readonly approvalId: string;
   readonly callId: string;
   readonly decision: "grant" | "deny";
+  /** The reason or note the person gave, for the page's history. */
+  readonly reason: string | null;
 }
 
+/** What the server asks of the actions: what to draw, and to carry out a posted body (validated here, not by the server). */
 export interface InboxActions {
   readonly specs: readonly InboxActionSpec[];
-  run(action: InboxAction): Promise<Outcome<ActionDone>>;
+  run(body: unknown): Promise<Outcome<ActionDone>>;
 }
 
 const SPECS: readonly InboxActionSpec[] = [
@@ -54,20 +57,24 @@ const SPECS: readonly InboxActionSpec[] = [
 export function approverActions(client: Pick<ApproverClient, "approve" | "deny">): InboxActions {
   return {
     specs: SPECS,
-    async run(action) {
+    async run(body) {
+      const parsed = validateJson(InboxActionSchema, body);
+      if (!parsed.ok) return fail("INVALID_REQUEST", `not an action: ${parsed.reason}`, { reason: parsed.code });
+      const action = parsed.value;
+      const reason = action.reason || null;
       switch (action.kind) {
         case "approve":
-          return outcomeOf(action.kind, action.approvalId, await client.approve(action.approvalId, action.argsHash, action.reason || undefined));
+          return outcomeOf(action.kind, reason, await client.approve(action.approvalId, action.argsHash, reason ?? undefined));
         case "deny":
-          return outcomeOf(action.kind, action.approvalId, await client.deny(action.approvalId, action.argsHash, action.reason));
+          return outcomeOf(action.kind, reason, await client.deny(action.approvalId, action.argsHash, action.reason));
       }
     },
   };
 }
 
 /** A decision's refusal as the CLI reports it: an unknown approval is NOT_FOUND, the rest DECISION_REFUSED with the refusal kept. */
-function outcomeOf(kind: string, approvalId: string, d: DecisionOutcome): Outcome<ActionDone> {
-  if (d.ok) return ok({ kind, approvalId: d.approvalId, callId: d.callId, decision: d.decision });
+function outcomeOf(kind: string, reason: string | null, d: DecisionOutcome): Outcome<ActionDone> {
+  if (d.ok) return ok({ kind, approvalId: d.approvalId, callId: d.callId, decision: d.decision, reason });
   if (d.refusal === "UNAVAILABLE") return fail("UNAVAILABLE", d.message, { refusal: d.refusal });
   if (d.refusal === "UNKNOWN_APPROVAL") return fail("NOT_FOUND", d.message, { refusal: d.refusal });
   return fail("DECISION_REFUSED", d.message, { refusal: d.refusal });

@@ -1,60 +1,15 @@
 import { request, type IncomingHttpHeaders } from "node:http";
-import { ok, type PendingApproval } from "@warden/contracts";
-import type { ApprovalWatch, ApproverClient, DecisionOutcome } from "@warden/sdk";
+import type { PendingApproval } from "@warden/contracts";
 import { eventually } from "@warden/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSRF_HEADER } from "./domain/request-guard.js";
 import { approverActions } from "./inbox-actions.js";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
 import { startInboxServer, type InboxServer } from "./inbox-server.js";
+import { card, standInClient } from "../test-support/stand-in-client.js";
 
 // The approver client is the server's only collaborator; here a stand-in that answers from a list,
 // so these tests are about HTTP: the guards, the routes and the shape of every error.
-const card = (id: string): PendingApproval => ({
-  approvalId: id,
-  callId: `call-${id}`,
-  domain: "customer",
-  tool: "customer.message",
-  title: "Message a customer",
-  grade: "send",
-  principal: "planner",
-  mode: "plan",
-  argsHash: `sha256:${"a".repeat(64)}`,
-  argsPreview: '{"customerId":"C-1","text":"hi"}',
-  reason: "send needs a person",
-  requestedAt: new Date().toISOString(),
-  expiresAt: new Date(Date.now() + 60_000).toISOString(),
-  approvers: { human: true, requesterMayConfirm: false },
-});
-
-function standInClient(cards: PendingApproval[]): ApproverClient & { decisions: string[] } {
-  const decisions: string[] = [];
-  const decide = (id: string, hash: string, decision: "grant" | "deny"): DecisionOutcome => {
-    const c = cards.find((x) => x.approvalId === id);
-    if (c === undefined) return { ok: false, refusal: "UNKNOWN_APPROVAL", message: `no approval ${id}` };
-    if (c.argsHash !== hash) return { ok: false, refusal: "ARGS_HASH_MISMATCH", message: "not the args shown" };
-    cards.splice(cards.indexOf(c), 1);
-    decisions.push(`${decision} ${id}`);
-    return { ok: true, approvalId: id, callId: c.callId, decision };
-  };
-  return {
-    approver: "alice",
-    decisions,
-    pending: async () => ok([...cards]),
-    watch(): ApprovalWatch {
-      let end: () => void = () => undefined;
-      const ended = new Promise<void>((resolve) => (end = resolve));
-      return {
-        async *[Symbol.asyncIterator]() {
-          await ended;
-        },
-        stop: () => end(),
-      };
-    },
-    approve: async (id, hash) => decide(id, hash, "grant"),
-    deny: async (id, hash) => decide(id, hash, "deny"),
-  };
-}
 
 interface Answer {
   readonly status: number;
@@ -143,7 +98,7 @@ describe("the inbox server", () => {
   it("approves with the CSRF secret: the card leaves the state and the history says who decided", async () => {
     const a = await post({ kind: "approve", approvalId: "ap-1", argsHash: cards[0]!.argsHash });
     expect(a.status).toBe(200);
-    expect(json(a)).toEqual({ ok: true, value: { kind: "approve", approvalId: "ap-1", callId: "call-ap-1", decision: "grant" } });
+    expect(json(a)).toEqual({ ok: true, value: { kind: "approve", approvalId: "ap-1", callId: "call-ap-1", decision: "grant", reason: null } });
     expect(client.decisions).toEqual(["grant ap-1"]);
     const state = json(await call(server.port, "GET", "/api/state", { cookie })).value as { pending: PendingApproval[]; history: { approvalId: string; outcome: string; by: string }[] };
     expect(state.pending.map((p) => p.approvalId)).toEqual(["ap-2"]);

@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { silentLogger, type Logger } from "@warden/bus";
-import { parseJsonGuarded, validateJson, wardenError, type WardenError } from "@warden/contracts";
+import { parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
 import { guardRequest, type GuardSecrets } from "./domain/request-guard.js";
-import { InboxActionSchema, statusOfError, type InboxActions } from "./inbox-actions.js";
+import { statusOfError, type InboxActions } from "./inbox-actions.js";
 import type { InboxFeed, InboxSnapshot } from "./inbox-feed.js";
 
 /** The page's files, served as they are: no build step, nothing fetched at run time. */
@@ -102,17 +102,15 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
   async function postAction(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
     if (!body.ok) return sendError(res, body.status, body.error);
-    const action = validateJson(InboxActionSchema, body.value);
-    if (!action.ok) return sendError(res, 400, wardenError("INVALID_REQUEST", `not an action: ${action.reason}`, { reason: action.code }));
-    const r = await actions.run(action.value);
+    const r = await actions.run(body.value);
     if (!r.ok) {
-      log.info({ approvalId: action.value.approvalId, kind: action.value.kind, code: r.error.code }, "inbox action refused");
+      log.info({ code: r.error.code, refusal: r.error.details?.["refusal"] }, "inbox action refused");
       // the card may be stale (decided elsewhere, expired): show the page the truth
       void feed.refresh();
       return sendError(res, statusOfError(r.error), r.error);
     }
     log.info({ approvalId: r.value.approvalId, callId: r.value.callId, decision: r.value.decision }, "inbox decision");
-    feed.decided(r.value.approvalId, r.value.decision, action.value.reason || null);
+    feed.decided(r.value.approvalId, r.value.decision, r.value.reason);
     sendJson(res, 200, { ok: true, value: r.value });
   }
 
