@@ -28,7 +28,7 @@ async function startInbox(home: string, person: string): Promise<{ child: ChildP
     const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
     expect(m, out).not.toBeNull();
     return m![1]!;
-  }, 20_000);
+  }, 45_000);
   return { child, url, output: () => out };
 }
 

@@ -425,7 +425,13 @@
     els.person.textContent = session.person;
     const events = new EventSource("/api/events");
     events.addEventListener("open", () => setLive("live", "live"));
-    events.addEventListener("error", () => setLive("down", "reconnecting…"));
+    events.addEventListener("error", () => {
+      if (events.readyState !== EventSource.CLOSED) return setLive("down", "reconnecting…");
+      // refused (a restarted inbox has a new token) or gone: the browser will not retry by itself
+      setLive("down", "disconnected");
+      els.banner.hidden = false;
+      els.banner.textContent = "This page lost its inbox: if `warden inbox` was restarted, open the new URL it printed.";
+    });
     events.addEventListener("state", (ev) => applyState(JSON.parse(ev.data)));
   }
   start();
