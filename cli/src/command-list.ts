@@ -106,6 +106,14 @@ export const DECIDE_OPTIONS = {
   "args-hash": { type: "string", value: "H", description: "the argsHash of the args you saw (default: the one in your inbox)" },
 } as const satisfies OptionSpecs;
 
+export const INBOX_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "whose inbox: the page decides as this person and nobody else" }),
+  port: { type: "string", value: "N", description: "the port on 127.0.0.1 (default 0: a free one; the URL is printed)" },
+  refresh: { type: "string", value: "DURATION", description: "how often the inbox is read besides new requests (default 3s)" },
+} as const satisfies OptionSpecs;
+
 export const TRACE_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
 
 export const AUDIT_OPTIONS = {
@@ -309,6 +317,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
     options: DECIDE_OPTIONS,
     run: async (input, io) => (await import("./commands/decide.js")).denyCommand(input, io),
+  }),
+  command({
+    name: "inbox",
+    summary: "a web page on 127.0.0.1 with your pending approvals, live: approve or deny from the keyboard (prints the URL with its token)",
+    options: INBOX_OPTIONS,
+    run: async (input, io) => (await import("./commands/inbox.js")).inboxCommand(input, io),
   }),
   command({
     name: "trace",

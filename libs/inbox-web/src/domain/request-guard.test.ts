@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { cookieValue, CSRF_HEADER, guardRequest, type GuardSecrets } from "./request-guard.js";
+
+const secrets: GuardSecrets = { port: 4100, token: "tok-123", csrf: "csrf-456", cookieName: "warden_inbox_4100" };
+const at = (path: string) => new URL(path, "http://127.0.0.1:4100");
+const cookie = `other=1; ${secrets.cookieName}=${secrets.token}`;
+
+describe("guardRequest", () => {
+  it("lets a GET with the session cookie and an address of this machine through", () => {
+    expect(guardRequest({ method: "GET", url: at("/api/state"), headers: { host: "127.0.0.1:4100", cookie } }, secrets)).toEqual({ ok: true, via: "cookie" });
+    expect(guardRequest({ method: "GET", url: at("/"), headers: { host: "localhost:4100", cookie } }, secrets)).toEqual({ ok: true, via: "cookie" });
+  });
+
+  it("takes the token from the printed URL's query", () => {
+    expect(guardRequest({ method: "GET", url: at("/?token=tok-123"), headers: { host: "127.0.0.1:4100" } }, secrets)).toEqual({ ok: true, via: "query" });
+  });
+
+  it("refuses a Host that is not 127.0.0.1 or localhost on this port, even with the token (DNS rebinding)", () => {
+    for (const host of ["evil.example:4100", "127.0.0.1:4101", "127.0.0.1", "localhost.evil.example:4100", undefined]) {
+      const v = guardRequest({ method: "GET", url: at("/?token=tok-123"), headers: { host, cookie } }, secrets);
+      expect(v).toMatchObject({ ok: false, status: 403, error: { code: "FORBIDDEN", retryable: false } });
+    }
+  });
+
+  it("refuses a request without the token, or with a wrong one, as 401 FORBIDDEN", () => {
+    for (const [url, headers] of [
+      [at("/"), { host: "127.0.0.1:4100" }],
+      [at("/?token=tok-12"), { host: "127.0.0.1:4100" }],
+      [at("/"), { host: "127.0.0.1:4100", cookie: `${secrets.cookieName}=tok-1234` }],
+      [at("/"), { host: "127.0.0.1:4100", cookie: `warden_inbox_9999=${secrets.token}` }],
+    ] as const) {
+      expect(guardRequest({ method: "GET", url, headers }, secrets)).toMatchObject({ ok: false, status: 401, error: { code: "FORBIDDEN" } });
+    }
+  });
+
+  it("lets a POST through only with JSON, the CSRF header and, if it names one, this origin", () => {
+    const base = { host: "127.0.0.1:4100", cookie, "content-type": "application/json", [CSRF_HEADER]: "csrf-456" };
+    const post = (headers: Record<string, string | undefined>) => guardRequest({ method: "POST", url: at("/api/actions"), headers }, secrets);
+    expect(post(base)).toEqual({ ok: true, via: "cookie" });
+    expect(post({ ...base, origin: "http://127.0.0.1:4100" })).toEqual({ ok: true, via: "cookie" });
+    expect(post({ ...base, [CSRF_HEADER]: undefined })).toMatchObject({ ok: false, status: 403, error: { code: "FORBIDDEN" } });
+    expect(post({ ...base, [CSRF_HEADER]: "csrf-457" })).toMatchObject({ ok: false, status: 403 });
+    expect(post({ ...base, [CSRF_HEADER]: secrets.token })).toMatchObject({ ok: false, status: 403 });
+    expect(post({ ...base, origin: "http://evil.example" })).toMatchObject({ ok: false, status: 403, error: { message: expect.stringContaining("Origin") } });
+    expect(post({ ...base, origin: "http://127.0.0.1:9999" })).toMatchObject({ ok: false, status: 403 });
+    expect(post({ ...base, "content-type": "text/plain" })).toMatchObject({ ok: false, status: 415, error: { code: "INVALID_REQUEST" } });
+    expect(post({ ...base, "content-type": "application/x-www-form-urlencoded" })).toMatchObject({ ok: false, status: 415 });
+  });
+});
+
+describe("cookieValue", () => {
+  it("finds one cookie among several and nothing in a missing header", () => {
+    expect(cookieValue("a=1; b = 2 ;c=3", "b")).toBe("2");
+    expect(cookieValue("ab=1", "b")).toBeUndefined();
+    expect(cookieValue(undefined, "b")).toBeUndefined();
+  });
+});

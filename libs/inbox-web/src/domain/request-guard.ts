@@ -1,0 +1,95 @@
+import { timingSafeEqual } from "node:crypto";
+import { wardenError, type WardenError } from "@warden/contracts";
+
+/** The header a page's POST carries the per-run CSRF secret in (a cross-site form cannot set it). */
+export const CSRF_HEADER = "x-warden-csrf";
+
+/** The per-run secrets and the one address a request must name. */
+export interface GuardSecrets {
+  /** The port the inbox listens on: the only Host (and Origin) accepted is 127.0.0.1 or localhost on it. */
+  readonly port: number;
+  /** The secret in the printed URL (`?token=`), then in the session cookie. */
+  readonly token: string;
+  /** The secret a POST echoes in {@link CSRF_HEADER}; the page reads it from `/api/session`. */
+  readonly csrf: string;
+  /** The session cookie's name (per port: cookies are per host, not per port). */
+  readonly cookieName: string;
+}
+
+/** What the guard sees of a request: enough to judge it, nothing to act on. */
+export interface GuardedRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+/** Let through (and how the token came), or refused with an HTTP status and a structured error. */
+export type GuardVerdict =
+  | { readonly ok: true; readonly via: "cookie" | "query" }
+  | { readonly ok: false; readonly status: number; readonly error: WardenError };
+
+function header(req: GuardedRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : (v as string | undefined);
+}
+
+function sameSecret(given: string | undefined, secret: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The value of one cookie in a Cookie header. */
+export function cookieValue(cookieHeader: string | undefined, name: string): string | undefined {
+  if (cookieHeader === undefined) return undefined;
+  for (const part of cookieHeader.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function refused(status: number, message: string): GuardVerdict {
+  return { ok: false, status, error: wardenError("FORBIDDEN", message) };
+}
+
+/**
+ * Judges a request before anything else reads it, in this order:
+ * 1. Host must be 127.0.0.1:PORT or localhost:PORT: a page that rebinds its own name to
+ *    127.0.0.1 (DNS rebinding) sends its name as Host and is refused;
+ * 2. the per-run token, from the session cookie or (the printed URL) the `token` query parameter;
+ * 3. for anything but GET/HEAD: an Origin, if sent, of this very address, JSON content, and the
+ *    CSRF secret echoed in a header (a cross-site page can neither read it nor set the header
+ *    without a preflight nobody answers).
+ */
+export function guardRequest(req: GuardedRequest, secrets: GuardSecrets): GuardVerdict {
+  const allowed = [`127.0.0.1:${secrets.port}`, `localhost:${secrets.port}`];
+  const host = header(req, "host");
+  if (host === undefined || !allowed.includes(host.toLowerCase())) {
+    return refused(403, `refused: Host ${host ?? "(none)"} is not this inbox's address (http://127.0.0.1:${secrets.port})`);
+  }
+  const fromCookie = cookieValue(header(req, "cookie"), secrets.cookieName);
+  const fromQuery = req.url.searchParams.get("token") ?? undefined;
+  const via = sameSecret(fromCookie, secrets.token) ? "cookie" : sameSecret(fromQuery, secrets.token) ? "query" : undefined;
+  if (via === undefined) {
+    return {
+      ok: false,
+      status: 401,
+      error: wardenError("FORBIDDEN", "refused: open the URL `warden inbox` printed (it carries this run's token)"),
+    };
+  }
+  if (req.method === "GET" || req.method === "HEAD") return { ok: true, via };
+  const origin = header(req, "origin");
+  if (origin !== undefined && !allowed.some((a) => origin.toLowerCase() === `http://${a}`)) {
+    return refused(403, `refused: Origin ${origin} is not this inbox`);
+  }
+  const type = header(req, "content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    return { ok: false, status: 415, error: wardenError("INVALID_REQUEST", "a request body must be application/json") };
+  }
+  if (!sameSecret(header(req, CSRF_HEADER), secrets.csrf)) {
+    return refused(403, `refused: the ${CSRF_HEADER} header must carry this page's CSRF secret (reload the page)`);
+  }
+  return { ok: true, via };
+}

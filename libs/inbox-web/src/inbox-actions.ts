@@ -1,0 +1,101 @@
+import { fail, ok, validateJson, type Outcome, type WardenError } from "@warden/contracts";
+import type { ApproverClient, DecisionOutcome } from "@warden/sdk";
+import { z } from "zod";
+
+/**
+ * The one module that maps what a person does on the page to approver-client calls. The page
+ * draws a button (and its key) for each {@link InboxActionSpec} the server advertises, and posts
+ * `{ kind, approvalId, argsHash, reason?, args? }`; a new decision (approve with edited args,
+ * approve for the session) is a new schema variant, a spec and a case in `run` here — the page
+ * already knows how to ask for a reason or edited args.
+ */
+
+const REASON_MAX = 2_000;
+const Id = z.string().min(1).max(128);
+const Reason = z.string().trim().max(REASON_MAX);
+
+export const InboxActionSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("approve"), approvalId: Id, argsHash: z.string().min(1).max(200), reason: Reason.optional() }),
+  z.object({ kind: z.literal("deny"), approvalId: Id, argsHash: z.string().min(1).max(200), reason: Reason.min(1, "a denial needs a reason") }),
+]);
+export type InboxAction = z.infer<typeof InboxActionSchema>;
+export type InboxActionKind = InboxAction["kind"];
+
+/** What the page needs to draw one action: its label, key, look, and what it asks the person for. */
+export interface InboxActionSpec {
+  readonly kind: string;
+  readonly label: string;
+  /** The keyboard shortcut on the selected card. */
+  readonly key: string;
+  readonly tone: "approve" | "deny" | "neutral";
+  /** `reason`: a reason is required; `optional-reason`: offered; `args`: the args, editable as JSON, and an optional reason. */
+  readonly asks: "reason" | "optional-reason" | "args";
+}
+
+/** A decision the approver service recorded. */
+export interface ActionDone {
+  readonly kind: string;
+  readonly approvalId: string;
+  readonly callId: string;
+  readonly decision: "grant" | "deny";
+  /** The reason or note the person gave, for the page's history. */
+  readonly reason: string | null;
+}
+
+/** What the server asks of the actions: what to draw, and to carry out a posted body (validated here, not by the server). */
+export interface InboxActions {
+  readonly specs: readonly InboxActionSpec[];
+  run(body: unknown): Promise<Outcome<ActionDone>>;
+}
+
+const SPECS: readonly InboxActionSpec[] = [
+  { kind: "approve", label: "Approve", key: "a", tone: "approve", asks: "optional-reason" },
+  { kind: "deny", label: "Deny", key: "d", tone: "deny", asks: "reason" },
+];
+
+/** The actions today's approver client offers: grant and deny, each echoing the argsHash the person saw. */
+export function approverActions(client: Pick<ApproverClient, "approve" | "deny">): InboxActions {
+  return {
+    specs: SPECS,
+    async run(body) {
+      const parsed = validateJson(InboxActionSchema, body);
+      if (!parsed.ok) return fail("INVALID_REQUEST", `not an action: ${parsed.reason}`, { reason: parsed.code });
+      const action = parsed.value;
+      const reason = action.reason || null;
+      switch (action.kind) {
+        case "approve":
+          return outcomeOf(action.kind, reason, await client.approve(action.approvalId, action.argsHash, reason ?? undefined));
+        case "deny":
+          return outcomeOf(action.kind, reason, await client.deny(action.approvalId, action.argsHash, action.reason));
+      }
+    },
+  };
+}
+
+/** A decision's refusal as the CLI reports it: an unknown approval is NOT_FOUND, the rest DECISION_REFUSED with the refusal kept. */
+function outcomeOf(kind: string, reason: string | null, d: DecisionOutcome): Outcome<ActionDone> {
+  if (d.ok) return ok({ kind, approvalId: d.approvalId, callId: d.callId, decision: d.decision, reason });
+  if (d.refusal === "UNAVAILABLE") return fail("UNAVAILABLE", d.message, { refusal: d.refusal });
+  if (d.refusal === "UNKNOWN_APPROVAL") return fail("NOT_FOUND", d.message, { refusal: d.refusal });
+  return fail("DECISION_REFUSED", d.message, { refusal: d.refusal });
+}
+
+/** The HTTP status of an action's error. */
+export function statusOfError(error: WardenError): number {
+  switch (error.code) {
+    case "NOT_FOUND":
+      return 404;
+    case "DECISION_REFUSED":
+      return 409;
+    case "UNAVAILABLE":
+      return 503;
+    case "INTERNAL":
+      return 500;
+    case "FORBIDDEN":
+      return 403;
+    case "PAYLOAD_TOO_LARGE":
+      return 413;
+    default:
+      return 400;
+  }
+}

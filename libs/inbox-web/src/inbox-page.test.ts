@@ -1,0 +1,89 @@
+import { existsSync } from "node:fs";
+import { ok, type PendingApproval } from "@warden/contracts";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approverActions, type InboxActions } from "./inbox-actions.js";
+import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
+import { startInboxServer, type InboxServer } from "./inbox-server.js";
+import { card, standInClient } from "../test-support/stand-in-client.js";
+
+const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
+const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
+
+// The card grows (description, flags, intent, chain, rule…) and decisions grow (edited args,
+// session grants): the page must show fields it was not written for and draw the actions the
+// server advertises. Here in Chromium, against the server with a stand-in approver client.
+describe("the inbox page with a richer card and an action that edits args", () => {
+  let browser: Browser;
+  let page: Page;
+  let feed: InboxFeed;
+  let server: InboxServer;
+  const posted: unknown[] = [];
+  const rich: PendingApproval = Object.assign(card("rich-1"), {
+    description: "Sends a message to the customer's inbox; it cannot be recalled.",
+    flags: { destructive: false, openWorld: true, idempotent: false },
+    intent: { goal: "Tell C-1 their refund went out", rationale: "They asked twice today" },
+    args: { customerId: "C-1", text: "Your refund was sent." },
+    riskReasons: ["reaches a person outside the company"],
+    chain: ["alice", "agent.triage", "planner"],
+    policyRule: "send-needs-a-person",
+  });
+
+  beforeAll(async () => {
+    // each test then fails saying so (a failing hook would only mark them skipped)
+    if (!existsSync(CHROMIUM)) return;
+    const client = standInClient([rich]);
+    const base = approverActions(client);
+    // an action the page has never heard of, asking for edited args: what wiring a new decision looks like
+    const actions: InboxActions = {
+      specs: [...base.specs, { kind: "approve-edited", label: "Approve edited", key: "e", tone: "approve", asks: "args" }],
+      async run(body) {
+        posted.push(body);
+        return ok({ kind: "approve-edited", approvalId: "rich-1", callId: "call-rich-1", decision: "grant", reason: null });
+      },
+    };
+    feed = startInboxFeed({ client, refreshMs: 60_000 });
+    server = await startInboxServer({ feed, actions });
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    await page.emulateMedia({ reducedMotion: "reduce" });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await feed?.stop();
+  });
+
+  it("lays out the fields it knows, lists the others, and posts edited args for an args action", async () => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    await page.goto(server.url);
+    const c = page.locator("article.card", { hasText: "rich-1" });
+    await c.waitFor();
+    await c.locator(".description", { hasText: "cannot be recalled" }).waitFor();
+    expect(await c.locator(".flag.flag-open-world").allTextContents()).toEqual(["open world"]);
+    expect(await c.locator(".flag").count()).toBe(1);
+    await c.locator(".intent", { hasText: "Tell C-1 their refund went out" }).waitFor();
+    await c.locator(".risks", { hasText: "outside the company" }).waitFor();
+    // the full args, not the preview
+    expect(await c.locator(".args pre").textContent()).toContain('"text": "Your refund was sent."');
+    // fields this page was not written for: named from their keys, values shown
+    expect(await c.locator(".facts.more dt").allTextContents()).toEqual(["Chain", "Policy rule"]);
+    expect(await c.locator(".facts.more .chip").allTextContents()).toEqual(["alice", "agent.triage", "planner"]);
+    await c.locator(".facts.more dd", { hasText: "send-needs-a-person" }).waitFor();
+    // the advertised action has its button and key
+    await c.locator("button[data-action=approve-edited]", { hasText: "Approve edited" }).waitFor();
+
+    await c.focus();
+    await page.keyboard.press("e");
+    const editor = c.locator("form.panel textarea[name=args]");
+    await editor.waitFor();
+    expect(JSON.parse(await editor.inputValue())).toEqual({ customerId: "C-1", text: "Your refund was sent." });
+    await editor.fill('{"customerId":"C-1","text":"Your refund of 40 EUR was sent."}');
+    await page.keyboard.press("Control+Enter");
+    await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
+    expect(posted).toEqual([
+      { kind: "approve-edited", approvalId: "rich-1", argsHash: rich.argsHash, args: { customerId: "C-1", text: "Your refund of 40 EUR was sent." } },
+    ]);
+  }, 60_000);
+});

@@ -1,0 +1,149 @@
+import { request, type IncomingHttpHeaders } from "node:http";
+import type { PendingApproval } from "@warden/contracts";
+import { eventually } from "@warden/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CSRF_HEADER } from "./domain/request-guard.js";
+import { approverActions } from "./inbox-actions.js";
+import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
+import { startInboxServer, type InboxServer } from "./inbox-server.js";
+import { card, standInClient } from "../test-support/stand-in-client.js";
+
+// The approver client is the server's only collaborator; here a stand-in that answers from a list,
+// so these tests are about HTTP: the guards, the routes and the shape of every error.
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+function call(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("the inbox server", () => {
+  let cards: PendingApproval[];
+  let client: ReturnType<typeof standInClient>;
+  let feed: InboxFeed;
+  let server: InboxServer;
+  let cookie: string;
+  const token = "the-run-token";
+
+  beforeEach(async () => {
+    cards = [card("ap-1"), card("ap-2")];
+    client = standInClient(cards);
+    feed = startInboxFeed({ client, refreshMs: 60_000 });
+    server = await startInboxServer({ feed, actions: approverActions(client), token });
+    cookie = `warden_inbox_${server.port}=${token}`;
+    await eventually(() => expect(feed.snapshot().pending).toHaveLength(2));
+  });
+  afterEach(async () => {
+    await server.stop();
+    await feed.stop();
+  });
+
+  const json = (a: Answer) => JSON.parse(a.body) as { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string; retryable: boolean; details?: Record<string, unknown> } };
+  const csrf = async () => (json(await call(server.port, "GET", "/api/session", { cookie })).value as { csrf: string }).csrf;
+  const post = async (body: unknown, extra: Record<string, string> = {}) =>
+    call(server.port, "POST", "/api/actions", { cookie, "content-type": "application/json", [CSRF_HEADER]: await csrf(), ...extra }, typeof body === "string" ? body : JSON.stringify(body));
+
+  it("prints a URL on 127.0.0.1 whose token it trades for an HttpOnly, SameSite=Strict cookie", async () => {
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=${token}`);
+    const a = await call(server.port, "GET", `/?token=${token}`);
+    expect(a.status).toBe(303);
+    expect(a.headers.location).toBe("/");
+    expect(a.headers["set-cookie"]?.[0]).toBe(`warden_inbox_${server.port}=${token}; Path=/; HttpOnly; SameSite=Strict`);
+    const page = await call(server.port, "GET", "/", { cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toContain("text/html");
+    expect(page.body).toContain('<script src="/inbox.js"');
+    expect(page.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+
+  it("answers a foreign Host with 403 and a structured error, even with the token (DNS rebinding)", async () => {
+    const a = await call(server.port, "GET", `/api/state?token=${token}`, { host: `attacker.example:${server.port}`, cookie });
+    expect(a.status).toBe(403);
+    expect(a.headers["content-type"]).toContain("application/json");
+    expect(json(a)).toEqual({ ok: false, error: { code: "FORBIDDEN", message: expect.stringContaining("attacker.example") as string, retryable: false } });
+  });
+
+  it("answers every path without the token with 401 and a structured error, the page and its script too", async () => {
+    for (const path of ["/", "/inbox.js", "/api/state", "/api/events", "/api/session", "/?token=wrong"]) {
+      const a = await call(server.port, "GET", path);
+      expect(a.status, path).toBe(401);
+      expect(json(a), path).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
+    }
+  });
+
+  it("refuses a POST without the CSRF secret, of another origin or not JSON, and decides nothing", async () => {
+    const body = JSON.stringify({ kind: "approve", approvalId: "ap-1", argsHash: cards[0]!.argsHash });
+    const noCsrf = await call(server.port, "POST", "/api/actions", { cookie, "content-type": "application/json" }, body);
+    expect(noCsrf.status).toBe(403);
+    expect(json(noCsrf).error).toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining(CSRF_HEADER) as string });
+    expect((await post(body, { origin: "http://attacker.example" })).status).toBe(403);
+    const form = await post(body, { "content-type": "application/x-www-form-urlencoded" });
+    expect(form.status).toBe(415);
+    expect(json(form).error).toMatchObject({ code: "INVALID_REQUEST" });
+    expect(client.decisions).toEqual([]);
+  });
+
+  it("approves with the CSRF secret: the card leaves the state and the history says who decided", async () => {
+    const a = await post({ kind: "approve", approvalId: "ap-1", argsHash: cards[0]!.argsHash });
+    expect(a.status).toBe(200);
+    expect(json(a)).toEqual({ ok: true, value: { kind: "approve", approvalId: "ap-1", callId: "call-ap-1", decision: "grant", reason: null } });
+    expect(client.decisions).toEqual(["grant ap-1"]);
+    const state = json(await call(server.port, "GET", "/api/state", { cookie })).value as { pending: PendingApproval[]; history: { approvalId: string; outcome: string; by: string }[] };
+    expect(state.pending.map((p) => p.approvalId)).toEqual(["ap-2"]);
+    expect(state.history[0]).toMatchObject({ approvalId: "ap-1", outcome: "granted", by: "alice" });
+  });
+
+  it("answers bad bodies, refusals and unknown routes with structured errors and their statuses", async () => {
+    const cases: [Answer, number, string][] = [
+      [await post("{not json"), 400, "INVALID_REQUEST"],
+      [await post({ kind: "deny", approvalId: "ap-1", argsHash: "h" }), 400, "INVALID_REQUEST"],
+      [await post({ kind: "deny", approvalId: "ap-1", argsHash: "h", reason: "   " }), 400, "INVALID_REQUEST"],
+      [await post({ kind: "launch", approvalId: "ap-1", argsHash: "h" }), 400, "INVALID_REQUEST"],
+      [await post({ kind: "approve", approvalId: "ap-9", argsHash: "h" }), 404, "NOT_FOUND"],
+      [await post({ kind: "deny", approvalId: "ap-1", argsHash: "sha256:other", reason: "no" }), 409, "DECISION_REFUSED"],
+      [await post("x".repeat(300 * 1024)), 413, "PAYLOAD_TOO_LARGE"],
+      [await call(server.port, "GET", "/api/nothing", { cookie }), 404, "NOT_FOUND"],
+      [await call(server.port, "DELETE", "/api/actions", { cookie, "content-type": "application/json", [CSRF_HEADER]: await csrf() }), 404, "NOT_FOUND"],
+    ];
+    for (const [answer, status, code] of cases) {
+      expect(answer.status, answer.body).toBe(status);
+      expect(answer.headers["content-type"]).toContain("application/json");
+      const e = json(answer).error!;
+      expect(e).toMatchObject({ code, retryable: false });
+      expect(e.message.length).toBeGreaterThan(0);
+    }
+    expect(json(cases[5]![0]).error?.details).toEqual({ refusal: "ARGS_HASH_MISMATCH" });
+    expect(client.decisions).toEqual([]);
+  });
+
+  it("streams the inbox as server-sent events and pushes a change without being asked", async () => {
+    const received: string[] = [];
+    const req = request({ host: "127.0.0.1", port: server.port, path: "/api/events", headers: { host: `127.0.0.1:${server.port}`, cookie } });
+    const opened = new Promise<IncomingHttpHeaders>((resolve) =>
+      req.on("response", (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => received.push(c));
+        resolve(res.headers);
+      }),
+    );
+    req.end();
+    expect((await opened)["content-type"]).toContain("text/event-stream");
+    await eventually(() => expect(received.join("")).toContain('"approvalId":"ap-2"'));
+    cards.push(card("ap-3"));
+    await feed.refresh();
+    await eventually(() => expect(received.join("").split("event: state").at(-1)).toContain('"approvalId":"ap-3"'));
+    req.destroy();
+  });
+});

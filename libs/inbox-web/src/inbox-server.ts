@@ -1,0 +1,184 @@
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { silentLogger, type Logger } from "@warden/bus";
+import { parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
+import { guardRequest, type GuardSecrets } from "./domain/request-guard.js";
+import { statusOfError, type InboxActions } from "./inbox-actions.js";
+import type { InboxFeed, InboxSnapshot } from "./inbox-feed.js";
+
+/** The page's files, served as they are: no build step, nothing fetched at run time. */
+const PUBLIC_DIR = fileURLToPath(new URL("../public/", import.meta.url));
+const STATIC: Readonly<Record<string, { file: string; type: string }>> = {
+  "/": { file: "index.html", type: "text/html; charset=utf-8" },
+  "/inbox.css": { file: "inbox.css", type: "text/css; charset=utf-8" },
+  "/inbox.js": { file: "inbox.js", type: "text/javascript; charset=utf-8" },
+  "/favicon.svg": { file: "favicon.svg", type: "image/svg+xml" },
+};
+
+const MAX_BODY_BYTES = 256 * 1024;
+const HEARTBEAT_MS = 15_000;
+
+/** Sent with every answer: the page loads only its own files and cannot be framed. */
+const SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+} as const;
+
+export interface InboxServerOptions {
+  readonly feed: InboxFeed;
+  readonly actions: InboxActions;
+  /** 0 picks a free port. The listener is always 127.0.0.1. @default 0 */
+  readonly port?: number;
+  /** The per-run secret of the URL; random unless a test fixes it. */
+  readonly token?: string;
+  readonly log?: Logger;
+}
+
+export interface InboxServer {
+  /** `http://127.0.0.1:PORT/?token=…`: the one URL that opens the inbox. */
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", ...extra }).end(JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, status: number, error: WardenError): void {
+  sendJson(res, status, { ok: false, error });
+}
+
+type Body = { ok: true; value: unknown } | { ok: false; status: number; error: WardenError };
+
+async function readJsonBody(req: IncomingMessage): Promise<Body> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, error: wardenError("PAYLOAD_TOO_LARGE", `a request body is at most ${MAX_BODY_BYTES} bytes`) };
+    chunks.push(b);
+  }
+  const parsed = parseJsonGuarded(Buffer.concat(chunks));
+  if (!parsed.ok) return { ok: false, status: 400, error: wardenError("INVALID_REQUEST", parsed.reason, { reason: parsed.code }) };
+  return { ok: true, value: parsed.value };
+}
+
+/**
+ * Serves one person's inbox on 127.0.0.1: the page, its state (`/api/state`, and live as
+ * server-sent events on `/api/events`) and its decisions (`POST /api/actions`). Every request
+ * passes {@link guardRequest} first; every error is `{ ok: false, error: { code, message, retryable } }`.
+ */
+export async function startInboxServer(opts: InboxServerOptions): Promise<InboxServer> {
+  const { feed, actions } = opts;
+  const log = opts.log ?? silentLogger();
+  const token = opts.token ?? randomBytes(24).toString("base64url");
+  const csrf = randomBytes(24).toString("base64url");
+  const streams = new Set<ServerResponse>();
+
+  const session = () => ({ person: feed.snapshot().person, csrf, actions: actions.specs });
+
+  function openEvents(res: ServerResponse): void {
+    res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive" });
+    const push = (s: InboxSnapshot) => res.write(`event: state\ndata: ${JSON.stringify(s)}\n\n`);
+    push(feed.snapshot());
+    const off = feed.onChange(push);
+    streams.add(res);
+    res.on("close", () => {
+      off();
+      streams.delete(res);
+    });
+  }
+
+  async function postAction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJsonBody(req);
+    if (!body.ok) return sendError(res, body.status, body.error);
+    const r = await actions.run(body.value);
+    if (!r.ok) {
+      log.info({ code: r.error.code, refusal: r.error.details?.["refusal"] }, "inbox action refused");
+      // the card may be stale (decided elsewhere, expired): show the page the truth
+      void feed.refresh();
+      return sendError(res, statusOfError(r.error), r.error);
+    }
+    log.info({ approvalId: r.value.approvalId, callId: r.value.callId, decision: r.value.decision }, "inbox decision");
+    feed.decided(r.value.approvalId, r.value.decision, r.value.reason);
+    sendJson(res, 200, { ok: true, value: r.value });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, secrets: GuardSecrets): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const method = req.method ?? "GET";
+    const verdict = guardRequest({ method, url, headers: req.headers }, secrets);
+    if (!verdict.ok) return sendError(res, verdict.status, verdict.error);
+    const route = `${method} ${url.pathname}`;
+    if (route === "GET /" && verdict.via === "query") {
+      // trade the URL's token for a cookie, and drop it from the address bar and history
+      return void res
+        .writeHead(303, {
+          ...SECURITY_HEADERS,
+          "set-cookie": `${secrets.cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+          location: "/",
+        })
+        .end();
+    }
+    const file = method === "GET" ? STATIC[url.pathname] : undefined;
+    if (file !== undefined) {
+      const content = await readFile(`${PUBLIC_DIR}${file.file}`);
+      return void res.writeHead(200, { ...SECURITY_HEADERS, "content-type": file.type }).end(content);
+    }
+    switch (route) {
+      case "GET /api/session":
+        return sendJson(res, 200, { ok: true, value: session() });
+      case "GET /api/state":
+        return sendJson(res, 200, { ok: true, value: feed.snapshot() });
+      case "GET /api/events":
+        return openEvents(res);
+      case "POST /api/actions":
+        return postAction(req, res);
+      default:
+        return sendError(res, 404, wardenError("NOT_FOUND", `no ${method} ${url.pathname} here`));
+    }
+  }
+
+  const listener = createServer();
+  await new Promise<void>((resolve, reject) => {
+    listener.once("error", reject);
+    // loopback only: the page acts as the person whose credentials this process holds
+    listener.listen(opts.port ?? 0, "127.0.0.1", () => {
+      listener.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (listener.address() as AddressInfo).port;
+  // the secrets name the port, known once listening; nobody knows the URL before it is printed
+  const secrets: GuardSecrets = { port, token, csrf, cookieName: `warden_inbox_${port}` };
+  listener.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res, secrets).catch((err: unknown) => {
+      log.error({ err }, "inbox request failed");
+      sendError(res, 500, wardenError("INTERNAL", "the inbox failed to answer; see its log"));
+    });
+  });
+  const heartbeat = setInterval(() => {
+    for (const s of streams) s.write(": keep-alive\n\n");
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    async stop() {
+      clearInterval(heartbeat);
+      for (const s of streams) s.end();
+      listener.closeAllConnections();
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    },
+  };
+}

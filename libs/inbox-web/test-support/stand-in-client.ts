@@ -1,0 +1,53 @@
+import { ok, type PendingApproval } from "@warden/contracts";
+import type { ApprovalWatch, ApproverClient, DecisionOutcome } from "@warden/sdk";
+
+// A stand-in for the approver client in tests of the page and its server (no NATS involved: the
+// whole-Warden test is test/e2e/inbox-browser.test.ts).
+
+/** A send waiting for alice, as the approver lists it. */
+export const card = (id: string): PendingApproval => ({
+  approvalId: id,
+  callId: `call-${id}`,
+  domain: "customer",
+  tool: "customer.message",
+  title: "Message a customer",
+  grade: "send",
+  principal: "planner",
+  mode: "plan",
+  argsHash: `sha256:${"a".repeat(64)}`,
+  argsPreview: '{"customerId":"C-1","text":"hi"}',
+  reason: "send needs a person",
+  requestedAt: new Date().toISOString(),
+  expiresAt: new Date(Date.now() + 60_000).toISOString(),
+  approvers: { human: true, requesterMayConfirm: false },
+});
+
+/** An approver client that answers from `cards` and decides by removing from it, recording each decision. */
+export function standInClient(cards: PendingApproval[]): ApproverClient & { decisions: string[] } {
+  const decisions: string[] = [];
+  const decide = (id: string, hash: string, decision: "grant" | "deny"): DecisionOutcome => {
+    const c = cards.find((x) => x.approvalId === id);
+    if (c === undefined) return { ok: false, refusal: "UNKNOWN_APPROVAL", message: `no approval ${id}` };
+    if (c.argsHash !== hash) return { ok: false, refusal: "ARGS_HASH_MISMATCH", message: "not the args shown" };
+    cards.splice(cards.indexOf(c), 1);
+    decisions.push(`${decision} ${id}`);
+    return { ok: true, approvalId: id, callId: c.callId, decision };
+  };
+  return {
+    approver: "alice",
+    decisions,
+    pending: async () => ok([...cards]),
+    watch(): ApprovalWatch {
+      let end: () => void = () => undefined;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      return {
+        async *[Symbol.asyncIterator]() {
+          await ended;
+        },
+        stop: () => end(),
+      };
+    },
+    approve: async (id, hash) => decide(id, hash, "grant"),
+    deny: async (id, hash) => decide(id, hash, "deny"),
+  };
+}

@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readOutbox } from "@warden/example-support-desk";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runWarden } from "../support/cli.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+/** Debian's chromium: CI installs it (.ci/run); this test never downloads a browser of its own. */
+const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
+const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
+const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
+// screenshots for docs/approvals.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
+const SHOTS = process.env["WARDEN_UPDATE_SCREENSHOTS"] === "1" ? join(import.meta.dirname, "../../docs/images") : mkdtempSync(join(tmpdir(), "warden-inbox-shots-"));
+
+/** Starts `warden inbox --as person` as a person would, and reads the URL it prints. */
+async function startInbox(home: string, person: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
+  const child = spawn(process.execPath, [CLI, "inbox", "--as", person, "--refresh", "1s"], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "warn" } });
+  let out = "";
+  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+  child.stderr.on("data", (b: Buffer) => (out += b.toString()));
+  const url = await eventually(() => {
+    expect(child.exitCode, out).toBeNull();
+    const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
+    expect(m, out).not.toBeNull();
+    return m![1]!;
+  }, 45_000);
+  return { child, url, output: () => out };
+}
+
+describe("warden inbox in a real headless Chromium", () => {
+  let w: TestWarden;
+  let browser: Browser;
+  let page: Page;
+  let inbox: Awaited<ReturnType<typeof startInbox>>;
+  let planner: AgentClient;
+  let bot: AgentClient;
+
+  beforeAll(async () => {
+    // each test then fails saying so (a failing hook would only mark them skipped)
+    if (!existsSync(CHROMIUM)) return;
+    w = await startTestWarden({
+      demo: true,
+      policy: {
+        version: "e2e-inbox",
+        principals: {
+          alice: { kind: "human", approves: ["write", "send"] },
+          "support-bot": { kind: "agent" },
+          planner: { kind: "agent" },
+        },
+        llm: { showWrite: ["ticket.fill", "ticket.submit"] },
+        approvalTtlSeconds: { write: 900, send: 900 },
+        rules: [],
+        budgets: {},
+      },
+    });
+    await w.nats.credsOf({ kind: "human", name: "alice" });
+    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    inbox = await startInbox(w.nats.home.dir, "alice");
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+    // the new-card highlight fades over a second; without motion the screenshots show the page at rest
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    mkdirSync(SHOTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    inbox?.child.kill("SIGTERM");
+    await w?.stop();
+  });
+
+  const card = (text: string) => page.locator("article.card", { hasText: text });
+  const selectedText = async () => (await page.locator("article.card.selected").textContent()) ?? "";
+  const focusedIsSelected = async () => (await page.locator("article.card.selected:focus").count()) === 1;
+
+  it("shows a send live without reload, approves it from the keyboard and the call runs", async () => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    await page.goto(inbox.url);
+    // the token is traded for a cookie and dropped from the address bar
+    expect(page.url()).not.toContain("token=");
+    await page.locator("#person", { hasText: "alice" }).waitFor();
+    await page.locator("#live[data-state=live]").waitFor();
+    await page.locator("#empty").waitFor();
+    // marks this document: a reload would lose it
+    await page.evaluate("window.inboxMark = 42");
+
+    const message = { customerId: "C-1042", text: "Your refund of 40 EUR was sent today." };
+    const sending = planner.call("customer.message", message, { mode: "plan", wait: true, timeoutMs: 60_000 });
+    await card("C-1042").waitFor({ timeout: 15_000 });
+    const ticket = { title: "Refund not received", body: "Customer says the refund never arrived.", customerId: "C-77" };
+    const submitting = bot.call("ticket.submit", ticket, { mode: "llm", wait: true, timeoutMs: 60_000 });
+    await card("C-77").waitFor({ timeout: 15_000 });
+    expect(await page.evaluate("window.inboxMark")).toBe(42);
+    expect(await page.locator("#pending-count").textContent()).toBe("2");
+    await expect.poll(() => page.title()).toContain("(2)");
+    await card("C-1042").locator(".grade", { hasText: "send" }).waitFor();
+    await card("C-1042").getByText("planner").first().waitFor();
+    await page.screenshot({ path: join(SHOTS, "inbox-pending.png") });
+
+    // j / k (and arrows) move the selection; the selected card has the focus
+    await page.keyboard.press("j");
+    expect(await selectedText()).toContain("C-77");
+    expect(await focusedIsSelected()).toBe(true);
+    await page.keyboard.press("ArrowUp");
+    expect(await selectedText()).toContain("C-1042");
+    await page.keyboard.press("k");
+    expect(await selectedText()).toContain("C-1042");
+    expect(await focusedIsSelected()).toBe(true);
+
+    // a opens the approve panel with the note field focused, Enter approves
+    await page.keyboard.press("a");
+    await card("C-1042").locator("form.panel-approve input[name=reason]").waitFor();
+    expect(await card("C-1042").locator("input[name=reason]:focus").count()).toBe(1);
+    await page.keyboard.press("Enter");
+    await card("C-1042").waitFor({ state: "detached", timeout: 15_000 });
+    await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
+
+    const sent = await sending;
+    expect(sent, JSON.stringify(sent)).toMatchObject({ ok: true, status: "succeeded" });
+    const events = await callEvents(w.bus, sent.callId);
+    expect(eventTypes(events)).toEqual(expect.arrayContaining(["ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]));
+    const granted = events.find((e) => e.type === "ApprovalGranted");
+    expect(granted?.type === "ApprovalGranted" && granted.data.approver).toBe("alice");
+    expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-1042")).toHaveLength(1);
+    // the operator's trace names alice as the approver and the call as succeeded
+    const trace = await runWarden(w.nats.home.dir, "trace", sent.callId);
+    expect(trace.code, trace.err).toBe(0);
+    expect(trace.out).toContain("alice");
+    expect(trace.out).toMatch(/succeeded/i);
+
+    // the other request is still pending: d, a reason typed in the page, Enter denies it
+    expect(await selectedText()).toContain("C-77");
+    await page.keyboard.press("d");
+    const reasonField = card("C-77").locator("form.panel-deny input[name=reason]");
+    await reasonField.waitFor();
+    // no reason, no denial: the page says so and sends nothing
+    await page.keyboard.press("Enter");
+    await card("C-77").locator(".panel-error", { hasText: "reason" }).waitFor();
+    const reason = "Duplicate of T-12; reply on the existing ticket instead";
+    await page.keyboard.type(reason);
+    await page.screenshot({ path: join(SHOTS, "inbox-deny.png") });
+    await page.keyboard.press("Enter");
+    await card("C-77").waitFor({ state: "detached", timeout: 15_000 });
+    await page.locator("#history li.h-denied", { hasText: reason }).waitFor();
+    await page.locator("#empty").waitFor();
+
+    const denied = await submitting;
+    expect(denied).toMatchObject({ ok: false, status: "denied", error: { code: "APPROVAL_DENIED" } });
+    expect(denied.error?.message).toContain(reason);
+    expect(eventTypes(await callEvents(w.bus, denied.callId))).not.toContain("ToolCallStarted");
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(SHOTS, "inbox-decided.png") });
+    expect(inbox.child.exitCode, inbox.output()).toBeNull();
+  }, 120_000);
+
+  it("answers the API without the token 401, and a POST with the cookie but no CSRF secret 403", async () => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    const anonymous = await fetch(new URL("/api/state", inbox.url));
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
+    // the page's own cookie is not enough to decide: a request must echo the CSRF secret too
+    const refused = await page.evaluate(async () => {
+      const res = await fetch("/api/actions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      return { status: res.status, body: (await res.json()) as unknown };
+    });
+    expect(refused).toMatchObject({ status: 403, body: { ok: false, error: { code: "FORBIDDEN" } } });
+  });
+});
