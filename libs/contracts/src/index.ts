@@ -271,6 +271,8 @@ export {
   approverPendingSubject,
   CALL_READ_SUBJECTS,
   callReadSubject,
+  ANY_DOMAIN,
+  requestOfCallSubjects,
   lastSubjectToken,
   parseCallReadSubject,
   REGISTRY_REGISTER_SUBJECTS,

@@ -302,6 +302,18 @@ export function registryViewSubject(principal: string): string {
   return `warden.registry.view.${token("principal", principal)}`;
 }
 
+/**
+ * The domain token of a call read that names no domain (`warden.calls.<principal>._.<callId>`):
+ * the registry finds the domain of the principal's own request. No domain can be `_` (a domain
+ * neither starts nor ends with `_`), so it never names one.
+ */
+export const ANY_DOMAIN = "_";
+
+/** The subject of one principal's request under a call id, in whichever domain: what `ANY_DOMAIN` reads look up. */
+export function requestOfCallSubjects(principal: string, callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.*.${token("callId", callId)}.ToolCallRequested.${token("principal", principal)}`;
+}
+
 /** The events of one of the asking principal's own calls: `warden.calls.<principal>.<domain>.<callId>`. */
 export function callReadSubject(principal: string, domain: string, callId: string): string {
   return `warden.calls.${token("principal", principal)}.${token("domain", domain)}.${token("callId", callId)}`;

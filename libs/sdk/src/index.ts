@@ -6,6 +6,7 @@ export {
   type AgentClientOptions,
   type AgentToolViewQuery,
   type AwaitCallOptions,
+  type ResultOptions,
   type CallOptions,
   type ToolViewResult,
 } from "./agent-client.js";
