@@ -1,6 +1,7 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import {
   BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVER_CURSORS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -88,7 +89,7 @@ export async function ensureTopology(bus: Bus): Promise<void> {
   for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File }));
   }
-  for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR]) {
+  for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR, BUCKET_APPROVER_CURSORS]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 1, storage: StorageType.File }));
   }
   await ensureMissing(bus, `OBJ_${OBJECT_STORE_ARTIFACTS}`, () => bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File }));

@@ -25,6 +25,11 @@ export const BUCKET_POLICY = "warden_policy";
 export const BUCKET_CALLS = "warden_calls";
 export const BUCKET_APPROVALS = "warden_approvals";
 export const BUCKET_BUDGETS = "warden_budgets";
+/**
+ * Where each person's durable deliveries of approval requests stand: key `<approver>.<durable>`
+ * holds the stream sequence of the last request that app acknowledged. Written by the approver only.
+ */
+export const BUCKET_APPROVER_CURSORS = "warden_approver_cursors";
 /** The approver's own decision locks (compare-and-set makes a decision single-use); not a read model. */
 export const BUCKET_APPROVAL_LOCKS = "warden_approval_locks";
 /** The projector's progress: key PROJECTOR_CURSOR_KEY holds the last stream sequence applied to every read model. */
@@ -53,6 +58,8 @@ export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
 export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";
 export const CALL_READ_SUBJECTS = "warden.calls.*.*.*";
 export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
+/** A person's durable deliveries of approval requests: `warden.approver.deliver.<approver>.<durable>`. */
+export const APPROVER_DELIVER_SUBJECTS = "warden.approver.deliver.*.*";
 export const SUBJECT_DECIDE_ROOT = "warden.decide";
 export const QUEUE_REGISTRY = "warden-registry";
 export const QUEUE_APPROVER = "warden-approver";
@@ -322,6 +329,25 @@ export function callReadSubject(principal: string, domain: string, callId: strin
 /** The pending approvals as one approver sees them: `warden.approver.pending.<approver>`. */
 export function approverPendingSubject(approver: string): string {
   return `warden.approver.pending.${token("approver", approver)}`;
+}
+
+/** One durable delivery of a person's approval requests: `warden.approver.deliver.<approver>.<durable>`. */
+export function approverDeliverSubject(approver: string, durable: string): string {
+  return `warden.approver.deliver.${token("approver", approver)}.${token("durable", durable)}`;
+}
+
+/** `warden.approver.deliver.<approver>.<durable>` parsed; undefined for anything else. */
+export function parseApproverDeliverSubject(subject: string): { approver: string; durable: string } | undefined {
+  const parts = subject.split(".");
+  if (parts.length !== 5 || parts[0] !== "warden" || parts[1] !== "approver" || parts[2] !== "deliver") return undefined;
+  const [, , , approver, durable] = parts;
+  if (!isSafeToken(approver) || !isSafeToken(durable)) return undefined;
+  return { approver, durable };
+}
+
+/** `warden_approver_cursors` key of one person's durable delivery. */
+export function approverCursorKey(approver: string, durable: string): string {
+  return `${token("approver", approver)}.${token("durable", durable)}`;
 }
 
 /** The last token of a per-identity request subject (`warden.registry.view.<principal>` -> principal). */

@@ -16,6 +16,7 @@ export {
   type ApproverClient,
   type ApproverClientOptions,
   type DecisionOutcome,
+  type WatchApprovalsOptions,
 } from "./approver-client.js";
 export type { PatienceOptions } from "./patient-request.js";
 export { viewFingerprint, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
@@ -35,3 +36,11 @@ export {
   type PlanStopReason,
   type RunPlanOptions,
 } from "./run-plan.js";
+export {
+  DEFAULT_WEBHOOK_DURABLE,
+  startWebhookNotifier,
+  webhookTarget,
+  type WebhookCard,
+  type WebhookNotifier,
+  type WebhookNotifierOptions,
+} from "./webhook-notifier.js";
