@@ -59,5 +59,6 @@ export async function watchApprovals(bus: Bus, settings: WatchSettings, io: Comm
 /** One human line per card: what, by whom, until when, and the id to decide it by. */
 export function cardLine(r: ApprovalRequested): string {
   const d = r.data;
-  return `${d.approvalId}  ${r.tool} (${d.grade})  by ${r.principal} (${r.mode})  expires ${d.expiresAt}  args ${d.argsPreview}`;
+  const flag = d.noLiveExecutor === true ? "  NO LIVE EXECUTOR (a grant waits for one)" : "";
+  return `${d.approvalId}  ${r.tool} (${d.grade})  by ${r.principal} (${r.mode})  expires ${d.expiresAt}${flag}  args ${d.argsPreview}`;
 }

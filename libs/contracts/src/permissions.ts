@@ -4,6 +4,7 @@ import {
   APPROVER_PENDING_SUBJECTS,
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVER_CURSORS,
+  BUCKET_EXECUTORS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -203,6 +204,8 @@ function executorPub(domains: readonly string[]): string[] {
     callEvent(d, "ToolCallLateResult"),
     `warden.registry.register.${d}`,
     `warden.registry.status.${d}`,
+    // its heartbeat: the key of its own domain only
+    `$KV.${BUCKET_EXECUTORS}.${d}`,
   ]);
 }
 

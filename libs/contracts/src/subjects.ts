@@ -26,6 +26,17 @@ export const BUCKET_CALLS = "warden_calls";
 export const BUCKET_APPROVALS = "warden_approvals";
 export const BUCKET_BUDGETS = "warden_budgets";
 /**
+ * Executor heartbeats: key `<domain>` is written every few seconds by each live executor of that
+ * domain; the bucket's max age (EXECUTOR_HEARTBEAT_TTL_S, the server's clock) drops a domain whose
+ * executors all stopped. Read by the policy (fast UNAVAILABLE) and the approver (the card's flag).
+ */
+export const BUCKET_EXECUTORS = "warden_executors";
+/** How long a heartbeat counts: a few heartbeats' worth, so a slow executor is not taken for dead. */
+export const EXECUTOR_HEARTBEAT_TTL_S = 15;
+/** How often an executor writes its heartbeat. */
+export const EXECUTOR_HEARTBEAT_INTERVAL_MS = 3_000;
+
+/**
  * Where each person's durable deliveries of approval requests stand: key `<approver>.<durable>`
  * holds the stream sequence of the last request that app acknowledged. Written by the approver only.
  */

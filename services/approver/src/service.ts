@@ -1,5 +1,5 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
-import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey } from "@warden/service-kit";
+import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness } from "@warden/service-kit";
 import { APPROVER_DELIVER_SUBJECTS, APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { openDeliveryCursors } from "./delivery-cursors.js";
@@ -67,7 +67,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns() }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log) }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {
