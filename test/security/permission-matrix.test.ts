@@ -13,6 +13,7 @@ import {
   APPROVER_DELIVER_SUBJECTS,
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVER_CURSORS,
+  BUCKET_EXECUTORS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -249,6 +250,10 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("create its domain's own bucket", ["executor", "admin"], () => `$JS.API.STREAM.CREATE.KV_${EXECUTOR_BUCKET}`, {}),
     publish("delete its domain's own bucket", ["admin"], () => `$JS.API.STREAM.DELETE.KV_${EXECUTOR_BUCKET}`, {}, true),
     publish("write its domain's own bucket", ["executor", "admin"], () => `$KV.${EXECUTOR_BUCKET}.state`),
+    // heartbeats: an executor says only that its own domain is live
+    publish("write the kb executor heartbeat", ["executor", "admin"], () => `$KV.${BUCKET_EXECUTORS}.${EXECUTOR_DOMAIN}`),
+    publish("write the customer executor heartbeat", ["admin"], () => `$KV.${BUCKET_EXECUTORS}.customer`),
+    publish("write the subagent domain's heartbeat", ["subagent", "admin"], () => `$KV.${BUCKET_EXECUTORS}.${AGENT_DOMAIN}`),
 
     // state that decides: the policy document, the approver's locks, the read models, the cursor
     publish("write the policy document", ["policy-author", "admin"], () => `$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, {}, true),
