@@ -171,6 +171,27 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     } finally {
       child.kill("SIGKILL");
     }
+    // without --json, a human line per card; a new durable starts with what is open, this card included
+    const human = spawn(process.execPath, [CLI, "approvals", "--as", "alice", "--watch", "--durable", "cli-human"], {
+      env: { ...env, WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let lines = "";
+    human.stdout.on("data", (b: Buffer) => (lines += b.toString()));
+    const humanExited = new Promise<number | null>((r) => human.once("exit", (code) => r(code)));
+    try {
+      const approvalId = await ask("cli-human");
+      const line = await eventually(() => {
+        const hit = lines.split("\n").find((l) => l.startsWith(approvalId));
+        expect(hit).toBeDefined();
+        return hit!;
+      }, 20_000);
+      expect(line).toMatch(new RegExp(`^${approvalId}  customer\\.message \\(send\\)  by planner \\(plan\\)  expires \\S+  args .*C-cli-human`));
+      human.kill("SIGINT");
+      expect(await humanExited).toBe(0);
+    } finally {
+      human.kill("SIGKILL");
+    }
   }, 60_000);
 
   it("warden approvals --watch refuses a webhook on a host nobody allowed before connecting", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, silentLogger } from "@warden/bus";
-import { BUCKET_EXECUTORS } from "@warden/contracts";
-import { defineTool, startExecutor } from "@warden/executor";
+import { BUCKET_EXECUTORS, EXECUTOR_HEARTBEAT_TTL_S } from "@warden/contracts";
+import { defineTool, startExecutor, type Executor } from "@warden/executor";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { z } from "zod";
@@ -32,6 +32,11 @@ const notify = defineTool({
 describe("executor liveness: calls to a domain nobody runs fail fast, approvals say so", () => {
   let w: TestWarden;
   let planner: AgentClient;
+  const tracked: Executor[] = [];
+  const keep = (e: Executor) => {
+    tracked.push(e);
+    return w.track(e);
+  };
   beforeAll(async () => {
     w = await startTestWarden({
       demo: true,
@@ -73,7 +78,7 @@ describe("executor liveness: calls to a domain nobody runs fail fast, approvals 
   }, 30_000);
 
   it("runs calls as soon as an executor starts: its first heartbeat is written before it takes calls", async () => {
-    const executor = w.track(
+    const executor = keep(
       await startExecutor({
         bus: await w.nats.connectAs({ kind: "executor", name: "ghost-executor", domains: ["ghost"] }),
         log: silentLogger(),
@@ -89,7 +94,7 @@ describe("executor liveness: calls to a domain nobody runs fail fast, approvals 
     await executor.stop();
     const waiting = await planner.call("ghost.lookup", { q: "restart" }, { mode: "plan", wait: true, timeoutMs: 1_000 });
     expect(waiting.status).toBe("pending");
-    w.track(
+    keep(
       await startExecutor({
         bus: await w.nats.connectAs({ kind: "executor", name: "ghost-executor", domains: ["ghost"] }, "ghost-2"),
         log: silentLogger(),
@@ -99,5 +104,22 @@ describe("executor liveness: calls to a domain nobody runs fail fast, approvals 
       }),
     );
     await eventually(async () => expect(await planner.result(waiting.callId, { timeoutMs: 2_000 })).toMatchObject({ ok: true, data: { found: "restart" } }), 20_000);
+  }, 60_000);
+
+  it("refuses calls again once the last executor's heartbeat has run out (the server drops it after its TTL)", async () => {
+    const executor = await startExecutor({
+      bus: await w.nats.connectAs({ kind: "executor", name: "ghost-executor", domains: ["ghost"] }, "ghost-3"),
+      log: silentLogger(),
+      domain: "ghost",
+      tools: [lookup, notify],
+      approverKeys: w.approverKeys,
+    });
+    await executor.stop();
+    // the executors the test tracks are stopped too: nobody beats for ghost from here on
+    await Promise.all(tracked.map((e) => e.stop()));
+    const kv = await w.bus.kvm.open(BUCKET_EXECUTORS);
+    await eventually(async () => expect(await kv.get("ghost")).toBeNull(), (EXECUTOR_HEARTBEAT_TTL_S + 10) * 1_000);
+    const r = await planner.call("ghost.lookup", { q: "gone" }, { mode: "plan", wait: true, timeoutMs: 20_000 });
+    expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "UNAVAILABLE", retryable: true } });
   }, 60_000);
 });
