@@ -96,6 +96,10 @@ export const APPROVALS_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
   as: required({ ...WHO_OPTIONS.as, description: "whose approval inbox (a person, e.g. alice)" }),
+  watch: { type: "boolean", description: "stay and print each new approval request as it comes (one line each; --json: one JSON object a line); Ctrl-C stops" },
+  durable: { type: "string", value: "NAME", description: "with --watch: resume under this name where the last watch left off (default cli; requests made while no watch ran come first)" },
+  webhook: { type: "string", value: "URL", description: "with --watch: also POST each new card as JSON to this URL (loopback, or https on an allowed host)" },
+  "webhook-allow": { type: "string", value: "HOSTS", description: "with --webhook: hosts besides loopback cards may go to, comma-separated (default WARDEN_WEBHOOK_ALLOW_HOSTS)" },
 } as const satisfies OptionSpecs;
 
 export const DECIDE_OPTIONS = {

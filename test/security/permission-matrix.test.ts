@@ -8,7 +8,12 @@ import {
   APPROVER_PENDING_SUBJECTS,
   approverKeyKey,
   approverPendingSubject,
+  approverCursorKey,
+  approverDeliverSubject,
+  APPROVER_DELIVER_SUBJECTS,
   BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVER_CURSORS,
+  BUCKET_EXECUTORS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -194,6 +199,9 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("decide as alice", ["admin"], () => decideSubject("alice", fresh())),
     publish("list its own pending approvals", ["human", "admin"], (r) => approverPendingSubject(r.self)),
     publish("list alice's pending approvals", ["admin"], () => approverPendingSubject("alice")),
+    // durable deliveries: a person moves only their own
+    publish("ask for its own durable delivery", ["human", "admin"], (r) => approverDeliverSubject(r.self, "phone")),
+    publish("ask for alice's durable delivery", ["admin"], () => approverDeliverSubject("alice", "phone")),
     subscribe("watch approval requests", ["human", ...WARDEN_ACCOUNT], () => stageFilterSubject("ApprovalRequested")),
 
     // tools: the registry's callers
@@ -218,6 +226,7 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     subscribe("subscribe to another client's inbox", WARDEN_ACCOUNT, () => `${inboxPrefixOf("alice")}.>`),
     subscribe("serve decisions", ["approver", "admin"], () => DECIDE_SUBJECTS),
     subscribe("serve pending approvals", ["approver", "admin"], () => APPROVER_PENDING_SUBJECTS),
+    subscribe("serve durable deliveries", ["approver", "admin"], () => APPROVER_DELIVER_SUBJECTS),
     subscribe("serve call reads", ["registry", "admin"], () => CALL_READ_SUBJECTS),
     subscribe("serve the registry", ["registry", "admin"], () => "warden.registry.>"),
 
@@ -235,12 +244,16 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("delete a checkpoint of WARDEN_NOTARY", ["admin"], () => `$JS.API.STREAM.MSG.DELETE.${STREAM_NOTARY}`, { seq: 1 }, true),
     publish("create a stream", ["admin"], () => "$JS.API.STREAM.CREATE.MATRIX_NEW", {}, true),
     publish("delete the DLQ", ["admin"], () => `$JS.API.STREAM.DELETE.${STREAM_DLQ}`, {}, true),
-    ...[BUCKET_TOOLS, BUCKET_POLICY, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR].map((b) => publish(`delete bucket ${b}`, ["admin"], () => `$JS.API.STREAM.DELETE.KV_${b}`, {}, true)),
+    ...[BUCKET_TOOLS, BUCKET_POLICY, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR, BUCKET_APPROVER_CURSORS].map((b) => publish(`delete bucket ${b}`, ["admin"], () => `$JS.API.STREAM.DELETE.KV_${b}`, {}, true)),
     publish("delete the artifact store", ["admin"], () => `$JS.API.STREAM.DELETE.OBJ_${OBJECT_STORE_ARTIFACTS}`, {}, true),
     // an executor's own bucket: it may create it (an empty body is an API error, not a refusal) and write it
     publish("create its domain's own bucket", ["executor", "admin"], () => `$JS.API.STREAM.CREATE.KV_${EXECUTOR_BUCKET}`, {}),
     publish("delete its domain's own bucket", ["admin"], () => `$JS.API.STREAM.DELETE.KV_${EXECUTOR_BUCKET}`, {}, true),
     publish("write its domain's own bucket", ["executor", "admin"], () => `$KV.${EXECUTOR_BUCKET}.state`),
+    // heartbeats: an executor says only that its own domain is live
+    publish("write the kb executor heartbeat", ["executor", "admin"], () => `$KV.${BUCKET_EXECUTORS}.${EXECUTOR_DOMAIN}`),
+    publish("write the customer executor heartbeat", ["admin"], () => `$KV.${BUCKET_EXECUTORS}.customer`),
+    publish("write the subagent domain's heartbeat", ["subagent", "admin"], () => `$KV.${BUCKET_EXECUTORS}.${AGENT_DOMAIN}`),
 
     // state that decides: the policy document, the approver's locks, the read models, the cursor
     publish("write the policy document", ["policy-author", "admin"], () => `$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, {}, true),
@@ -253,6 +266,7 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("write an approver key into warden_policy", ["admin"], () => `$KV.${BUCKET_POLICY}.${approverKeyKey("matrix")}`),
     publish("write a tool descriptor", ["registry", "admin"], () => `$KV.${BUCKET_TOOLS}.kb.search.9.9.9`),
     publish("write an approval lock", ["approver", "admin"], () => `$KV.${BUCKET_APPROVAL_LOCKS}.${fresh()}`),
+    publish("move a person's delivery cursor", ["approver", "admin"], () => `$KV.${BUCKET_APPROVER_CURSORS}.${approverCursorKey("alice", "phone")}`),
     publish("write the projected approval inbox", ["projector", "admin"], () => `$KV.${BUCKET_APPROVALS}.${fresh()}`),
     publish("write the projected calls", ["projector", "admin"], () => `$KV.${BUCKET_CALLS}.${fresh()}`),
     publish("write budgets", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${fresh()}`),

@@ -63,7 +63,8 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
   const serviceBus = (role: "registry" | "policy" | "approver" | "projector" | "notary") => nats.connectAs({ kind: "service", name: role, role });
   const startServices = async () => {
     const registry = await startRegistryService({ bus: await serviceBus("registry"), log });
-    const policyService = await startPolicyService({ bus: await serviceBus("policy"), log });
+    // as in production: a call that would run now, to a domain with no live executor, is refused UNAVAILABLE
+    const policyService = await startPolicyService({ bus: await serviceBus("policy"), log, requireLiveExecutor: true });
     const approver = await startApproverService({
       bus: await serviceBus("approver"),
       log,

@@ -1,6 +1,9 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import {
   BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVER_CURSORS,
+  BUCKET_EXECUTORS,
+  EXECUTOR_HEARTBEAT_TTL_S,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -88,9 +91,13 @@ export async function ensureTopology(bus: Bus): Promise<void> {
   for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File }));
   }
-  for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR]) {
+  for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR, BUCKET_APPROVER_CURSORS]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 1, storage: StorageType.File }));
   }
+  // heartbeats live as long as they count: the server drops a domain whose executors all stopped
+  await ensureMissing(bus, `KV_${BUCKET_EXECUTORS}`, () =>
+    bus.kvm.create(BUCKET_EXECUTORS, { replicas, history: 1, storage: StorageType.Memory, ttl: EXECUTOR_HEARTBEAT_TTL_S * 1_000 }),
+  );
   await ensureMissing(bus, `OBJ_${OBJECT_STORE_ARTIFACTS}`, () => bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File }));
   const info = await bus.jsm.streams.info(STREAM_CALLS);
   const problems = callsStreamProblems(info.config, bus.config);

@@ -173,6 +173,11 @@ export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
   reason: z.string(),
   ruleIds: z.array(z.string()),
   policyVersion: z.string(),
+  /**
+   * Set when no executor of the call's domain had a live heartbeat as the request was made: a
+   * grant would wait for one to start (the card says so rather than run the call much later).
+   */
+  noLiveExecutor: z.literal(true).optional(),
 });
 
 export const ApprovalGrantedDataSchema = z.object({

@@ -9,6 +9,17 @@ export {
   type GrantStatement,
   type PendingApproval,
 } from "./approval.js";
+export {
+  DeliveryCursorSchema,
+  DeliveryReplySchema,
+  DeliveryRequestSchema,
+  MAX_DELIVERY_BATCH,
+  MAX_DELIVERY_WAIT_MS,
+  type DeliveryCursor,
+  type DeliveryReply,
+  type DeliveryRequest,
+  type DeliveryRequestInput,
+} from "./approval-delivery.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export { causeOf, eventHash, messageHash, validateEventJson, type EventCause } from "./event-hash.js";
@@ -214,6 +225,10 @@ export {
 export {
   approverKeyKey,
   BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVER_CURSORS,
+  BUCKET_EXECUTORS,
+  EXECUTOR_HEARTBEAT_INTERVAL_MS,
+  EXECUTOR_HEARTBEAT_TTL_S,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -269,8 +284,14 @@ export {
   SUBJECT_REGISTRY_CHANGED,
   APPROVER_PENDING_SUBJECTS,
   approverPendingSubject,
+  APPROVER_DELIVER_SUBJECTS,
+  approverDeliverSubject,
+  parseApproverDeliverSubject,
+  approverCursorKey,
   CALL_READ_SUBJECTS,
   callReadSubject,
+  ANY_DOMAIN,
+  requestOfCallSubjects,
   lastSubjectToken,
   parseCallReadSubject,
   REGISTRY_REGISTER_SUBJECTS,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DecisionRequestSchema } from "./approval.js";
+import { DeliveryReplySchema, DeliveryRequestSchema } from "./approval-delivery.js";
 import { ToolDescriptorSchema } from "./descriptor.js";
 import { EVENT_SCHEMAS, WardenEventSchema } from "./events.js";
 import { PolicyChangedSchema } from "./policy-change.js";
@@ -25,6 +26,9 @@ export function jsonSchemaFiles(): Record<string, string> {
     "policy-document": PolicyDocumentSchema,
     "policy-changed": PolicyChangedSchema,
     "decision-request": DecisionRequestSchema,
+    // a person's durable delivery, so an approver app in another language can follow it
+    "delivery-request": DeliveryRequestSchema,
+    "delivery-reply": DeliveryReplySchema,
     // the registry protocol, so executors and clients in other languages can register and ask
     "registry-register-request": RegisterRequestSchema,
     "registry-register-reply": RegisterReplySchema,

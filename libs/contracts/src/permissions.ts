@@ -1,7 +1,10 @@
 import { z } from "zod";
 import {
+  APPROVER_DELIVER_SUBJECTS,
   APPROVER_PENDING_SUBJECTS,
   BUCKET_APPROVAL_LOCKS,
+  BUCKET_APPROVER_CURSORS,
+  BUCKET_EXECUTORS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -117,6 +120,7 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
   { name: "tool-views", subject: REGISTRY_VIEW_SUBJECTS, type: "service" },
   { name: "decisions", subject: DECIDE_SUBJECTS, type: "service" },
   { name: "pending-approvals", subject: APPROVER_PENDING_SUBJECTS, type: "service" },
+  { name: "approval-deliveries", subject: APPROVER_DELIVER_SUBJECTS, type: "service" },
   { name: "approval-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, type: "stream" },
   { name: "registry-changes", subject: SUBJECT_REGISTRY_CHANGED, type: "stream" },
 ];
@@ -200,6 +204,8 @@ function executorPub(domains: readonly string[]): string[] {
     callEvent(d, "ToolCallLateResult"),
     `warden.registry.register.${d}`,
     `warden.registry.status.${d}`,
+    // its heartbeat: the key of its own domain only
+    `$KV.${BUCKET_EXECUTORS}.${d}`,
   ]);
 }
 
@@ -235,7 +241,7 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
       return {
         account: ACCOUNT_CLIENTS,
         pub: {
-          allow: [...callerPub(spec.name), `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`, `warden.approver.pending.${spec.name}`],
+          allow: [...callerPub(spec.name), `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`, `warden.approver.pending.${spec.name}`, `warden.approver.deliver.${spec.name}.*`],
           deny: [],
         },
         sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, SUBJECT_REGISTRY_CHANGED], deny: [] },
@@ -301,8 +307,10 @@ function serviceRole(role: ServiceRole): UserPermissions {
           // which is only written on a deny, nor an outcome, which needs a grant
           callEvent("*", "ToolCallRejected"),
           kvWrite(BUCKET_APPROVAL_LOCKS),
+          // where each person's durable deliveries stand (people never write it: they ask the approver)
+          kvWrite(BUCKET_APPROVER_CURSORS),
         ],
-        [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS],
+        [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS, APPROVER_DELIVER_SUBJECTS],
         [DURABLE_APPROVER],
         true,
       );

@@ -25,6 +25,22 @@ export const BUCKET_POLICY = "warden_policy";
 export const BUCKET_CALLS = "warden_calls";
 export const BUCKET_APPROVALS = "warden_approvals";
 export const BUCKET_BUDGETS = "warden_budgets";
+/**
+ * Executor heartbeats: key `<domain>` is written every few seconds by each live executor of that
+ * domain; the bucket's max age (EXECUTOR_HEARTBEAT_TTL_S, the server's clock) drops a domain whose
+ * executors all stopped. Read by the policy (fast UNAVAILABLE) and the approver (the card's flag).
+ */
+export const BUCKET_EXECUTORS = "warden_executors";
+/** How long a heartbeat counts: a few heartbeats' worth, so a slow executor is not taken for dead. */
+export const EXECUTOR_HEARTBEAT_TTL_S = 15;
+/** How often an executor writes its heartbeat. */
+export const EXECUTOR_HEARTBEAT_INTERVAL_MS = 3_000;
+
+/**
+ * Where each person's durable deliveries of approval requests stand: key `<approver>.<durable>`
+ * holds the stream sequence of the last request that app acknowledged. Written by the approver only.
+ */
+export const BUCKET_APPROVER_CURSORS = "warden_approver_cursors";
 /** The approver's own decision locks (compare-and-set makes a decision single-use); not a read model. */
 export const BUCKET_APPROVAL_LOCKS = "warden_approval_locks";
 /** The projector's progress: key PROJECTOR_CURSOR_KEY holds the last stream sequence applied to every read model. */
@@ -53,6 +69,8 @@ export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
 export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";
 export const CALL_READ_SUBJECTS = "warden.calls.*.*.*";
 export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
+/** A person's durable deliveries of approval requests: `warden.approver.deliver.<approver>.<durable>`. */
+export const APPROVER_DELIVER_SUBJECTS = "warden.approver.deliver.*.*";
 export const SUBJECT_DECIDE_ROOT = "warden.decide";
 export const QUEUE_REGISTRY = "warden-registry";
 export const QUEUE_APPROVER = "warden-approver";
@@ -302,6 +320,18 @@ export function registryViewSubject(principal: string): string {
   return `warden.registry.view.${token("principal", principal)}`;
 }
 
+/**
+ * The domain token of a call read that names no domain (`warden.calls.<principal>._.<callId>`):
+ * the registry finds the domain of the principal's own request. No domain can be `_` (a domain
+ * neither starts nor ends with `_`), so it never names one.
+ */
+export const ANY_DOMAIN = "_";
+
+/** The subject of one principal's request under a call id, in whichever domain: what `ANY_DOMAIN` reads look up. */
+export function requestOfCallSubjects(principal: string, callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.*.${token("callId", callId)}.ToolCallRequested.${token("principal", principal)}`;
+}
+
 /** The events of one of the asking principal's own calls: `warden.calls.<principal>.<domain>.<callId>`. */
 export function callReadSubject(principal: string, domain: string, callId: string): string {
   return `warden.calls.${token("principal", principal)}.${token("domain", domain)}.${token("callId", callId)}`;
@@ -310,6 +340,25 @@ export function callReadSubject(principal: string, domain: string, callId: strin
 /** The pending approvals as one approver sees them: `warden.approver.pending.<approver>`. */
 export function approverPendingSubject(approver: string): string {
   return `warden.approver.pending.${token("approver", approver)}`;
+}
+
+/** One durable delivery of a person's approval requests: `warden.approver.deliver.<approver>.<durable>`. */
+export function approverDeliverSubject(approver: string, durable: string): string {
+  return `warden.approver.deliver.${token("approver", approver)}.${token("durable", durable)}`;
+}
+
+/** `warden.approver.deliver.<approver>.<durable>` parsed; undefined for anything else. */
+export function parseApproverDeliverSubject(subject: string): { approver: string; durable: string } | undefined {
+  const parts = subject.split(".");
+  if (parts.length !== 5 || parts[0] !== "warden" || parts[1] !== "approver" || parts[2] !== "deliver") return undefined;
+  const [, , , approver, durable] = parts;
+  if (!isSafeToken(approver) || !isSafeToken(durable)) return undefined;
+  return { approver, durable };
+}
+
+/** `warden_approver_cursors` key of one person's durable delivery. */
+export function approverCursorKey(approver: string, durable: string): string {
+  return `${token("approver", approver)}.${token("durable", durable)}`;
 }
 
 /** The last token of a per-identity request subject (`warden.registry.view.<principal>` -> principal). */

@@ -1,5 +1,6 @@
 import type { Bus } from "@warden/bus";
 import {
+  ANY_DOMAIN,
   fail,
   isSafeToken,
   newId,
@@ -12,6 +13,7 @@ import {
 } from "@warden/contracts";
 import { awaitOwnCall, publishAndAwait, type InFlight } from "./call-watch.js";
 import { buildCallRequest } from "./domain/call-request.js";
+import { idempotentCallId, MAX_IDEMPOTENCY_KEY_LENGTH } from "./domain/idempotent-call-id.js";
 import { domainOfTool } from "./domain/tool-domain.js";
 import { createRegistryClient } from "./registry-client.js";
 import type { ToolViewResult } from "./tool-view-result.js";
@@ -88,12 +90,33 @@ export interface CallOptions {
   readonly wait?: boolean;
   /** @default the client's timeoutMs */
   readonly timeoutMs?: number;
+  /**
+   * Makes the call at most once however often it is asked for (a retry after a crash, a framework
+   * that re-runs a step): the call id is derived from the principal and this key, so asking again
+   * with the same key, tool and args follows the first call and returns its result instead of
+   * making a second request; the same key with another tool or args comes back `rejected` with
+   * `DUPLICATE_CALL_ID`. Any text up to 256 characters, e.g. `"refund-4711/step-3"`.
+   * @default none (each call gets a new id)
+   */
+  readonly idempotencyKey?: string;
 }
 
 export type { ToolViewResult } from "./tool-view-result.js";
 
 /** Options of {@link AgentClient.awaitCall}. */
 export interface AwaitCallOptions {
+  /**
+   * Wait through an approval to the call's end; false returns at once with `awaiting_approval`
+   * while it waits for a person.
+   * @default true
+   */
+  readonly wait?: boolean;
+  /** @default the client's timeoutMs */
+  readonly timeoutMs?: number;
+}
+
+/** Options of {@link AgentClient.result}. */
+export interface ResultOptions {
   /**
    * Wait through an approval to the call's end; false returns at once with `awaiting_approval`
    * while it waits for a person.
@@ -165,6 +188,20 @@ export interface AgentClient {
    */
   awaitCall(callId: string, tool: string, opts?: AwaitCallOptions): Promise<ToolResult>;
   /**
+   * Resumes waiting for a call this principal asked for earlier, by its id alone (kept across a
+   * restart: another client instance, another process): the registry finds the call's domain from
+   * the principal's own request, nothing is asked again, and the answer has the shape `call()`
+   * returns. A call id this principal never used comes back `failed` with `NOT_FOUND`.
+   * @example
+   * ```ts
+   * const r = await agent.call("ticket.fill", args, { idempotencyKey: "ticket-17" });
+   * saveCheckpoint(r.callId); // the process may stop here
+   * // …later, in a new process…
+   * const done = await agent.result(loadCheckpoint(), { wait: true, timeoutMs: 60_000 });
+   * ```
+   */
+  result(callId: string, opts?: ResultOptions): Promise<ToolResult>;
+  /**
    * Follows this caller's view: `onChange` gets the new view whenever it differs from the last
    * one read (a tool registered, enabled or disabled, a new policy version), on the registry's
    * `warden.registry.changed` announcements and every `pollMs`. Call `stop()` when done.
@@ -231,7 +268,11 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     mode,
     runId,
     async call(tool, args, opts = {}) {
-      const callId = newId();
+      const key = opts.idempotencyKey;
+      if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+        return { callId: newId(), ok: false, status: "rejected", error: wardenError("INVALID_REQUEST", `an idempotency key is 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`) };
+      }
+      const callId = key === undefined ? newId() : idempotentCallId(opts.principal ?? principal, key);
       if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
       const built = safely(() => buildCallRequest({
         callId,
@@ -248,13 +289,20 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         now: new Date(),
       }));
       if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
-      return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
+      return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs, idempotent: key !== undefined }, track);
     },
     toolView,
     async awaitCall(callId, tool, opts = {}) {
       if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
       if (!isSafeToken(callId)) return { callId, ok: false, status: "rejected", error: wardenError("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)") };
       const ref = { principal, domain: domainOfTool(tool), callId };
+      return awaitOwnCall(bus, ref, { wait: opts.wait ?? true, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
+    },
+    async result(callId, opts = {}) {
+      if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
+      if (!isSafeToken(callId)) return { callId, ok: false, status: "rejected", error: wardenError("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)") };
+      // the registry locates the domain of this principal's own request under the id
+      const ref = { principal, domain: ANY_DOMAIN, callId };
       return awaitOwnCall(bus, ref, { wait: opts.wait ?? true, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
     },
     watchToolView(query, onChange, opts) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, serveRpc, silentLogger, type Bus } from "@warden/bus";
 import {
+  approverDeliverSubject,
   approverPendingSubject,
   argsHash,
   callEventSubject,
@@ -8,10 +9,11 @@ import {
   newId,
   subjectOfEvent,
   type ApprovalRequested,
+  type JsonValue,
   type PendingApproval,
   type Reply,
 } from "@warden/contracts";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { createApproverClient } from "./approver-client.js";
 
 const HASH = argsHash({ customerId: "c1", text: "hi" });
@@ -162,5 +164,42 @@ describe("createApproverClient against a real nats-server", () => {
     await appendEvent(approverSide, ev);
     expect((await next).value).toMatchObject({ callId: ev.callId, data: { approvalId: "ap-after-poison" } });
     watch.stop();
+  });
+
+  it("acknowledges a durable delivery once the loop moves past a card, asks again after an outage, and acknowledges nothing the loop never moved past", async () => {
+    // the approver's delivery RPC played here: two cards, then nothing; the first ask finds nobody answering
+    const asks: { subject: string; body: { ack?: number } }[] = [];
+    let answering = false;
+    let cursor = 0;
+    const cards = [approvalRequested("ap-d1"), approvalRequested("ap-d2")];
+    const fake = serveRpc(approverSide, "warden.approver.deliver.alice.*", "q-deliver", silentLogger(), async (body, msg): Promise<Reply> => {
+      asks.push({ subject: msg.subject, body: body as { ack?: number } });
+      if (!answering) {
+        answering = true;
+        return { ok: false, error: { code: "UNAVAILABLE", message: "approver restarting", retryable: true } };
+      }
+      // as the approver does: the durable's position moves up to each ack, never back
+      cursor = Math.max(cursor, (body as { ack?: number }).ack ?? 0);
+      const deliveries = cards.map((request, i) => ({ seq: i + 1, request })).filter((d) => d.seq > cursor);
+      return { ok: true, value: { cursor, deliveries } as unknown as JsonValue };
+    });
+    await approverSide.nc.flush();
+    try {
+      const client = createApproverClient({ bus, approver: "alice" });
+      // an app that handles d1 and stops: d1 is acknowledged
+      for await (const r of client.watch({ durable: "phone" })) {
+        expect(r.data.approvalId).toBe("ap-d1");
+        break;
+      }
+      await eventually(() => expect(asks.at(-1)?.body.ack).toBe(1));
+      expect(asks[0]?.subject).toBe(approverDeliverSubject("alice", "phone"));
+      // an app that receives d2 and crashes while handling it (never asks for the next): nothing acknowledged
+      const asked = asks.length;
+      const crashing = client.watch({ durable: "phone" })[Symbol.asyncIterator]();
+      expect((await crashing.next()).value).toMatchObject({ data: { approvalId: "ap-d2" } });
+      expect(asks.slice(asked).map((a) => a.body.ack)).toEqual([undefined]);
+    } finally {
+      fake.unsubscribe();
+    }
   });
 });

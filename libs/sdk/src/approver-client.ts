@@ -17,6 +17,7 @@ import {
   type WardenError,
 } from "@warden/contracts";
 import { decodeCallMessage } from "@warden/projections";
+import { watchDurably, type ApprovalWatch } from "./durable-approval-watch.js";
 import { z } from "zod";
 
 const RPC_TIMEOUT_MS = 5_000;
@@ -29,9 +30,17 @@ const RPC_TIMEOUT_MS = 5_000;
  */
 export type DecisionOutcome = DecisionReply | { readonly ok: false; readonly refusal: "UNAVAILABLE"; readonly message: string };
 
-/** New ApprovalRequested events as they arrive; `stop()` ends the iteration. */
-export interface ApprovalWatch extends AsyncIterable<ApprovalRequested> {
-  stop(): void;
+export type { ApprovalWatch } from "./durable-approval-watch.js";
+
+/** Options of {@link ApproverClient.watch}. */
+export interface WatchApprovalsOptions {
+  /**
+   * Deliver durably under this name (a safe token, e.g. `"phone"`): the approver service keeps
+   * where this person's `<durable>` stands, so an app that restarts gets the requests made while it
+   * was down, then new ones. Only requests this person may decide that are still open are
+   * delivered, oldest first, at least once. Without it, the watch sees requests only while it runs.
+   */
+  readonly durable?: string;
 }
 
 /** Options of {@link createApproverClient}. */
@@ -63,15 +72,17 @@ export interface ApproverClient {
   /**
    * Every new approval request as it is appended (not the ones already pending: call `pending()`
    * for those), whoever may decide it: a cue to refresh `pending()`, not an inbox. Unreadable
-   * messages are skipped.
+   * messages are skipped. With `durable`, an inbox that survives restarts: see
+   * {@link WatchApprovalsOptions.durable}.
    * @example
    * ```ts
    * const watch = approver.watch();
    * for await (const req of watch) notify(req.data.approvalId); // then read pending()
    * // elsewhere: watch.stop();
+   * for await (const req of approver.watch({ durable: "phone" })) push(req); // resumes after a restart
    * ```
    */
-  watch(): ApprovalWatch;
+  watch(options?: WatchApprovalsOptions): ApprovalWatch;
   /**
    * Grants an approval. `argsHash` must be the one the approver was shown (from `pending()`), so
    * a decision never covers args the person did not see. Never throws: see {@link DecisionOutcome}.
@@ -126,8 +137,8 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
       const parsed = PendingListSchema.safeParse(reply.value);
       return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected pending approvals reply");
     },
-    watch() {
-      return watchApprovals(bus);
+    watch(options = {}) {
+      return options.durable === undefined ? watchApprovals(bus) : watchDurably(bus, approver, options.durable);
     },
     approve(approvalId, argsHash, reason) {
       return decide(approvalId, { decision: "grant", argsHash, ...(reason === undefined ? {} : { reason }) });
@@ -163,5 +174,6 @@ function watchApprovals(bus: Bus): ApprovalWatch {
   return {
     [Symbol.asyncIterator]: () => iterator,
     stop: () => sub.unsubscribe(),
+    error: undefined,
   };
 }

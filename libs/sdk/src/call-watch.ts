@@ -1,5 +1,6 @@
 import { appendEvent, isPermissionViolation, requestRpc, type Bus } from "@warden/bus";
 import {
+  argsHash,
   CallReadReplySchema,
   callReadSubject,
   MAX_JSON_DEPTH,
@@ -16,6 +17,14 @@ import { pendingResult, resultFromEvent } from "./domain/event-result.js";
 export interface WatchOptions {
   readonly wait: boolean;
   readonly timeoutMs: number;
+}
+
+export interface PublishOptions extends WatchOptions {
+  /**
+   * The call id comes from an idempotency key: a request already on its subject for the same
+   * tool and args is this call asked again, and is followed instead of refused.
+   */
+  readonly idempotent?: boolean;
 }
 
 /** A call in flight; `cancel` ends its wait early (the client is closing). */
@@ -54,7 +63,7 @@ export async function readOwnCall(bus: Bus, principal: string, domain: string, c
 export async function publishAndAwait(
   bus: Bus,
   request: ToolCallRequested,
-  opts: WatchOptions,
+  opts: PublishOptions,
   track: (f: InFlight) => () => void,
 ): Promise<ToolResult> {
   const { callId, domain, principal } = request;
@@ -67,8 +76,11 @@ export async function publishAndAwait(
       const read = await readOwnCall(bus, principal, domain, callId, {});
       return read.ok ? read.value.find((e) => e.type === ev.type) : undefined;
     });
-    if (appended.status === "already_written" && !appended.ours) {
-      return { callId, ok: false, status: "rejected", error: wardenError("DUPLICATE_CALL_ID", `call id ${callId} is already in use`) };
+    if (appended.status === "already_written" && !appended.ours && !(opts.idempotent === true && sameCall(appended.existing, request))) {
+      const message = opts.idempotent === true
+        ? `the idempotency key of call ${callId} was already used for another call (a different tool or args)`
+        : `call id ${callId} is already in use`;
+      return { callId, ok: false, status: "rejected", error: wardenError("DUPLICATE_CALL_ID", message) };
     }
     return await follow(bus, { principal, domain, callId }, opts, deadline, cancelled);
   } catch (err) {
@@ -84,6 +96,11 @@ export async function publishAndAwait(
   } finally {
     untrack();
   }
+}
+
+/** Whether the request already on the subject asks for what this one asks: the same tool with the same args. */
+function sameCall(existing: WardenEvent | undefined, request: ToolCallRequested): boolean {
+  return existing?.type === "ToolCallRequested" && existing.tool === request.tool && argsHash(existing.data.args) === argsHash(request.data.args);
 }
 
 /** The call one of a principal's clients follows: who asked, in which domain, under which id. */

@@ -6,6 +6,7 @@ export {
   type AgentClientOptions,
   type AgentToolViewQuery,
   type AwaitCallOptions,
+  type ResultOptions,
   type CallOptions,
   type ToolViewResult,
 } from "./agent-client.js";
@@ -15,6 +16,7 @@ export {
   type ApproverClient,
   type ApproverClientOptions,
   type DecisionOutcome,
+  type WatchApprovalsOptions,
 } from "./approver-client.js";
 export type { PatienceOptions } from "./patient-request.js";
 export { viewFingerprint, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
@@ -34,3 +36,11 @@ export {
   type PlanStopReason,
   type RunPlanOptions,
 } from "./run-plan.js";
+export {
+  DEFAULT_WEBHOOK_DURABLE,
+  startWebhookNotifier,
+  webhookTarget,
+  type WebhookCard,
+  type WebhookNotifier,
+  type WebhookNotifierOptions,
+} from "./webhook-notifier.js";

@@ -26,6 +26,10 @@ export interface RequestedApprovals {
    * `maxWaitMs`; `caughtUp` says whether it got there.
    */
   open(now: Date): Promise<{ requests: ApprovalRequested[]; caughtUp: boolean }>;
+  /** The stream sequence a request was read at (what durable deliveries count from). */
+  seqOf(requested: ApprovalRequested): number | undefined;
+  /** Resolves when the next approval request is read from the stream, or after `ms`. */
+  arrival(ms: number): Promise<void>;
   /** Leaves out a request from now on (its approval is settled on the stream). */
   forget(requested: ApprovalRequested): void;
   stop(): Promise<void>;
@@ -36,6 +40,8 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
   const keyOf = (r: ApprovalRequested) => `${r.domain}.${r.callId}`;
   let readSeq = 0;
   let pruneAt = FIRST_PRUNE_AT;
+  const seqs = new WeakMap<ApprovalRequested, number>();
+  const waiters = new Set<() => void>();
 
   const prune = (now: Date) => {
     for (const [k, r] of byCall) if (isOverdue(r.data, now)) byCall.delete(k);
@@ -59,6 +65,8 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
     const now = new Date();
     if (isOverdue(requested.data, now)) return;
     byCall.set(keyOf(requested), requested);
+    seqs.set(requested, seq);
+    for (const wake of waiters) wake();
     if (byCall.size >= pruneAt) {
       prune(now);
       pruneAt = Math.max(FIRST_PRUNE_AT, byCall.size * 2);
@@ -95,10 +103,23 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
       prune(now);
       return { requests: [...byCall.values()], caughtUp };
     },
+    seqOf: (requested) => seqs.get(requested),
+    arrival(ms) {
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+      });
+    },
     forget(requested) {
       if (byCall.get(keyOf(requested))?.eventId === requested.eventId) byCall.delete(keyOf(requested));
     },
     async stop() {
+      for (const wake of waiters) wake();
       await messages.close();
       await reading;
     },

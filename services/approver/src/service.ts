@@ -1,10 +1,12 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
-import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey } from "@warden/service-kit";
-import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness } from "@warden/service-kit";
+import { APPROVER_DELIVER_SUBJECTS, APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
+import { openDeliveryCursors } from "./delivery-cursors.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
 import { decideHandler } from "./rpc/decide.js";
+import { deliverHandler } from "./rpc/deliver.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { readStreamOutcome } from "./stream-outcome.js";
 import { startSweeper } from "./sweeper.js";
@@ -45,9 +47,11 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const approvals = await openApprovalStore(bus, log);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
   const titleOf = await toolTitleReader(bus);
+  let stopping = false;
   const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key }));
   const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
   const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf }));
+  const deliver = serveRpc(bus, APPROVER_DELIVER_SUBJECTS, QUEUE_APPROVER, log, deliverHandler({ log, requests, approvals, documents, outcomeOf, cursors: await openDeliveryCursors(bus), stopping: () => stopping }));
   const sweeper = startSweeper({
     bus,
     log,
@@ -63,15 +67,16 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns() }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log) }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {
     signingKey: { keyId: key.keyId, publicKeyDerBase64: key.publicKeyDerBase64 },
     document: () => documents.current(),
     async stop() {
+      stopping = true;
       await stage.stop();
-      await Promise.allSettled([decide.drain(), pending.drain()]);
+      await Promise.allSettled([decide.drain(), pending.drain(), deliver.drain()]);
       await sweeper.stop();
       approvals.stop();
       await requests.stop();

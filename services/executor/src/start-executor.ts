@@ -16,6 +16,7 @@ import type { ExecutorDeps } from "./executor-deps.js";
 import { handleApprovalGranted } from "./handlers/approval-granted.js";
 import { handleExhausted } from "./handlers/exhausted.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
+import { startHeartbeat } from "./heartbeat.js";
 import { registerTools, type Registered } from "./register.js";
 import { SecretStore } from "./secret-store.js";
 
@@ -77,6 +78,12 @@ export interface ExecutorOptions {
    * @default none (every `ctx.secrets.get` fails the call)
    */
   readonly secrets?: SecretStore;
+  /**
+   * How often this executor's heartbeat is written (`warden_executors`); the policy refuses calls
+   * (UNAVAILABLE) to a domain with none for EXECUTOR_HEARTBEAT_TTL_S seconds.
+   * @default 3_000 (EXECUTOR_HEARTBEAT_INTERVAL_MS)
+   */
+  readonly heartbeatIntervalMs?: number;
 }
 
 /** A running executor, as {@link startExecutor} returns it. */
@@ -142,6 +149,8 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     log.info({ approverKeyIds: approverKeys.keyIds }, "approver keys pinned");
   }
 
+  // live from the start: a call made as this executor comes up is not refused as having none
+  const heartbeat = await startHeartbeat(o.bus, log, o.domain, executorId, o.heartbeatIntervalMs);
   const registered = await registerTools({
     bus: o.bus,
     log,
@@ -149,7 +158,10 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     initialStatus: o.initialStatus ?? "enabled",
     timeoutMs: o.registerTimeoutMs ?? 30_000,
   });
-  if (!registered.ok) throw new ExecutorStartError(registered.error);
+  if (!registered.ok) {
+    heartbeat.stop();
+    throw new ExecutorStartError(registered.error);
+  }
   log.info({ tools: [...tools.keys()] }, "tools registered");
 
   const stopping = new AbortController();
@@ -190,6 +202,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
       }),
     );
   } catch (err) {
+    heartbeat.stop();
     await Promise.allSettled(runners.map((r) => r.stop()));
     throw err;
   }
@@ -203,6 +216,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     stop() {
       stopped ??= (async () => {
         stopping.abort();
+        heartbeat.stop();
         await Promise.all(runners.map((r) => r.stop()));
         log.info("executor stopped");
       })();

@@ -1,5 +1,5 @@
 import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
-import { followPolicyDocument, startDescriptorCache, type PolicyDocumentFollower } from "@warden/service-kit";
+import { followPolicyDocument, openExecutorLiveness, startDescriptorCache, type PolicyDocumentFollower } from "@warden/service-kit";
 import { consumerName, DURABLES_POLICY_SETTLE, OUTCOME_EVENT_TYPES, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
@@ -18,6 +18,13 @@ export interface PolicyServiceDeps {
   readonly bus: Bus;
   readonly log: Logger;
   readonly concurrency?: number;
+  /**
+   * Refuse calls that would run now to a domain with no live executor heartbeat (UNAVAILABLE),
+   * instead of leaving them to run whenever one starts. The process turns it on
+   * (WARDEN_POLICY_REQUIRE_LIVE_EXECUTOR); tests of the policy alone, with no executors, leave it off.
+   * @default false
+   */
+  readonly requireLiveExecutor?: boolean;
 }
 
 export interface PolicyService {
@@ -35,6 +42,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const attenuation = await openAttenuation(bus, descriptors);
   const rates = await openRateLimiter(bus);
   const ledgers = await openLedgers(bus);
+  const liveness = deps.requireLiveExecutor === true ? await openExecutorLiveness(bus, log) : undefined;
   const stage = await runStage({
     bus,
     log,
@@ -42,7 +50,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers }),
+    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers, ...(liveness === undefined ? {} : { liveness }) }),
     onExhausted: handleToolArgsValidatedExhausted({ bus, documents, descriptors, ledgers }),
   });
   const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), documents, ledgers);

@@ -5,7 +5,7 @@ import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/ap
 import { openApprovalsOf } from "../domain/approval-quota.js";
 import { recordOf } from "../domain/approval-record.js";
 import type { Turns } from "@warden/service-kit";
-import type { PolicyDocumentFollower } from "@warden/service-kit";
+import type { ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
 
 export interface ApprovalRequestDeps {
   readonly bus: Bus;
@@ -14,6 +14,8 @@ export interface ApprovalRequestDeps {
   readonly titleOf: (tool: string, version: string) => Promise<string>;
   /** One requester's requests at a time in this process, so the quota counts each one. */
   readonly turns: Turns;
+  /** Executor heartbeats: a request to a domain with none live is flagged `noLiveExecutor` on its card. */
+  readonly liveness?: ExecutorLiveness;
 }
 
 /**
@@ -48,11 +50,14 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     }
 
     async function create(doc: ReturnType<PolicyDocumentFollower["current"]>): Promise<StageOutcome> {
-      const event = approvalRequestedEvent(
+      const built = approvalRequestedEvent(
         checked,
         { approvalId: newId(), title: await deps.titleOf(checked.tool, checked.data.version), doc, now: new Date() },
         { eventId: newId(), ts: new Date().toISOString() },
       );
+      // the approver sees nobody to run it: the person deciding should know a grant would wait
+      const noExecutor = deps.liveness !== undefined && !(await deps.liveness.isAlive(checked.domain));
+      const event: ApprovalRequested = noExecutor ? { ...built, data: { ...built.data, noLiveExecutor: true } } : built;
       await approvals.create(recordOf(event));
       const appended = await appendEvent(bus, event);
       if (appended.status === "written") {

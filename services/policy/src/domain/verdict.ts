@@ -68,8 +68,17 @@ export function rateRefused(bucket: RateBucket, principal: string, retryAfterMs:
   return { decision: "deny", ruleIds: [bucket.rule], reason: `${what}; retry after ${retryAfterMs} ms`, retryAfterMs };
 }
 
+/** A call that would run now, to a domain no executor has a live heartbeat for. */
+export const EXECUTOR_UNAVAILABLE_RULE = "executor.unavailable";
+
+/** Refused at once rather than run whenever an executor comes back (UNAVAILABLE, retryable). */
+export function executorUnavailable(domain: string): Verdict {
+  return deny(EXECUTOR_UNAVAILABLE_RULE, `no executor of domain ${domain} is running (no heartbeat): the call was not started; retry once its executor is up`);
+}
+
 /** The error a denied call is rejected with, from the rule that denied it. */
 export function rejectionCode(ruleIds: readonly string[]): ErrorCode {
+  if (ruleIds.includes(EXECUTOR_UNAVAILABLE_RULE)) return "UNAVAILABLE";
   if (ruleIds.includes(DESCRIPTOR_BOUND_RULE)) return "DESCRIPTOR_CHANGED";
   if (ruleIds.includes(RATE_RULES.principal) || ruleIds.includes(RATE_RULES.tool)) return "RATE_LIMITED";
   if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE) || ruleIds.includes(RATE_RULES.principalBudget) || ruleIds.includes(LEDGER_RULE)) return "BUDGET_EXCEEDED";

@@ -1,5 +1,5 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
+import type { DescriptorCache, ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
 import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
 import { ledgerChargesOf, rateBucketsOf, toolCost } from "@warden/policy-engine";
 import type { Attenuation } from "../attenuation-check.js";
@@ -7,7 +7,7 @@ import type { BudgetGuard } from "../budget-guard.js";
 import type { Ledgers } from "../ledgers.js";
 import type { RateLimiter } from "../rate-limiter.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
-import { budgetExceeded, decideCall, ledgerRefused, rateRefused, type Verdict } from "../domain/verdict.js";
+import { budgetExceeded, decideCall, executorUnavailable, ledgerRefused, rateRefused, type Verdict } from "../domain/verdict.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
@@ -20,6 +20,8 @@ export interface PolicyCheckDeps {
   readonly rates?: RateLimiter;
   /** The ledger budgets (budgets.ledgers of the document), reserved for every admitted call. */
   readonly ledgers?: Ledgers;
+  /** Executor heartbeats: a call that would run now, to a domain with none, is refused UNAVAILABLE. */
+  readonly liveness?: ExecutorLiveness;
 }
 
 const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
@@ -97,6 +99,8 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
   if (verdict.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
     verdict = await deps.attenuation.check(doc, record.descriptor, event, verdict);
   }
+  // only a call that would run now: one that waits for a person may find an executor by then (its card says none is up)
+  if (verdict.decision === "allow" && deps.liveness !== undefined && !(await deps.liveness.isAlive(event.domain))) verdict = executorUnavailable(event.domain);
   const max = doc.budgets.maxCallsPerRun;
   // the ledgers reserve last, for a call nothing else refused, so a refused call holds no budget
   const reserve = async (v: Verdict): Promise<Verdict> => {

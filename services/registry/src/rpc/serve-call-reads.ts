@@ -1,5 +1,6 @@
 import { decodeJson, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
+  ANY_DOMAIN,
   CALL_READ_EVENT_TYPES,
   CALL_READ_SUBJECTS,
   OUTCOME_EVENT_TYPES,
@@ -9,6 +10,7 @@ import {
   parseCallReadSubject,
   parseCallSubject,
   QUEUE_REGISTRY,
+  requestOfCallSubjects,
   settlesRead,
   STREAM_CALLS,
   wardenError,
@@ -35,7 +37,9 @@ export function serveCallReads(bus: Bus, log: Logger): Subscription {
     if (target === undefined || !req.success) {
       return { ok: false, error: wardenError("INVALID_REQUEST", `bad call read on ${msg.subject}: ${req.error?.issues[0]?.message ?? "malformed subject"}`) };
     }
-    const { principal, domain, callId } = target;
+    const { principal, callId } = target;
+    const domain = target.domain === ANY_DOMAIN ? await domainOfOwnCall(bus, principal, callId) : target.domain;
+    if (domain === undefined) return notFound(principal, target.domain, callId);
     const request = await readEvent(bus, domain, callId, "ToolCallRequested", principal);
     if (request === undefined) {
       const refusal = await refusalOfUnreadableRequest(bus, principal, domain, callId, req.data);
@@ -65,6 +69,16 @@ async function refusalOfUnreadableRequest(bus: Bus, principal: string, domain: s
     if (Date.now() >= deadline) return undefined;
     await new Promise((r) => setTimeout(r, UNREADABLE_POLL_MS));
   }
+}
+
+/**
+ * The domain of the principal's own request under this call id (a caller resuming a call knows
+ * its id, not always its tool): only the principal's request subject is looked at, so another
+ * principal's call under the same id is never found. Undefined when there is none.
+ */
+async function domainOfOwnCall(bus: Bus, principal: string, callId: string): Promise<string | undefined> {
+  const raw = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: requestOfCallSubjects(principal, callId) });
+  return raw === null ? undefined : parseCallSubject(raw.subject)?.domain;
 }
 
 const UNREADABLE_WAIT_MS = 5_000;
