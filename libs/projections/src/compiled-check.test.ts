@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_REQUEST_DEPTH, subjectOfEvent, type WardenEvent } from "@warden/contracts";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
-import { acceptedAsIs, checkedDecode, compiledEventCheck, decodeCallMessage } from "./decode.js";
+import { acceptedAsIs, fullDecodeCallMessage, compiledEventCheck, decodeCallMessage } from "./decode.js";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 
@@ -63,7 +63,7 @@ describe("acceptedAsIs (the compiled event check)", () => {
   it("accepts every valid event, returning what the full decode returns", () => {
     for (const e of corpus()) {
       const bytes = enc(JSON.stringify(e));
-      const full = checkedDecode(subjectOfEvent(e), bytes);
+      const full = fullDecodeCallMessage(subjectOfEvent(e), bytes);
       expect(full).toMatchObject({ ok: true });
       expect(acceptedAsIs(subjectOfEvent(e), bytes)).toEqual(full.ok ? full.event : undefined);
     }
@@ -75,7 +75,7 @@ describe("acceptedAsIs (the compiled event check)", () => {
     const check = (subject: string, text: string) => {
       tried++;
       const bytes = enc(text);
-      const full = checkedDecode(subject, bytes);
+      const full = fullDecodeCallMessage(subject, bytes);
       const fast = acceptedAsIs(subject, bytes);
       if (!full.ok) refused++;
       if (fast !== undefined) expect(full.ok ? full.event : "refused").toEqual(fast);
@@ -114,7 +114,7 @@ describe("acceptedAsIs (the compiled event check)", () => {
       enc(text.replace('"args":{', `"args":{"d":${"[".repeat(100_000)}${"]".repeat(100_000)},`)),
     ];
     for (const bytes of cases) {
-      const full = checkedDecode(subject, bytes);
+      const full = fullDecodeCallMessage(subject, bytes);
       const fast = acceptedAsIs(subject, bytes);
       if (fast !== undefined) expect(full.ok ? full.event : "refused").toEqual(fast);
       expect(decodeCallMessage(subject, bytes)).toEqual(full);

@@ -32,11 +32,11 @@ const fail = (code: DecodeFailure, reason: string): DecodedEvent => ({ ok: false
  */
 export function decodeCallMessage(subject: string, data: Uint8Array): DecodedEvent {
   const event = acceptedAsIs(subject, data);
-  return event === undefined ? checkedDecode(subject, data) : { ok: true, event };
+  return event === undefined ? fullDecodeCallMessage(subject, data) : { ok: true, event };
 }
 
-/** The full decode, step by step: what it refuses, it says why. */
-export function checkedDecode(subject: string, data: Uint8Array): DecodedEvent {
+/** The full decode, step by step, without the compiled check: what it refuses, it says why. The reference the fast path is tested against. */
+export function fullDecodeCallMessage(subject: string, data: Uint8Array): DecodedEvent {
   const parsedSubject = parseCallSubject(subject);
   if (parsedSubject === undefined) return fail("NOT_A_CALL_SUBJECT", `not a call subject: ${subject}`);
   // a request is held to the registry's limits: one the registry refused as unreadable must be
