@@ -12,7 +12,7 @@ export {
 } from "./audit.js";
 export { CallModelSchema, type CallModel } from "./call-model.js";
 export { ALLOWED_FROM, CALL_STATES, isAllowed, isTerminalState, TERMINAL_CALL_STATES, type CallState, type StateBefore } from "./call-state.js";
-export { DECODE_FAILURES, decodeCallMessage, decodeFailureText, type DecodedEvent, type DecodeFailure } from "./decode.js";
+export { DECODE_FAILURES, decodeCallMessage, decodeFailureText, fullDecodeCallMessage, type DecodedEvent, type DecodeFailure } from "./decode.js";
 export { digestModel, digestModels } from "./digest.js";
 export { emptyModelMaps, foldEvent, type ModelMaps } from "./fold.js";
 export {

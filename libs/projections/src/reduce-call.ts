@@ -15,8 +15,8 @@ import type { Violation } from "./violations.js";
 export function applyCallEvent(model: CallModel | undefined, event: WardenEvent, seq: number): CallModel {
   const before: StateBefore = model?.status ?? "none";
   const m: CallDraft = model === undefined ? newModel(event) : { ...model };
-  const found: Violation[] = [];
-  const c: StepContext = { model, before, flag: (kind, detail) => found.push({ kind, seq, eventId: event.eventId, type: event.type, detail }) };
+  let found: Violation[] | undefined;
+  const c: StepContext = { model, before, flag: (kind, detail) => (found ??= []).push({ kind, seq, eventId: event.eventId, type: event.type, detail }) };
   if (model !== undefined && event.type !== "ToolViewCompiled") checkIdentity(model, event, c.flag);
 
   // the registry answers a request no reader can decode (too deep, not UTF-8) from its subject:
@@ -31,7 +31,7 @@ export function applyCallEvent(model: CallModel | undefined, event: WardenEvent,
   }
   if (allowed && !named && next !== undefined) m.status = next;
   m.events = [...m.events, { seq, type: event.type, eventId: event.eventId, ts: event.ts }];
-  if (found.length > 0) m.violations = [...m.violations, ...found];
+  if (found !== undefined) m.violations = [...m.violations, ...found];
   m.lastTs = event.ts;
   m.seq = seq;
   return m;

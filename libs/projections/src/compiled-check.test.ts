@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { MAX_REQUEST_DEPTH, subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
+import { acceptedAsIs, fullDecodeCallMessage, compiledEventCheck, decodeCallMessage } from "./decode.js";
+
+const enc = (text: string) => new TextEncoder().encode(text);
+
+/** Events of every type, with the optional members the synthetic calls leave out. */
+function corpus(): WardenEvent[] {
+  const events = SYNTHETIC_OUTCOMES.flatMap((outcome, i) =>
+    syntheticCall({ callId: `c${i}`, outcome, ...(i % 2 === 0 ? { parentCallId: "p1" } : {}), args: { q: "é🙂", n: [1, -2.5, null, true], o: { deep: { x: {} } } } }),
+  );
+  const finished = events.find((e) => e.type === "ToolCallFinished")!;
+  const checked = events.find((e) => e.type === "ToolPolicyChecked")!;
+  const rejected = events.find((e) => e.type === "ToolCallRejected")!;
+  const envelope = { ...finished, causationId: finished.eventId };
+  return [
+    ...events,
+    { ...envelope, type: "ToolCallLateResult", data: { ...(finished as Extract<WardenEvent, { type: "ToolCallFinished" }>).data, outcomeEventId: "o1", outcomeType: "ToolCallOutcomeUnknown" } },
+    {
+      ...envelope,
+      type: "ToolViewCompiled",
+      eventId: "v1",
+      data: { turn: 3, viewPrincipal: "sub1", viewMode: "llm", policyVersion: "p1", tools: [{ name: "kb.search", wireName: "kb__search", version: "1.0.0", grade: "read" }], hidden: [{ name: "x.y", reason: "grade", detail: "" }] },
+    },
+    {
+      ...checked,
+      data: {
+        ...(checked as Extract<WardenEvent, { type: "ToolPolicyChecked" }>).data,
+        decision: "deny",
+        retryAfterMs: 0,
+        shadow: { decision: "allow", ruleIds: ["r1"], reason: "would allow", shadowRuleIds: ["s1"] },
+        reservations: [{ ledger: "l1", holder: "bot", period: "2030-01-01", calls: 1, cost: 0 }],
+        exceeded: { ledger: "l1", holder: "bot", period: "2030-01-01", left: { calls: 0 }, limit: { cost: 5 }, needed: { calls: 1, cost: 2 }, resetsAt: "2030-01-02T00:00:00.000Z" },
+      },
+    },
+    { ...rejected, data: { stage: "executor", error: { code: "HANDLER_ERROR", message: "m", retryable: true, details: { a: [1, { b: null }] } } } },
+  ] as WardenEvent[];
+}
+
+/** Every path to a member or element of a JSON value. */
+function paths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (v === null || typeof v !== "object") return [at];
+  const inner = Array.isArray(v) ? v.flatMap((x, i) => paths(x, [...at, i])) : Object.entries(v).flatMap(([k, x]) => paths(x, [...at, k]));
+  return [at, ...inner];
+}
+
+function withAt(root: unknown, path: (string | number)[], change: (parent: Record<string | number, unknown>, key: string | number) => void): unknown {
+  const copy = structuredClone(root) as Record<string | number, unknown>;
+  let parent = copy;
+  for (const k of path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+  change(parent, path.at(-1)!);
+  return copy;
+}
+
+const REPLACEMENTS: unknown[] = [null, "", "x", "sha256:" + "a".repeat(64), "2030-01-01T00:00:00.000Z", 0, -1, 1.5, 2 ** 60, true, false, [], {}, ["x"], { a: 1 }, "🙂".repeat(100), "a".repeat(201)];
+
+describe("acceptedAsIs (the compiled event check)", () => {
+  it("compiles the event schema: nothing in it falls back to zod for every event", () => {
+    expect(compiledEventCheck()).not.toBeNull();
+  });
+
+  it("accepts every valid event, returning what the full decode returns", () => {
+    for (const e of corpus()) {
+      const bytes = enc(JSON.stringify(e));
+      const full = fullDecodeCallMessage(subjectOfEvent(e), bytes);
+      expect(full).toMatchObject({ ok: true });
+      expect(acceptedAsIs(subjectOfEvent(e), bytes)).toEqual(full.ok ? full.event : undefined);
+    }
+  });
+
+  it("never accepts what the full decode refuses, over every member removed, replaced or added", () => {
+    let refused = 0;
+    let tried = 0;
+    const check = (subject: string, text: string) => {
+      tried++;
+      const bytes = enc(text);
+      const full = fullDecodeCallMessage(subject, bytes);
+      const fast = acceptedAsIs(subject, bytes);
+      if (!full.ok) refused++;
+      if (fast !== undefined) expect(full.ok ? full.event : "refused").toEqual(fast);
+      expect(decodeCallMessage(subject, bytes)).toEqual(full);
+    };
+    // one event of each shape (every type, and the variants with more members)
+    const shapes = new Map(corpus().map((e) => [`${e.type}:${paths(e).length}`, e]));
+    for (const e of shapes.values()) {
+      const subject = subjectOfEvent(e);
+      for (const path of paths(e).slice(1)) {
+        check(subject, JSON.stringify(withAt(e, path, (p, k) => (Array.isArray(p) ? p.splice(Number(k), 1) : delete p[k]))));
+        for (const r of REPLACEMENTS) check(subject, JSON.stringify(withAt(e, path, (p, k) => (p[k] = r))));
+        check(subject, JSON.stringify(withAt(e, path, (p, k) => (p[k] = { ...(p[k] as object), stray: 1 }))));
+      }
+      check(subject, JSON.stringify({ ...e, stray: 1 }));
+    }
+    // the mutations mostly break the event: the test compares refusals, not only acceptances
+    expect(refused).toBeGreaterThan(tried / 2);
+  });
+
+  it("leaves to the full decode what only it reads the same way: BOM, bad UTF-8, __proto__, numbers out of range, lengths in code points, depth", () => {
+    const [requested] = syntheticCall({ callId: "c1", outcome: "succeeded" });
+    const subject = subjectOfEvent(requested!);
+    const text = JSON.stringify(requested);
+    const cases: Uint8Array[] = [
+      enc(`\uFEFF${text}`),
+      new Uint8Array([...enc(text.slice(0, -1)), 0xff, 0x7d]),
+      enc(text.replace('"args":{', '"args":{"__proto__":{"x":1},')),
+      enc(text.replace('"flags":{}', '"flags":{"__proto__":true}')),
+      enc(text.replace('"args":{', '"args":{"big":1e400,')),
+      enc(text.replace(/"tool":"[^"]*"/, `"tool":"${"🙂".repeat(100)}"`)),
+      enc(text.replace(/"tool":"[^"]*"/, `"tool":"${"🙂".repeat(101)}"`)),
+      enc(text.replace(/"tool":"[^"]*"/, '"tool":"\\ud800"')),
+      enc(text.replace('"args":{', `"args":{"d":${"[".repeat(MAX_REQUEST_DEPTH - 3)}${"]".repeat(MAX_REQUEST_DEPTH - 3)},`)),
+      enc(text.replace('"args":{', `"args":{"d":${"[".repeat(MAX_REQUEST_DEPTH - 2)}${"]".repeat(MAX_REQUEST_DEPTH - 2)},`)),
+      enc(text.replace('"args":{', `"args":{"d":${"[".repeat(100_000)}${"]".repeat(100_000)},`)),
+    ];
+    for (const bytes of cases) {
+      const full = fullDecodeCallMessage(subject, bytes);
+      const fast = acceptedAsIs(subject, bytes);
+      if (fast !== undefined) expect(full.ok ? full.event : "refused").toEqual(fast);
+      expect(decodeCallMessage(subject, bytes)).toEqual(full);
+    }
+    // the boundaries themselves: 100 emoji are 100 code points (a tool name may have 200), the event, data and args take 3 of the request's 64 levels
+    expect(decodeCallMessage(subject, cases[5]!)).toMatchObject({ ok: true });
+    expect(decodeCallMessage(subject, cases[8]!)).toMatchObject({ ok: true });
+    expect(decodeCallMessage(subject, cases[9]!)).toMatchObject({ ok: false, code: "TOO_DEEP" });
+  });
+});
