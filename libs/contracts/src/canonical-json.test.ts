@@ -62,7 +62,7 @@ describe("canonical JSON written directly", () => {
       { "10": "ten", "9": "nine", b: 2, "01": "zero-one", "-1": "minus", "4294967295": "max", "4294967294": "below", a: 1 },
       { s: 'quote " backslash \\ newline \n tab \t unicode é 𝄞 \u2028 lone \ud800', n: [0, -0, 1.5, -2e-7, 1e21, 123456789012345680000] },
       { u: undefined, f: () => 1, sym: Symbol("s"), arr: [undefined, () => 1, Symbol("t"), null, true, false], at: new Date(0) },
-      // eslint-disable-next-line no-sparse-arrays -- a hole is written as null
+      // a hole is written as null
       [, 1, [], {}, [[]], { z: { y: { x: {} } } }],
       odd,
       { nested: { toJSON: () => ({ b: 2, a: 1 }) }, gone: { toJSON: () => undefined } },
