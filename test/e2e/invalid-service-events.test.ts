@@ -39,8 +39,8 @@ describe("an event with invalid content on a stage's subject", () => {
   };
 
   const cases = [
-    { what: "ToolArgsValidated, written by the registry's identity", writer: "registry", event: () => forged("finished", "ToolArgsValidated"), stage: consumerName(POLICY_STAGE) },
-    { what: "ToolPolicyChecked allowing the call, written by the policy's identity", writer: "policy", event: () => forged("finished", "ToolPolicyChecked"), stage: consumerName("executor-allowed", "kb") },
+    { what: "ToolArgsValidated, written by the registry's identity", writer: "registry", event: () => forged("succeeded", "ToolArgsValidated"), stage: consumerName(POLICY_STAGE) },
+    { what: "ToolPolicyChecked allowing the call, written by the policy's identity", writer: "policy", event: () => forged("succeeded", "ToolPolicyChecked"), stage: consumerName("executor-allowed", "kb") },
     {
       what: "ToolPolicyChecked requiring approval, written by the policy's identity",
       writer: "policy",
@@ -48,7 +48,7 @@ describe("an event with invalid content on a stage's subject", () => {
       stage: consumerName(APPROVER_STAGE),
     },
     { what: "ApprovalGranted, written by the approver's identity", writer: "approver", event: () => forged("approved", "ApprovalGranted"), stage: consumerName("executor-granted", "kb") },
-    { what: "ToolArgsValidated, written by the admin connection", writer: "admin", event: () => forged("finished", "ToolArgsValidated"), stage: consumerName(POLICY_STAGE) },
+    { what: "ToolArgsValidated, written by the admin connection", writer: "admin", event: () => forged("succeeded", "ToolArgsValidated"), stage: consumerName(POLICY_STAGE) },
   ] as const;
 
   for (const c of cases) {
