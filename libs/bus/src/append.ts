@@ -1,6 +1,7 @@
 import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
+import { appenderOf } from "./js-appender.js";
 import { isRevisionConflict, isSubjectFull } from "./nats-errors.js";
 import { readEvent, readOutcome } from "./read-event.js";
 
@@ -53,10 +54,12 @@ export async function appendEvent(
 ): Promise<AppendResult> {
   const subject = subjectOfEvent(event);
   try {
-    const ack = await bus.js.publish(subject, encodeJson(event), {
-      msgID: event.eventId,
-      expect: { lastSubjectSequence: 0 },
-      ...(o.timeoutMs === undefined ? {} : { timeout: o.timeoutMs }),
+    // the pipelined appender of this connection (one reply subscription, one deadline sweep),
+    // not js.publish's request per append: appends are most of what a stage does (issue 12)
+    const ack = await appenderOf(bus.nc).append(subject, encodeJson(event), {
+      msgId: event.eventId,
+      expectLastSubjectSequence: 0,
+      timeoutMs: o.timeoutMs ?? bus.js.getOptions().timeout ?? DEFAULT_ACK_TIMEOUT_MS,
     });
     if (ack.duplicate) return alreadyWritten(readBack, event);
     return { status: "written", seq: ack.seq };
@@ -65,6 +68,9 @@ export async function appendEvent(
     throw err;
   }
 }
+
+/** The JetStream client's own default ack timeout. */
+const DEFAULT_ACK_TIMEOUT_MS = 5_000;
 
 /** How the event holding a slot is read back; a client without JetStream access reads through the call-read API. */
 export type ReadBack = (event: WardenEvent) => Promise<WardenEvent | undefined>;

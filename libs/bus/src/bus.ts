@@ -6,6 +6,7 @@ import { connect, credsAuthenticator, type NatsConnection } from "@nats-io/trans
 import { inboxPrefixOf, isSafeToken } from "@warden/contracts";
 import type { BusConfig } from "./config.js";
 import "./nats-request-patch.js";
+import "./nats-flush-patch.js";
 
 /** A connection with the JetStream, KV and object-store handles every service needs. */
 export interface Bus {

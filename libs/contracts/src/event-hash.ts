@@ -68,18 +68,26 @@ export function validateEventJson(json: unknown): GuardedParse<WardenEvent> {
  */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  // loops without closures or key arrays beyond Object.keys: this runs on every event every stage
+  // reads, and the filtered copies were a third of validateEventJson's time (issue 12)
   if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((v, i) => sameJson(v, other[i]));
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
+  if (Array.isArray(b)) return false;
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
-  const keys = definedKeys(x);
-  return keys.length === definedKeys(y).length && keys.every((k) => Object.hasOwn(y, k) && sameJson(x[k], y[k]));
+  let defined = 0;
+  for (const k of Object.keys(x)) {
+    if (x[k] === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
+  }
+  for (const k of Object.keys(y)) if (y[k] !== undefined) defined--;
+  return defined === 0;
 }
-
-const definedKeys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
 
 /** The path of the first member of `raw` that `kept` lacks, for the refusal's reason. */
 function strayMember(raw: unknown, kept: unknown, path: string): string | undefined {
