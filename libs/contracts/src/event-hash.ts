@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { WardenEventSchema, type WardenEvent } from "./events.js";
+import { compileCheck, UnsupportedSchemaError, type CompiledCheck } from "./compiled-check.js";
 import { parseJsonGuarded, validateJson, type GuardedParse } from "./json-guard.js";
 
 /**
@@ -55,6 +56,16 @@ export function messageHash(data: Uint8Array): string {
  * computes from the stored bytes; a member no service reads is refused, never carried unread.
  */
 export function validateEventJson(json: unknown): GuardedParse<WardenEvent> {
+  // events Warden's services wrote go through the schema compiled into one predicate, which says
+  // true only where zod would accept the event unchanged (issue 12: zod was the largest validation
+  // cost of every hop); a request (an agent's) and anything the predicate doubts go to zod
+  const type = typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined;
+  if (type !== "ToolCallRequested" && compiledEventCheck()?.(json, 1, Number.MAX_SAFE_INTEGER) === true) return { ok: true, value: json as WardenEvent };
+  return validateEventJsonWithZod(json);
+}
+
+/** {@link validateEventJson} by zod alone: the reference the compiled check is tested against. */
+export function validateEventJsonWithZod(json: unknown): GuardedParse<WardenEvent> {
   const parsed = validateJson(WardenEventSchema, json);
   if (!parsed.ok || sameJson(parsed.value, json)) return parsed;
   const stray = strayMember(json, parsed.value, "");
@@ -99,4 +110,19 @@ function strayMember(raw: unknown, kept: unknown, path: string): string | undefi
     if (inner !== undefined) return inner;
   }
   return undefined;
+}
+
+let eventCheck: CompiledCheck | null | undefined;
+
+/** The event schema compiled, once; null when it uses something the compiler does not mirror (zod then checks every event). */
+export function compiledEventCheck(): CompiledCheck | null {
+  if (eventCheck === undefined) {
+    try {
+      eventCheck = compileCheck(WardenEventSchema);
+    } catch (err) {
+      if (!(err instanceof UnsupportedSchemaError)) throw err;
+      eventCheck = null;
+    }
+  }
+  return eventCheck;
 }

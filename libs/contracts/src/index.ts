@@ -22,7 +22,8 @@ export {
 } from "./approval-delivery.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
-export { causeOf, eventHash, messageHash, validateEventJson, type EventCause } from "./event-hash.js";
+export { causeOf, compiledEventCheck, eventHash, messageHash, validateEventJson, validateEventJsonWithZod, type EventCause } from "./event-hash.js";
+export { compileCheck, UnsupportedSchemaError, type CompiledCheck } from "./compiled-check.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyEd25519, verifyGrantSignature } from "./grant-signature.js";
 export {
   AGENT_BUDGET_KEYS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REQUEST_DEPTH, subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { compiledEventCheck, MAX_REQUEST_DEPTH, subjectOfEvent, validateEventJson, validateEventJsonWithZod, type WardenEvent } from "@warden/contracts";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
-import { acceptedAsIs, fullDecodeCallMessage, compiledEventCheck, decodeCallMessage } from "./decode.js";
+import { acceptedAsIs, fullDecodeCallMessage, decodeCallMessage } from "./decode.js";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 
@@ -80,6 +80,9 @@ describe("acceptedAsIs (the compiled event check)", () => {
       if (!full.ok) refused++;
       if (fast !== undefined) expect(full.ok ? full.event : "refused").toEqual(fast);
       expect(decodeCallMessage(subject, bytes)).toEqual(full);
+      // the stages' validateEventJson (the compiled check first) answers exactly as zod alone
+      const json: unknown = JSON.parse(text);
+      expect(validateEventJson(json)).toEqual(validateEventJsonWithZod(json));
     };
     // one event of each shape (every type, and the variants with more members)
     const shapes = new Map(corpus().map((e) => [`${e.type}:${paths(e).length}`, e]));

@@ -8,11 +8,10 @@ import {
   parseCallSubject,
   parseJsonGuarded,
   subjectOfEvent,
-  validateEventJson,
-  WardenEventSchema,
+  compiledEventCheck,
+  validateEventJsonWithZod,
   type WardenEvent,
 } from "@warden/contracts";
-import { compileCheck, UnsupportedSchemaError, type CompiledCheck } from "./compiled-check.js";
 
 /** Why a stream message is not an event; the stages' codes (every one of them final: the bytes never change). */
 export const DECODE_FAILURES = ["NOT_A_CALL_SUBJECT", ...EVENT_FAILURES] as const;
@@ -45,7 +44,7 @@ export function fullDecodeCallMessage(subject: string, data: Uint8Array): Decode
   const limits = parsedSubject.types.includes("ToolCallRequested") ? { maxBytes: MAX_REQUEST_BYTES, maxDepth: MAX_REQUEST_DEPTH } : { maxBytes: MAX_EVENT_BYTES };
   const json = parseJsonGuarded(data, limits);
   if (!json.ok) return fail(json.code, json.reason);
-  const parsed = validateEventJson(json.value);
+  const parsed = validateEventJsonWithZod(json.value);
   if (!parsed.ok) return fail(parsed.code, parsed.code === "SCHEMA_INVALID" ? `schema-invalid event: ${parsed.reason}` : parsed.reason);
   const e = parsed.value;
   if (subjectOfEvent(e) !== subject) return fail("SUBJECT_MISMATCH", `event does not match its subject ${subject}`);
@@ -55,21 +54,6 @@ export function fullDecodeCallMessage(subject: string, data: Uint8Array): Decode
 /** One line for a log or a dead letter: the code first, so it can be counted. */
 export function decodeFailureText(d: Extract<DecodedEvent, { ok: false }>): string {
   return `${d.code}: ${d.reason}`;
-}
-
-/** The schema compiled, once; null when it uses something the compiler does not mirror (zod then checks every event). */
-let eventCheck: CompiledCheck | null | undefined;
-
-export function compiledEventCheck(): CompiledCheck | null {
-  if (eventCheck === undefined) {
-    try {
-      eventCheck = compileCheck(WardenEventSchema);
-    } catch (err) {
-      if (!(err instanceof UnsupportedSchemaError)) throw err;
-      eventCheck = null;
-    }
-  }
-  return eventCheck;
 }
 
 /**
