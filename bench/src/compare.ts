@@ -48,7 +48,7 @@ export async function runCompare(o: CompareOptions): Promise<void> {
       for (const side of sides) {
         log(`\n— round ${round} of ${o.rounds}, ${side.name}: ${side.describe}`);
         const out = join(scratch, `${side.name}-${round}.json`);
-        const code = await runChild(side.main, [...(o.quick ? ["--quick"] : []), "--json", out], dirname(dirname(dirname(side.main))));
+        const code = await runChild(side.main, [...(o.quick ? ["--quick"] : []), "--json", out], dirname(dirname(dirname(side.main))), o.quick ? 900 : 2_700);
         if (code === 0) side.reports.push(JSON.parse(readFileSync(out, "utf8")) as RoundReport);
         else {
           side.failures++;
@@ -62,11 +62,22 @@ export async function runCompare(o: CompareOptions): Promise<void> {
   process.stdout.write(compareTable(sides, o));
 }
 
-function runChild(main: string, args: readonly string[], cwd: string): Promise<number | null> {
+/**
+ * One round in a process group of its own: past `limitS` the whole group (the round, its
+ * nats-server and services) is killed, and the round counts as failed.
+ */
+function runChild(main: string, args: readonly string[], cwd: string, limitS: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], { cwd, stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(process.execPath, [main, ...args], { cwd, stdio: ["ignore", "inherit", "inherit"], detached: true });
+    const timer = setTimeout(() => {
+      process.stdout.write(`round still running after ${limitS} s: killed\n`);
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    }, limitS * 1000);
     child.once("error", reject);
-    child.once("exit", (code) => resolve(code));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
   });
 }
 
