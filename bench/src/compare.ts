@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copyAtRef, git } from "./copy-at-ref.js";
-import { formatTable, headerLine, metMark, numbersOf, rowKey, type Row, type RoundReport } from "./table.js";
+import { formatTable, headerLine, metMark, numbersOf, replaceNumbers, rowKey, type Row, type RoundReport } from "./table.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
@@ -94,11 +94,9 @@ function medianRow(rows: readonly Row[]): { value: string; nums: number[] } | un
   if (first === undefined) return undefined;
   const per = rows.map((r) => numbersOf(r.value));
   const nums = numbersOf(first.value).map((_, i) => median(per.flatMap((n) => (n[i] === undefined ? [] : [n[i]]))));
-  let i = 0;
-  const value = first.value.replace(/-?\d+(?:\.\d+)?/g, (token) => {
-    const decimals = token.split(".")[1]?.length ?? 0;
-    const m = nums[i++];
-    return m === undefined || Number.isNaN(m) ? token : m.toFixed(decimals);
+  const value = replaceNumbers(first.value, (i, token) => {
+    const m = nums[i];
+    return m === undefined || Number.isNaN(m) ? token : m.toFixed(token.split(".")[1]?.length ?? 0);
   });
   return { value, nums };
 }
@@ -161,7 +159,7 @@ function compareTable(sides: readonly Side[], o: CompareOptions): string {
   for (const s of sides) {
     out.push(`${s.name}: ${s.describe}; median of ${s.reports.length} round(s)${s.failures > 0 ? `, ${s.failures} failed` : ""}\n`);
   }
-  out.push(`rounds ran alternately (A, B, …), ${o.rounds} each; B/A is B's median over A's, per number of the value\n\n`);
+  out.push(`rounds ran alternately (A, B, …), ${o.rounds} each; B/A is B's median over A's, per number of the value; numbers in a label (e.g. half of peak) are A's first round's\n\n`);
   out.push(section(sides, (r) => r.targets, true), "\n", section(sides, (r) => r.details, false));
   return out.join("");
 }

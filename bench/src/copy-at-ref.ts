@@ -29,8 +29,8 @@ export function copyAtRef(repo: string, ref: string, log: (line: string) => void
   log(`building a copy of ${ref} (${commit.slice(0, 12)}) in ${building}: git worktree, npm ci, turbo build…`);
   git(repo, ["worktree", "add", "--detach", building, commit]);
   try {
-    run("npm", ["ci", "--no-audit", "--no-fund"], building);
-    run("npx", ["turbo", "run", "build"], building);
+    run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], building);
+    run("npx", ["turbo", "run", "build", "--output-logs=errors-only"], building);
     writeFileSync(join(building, BUILT_STAMP), `${commit}\n`);
     if (existsSync(dir)) {
       // a half-built copy of an earlier run (no stamp), or one another bench just finished

@@ -33,7 +33,14 @@ export interface RoundReport {
   readonly details: readonly Row[];
 }
 
-const NUMBER = /-?\d+(?:\.\d+)?/g;
+// a number on its own, not the digits of a name such as "p50"
+const NUMBER = /(?<![A-Za-z\d.])-?\d+(?:\.\d+)?/g;
+
+/** The value with its i-th number replaced by `by(i, token)`. */
+export function replaceNumbers(value: string, by: (i: number, token: string) => string): string {
+  let i = 0;
+  return value.replace(NUMBER, (token) => by(i++, token));
+}
 
 export function numbersOf(value: string): number[] {
   return [...value.matchAll(NUMBER)].map((m) => Number(m[0]));
