@@ -3,7 +3,7 @@ import { connectBus, createLogger, ensureTopology, loadBusConfig, stopOnSignals 
 import { defineTool, loadApproverKeys, startExecutor } from "@warden/executor";
 import { z } from "zod";
 
-/** The bench's domain: one read tool that answers at once, so the numbers measure Warden. */
+/** The bench's domain: tools that answer at once, so the numbers measure Warden. */
 const echo = defineTool({
   name: "bench.echo",
   version: "1.0.0",
@@ -15,6 +15,18 @@ const echo = defineTool({
   handler: async (args) => args,
 });
 
+/** The same answer as a write: a model's write waits for a person (the approval round trip). */
+const echoWrite = defineTool({
+  name: "bench.write",
+  version: "1.0.0",
+  title: "Echo (write)",
+  description: "Use when measuring an approval's round trip: returns its input unchanged once a person approves.",
+  grade: "write",
+  idempotent: true,
+  input: z.object({ n: z.int() }),
+  handler: async (args) => args,
+});
+
 const config = loadBusConfig(process.env);
 const log = createLogger("bench-executor", config.LOG_LEVEL);
 const bus = await connectBus(config, "bench-executor");
@@ -23,7 +35,7 @@ const executor = await startExecutor({
   bus,
   log,
   domain: "bench",
-  tools: [echo],
+  tools: [echo, echoWrite],
   concurrency: Number(process.env["BENCH_CONCURRENCY"] ?? 128),
   approverKeys: loadApproverKeys(process.env),
 });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -10,10 +10,13 @@ export interface ServiceProcess {
   readonly child: ChildProcess;
 }
 
-/** Starts each Warden service as its own process, the way an operator would. */
+/**
+ * Starts each Warden service as its own process, the way an operator would; `entry` is relative to
+ * the repository this file was built in (or absolute).
+ */
 export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, profileDir?: string): ServiceProcess {
   const flags = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${name}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...flags, join(root, entry)], {
+  const child = spawn(process.execPath, [...flags, resolve(root, entry)], {
     env: { ...process.env, LOG_LEVEL: process.env["BENCH_LOG_LEVEL"] ?? "warn", ...env },
     stdio: ["ignore", process.env["BENCH_LOG_LEVEL"] ? "inherit" : "ignore", "inherit"],
   });
