@@ -5,7 +5,7 @@ import { runRound } from "./round.js";
 import { printRound } from "./table.js";
 
 /**
- * `npm run bench [-- --quick] [--profile DIR] [--json FILE] [--compare REF [--rounds N]]`:
+ * `npm run bench [-- --quick] [--profile DIR] [--colocate] [--json FILE] [--compare REF [--rounds N]]`:
  * end-to-end `read` calls in `llm` mode, every service in its own process, NATS on this box,
  * printed beside raw JetStream append throughput from the same run and issue 12's targets.
  */
@@ -18,6 +18,8 @@ const valueOf = (flag: string): string | undefined => {
   return value;
 };
 const quick = args.includes("--quick");
+// registry and policy in one process (docs/architecture.md, co-location)
+const colocate = args.includes("--colocate");
 const compareRef = valueOf("--compare");
 const jsonFile = valueOf("--json");
 const profileDir = valueOf("--profile");
@@ -27,7 +29,7 @@ if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a w
 if (compareRef !== undefined) {
   await runCompare({ ref: compareRef, quick, rounds });
 } else {
-  const report = await runRound({ quick, ...(profileDir === undefined ? {} : { profileDir }) });
+  const report = await runRound({ quick, colocate, ...(profileDir === undefined ? {} : { profileDir }) });
   if (report !== undefined) {
     // a compare run reads the rows from the file and prints its own table
     if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report));

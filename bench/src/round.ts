@@ -41,6 +41,8 @@ export interface RoundOptions {
   readonly quick: boolean;
   /** Only the peak phase, with a V8 CPU profile of every service written here. */
   readonly profileDir?: string;
+  /** Registry and policy in one process (`cli/dist/colocated-main.js`), each still its own identity and consumer. */
+  readonly colocate?: boolean;
 }
 
 /**
@@ -87,8 +89,23 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     if (!put.ok) throw new Error(`bench policy refused: ${put.error.message}`);
     const natsServer = bus.nc.info?.version ?? "unknown";
     procs.push(
-      spawnService("registry", "services/registry/dist/main.js", await envOf({ kind: "service", name: "registry", role: "registry" }), o.profileDir),
-      spawnService("policy", "services/policy/dist/main.js", await envOf({ kind: "service", name: "policy", role: "policy" }), o.profileDir),
+      ...(o.colocate === true
+        ? [
+            spawnService(
+              "registry+policy",
+              "cli/dist/colocated-main.js",
+              {
+                NATS_URL: server.url,
+                WARDEN_REGISTRY_NATS_CREDS: (await envOf({ kind: "service", name: "registry", role: "registry" })).NATS_CREDS,
+                WARDEN_POLICY_NATS_CREDS: (await envOf({ kind: "service", name: "policy", role: "policy" })).NATS_CREDS,
+              },
+              o.profileDir,
+            ),
+          ]
+        : [
+            spawnService("registry", "services/registry/dist/main.js", await envOf({ kind: "service", name: "registry", role: "registry" }), o.profileDir),
+            spawnService("policy", "services/policy/dist/main.js", await envOf({ kind: "service", name: "policy", role: "policy" }), o.profileDir),
+          ]),
       spawnService(
         "approver",
         "services/approver/dist/main.js",
