@@ -71,7 +71,10 @@ export async function readStream(bus: Bus, range: StreamRange, onRecord: (r: Str
           return m.time.getTime();
         },
       });
-      if (go === false || m.seq >= toSeq || seen >= pending) break;
+      // the server's count of what is left after this message ends a filtered read too, even when
+      // the ordered consumer was recreated on the way (a missed heartbeat on a loaded box) and the
+      // count taken at the start no longer matches what this loop sees
+      if (go === false || m.seq >= toSeq || seen >= pending || m.info.pending === 0) break;
     }
     return { toSeq, read };
   } finally {
