@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { appendEvent, callsStreamConfig, connectBus, ensureTopology, loadBusConfig, type Bus } from "@warden/bus";
+import { appendEvent, callsStreamConfig, connectBus, ensureTopology, loadBusConfig, silentLogger, type Bus } from "@warden/bus";
 import { newId, STREAM_CALLS, type WardenEvent } from "@warden/contracts";
-import { startNatsServer, type LocalNatsServer } from "@warden/local-nats";
+import { freePort, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
+import { openCursor, startProjectorService } from "@warden/projector";
 import { syntheticCall } from "@warden/testing";
 
 /**
@@ -14,6 +15,8 @@ import { syntheticCall } from "@warden/testing";
  * WARDEN_CALLS provisioned by `ensureTopology` as `warden up` does, N calls of five events on
  * Warden's subjects appended as the services append them, then the server's RSS after the
  * duplicate window has passed, and again after a restart (recovery rebuilds the per-subject state).
+ * The projector runs as the calls are appended (its read models are KV buckets: one key per call,
+ * rewritten as the call goes), unless `--stream-only`.
  *
  *   npm run bench:server-memory -- --binary /usr/sbin/nats-server --binary /tmp/nats-2.10/nats-server --calls 100000
  *
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     window: { type: "string", default: "256" },
     // past the stream's 120 s duplicate window, whose message ids the server keeps in memory
     "settle-s": { type: "string", default: "135" },
+    "stream-only": { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
 });
@@ -36,17 +40,21 @@ const calls = Number(values.calls);
 const ages = values["max-age-s"].split(",").map(Number);
 const window = Number(values.window);
 const settleS = Number(values["settle-s"]);
+const project = !values["stream-only"];
 const MIB = 1024 * 1024;
 const PER = 100_000;
 
 interface Memory {
   readonly rss: number;
   readonly hwm: number;
+  /** The server's live Go heap (HeapAlloc right after a collection): what RSS comes down to once the runtime returns the rest. */
+  readonly liveHeap: number;
 }
 
 interface Row {
   readonly server: string;
   readonly maxAgeS: number;
+  readonly projected: boolean;
   readonly calls: number;
   readonly storedMessages: number;
   readonly storedBytes: number;
@@ -59,22 +67,36 @@ interface Row {
   readonly agedOutRestarted?: Memory;
 }
 
-function memoryOf(server: LocalNatsServer): Memory {
-  const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8");
+async function memoryOf(server: Started): Promise<Memory> {
+  const status = readFileSync(`/proc/${server.server.process.pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+  const rss = kb("VmRSS");
+  const hwm = kb("VmHWM");
+  // the runtime's MemStats, printed at the end of the heap profile's text form (gc=1 collects first)
+  const heap = await (await fetch(`http://127.0.0.1:${server.profPort}/debug/pprof/heap?gc=1&debug=1`)).text();
+  return { rss, hwm, liveHeap: Number(/# HeapAlloc = (\d+)/.exec(heap)?.[1] ?? 0) };
 }
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function start(binary: string, storeDir: string, maxAgeS: number): Promise<{ server: LocalNatsServer; bus: Bus }> {
-  const server = await startNatsServer({ binary, storeDir });
-  const bus = await connectBus(loadBusConfig({ NATS_URL: server.url, WARDEN_STREAM_MAX_AGE_S: String(maxAgeS) }), "server-memory");
-  return { server, bus };
+interface Started {
+  readonly server: LocalNatsServer;
+  readonly bus: Bus;
+  readonly profPort: number;
 }
 
-async function stop(s: { server: LocalNatsServer; bus: Bus }): Promise<void> {
+async function start(binary: string, storeDir: string, maxAgeS: number): Promise<Started> {
+  const [port, profPort] = [await freePort(), await freePort()];
+  const configFile = join(storeDir, "server.conf");
+  // a plain server (no auth: it does not change what the stream costs) with the profiling port for heap stats
+  writeFileSync(configFile, `listen: "127.0.0.1:${port}"\nprof_port: ${profPort}\njetstream { store_dir: ${JSON.stringify(join(storeDir, "js"))} }\n`);
+  const server = await startNatsServer({ binary, configFile, port, storeDir });
+  const bus = await connectBus(loadBusConfig({ NATS_URL: server.url, WARDEN_STREAM_MAX_AGE_S: String(maxAgeS) }), "server-memory");
+  return { server, bus, profPort };
+}
+
+async function stop(s: Started): Promise<void> {
   await s.bus.close();
   await s.server.stop();
 }
@@ -120,17 +142,25 @@ async function measure(binary: string, maxAgeS: number): Promise<Row> {
     const config = (await s.bus.jsm.streams.info(STREAM_CALLS)).config;
     if (config.max_age !== callsStreamConfig(s.bus).max_age) throw new Error("WARDEN_CALLS was not provisioned as configured");
     await sleep(5);
-    const empty = memoryOf(s.server);
+    const empty = await memoryOf(s);
     log(`${version}, max age ${maxAgeS} s: appending ${calls} calls`);
+    const projector = project ? await startProjectorService({ bus: s.bus, log: silentLogger() }) : undefined;
     const appendsPerS = await appendCalls(s.bus, calls);
+    if (projector !== undefined) {
+      const last = (await s.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+      const cursor = await openCursor(s.bus);
+      log("  waiting for the projector");
+      while ((await cursor.read()) < last) await sleep(1);
+      await projector.stop();
+    }
     log(`  settling ${settleS} s`);
     await sleep(settleS);
-    const settled = memoryOf(s.server);
+    const settled = await memoryOf(s);
     const stored = await streamState(s.bus);
     await stop(s);
     s = await start(binary, storeDir, maxAgeS);
     await sleep(10);
-    const restarted = memoryOf(s.server);
+    const restarted = await memoryOf(s);
     const storedAfterRestart = await streamState(s.bus);
     let agedOut: Memory | undefined;
     let agedOutRestarted: Memory | undefined;
@@ -138,16 +168,17 @@ async function measure(binary: string, maxAgeS: number): Promise<Row> {
       log(`  waiting for every event to age out`);
       while ((await streamState(s.bus)).messages > 0) await sleep(5);
       await sleep(settleS);
-      agedOut = memoryOf(s.server);
+      agedOut = await memoryOf(s);
       await stop(s);
       s = await start(binary, storeDir, maxAgeS);
       await sleep(10);
-      agedOutRestarted = memoryOf(s.server);
+      agedOutRestarted = await memoryOf(s);
     }
     await stop(s);
     return {
       server: version,
       maxAgeS,
+      projected: project,
       calls,
       storedMessages: stored.messages,
       storedBytes: stored.bytes,
@@ -164,37 +195,46 @@ async function measure(binary: string, maxAgeS: number): Promise<Row> {
   }
 }
 
-/** MiB of RSS per 100k stored calls, over what the server held with the topology and nothing stored. */
-function perHundredK(m: Memory, empty: Memory, storedCalls: number): string {
-  return storedCalls === 0 ? "-" : (((m.rss - empty.rss) / MIB) * (PER / storedCalls)).toFixed(0);
+/** MiB per 100k stored calls, over what the server held with the topology and nothing stored. */
+function perHundredK(bytes: number, emptyBytes: number, storedCalls: number): string {
+  return storedCalls === 0 ? "-" : (((bytes - emptyBytes) / MIB) * (PER / storedCalls)).toFixed(0);
 }
 
 const rows: Row[] = [];
-for (const binary of binaries) for (const age of ages) rows.push(await measure(binary, age));
+for (const binary of binaries) {
+  for (const age of ages) {
+    rows.push(await measure(binary, age));
+    // a long run shows each point as it is measured
+    log(`  ${JSON.stringify(rows.at(-1))}`);
+  }
+}
 
 if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
 else {
   const mib = (n: number) => (n / MIB).toFixed(0);
   const lines = [
-    ["server", "max_age s", "calls stored", "stream MiB", "appends/s", "RSS empty", "RSS settled (peak)", "after restart", "MiB/100k settled", "MiB/100k restarted", "aged out / restarted"],
+    ["server", "max_age s", "projector", "calls", "stream MiB", "appends/s", "RSS empty", "settled: RSS (peak)", "live heap", "restarted: RSS", "per 100k: RSS", "live heap", "restarted", "aged out: RSS / restarted"],
     ...rows.map((r) => {
       const storedCalls = r.storedMessages / 5;
       return [
         r.server,
         String(r.maxAgeS),
+        r.projected ? "yes" : "no",
         String(storedCalls),
         mib(r.storedBytes),
         r.appendsPerS.toFixed(0),
         mib(r.empty.rss),
         `${mib(r.settled.rss)} (${mib(r.settled.hwm)})`,
+        mib(r.settled.liveHeap),
         mib(r.restarted.rss),
-        perHundredK(r.settled, r.empty, storedCalls),
-        perHundredK(r.restarted, r.empty, r.storedMessagesAfterRestart / 5),
+        perHundredK(r.settled.rss, r.empty.rss, storedCalls),
+        perHundredK(r.settled.liveHeap, r.empty.liveHeap, storedCalls),
+        perHundredK(r.restarted.rss, r.empty.rss, r.storedMessagesAfterRestart / 5),
         r.agedOut === undefined ? "-" : `${mib(r.agedOut.rss)} / ${mib(r.agedOutRestarted?.rss ?? 0)}`,
       ];
     }),
   ];
   const widths = lines[0]!.map((_, c) => Math.max(...lines.map((l) => l[c]!.length)));
   for (const l of lines) process.stdout.write(`${l.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")}\n`);
-  process.stdout.write(`RSS in MiB; MiB/100k is (RSS - RSS empty) per 100,000 stored calls of 5 events\n`);
+  process.stdout.write("MiB; per 100k: (value - the empty server's) per 100,000 stored calls of 5 events\n");
 }
