@@ -21,7 +21,9 @@ import { syntheticCall } from "@warden/testing";
  *   npm run bench:server-memory -- --binary /usr/sbin/nats-server --binary /tmp/nats-2.10/nats-server --calls 100000
  *
  * `--max-age-s 0,180` measures each retention; with a max age the run also waits until everything
- * has aged out and reports what the server keeps then (a Go map never shrinks).
+ * has aged out and reports what the server keeps then (whether retention gives memory back). The
+ * server inherits the environment: `GOMEMLIMIT=150MiB npm run bench:server-memory …` measures it
+ * with that limit. Results and what they mean: docs/performance.md.
  */
 const { values } = parseArgs({
   options: {
