@@ -10,8 +10,18 @@ export const BusConfigSchema = z.object({
   NATS_CREDS: z.string().min(1).optional(),
   /** Replicas for streams, KV buckets and the object store (3 on a cluster). @default 1 */
   WARDEN_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  /** Retention of WARDEN_CALLS in seconds; 0 keeps everything. @default 0 */
-  WARDEN_STREAM_MAX_AGE_S: z.coerce.number().int().min(0).default(0),
+  /**
+   * Retention of WARDEN_CALLS in seconds; 0 keeps everything, else at least the stream's 120 s
+   * duplicate window. The default keeps six calendar months (184 days, the longest six months),
+   * the least the EU AI Act asks of a deployer's logs, and bounds the server's memory
+   * (docs/performance.md). @default 15897600
+   */
+  WARDEN_STREAM_MAX_AGE_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .refine((s) => s === 0 || s >= 120, "must be 0 (keep everything) or at least 120 (the stream's duplicate window)")
+    .default(15_897_600),
   /** Size cap of WARDEN_CALLS in bytes; -1 is unlimited. @default -1 */
   WARDEN_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
   /** The pino level of {@link createLogger}'s loggers. @default "info" */

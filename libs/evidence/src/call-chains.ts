@@ -22,15 +22,29 @@ export interface UnreadableMessage {
  * Each event against the event it answers: that event must be in the call and be, byte for
  * meaning, the one this event was written against. `complete` says the events hold every call's
  * whole history (the stream, a full export); otherwise a cause outside them is not a finding.
+ * `agedOut` says retention removed the stream's oldest messages: a call whose request went with
+ * them may have lost its other early events too, so its missing causes are not findings (a call
+ * whose request is still there lost nothing, since every event of a call comes after its request).
  */
-export function chainFindings(events: readonly StoredEvent[], unreadable: readonly UnreadableMessage[], complete: boolean): EvidenceFinding[] {
+export function chainFindings(
+  events: readonly StoredEvent[],
+  unreadable: readonly UnreadableMessage[],
+  complete: boolean,
+  agedOut = false,
+): EvidenceFinding[] {
   const byId = new Map<string, StoredEvent>();
-  for (const e of events) byId.set(`${e.event.callId}/${e.event.eventId}`, e);
+  const requested = new Set<string>();
+  for (const e of events) {
+    byId.set(`${e.event.callId}/${e.event.eventId}`, e);
+    if (e.event.type === "ToolCallRequested") requested.add(e.event.callId);
+  }
   // the registry's refusal of a request it could not read answers the request's bytes
   const unreadableOf = new Set<string>();
   for (const u of unreadable) {
     const callId = parseCallSubject(u.subject)?.callId;
-    if (callId !== undefined) unreadableOf.add(`${callId}/${u.hash}`);
+    if (callId === undefined) continue;
+    unreadableOf.add(`${callId}/${u.hash}`);
+    requested.add(callId);
   }
   const out: EvidenceFinding[] = [];
   for (const e of events) {
@@ -47,7 +61,7 @@ export function chainFindings(events: readonly StoredEvent[], unreadable: readon
     if (unreadableOf.has(`${event.callId}/${event.causeHash}`)) continue;
     const cause = event.causationId === null ? undefined : byId.get(`${event.callId}/${event.causationId}`);
     if (cause === undefined) {
-      if (complete) out.push({ ...at, kind: "chain_cause_missing", detail: `the event it answers (${event.causationId ?? "an unreadable message"}) is not in the call's history` });
+      if (complete && !(agedOut && !requested.has(event.callId))) out.push({ ...at, kind: "chain_cause_missing", detail: `the event it answers (${event.causationId ?? "an unreadable message"}) is not in the call's history` });
       continue;
     }
     if (cause.hash !== event.causeHash) {

@@ -136,7 +136,8 @@ export function verifyEvidence(input: EvidenceInput): EvidenceReport {
   findings.push(...rootFindings(trusted, sealed, al, leaves));
 
   const events = stored.filter((e): e is StoredEvent => e !== undefined);
-  findings.push(...chainFindings(events, unreadable, input.complete), ...writerFindings(events), ...grantFindings(events, pinKeys(input.approverKeys)));
+  const historyAgedOut = input.firstSeq !== undefined && input.firstSeq > 1;
+  findings.push(...chainFindings(events, unreadable, input.complete, historyAgedOut), ...writerFindings(events), ...grantFindings(events, pinKeys(input.approverKeys)));
   const lastTrusted = trusted.at(-1);
   return {
     findings: findings.sort((x, y) => (x.seq ?? 0) - (y.seq ?? 0)),
