@@ -78,6 +78,9 @@ export const CALL_OPTIONS = {
   wait: { type: "boolean", description: "wait through an approval for the call's end" },
   timeout: { type: "string", value: "DURATION", description: "how long to wait, e.g. 500ms, 30s, 2m (default 30s)" },
   "run-id": { type: "string", value: "ID", description: "the run the call belongs to (budgets span a run)" },
+  goal: { type: "string", value: "TEXT", description: "what the call is for (intent; shown on the approval card, in trace and audit)" },
+  why: { type: "string", value: "TEXT", description: "why this call serves the goal (intent.rationale; needs --goal)" },
+  expects: { type: "string", value: "TEXT", description: "what the call should change (intent.expectedEffect; needs --goal)" },
 } as const satisfies OptionSpecs;
 
 export const MCP_OPTIONS = {
@@ -104,6 +107,7 @@ export const DECIDE_OPTIONS = {
   as: required({ ...WHO_OPTIONS.as, description: "who decides (a person, e.g. alice)" }),
   reason: { type: "string", value: "R", description: "why (required to deny)" },
   "args-hash": { type: "string", value: "H", description: "the argsHash of the args you saw (default: the one in your inbox)" },
+  args: { type: "string", value: "JSON", description: "approve these edited args instead (re-validated; the grant binds them and they run)" },
 } as const satisfies OptionSpecs;
 
 export const TRACE_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;

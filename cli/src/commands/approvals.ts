@@ -3,7 +3,8 @@ import type { APPROVALS_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
-import { emit, renderTable } from "../output.js";
+import { approvalCardText } from "../domain/approval-card.js";
+import { emit } from "../output.js";
 
 /** `warden approvals`: what waits for a person, with the argsHash a decision must echo. */
 export const approvalsCommand: Command<typeof APPROVALS_OPTIONS> = async ({ values }, io) => {
@@ -15,15 +16,7 @@ export const approvalsCommand: Command<typeof APPROVALS_OPTIONS> = async ({ valu
   emit(io, values.json ?? false, { approvals }, () =>
     approvals.length === 0
       ? "no pending approvals"
-      : renderTable(approvals, [
-          { title: "APPROVAL", value: (a) => a.approvalId },
-          { title: "TOOL", value: (a) => a.tool },
-          { title: "GRADE", value: (a) => a.grade },
-          { title: "BY", value: (a) => `${a.principal} (${a.mode})` },
-          { title: "EXPIRES", value: (a) => a.expiresAt },
-          { title: "WHO MAY DECIDE", value: (a) => (a.approvers.requesterMayConfirm ? "the requester or a human approver" : "a human approver") },
-          { title: "ARGS", value: (a) => a.argsPreview, max: 80 },
-        ]),
+      : approvals.map(approvalCardText).join("\n\n"),
   );
   return EXIT_OK;
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
+import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
 import { DecisionSchema } from "./policy-decision.js";
 import { TokenSchema, VersionSchema } from "./tokens.js";
@@ -77,6 +78,8 @@ export const ToolCallRequestedDataSchema = CallContextSchema.extend({
   args: JsonValueSchema,
   /** Pin a version; otherwise the newest enabled version runs. */
   version: VersionSchema.optional(),
+  /** Why the caller makes this call (bounded; shown on the approval card, in trace and audit). */
+  intent: IntentSchema.optional(),
 });
 
 /** What a validated call is bound to from here on. */
@@ -163,6 +166,42 @@ export const ApproverRequirementSchema = z.object({
   requesterMayConfirm: z.boolean(),
 });
 
+/** A delegating call above the requested one (a subagent's parent), top first on the card. */
+export const DelegationLinkSchema = z.object({
+  callId: TokenSchema,
+  /** Who made the delegating call (a person, a plan's principal, or another subagent). */
+  principal: TokenSchema,
+  mode: CallModeSchema,
+  /** The agent tool that was called. */
+  tool: z.string().min(1).max(200),
+});
+export type DelegationLink = z.infer<typeof DelegationLinkSchema>;
+
+/** The descriptor's effect flags as the card shows them (they agree with the grade: the registry checks). */
+export const ToolFlagsSchema = z.object({ destructive: z.boolean(), openWorld: z.boolean(), idempotent: z.boolean() });
+
+/**
+ * The approval card's fields beyond the binding: what the tool is, why it is asked for, on whose
+ * behalf, what makes it risky, and who may decide. Optional so cards written before they existed
+ * still read; the approver writes them all on every new card.
+ */
+const ApprovalCardSchema = z.object({
+  description: z.string().max(2000).optional(),
+  flags: ToolFlagsSchema.optional(),
+  /** The request's intent, copied from its ToolCallRequested. */
+  intent: IntentSchema.optional(),
+  /** The delegating calls above this one, top first (empty for a direct call). */
+  chain: z.array(DelegationLinkSchema).max(8).optional(),
+  /** The requester with the chain read aloud: "alice via agent.triage". */
+  onBehalfOf: z.string().max(1000).optional(),
+  /** Why a person should look closely, from the grade, the flags, the mode and the chain. */
+  riskReasons: z.array(z.string().max(300)).max(16).optional(),
+  /** The principals the policy document lets decide (besides a requester who may confirm). */
+  deciders: z.array(TokenSchema).max(200).optional(),
+  /** Distinct approvers needed before the call runs (quorum); 1 when absent. */
+  quorum: z.int().min(1).max(10).optional(),
+});
+
 export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
   approvalId: TokenSchema,
   argsPreview: z.string(),
@@ -173,7 +212,7 @@ export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
   reason: z.string(),
   ruleIds: z.array(z.string()),
   policyVersion: z.string(),
-});
+}).extend(ApprovalCardSchema.shape);
 
 export const ApprovalGrantedDataSchema = z.object({
   approvalId: TokenSchema,
@@ -188,6 +227,17 @@ export const ApprovalGrantedDataSchema = z.object({
   /** Ed25519 signature (base64) over grantSigningPayload(...). */
   signature: z.string(),
   keyId: z.string(),
+  /**
+   * Set when the approver granted other args than were asked for: the args that run (their hash
+   * is `argsHash`, which the signature binds) and the hash of the requested ones, which the
+   * ApprovalRequested keeps.
+   */
+  edit: z.object({ args: JsonValueSchema, originalArgsHash: HashSchema }).optional(),
+  /**
+   * Set when the approval needed a quorum: the other people whose grants counted, each with when
+   * (`approver` completed it). Signed with the rest.
+   */
+  coApprovers: z.array(z.object({ approver: TokenSchema, at: IsoTimeSchema })).max(9).optional(),
 });
 
 export const ApprovalDeniedDataSchema = z.object({

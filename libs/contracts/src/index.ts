@@ -9,6 +9,7 @@ export {
   type GrantStatement,
   type PendingApproval,
 } from "./approval.js";
+export { delegatedIntent, INTENT_LIMITS, IntentSchema, type Intent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export { causeOf, eventHash, messageHash, validateEventJson, type EventCause } from "./event-hash.js";
@@ -52,6 +53,9 @@ export {
   ApprovalGrantedSchema,
   ApprovalRequestedSchema,
   ArtifactRefSchema,
+  DelegationLinkSchema,
+  ToolFlagsSchema,
+  type DelegationLink,
   EVENT_SCHEMA_VERSION,
   EVENT_SCHEMAS,
   EVENT_TYPES,
@@ -143,6 +147,8 @@ export {
   POLICY_DOCUMENT_KEY,
   PolicyDocumentSchema,
   PolicyRuleSchema,
+  ApprovalQuorumSchema,
+  type ApprovalQuorum,
   PRINCIPAL_KINDS,
   PrincipalSchema,
   RateLimitSchema,

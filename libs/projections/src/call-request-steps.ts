@@ -17,6 +17,7 @@ export const requested: CallStep<"ToolCallRequested"> = (m, event, { model, flag
     m.argsPreview = cutText(canonicalJson(event.data.args), ARGS_SUMMARY_CHARS);
     m.scope = event.data.scope;
     m.flags = event.data.flags;
+    if (event.data.intent !== undefined) m.intent = event.data.intent;
   }
   if (event.parentCallId !== undefined && event.mode !== "llm") {
     flag("child_not_llm", `child of ${event.parentCallId} requested in ${event.mode} mode`);

@@ -6,6 +6,7 @@ import {
   ToolViewRequestSchema,
   wardenError,
   type CallMode,
+  type Intent,
   type Outcome,
   type ToolResult,
   type ToolViewRequestInput,
@@ -80,6 +81,12 @@ export interface CallOptions {
   readonly version?: string;
   /** The call that delegated this one (a subagent's child calls); policy checks attenuation along the chain. */
   readonly parentCallId?: string;
+  /**
+   * Why this call is made: `goal` (at most 300 characters), `rationale` (2000), `expectedEffect`
+   * (1000). The approval card, `warden trace` and `warden audit` show it; over a bound the call is
+   * refused INVALID_REQUEST before anything is sent.
+   */
+  readonly intent?: Intent;
   /**
    * Wait through an approval to the call's end instead of returning `awaiting_approval` at
    * ApprovalRequested.
@@ -245,6 +252,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         flags: opts.flags ?? {},
         version: opts.version,
         parentCallId: opts.parentCallId,
+        intent: opts.intent,
         now: new Date(),
       }));
       if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };

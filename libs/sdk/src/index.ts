@@ -12,6 +12,7 @@ export {
 export {
   createApproverClient,
   type ApprovalWatch,
+  type ApproveOptions,
   type ApproverClient,
   type ApproverClientOptions,
   type DecisionOutcome,

@@ -2,13 +2,14 @@ import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey } from "@warden/service-kit";
 import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
+import { editedArgsChecker } from "./edited-args.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { readStreamOutcome } from "./stream-outcome.js";
 import { startSweeper } from "./sweeper.js";
-import { toolTitleReader } from "./tool-titles.js";
+import { toolFactsReader } from "./tool-facts.js";
 
 export const APPROVER_STAGE = "approver-request";
 
@@ -43,9 +44,9 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const key = loadSigningKey(deps.signingKeyPem);
   const documents = await followPolicyDocument(bus, log);
   const approvals = await openApprovalStore(bus, log);
+  const factsOf = await toolFactsReader(bus);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
-  const titleOf = await toolTitleReader(bus);
-  const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key }));
+  const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker() }));
   const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
   const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf }));
   const sweeper = startSweeper({
@@ -63,7 +64,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns() }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, factsOf, turns: createTurns() }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {

@@ -17,13 +17,16 @@ export const NO_OUTCOME: StreamOutcome = { granted: undefined, denied: undefined
  */
 export function judgeStreamOutcome(o: StreamOutcome): Judgement {
   if (o.denied !== undefined) {
-    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already denied by ${o.denied.data.approver} at ${o.denied.ts}` };
+    const d = o.denied;
+    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already denied by ${d.data.approver} at ${d.ts}`, decided: { decision: "deny", by: d.data.approver, at: d.ts } };
   }
   if (o.expired !== undefined) {
-    return { ok: false, refusal: "EXPIRED", message: `the approval expired at ${o.expired.data.expiresAt} (recorded at ${o.expired.ts})` };
+    const e = o.expired;
+    return { ok: false, refusal: "EXPIRED", message: `the approval expired at ${e.data.expiresAt} (recorded at ${e.ts})`, decided: { decision: "expire", at: e.data.expiresAt } };
   }
   if (o.granted !== undefined) {
-    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already granted by ${o.granted.data.approver} at ${o.granted.data.grantedAt}` };
+    const g = o.granted.data;
+    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already granted by ${g.approver} at ${g.grantedAt}`, decided: { decision: "grant", by: g.approver, at: g.grantedAt } };
   }
   return { ok: true };
 }
