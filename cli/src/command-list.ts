@@ -110,6 +110,13 @@ export const DECIDE_OPTIONS = {
   args: { type: "string", value: "JSON", description: "approve these edited args instead (re-validated; the grant binds them and they run)" },
 } as const satisfies OptionSpecs;
 
+export const CANCEL_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "who cancels: the call's requester, or an operator the policy document names" }),
+  reason: { type: "string", value: "R", description: "why (recorded on the ToolCallCancelled)" },
+} as const satisfies OptionSpecs;
+
 export const TRACE_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
 
 export const AUDIT_OPTIONS = {
@@ -306,6 +313,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
     options: DECIDE_OPTIONS,
     run: async (input, io) => (await import("./commands/decide.js")).approveCommand(input, io),
+  }),
+  command({
+    name: "cancel",
+    summary: "cancel a call that has not started (its requester, or an operator); it never runs",
+    arguments: [{ name: "CALL_ID", description: "the call's id" }],
+    options: CANCEL_OPTIONS,
+    run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
   }),
   command({
     name: "deny",

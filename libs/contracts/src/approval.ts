@@ -45,7 +45,7 @@ export const DecisionReplySchema = z.discriminatedUnion("ok", [
     message: z.string(),
     /** For a decision that came too late: the decision already taken, by whom and when. */
     decided: z
-      .object({ decision: z.enum(["grant", "deny", "expire"]), by: z.string().optional(), at: z.string() })
+      .object({ decision: z.enum(["grant", "deny", "expire", "cancel"]), by: z.string().optional(), at: z.string() })
       .optional(),
   }),
 ]);
@@ -118,3 +118,15 @@ export const PendingApprovalSchema = z.object({
   approvers: z.object({ human: z.boolean(), requesterMayConfirm: z.boolean() }),
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+
+/** What a requester (or an operator) sends on `warden.cancel.<principal>.<callId>`. */
+export const CancelRequestSchema = z.strictObject({ reason: z.string().max(2000).optional() });
+export type CancelRequest = z.infer<typeof CancelRequestSchema>;
+
+export const CANCEL_REFUSALS = ["NOT_FOUND", "NOT_AUTHORISED", "ALREADY_STARTED", "ALREADY_ENDED", "MALFORMED"] as const;
+
+export const CancelReplySchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), callId: z.string(), domain: z.string(), by: z.string(), at: z.string() }),
+  z.object({ ok: z.literal(false), refusal: z.enum(CANCEL_REFUSALS), message: z.string() }),
+]);
+export type CancelReply = z.infer<typeof CancelReplySchema>;

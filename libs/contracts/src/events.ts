@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   "ToolCallOutcomeUnknown",
   "ToolViewCompiled",
   "ToolCallLateResult",
+  "ToolCallCancelled",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -36,6 +37,7 @@ export const TERMINAL_EVENT_TYPES = [
   "ApprovalExpired",
   "ToolCallFinished",
   "ToolCallOutcomeUnknown",
+  "ToolCallCancelled",
 ] as const satisfies readonly EventType[];
 
 const HashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/);
@@ -300,6 +302,19 @@ export const ToolCallLateResultDataSchema = ToolCallFinishedDataSchema.extend({
 });
 
 /**
+ * A call stopped before it started, by its requester or an operator (`warden cancel`). Written by
+ * the approver on the call's ToolCallStarted subject, so the server keeps either the claim or the
+ * cancel, never both: a cancelled call can never start, a started one can no longer be cancelled.
+ */
+export const ToolCallCancelledDataSchema = z.object({
+  /** Who cancelled: the identity the server let publish the cancel request. */
+  by: TokenSchema,
+  /** `requester`: the call's own principal; `operator`: a principal the policy document names operator. */
+  as: z.enum(["requester", "operator"]),
+  reason: z.string().max(2000),
+});
+
+/**
  * What a model was shown on one turn of a subagent's loop (recorded on the subagent's own call),
  * so an auditor sees exactly which tools the model could choose from and why others were hidden.
  * Its subject adds the turn: `warden.call.<domain>.<callId>.ToolViewCompiled.t<turn>`.
@@ -331,6 +346,7 @@ export const ToolCallFinishedSchema = event("ToolCallFinished", ToolCallFinished
 export const ToolCallOutcomeUnknownSchema = event("ToolCallOutcomeUnknown", ToolCallOutcomeUnknownDataSchema);
 export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiledDataSchema);
 export const ToolCallLateResultSchema = event("ToolCallLateResult", ToolCallLateResultDataSchema);
+export const ToolCallCancelledSchema = event("ToolCallCancelled", ToolCallCancelledDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -346,6 +362,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallOutcomeUnknownSchema,
   ToolViewCompiledSchema,
   ToolCallLateResultSchema,
+  ToolCallCancelledSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -361,6 +378,7 @@ export type ToolCallFinished = z.infer<typeof ToolCallFinishedSchema>;
 export type ToolCallOutcomeUnknown = z.infer<typeof ToolCallOutcomeUnknownSchema>;
 export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
 export type ToolCallLateResult = z.infer<typeof ToolCallLateResultSchema>;
+export type ToolCallCancelled = z.infer<typeof ToolCallCancelledSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -379,4 +397,5 @@ export const EVENT_SCHEMAS = {
   ToolCallOutcomeUnknown: ToolCallOutcomeUnknownSchema,
   ToolViewCompiled: ToolViewCompiledSchema,
   ToolCallLateResult: ToolCallLateResultSchema,
+  ToolCallCancelled: ToolCallCancelledSchema,
 } as const satisfies Record<EventType, z.ZodType>;

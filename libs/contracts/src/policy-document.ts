@@ -23,6 +23,8 @@ export const PrincipalSchema = z.strictObject({
    * own flags may only turn a granted flag off, never on.
    */
   flags: z.record(TokenSchema, z.boolean()).optional(),
+  /** May cancel anyone's call that has not started (`warden cancel`); a requester may always cancel its own. */
+  operator: z.boolean().optional(),
   /** This principal's own bucket, in place of `rateLimits.perPrincipal`. */
   rateLimit: RateLimitSchema.optional(),
 });

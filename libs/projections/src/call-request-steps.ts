@@ -67,6 +67,12 @@ export const rejected: CallStep<"ToolCallRejected"> = (m, event) => {
   return { next: "rejected" };
 };
 
+/** A cancel before the call started: the call ends here. */
+export const cancelled: CallStep<"ToolCallCancelled"> = (m, event) => {
+  m.cancelled ??= { by: event.data.by, as: event.data.as, reason: event.data.reason, at: event.ts };
+  return { next: "cancelled" };
+};
+
 /** What a subagent's model was shown on a turn: counted, it changes nothing else. */
 export const viewCompiled: CallStep<"ToolViewCompiled"> = (m) => {
   m.viewTurns = m.viewTurns + 1;

@@ -118,6 +118,8 @@ export function actorOf(e: WardenEvent): string {
       return e.data.stage;
     case "ToolViewCompiled":
       return e.data.viewPrincipal;
+    case "ToolCallCancelled":
+      return e.data.by;
   }
 }
 
@@ -172,6 +174,8 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
       return { error: { code: e.data.error.code, message: e.data.error.message }, ...(e.data.ruleIds === undefined ? {} : { ruleIds: e.data.ruleIds }) };
     case "ToolViewCompiled":
       return { turn: e.data.turn, tools: e.data.tools.map((t) => t.name), hidden: e.data.hidden.length, policyVersion: e.data.policyVersion };
+    case "ToolCallCancelled":
+      return { reason: `cancelled by ${e.data.by} (${e.data.as})${e.data.reason === "" ? "" : `: ${e.data.reason}`}` };
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type ToolViewRequestInput,
 } from "@warden/contracts";
 import { awaitOwnCall, publishAndAwait, type InFlight } from "./call-watch.js";
+import { cancelCall, type CancelOutcome } from "./cancel-call.js";
 import { buildCallRequest } from "./domain/call-request.js";
 import { domainOfTool } from "./domain/tool-domain.js";
 import { createRegistryClient } from "./registry-client.js";
@@ -172,6 +173,16 @@ export interface AgentClient {
    */
   awaitCall(callId: string, tool: string, opts?: AwaitCallOptions): Promise<ToolResult>;
   /**
+   * Cancels one of this principal's calls that has not started (waiting for approval, or not yet
+   * claimed by an executor). A cancelled call never runs; its waiters get status `cancelled`.
+   * @example
+   * ```ts
+   * const r = await agent.call("customer.message", args);
+   * if (r.status === "awaiting_approval") await agent.cancel(r.callId, "the customer called back");
+   * ```
+   */
+  cancel(callId: string, reason?: string): Promise<CancelOutcome>;
+  /**
    * Follows this caller's view: `onChange` gets the new view whenever it differs from the last
    * one read (a tool registered, enabled or disabled, a new policy version), on the registry's
    * `warden.registry.changed` announcements and every `pollMs`. Call `stop()` when done.
@@ -264,6 +275,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       if (!isSafeToken(callId)) return { callId, ok: false, status: "rejected", error: wardenError("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)") };
       const ref = { principal, domain: domainOfTool(tool), callId };
       return awaitOwnCall(bus, ref, { wait: opts.wait ?? true, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
+    },
+    cancel(callId, reason) {
+      return cancelCall(bus, principal, callId, reason);
     },
     watchToolView(query, onChange, opts) {
       return watchToolViewOn(bus, () => toolView(query), onChange, opts);

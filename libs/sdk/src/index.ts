@@ -17,6 +17,7 @@ export {
   type ApproverClientOptions,
   type DecisionOutcome,
 } from "./approver-client.js";
+export { cancelCall, type CancelOutcome } from "./cancel-call.js";
 export type { PatienceOptions } from "./patient-request.js";
 export { viewFingerprint, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
 export { createRegistryClient, type RegistryClient, type RegistryClientOptions } from "./registry-client.js";

@@ -1,10 +1,11 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey } from "@warden/service-kit";
-import { APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { APPROVER_PENDING_SUBJECTS, CANCEL_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { editedArgsChecker } from "./edited-args.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
+import { cancelHandler } from "./rpc/cancel.js";
 import { decideHandler } from "./rpc/decide.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { readStreamOutcome } from "./stream-outcome.js";
@@ -47,6 +48,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const factsOf = await toolFactsReader(bus);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
   const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker() }));
+  const cancel = serveRpc(bus, CANCEL_SUBJECTS, QUEUE_APPROVER, log, cancelHandler({ bus, log, documents }));
   const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
   const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf }));
   const sweeper = startSweeper({
@@ -72,7 +74,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     document: () => documents.current(),
     async stop() {
       await stage.stop();
-      await Promise.allSettled([decide.drain(), pending.drain()]);
+      await Promise.allSettled([decide.drain(), pending.drain(), cancel.drain()]);
       await sweeper.stop();
       approvals.stop();
       await requests.stop();
