@@ -322,6 +322,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
   }),
   command({
+    name: "revoke",
+    summary: "revoke your grant of a call that has not started yet (the call then never runs)",
+    arguments: [{ name: "CALL_ID", description: "the call's id (from `warden approve`)" }],
+    options: CANCEL_OPTIONS,
+    run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
+  }),
+  command({
     name: "deny",
     summary: "deny an approval (--reason is required)",
     arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent } from "@warden/bus";
-import { nextCallEvent, stampNow, type ToolCallRequested } from "@warden/contracts";
+import { appendEvent, silentLogger } from "@warden/bus";
+import { consumerName, nextCallEvent, stampNow, STREAM_CALLS, type ToolCallRequested } from "@warden/contracts";
+import { defineTool, startExecutor } from "@warden/executor";
+import { z } from "zod";
 import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
@@ -22,6 +24,7 @@ describe("approvals: cancelling a call before it starts", () => {
           olga: { kind: "human", operator: true },
           planner: { kind: "agent" },
         },
+        llm: { showWrite: ["notes.write"] },
         rules: [],
         budgets: {},
       },
@@ -82,6 +85,55 @@ describe("approvals: cancelling a call before it starts", () => {
     expect(await olga.cancel(r.callId, "runaway plan")).toMatchObject({ ok: true, by: "olga" });
     const cancel = (await callEvents(w.bus, r.callId)).find((e) => e.type === "ToolCallCancelled");
     expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "olga", as: "operator", reason: "runaway plan" });
+  });
+
+  it("revokes an unused grant: the granting person stops the call, and its executor, back up, never runs it", async () => {
+    let runs = 0;
+    const tool = defineTool({
+      name: "notes.write",
+      version: "1.0.0",
+      title: "Write a note",
+      description: "Use when testing a grant that is revoked before it is used.",
+      grade: "write",
+      idempotent: false,
+      timeoutMs: 3_000,
+      input: z.strictObject({ n: z.int() }),
+      handler: async ({ n }) => {
+        runs += 1;
+        return { n };
+      },
+    });
+    const start = async () =>
+      startExecutor({ bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }), log: silentLogger(), domain: "notes", tools: [tool], approverKeys: w.approverKeys });
+    // registered, then down: a grant waits for it unused
+    await (await start()).stop();
+    const r = await planner.call("notes.write", { n: 1 }, { mode: "llm" });
+    expect(r.status).toBe("awaiting_approval");
+    const card = await eventually(async () => {
+      const p = await alice.pending();
+      const found = p.ok ? p.value.find((a) => a.callId === r.callId) : undefined;
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true });
+    const bob = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
+    expect(await bob.cancel(r.callId)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    const aliceAsCaller = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
+    expect(await aliceAsCaller.cancel(r.callId, "wrong note")).toMatchObject({ ok: true, by: "alice" });
+
+    w.track(await start());
+    // the executor takes the grant from its durable and meets the revoke in the claim slot
+    await eventually(async () => {
+      const info = await w.bus.jsm.consumers.info(STREAM_CALLS, consumerName("executor-granted", "notes"));
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+      expect(info.delivered.stream_seq).toBeGreaterThan(0);
+    });
+    const events = await callEvents(w.bus, r.callId);
+    expect(eventTypes(events)).toEqual(expect.arrayContaining(["ApprovalGranted", "ToolCallCancelled"]));
+    expect(eventTypes(events)).not.toContain("ToolCallStarted");
+    const cancel = events.find((e) => e.type === "ToolCallCancelled");
+    expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "alice", as: "approver", reason: "wrong note" });
+    expect(runs).toBe(0);
   });
 
   it("refuses to cancel a call that already ended", async () => {

@@ -309,8 +309,11 @@ export const ToolCallLateResultDataSchema = ToolCallFinishedDataSchema.extend({
 export const ToolCallCancelledDataSchema = z.object({
   /** Who cancelled: the identity the server let publish the cancel request. */
   by: TokenSchema,
-  /** `requester`: the call's own principal; `operator`: a principal the policy document names operator. */
-  as: z.enum(["requester", "operator"]),
+  /**
+   * `requester`: the call's own principal; `operator`: a principal the policy document names
+   * operator; `approver`: a person whose grant of the call is revoked before it was used.
+   */
+  as: z.enum(["requester", "operator", "approver"]),
   reason: z.string().max(2000),
 });
 

@@ -94,7 +94,7 @@ export const CallModelSchema = z.object({
     .object({ at: z.string(), ok: z.boolean(), executorId: z.string(), afterType: z.string(), errorCode: z.string().optional() })
     .optional(),
   /** Set when the call was cancelled before it started. */
-  cancelled: z.object({ by: z.string(), as: z.enum(["requester", "operator"]), reason: z.string(), at: z.string() }).optional(),
+  cancelled: z.object({ by: z.string(), as: z.enum(["requester", "operator", "approver"]), reason: z.string(), at: z.string() }).optional(),
   rejection: z
     .object({ stage: z.enum(REJECTING_STAGES), code: z.string(), message: z.string(), ruleIds: z.array(z.string()).optional(), at: z.string() })
     .optional(),

@@ -24,11 +24,21 @@ const answer = (reply: CancelReply): Reply => ({ ok: true, value: reply });
 /**
  * `warden.cancel.<principal>.<callId>`: the principal is the subject's token (NATS permissions
  * pin it). The call's requester, or a principal the policy document names `operator`, may cancel
- * a call that has not started: the ToolCallCancelled is appended on the call's ToolCallStarted
+ * a call that has not started; a person who granted it may revoke that grant while it is unused
+ * (the same event, `as: approver`): the ToolCallCancelled is appended on the call's ToolCallStarted
  * subject, so the server keeps either the cancel or the executor's claim, whichever came first.
  */
 export function cancelHandler(deps: CancelDeps) {
   const { bus } = deps;
+  /** Why this principal may stop the call: its requester, an operator, or a person who granted it (a revoke). */
+  async function roleOf(principal: string, requester: string, domain: string, callId: string): Promise<"requester" | "operator" | "approver" | undefined> {
+    if (principal === requester) return "requester";
+    if (principalOf(deps.documents.current(), principal).operator === true) return "operator";
+    const grant = await readEvent(bus, domain, callId, "ApprovalGranted");
+    const granters = grant === undefined ? [] : [grant.data.approver, ...(grant.data.coApprovers ?? []).map((c) => c.approver)];
+    return granters.includes(principal) ? "approver" : undefined;
+  }
+
   return async (payload: unknown, msg: { subject: string }): Promise<Reply> => {
     const subject = parseCancelSubject(msg.subject);
     if (subject === undefined) return answer({ ok: false, refusal: "MALFORMED", message: `not a cancel subject: ${msg.subject}` });
@@ -39,14 +49,17 @@ export function cancelHandler(deps: CancelDeps) {
     const domain = await domainOf(bus, callId);
     const request = domain === undefined ? undefined : await readEvent(bus, domain, callId, "ToolCallRequested");
     if (domain === undefined || request === undefined) return answer({ ok: false, refusal: "NOT_FOUND", message: `no call ${callId}` });
-    const isRequester = request.principal === principal;
-    // an operator is named by the document in force; anyone else learns nothing about the call
-    if (!isRequester && principalOf(deps.documents.current(), principal).operator !== true) {
-      return answer({ ok: false, refusal: "NOT_AUTHORISED", message: `${principal} may cancel only its own calls (the policy document does not name it operator)` });
+    const as = await roleOf(principal, request.principal, domain, callId);
+    if (as === undefined) {
+      return answer({
+        ok: false,
+        refusal: "NOT_AUTHORISED",
+        message: `${principal} may cancel only its own calls, or revoke its own grants (the policy document does not name it operator)`,
+      });
     }
     const ended = await endOf(bus, domain, callId);
     if (ended !== undefined) return answer({ ok: false, refusal: "ALREADY_ENDED", message: ended });
-    const cancel = nextCallEvent(request, "ToolCallCancelled", { by: principal, as: isRequester ? "requester" : "operator", reason: body.data.reason?.trim() ?? "" }, stampNow());
+    const cancel = nextCallEvent(request, "ToolCallCancelled", { by: principal, as, reason: body.data.reason?.trim() ?? "" }, stampNow());
     const appended = await appendEvent(bus, cancel);
     if (appended.status === "written") {
       log.info({ as: cancel.data.as }, "call cancelled before it started");
