@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger } from "@warden/bus";
-import { consumerName, nextCallEvent, stampNow, STREAM_CALLS, type ToolCallRequested } from "@warden/contracts";
+import { BUCKET_APPROVALS, consumerName, nextCallEvent, stampNow, STREAM_CALLS, type ToolCallRequested } from "@warden/contracts";
 import { defineTool, startExecutor } from "@warden/executor";
 import { z } from "zod";
 import { readOutbox } from "@warden/example-support-desk";
@@ -71,6 +71,9 @@ describe("approvals: cancelling a call before it starts", () => {
     expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-cancel")).toHaveLength(0);
     // a second cancel answers the first
     expect(await planner.cancel(r.callId)).toMatchObject({ ok: true, by: "planner" });
+    // the projected approval inbox closes it too
+    const inbox = await w.bus.kvm.open(BUCKET_APPROVALS);
+    await eventually(async () => expect((await inbox.get(r.approvalId!))?.json<{ status: string; decidedBy?: string }>()).toMatchObject({ status: "cancelled", decidedBy: "planner" }));
   });
 
   it("lets an operator cancel another principal's call, and refuses anyone else", async () => {
@@ -84,7 +87,7 @@ describe("approvals: cancelling a call before it starts", () => {
     const olga = createAgentClient({ bus: await w.humanBus("olga"), principal: "olga" });
     expect(await olga.cancel(r.callId, "runaway plan")).toMatchObject({ ok: true, by: "olga" });
     const cancel = (await callEvents(w.bus, r.callId)).find((e) => e.type === "ToolCallCancelled");
-    expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "olga", as: "operator", reason: "runaway plan" });
+    expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "olga", as: "operator", reason: "runaway plan", approvalId: r.approvalId });
   });
 
   it("revokes an unused grant: the granting person stops the call, and its executor, back up, never runs it", async () => {
@@ -132,7 +135,7 @@ describe("approvals: cancelling a call before it starts", () => {
     expect(eventTypes(events)).toEqual(expect.arrayContaining(["ApprovalGranted", "ToolCallCancelled"]));
     expect(eventTypes(events)).not.toContain("ToolCallStarted");
     const cancel = events.find((e) => e.type === "ToolCallCancelled");
-    expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "alice", as: "approver", reason: "wrong note" });
+    expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "alice", as: "approver", reason: "wrong note", approvalId: card.approvalId });
     expect(runs).toBe(0);
   });
 

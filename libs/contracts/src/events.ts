@@ -315,6 +315,8 @@ export const ToolCallCancelledDataSchema = z.object({
    */
   as: z.enum(["requester", "operator", "approver"]),
   reason: z.string().max(2000),
+  /** The call's approval, when it had one: the cancel closes it (read models key approvals by it). */
+  approvalId: TokenSchema.optional(),
 });
 
 /**

@@ -59,7 +59,9 @@ export function cancelHandler(deps: CancelDeps) {
     }
     const ended = await endOf(bus, domain, callId);
     if (ended !== undefined) return answer({ ok: false, refusal: "ALREADY_ENDED", message: ended });
-    const cancel = nextCallEvent(request, "ToolCallCancelled", { by: principal, as, reason: body.data.reason?.trim() ?? "" }, stampNow());
+    const approval = await readEvent(bus, domain, callId, "ApprovalRequested");
+    const data = { by: principal, as, reason: body.data.reason?.trim() ?? "", ...(approval === undefined ? {} : { approvalId: approval.data.approvalId }) };
+    const cancel = nextCallEvent(request, "ToolCallCancelled", data, stampNow());
     const appended = await appendEvent(bus, cancel);
     if (appended.status === "written") {
       log.info({ as: cancel.data.as }, "call cancelled before it started");
