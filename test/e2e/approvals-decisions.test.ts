@@ -159,7 +159,7 @@ describe("approvals: the card, and deny, edit, quorum and late decisions", () =>
     expect(grant?.type === "ApprovalGranted" && grant.data).toMatchObject({ approver: "carol", coApprovers: [expect.objectContaining({ approver: "alice" })] });
   });
 
-  it("never counts the requester towards a quorum, even a person confirming their own call", async () => {
+  it("never lets the requester grant its own call, even a person the policy lets approve writes", async () => {
     const requester = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
     // a write asked in llm mode waits for people; bob is one of the approvers the document names
     const asked = await requester.call("ticket.submit", { title: "Own", body: "bob asks", customerId: "C-own" }, { mode: "llm" });
