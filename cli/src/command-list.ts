@@ -78,6 +78,9 @@ export const CALL_OPTIONS = {
   wait: { type: "boolean", description: "wait through an approval for the call's end" },
   timeout: { type: "string", value: "DURATION", description: "how long to wait, e.g. 500ms, 30s, 2m (default 30s)" },
   "run-id": { type: "string", value: "ID", description: "the run the call belongs to (budgets span a run)" },
+  goal: { type: "string", value: "TEXT", description: "what the call is for (intent; shown on the approval card, in trace and audit)" },
+  why: { type: "string", value: "TEXT", description: "why this call serves the goal (intent.rationale; needs --goal)" },
+  expects: { type: "string", value: "TEXT", description: "what the call should change (intent.expectedEffect; needs --goal)" },
 } as const satisfies OptionSpecs;
 
 export const MCP_OPTIONS = {
@@ -108,6 +111,14 @@ export const DECIDE_OPTIONS = {
   as: required({ ...WHO_OPTIONS.as, description: "who decides (a person, e.g. alice)" }),
   reason: { type: "string", value: "R", description: "why (required to deny)" },
   "args-hash": { type: "string", value: "H", description: "the argsHash of the args you saw (default: the one in your inbox)" },
+  args: { type: "string", value: "JSON", description: "approve these edited args instead (re-validated; the grant binds them and they run)" },
+} as const satisfies OptionSpecs;
+
+export const CANCEL_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "who cancels: the call's requester, or an operator the policy document names" }),
+  reason: { type: "string", value: "R", description: "why (recorded on the ToolCallCancelled)" },
 } as const satisfies OptionSpecs;
 
 export const INBOX_OPTIONS = {
@@ -314,6 +325,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
     options: DECIDE_OPTIONS,
     run: async (input, io) => (await import("./commands/decide.js")).approveCommand(input, io),
+  }),
+  command({
+    name: "cancel",
+    summary: "cancel a call that has not started (its requester, or an operator); it never runs",
+    arguments: [{ name: "CALL_ID", description: "the call's id" }],
+    options: CANCEL_OPTIONS,
+    run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
+  }),
+  command({
+    name: "revoke",
+    summary: "revoke your grant of a call that has not started yet (the call then never runs)",
+    arguments: [{ name: "CALL_ID", description: "the call's id (from `warden approve`)" }],
+    options: CANCEL_OPTIONS,
+    run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
   }),
   command({
     name: "deny",

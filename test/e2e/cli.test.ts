@@ -129,6 +129,40 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(text.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:`));
   });
 
+  it("prints the approval card with the call's intent, grants edited args, and cancels a call before it starts", async () => {
+    const customerId = `cust-${newId()}`;
+    const args = JSON.stringify({ customerId, text: "ur refund is done" });
+    const call = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--goal", "close the refund ticket", "--why", "it was paid today", "--json"], env);
+    const approvalId = call.doc["approvalId"] as string;
+    const callId = call.doc["callId"] as string;
+    const cards = await warden(["approvals", "--as", approver], env);
+    const card = cards.stdout.split("\n\n").find((c) => c.includes(approvalId))!;
+    expect(card).toMatch(/tool +Send a message to a customer \(customer\.message\), grade send, openWorld/);
+    expect(card).toMatch(/asked by +support-bot \(support-bot, mode plan\)/);
+    expect(card).toMatch(/goal +close the refund ticket\n +why +it was paid today/);
+    expect(card).toMatch(/decides +.*alice/);
+
+    const edited = { customerId, text: "Your refund has been paid." };
+    const granted = await warden(["approve", approvalId, "--as", approver, "--args", JSON.stringify(edited), "--json"], env);
+    expect(granted.doc).toMatchObject({ ok: true, decision: "grant", grantedArgsHash: expect.stringMatching(/^sha256:/) });
+    await eventually(async () => expect((await readOutbox(bus)).filter((m) => m.customerId === customerId).map((m) => m.text)).toEqual([edited.text]));
+    const trace = await eventually(async () => {
+      const t = await warden(["trace", callId], env);
+      expect(t.stdout).toContain("ToolCallFinished");
+      return t.stdout;
+    });
+    expect(trace).toMatch(/ToolCallRequested +support-bot +args=.* goal="close the refund ticket" why="it was paid today"/);
+    expect(trace).toContain(`editedArgs=${JSON.stringify(edited)}`);
+
+    const other = await warden(["call", "customer.message", "--args", JSON.stringify({ customerId, text: "second" }), "--mode", "plan", "--principal", "support-bot", "--json"], env);
+    const cancelled = await warden(["cancel", other.doc["callId"] as string, "--as", "support-bot", "--reason", "sent already", "--json"], env);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.doc).toMatchObject({ ok: true, by: "support-bot" });
+    const late = await warden(["approve", other.doc["approvalId"] as string, "--as", approver, "--args-hash", "sha256:" + "0".repeat(64)], env);
+    expect(late.code).toBe(1);
+    expect(late.stdout).toMatch(/refused: ALREADY_DECIDED: the call was cancelled by support-bot at /);
+  });
+
   it("waits through a denial with --wait and reports the approver's reason", async () => {
     const customerId = `cust-${newId()}`;
     const args = JSON.stringify({ customerId, text: "hello" });

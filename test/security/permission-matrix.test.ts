@@ -24,6 +24,7 @@ import {
   callEventSubject,
   callReadSubject,
   consumerName,
+  cancelSubject,
   decideSubject,
   DECIDE_SUBJECTS,
   DURABLE_APPROVER,
@@ -176,9 +177,12 @@ function durableOps(durable: string, configOf: (d: string) => ConsumerConfig): O
 }
 
 function operations(configOf: (d: string) => ConsumerConfig): Op[] {
-  const eventsOf = (domain: string, writer: readonly Label[]) =>
+  const eventsOf = (domain: string, writer: readonly Label[]) => [
     // ToolCallFinished stands for the outcome slot that ToolCallOutcomeUnknown and the executor's refusal share
-    (["ToolCallStarted", "ToolCallFinished", "ToolCallLateResult"] as const).map((t) => writeEvent(t, domain, writer));
+    ...(["ToolCallFinished", "ToolCallLateResult"] as const).map((t) => writeEvent(t, domain, writer)),
+    // the claim slot: the executor's ToolCallStarted, or the approver's ToolCallCancelled that keeps it from starting
+    writeEvent("ToolCallStarted", domain, [...writer, "approver"]),
+  ];
   return [
     // each event type has exactly one writer role
     writeEvent("ToolCallRequested", "kb", ["agent", "human", "admin"], (r) => r.self),
@@ -198,6 +202,9 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("decide as itself", ["human", "admin"], (r) => decideSubject(r.self, fresh())),
     publish("decide as alice", ["admin"], () => decideSubject("alice", fresh())),
     publish("list its own pending approvals", ["human", "admin"], (r) => approverPendingSubject(r.self)),
+    // cancels: a caller for itself (the approver checks it is the requester or an operator)
+    publish("cancel a call as itself", ["agent", "human", "admin"], (r) => cancelSubject(r.self, fresh())),
+    publish("cancel a call as alice", ["admin"], () => cancelSubject("alice", fresh())),
     publish("list alice's pending approvals", ["admin"], () => approverPendingSubject("alice")),
     // durable deliveries: a person moves only their own
     publish("ask for its own durable delivery", ["human", "admin"], (r) => approverDeliverSubject(r.self, "phone")),

@@ -4,7 +4,8 @@ import { withBus } from "../connect.js";
 import { allowedHosts, checkWebhook, CLI_WATCH_DURABLE, watchApprovals } from "./approvals-watch.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
-import { emit, renderTable } from "../output.js";
+import { approvalCardText } from "../domain/approval-card.js";
+import { emit } from "../output.js";
 
 /** `warden approvals`: what waits for a person, with the argsHash a decision must echo. */
 export const approvalsCommand: Command<typeof APPROVALS_OPTIONS> = async ({ values }, io) => {
@@ -22,15 +23,7 @@ export const approvalsCommand: Command<typeof APPROVALS_OPTIONS> = async ({ valu
   emit(io, values.json ?? false, { approvals }, () =>
     approvals.length === 0
       ? "no pending approvals"
-      : renderTable(approvals, [
-          { title: "APPROVAL", value: (a) => a.approvalId },
-          { title: "TOOL", value: (a) => a.tool },
-          { title: "GRADE", value: (a) => a.grade },
-          { title: "BY", value: (a) => `${a.principal} (${a.mode})` },
-          { title: "EXPIRES", value: (a) => a.expiresAt },
-          { title: "WHO MAY DECIDE", value: (a) => (a.approvers.requesterMayConfirm ? "the requester or a human approver" : "a human approver") },
-          { title: "ARGS", value: (a) => a.argsPreview, max: 80 },
-        ]),
+      : approvals.map(approvalCardText).join("\n\n"),
   );
   return EXIT_OK;
 };

@@ -4,7 +4,7 @@ import type { CALL_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { callDocument, callText } from "../domain/call-output.js";
 import { parseDuration, parseFlags, parseJsonArgs, parseMode, parseToken } from "../domain/options.js";
-import { EXIT_FAILED, EXIT_OK } from "../errors.js";
+import { EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
@@ -18,6 +18,11 @@ export const callCommand: Command<typeof CALL_OPTIONS> = async ({ values, positi
   const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
   const timeoutMs = parseDuration("--timeout", values.timeout, DEFAULT_CALL_TIMEOUT_MS);
   const runId = values["run-id"] === undefined ? undefined : parseToken("--run-id", values["run-id"]);
+  if (values.goal === undefined && (values.why !== undefined || values.expects !== undefined)) throw usageError("--why and --expects need --goal");
+  const intent =
+    values.goal === undefined
+      ? undefined
+      : { goal: values.goal, ...(values.why === undefined ? {} : { rationale: values.why }), ...(values.expects === undefined ? {} : { expectedEffect: values.expects }) };
   // a caller acts as the principal whose credentials it holds
   const result = await withBus(io, { name: values.as ?? principal, creds: values.creds }, async (bus) => {
     const client = createAgentClient({ bus, principal, mode, ...(runId === undefined ? {} : { runId }) });
@@ -27,6 +32,7 @@ export const callCommand: Command<typeof CALL_OPTIONS> = async ({ values, positi
       wait: values.wait ?? false,
       timeoutMs,
       ...(values.version === undefined ? {} : { version: values.version }),
+      ...(intent === undefined ? {} : { intent }),
     });
   });
   emit(io, values.json ?? false, callDocument(result), () => callText(result));

@@ -1,8 +1,9 @@
+import type { JsonValue } from "@warden/contracts";
 import { createApproverClient, type DecisionOutcome } from "@warden/sdk";
 import { onePositional, type CommandInput } from "../args.js";
 import type { DECIDE_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { parseToken } from "../domain/options.js";
+import { parseJsonArgs, parseToken } from "../domain/options.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
@@ -21,6 +22,8 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
   const approver = parseToken("--as", values.as);
   const reason = values.reason;
   if (decision === "deny" && (reason === undefined || reason.trim() === "")) throw usageError("--reason is required to deny");
+  if (decision === "deny" && values.args !== undefined) throw usageError("--args edits what is granted; a denial runs nothing");
+  const edited = values.args === undefined ? undefined : parseJsonArgs(values.args);
   const { outcome, argsHash } = await withBus(io, { name: approver, creds: values.creds }, async (bus) => {
     const client = createApproverClient({ bus, approver });
     // a decision must echo the argsHash of the args the approver saw
@@ -33,11 +36,22 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
       hash = pending.value.find((p) => p.approvalId === approvalId)?.argsHash ?? UNSEEN_ARGS_HASH;
     }
     const outcome: DecisionOutcome =
-      decision === "grant" ? await client.approve(approvalId, hash, reason) : await client.deny(approvalId, hash, reason ?? "");
+      decision === "grant"
+        ? await client.approve(approvalId, hash, { ...(reason === undefined ? {} : { reason }), ...(edited === undefined ? {} : { args: edited as JsonValue }) })
+        : await client.deny(approvalId, hash, reason ?? "");
     return { outcome, argsHash: hash };
   });
   const doc = outcome.ok
-    ? { ok: true, approvalId: outcome.approvalId, callId: outcome.callId, decision: outcome.decision, approver, argsHash }
+    ? {
+        ok: true,
+        approvalId: outcome.approvalId,
+        callId: outcome.callId,
+        decision: outcome.decision,
+        approver,
+        argsHash,
+        ...(outcome.argsHash !== undefined && outcome.argsHash !== argsHash ? { grantedArgsHash: outcome.argsHash } : {}),
+        ...(outcome.quorum === undefined ? {} : { quorum: outcome.quorum }),
+      }
     : {
         ok: false,
         approvalId,
@@ -45,15 +59,23 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
         approver,
         argsHash,
         refusal: outcome.refusal,
+        ...("decided" in outcome && outcome.decided !== undefined ? { decided: outcome.decided } : {}),
         // an approval that does not exist is NOT_FOUND, as for any other unknown thing; the rest are refusals
         error: { code: outcome.refusal === "UNKNOWN_APPROVAL" ? "NOT_FOUND" : "DECISION_REFUSED", message: outcome.message },
       };
   emit(io, values.json ?? false, doc, () =>
     outcome.ok
-      ? `${outcome.decision === "grant" ? "granted" : "denied"} ${outcome.approvalId} as ${approver} (call ${outcome.callId}; args ${argsHash})\nnext: npm run warden -- trace ${outcome.callId}`
+      ? `${decidedText(outcome, approver, argsHash)}\nnext: npm run warden -- trace ${outcome.callId}`
       : argsHash === UNSEEN_ARGS_HASH && outcome.refusal === "ARGS_HASH_MISMATCH"
         ? `refused: ${approvalId} is not in ${approver}'s inbox (see \`warden approvals --as ${approver}\`)`
         : `refused: ${outcome.refusal}: ${outcome.message}`,
   );
   return outcome.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+function decidedText(o: Extract<DecisionOutcome, { ok: true }>, approver: string, seen: string): string {
+  const verb = o.decision === "grant" ? "granted" : "denied";
+  const args = o.argsHash !== undefined && o.argsHash !== seen ? `edited args ${o.argsHash}, requested ${seen}` : `args ${seen}`;
+  const quorum = o.quorum === undefined ? "" : o.quorum.have < o.quorum.need ? `; ${o.quorum.have} of ${o.quorum.need} grants, it waits for another approver` : `; ${o.quorum.need} of ${o.quorum.need} grants, it runs`;
+  return `${verb} ${o.approvalId} as ${approver} (call ${o.callId}; ${args}${quorum})`;
 }

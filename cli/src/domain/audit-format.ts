@@ -15,6 +15,8 @@ export function auditTable(rows: readonly AuditRow[]): string {
     { title: "APPROVER", value: (r) => r.approver ?? "" },
     { title: "MS", value: (r) => String(Math.round(r.durationMs)) },
     { title: "VIOLATIONS", value: (r) => (r.violations.length === 0 ? "" : r.violations.join(",")) },
+    // only when some call said what it was for
+    ...(rows.some((r) => r.goal !== undefined) ? [{ title: "GOAL", value: (r: AuditRow) => r.goal ?? "", max: 48 }] : []),
     // only when a shadow rule matched some call: what it would have decided, `!` where that differs
     ...(rows.some((r) => r.shadow !== undefined)
       ? [{ title: "SHADOW", value: (r: AuditRow) => (r.shadow === undefined ? "" : `${r.shadow.disagrees ? "!" : "="}${r.shadow.decision} ${r.shadow.shadowRuleIds.join(",")}`), max: 48 }]

@@ -17,6 +17,17 @@ describe("trace text", () => {
     expect(lines[8]).toMatch(/\+3ms .*ToolCallFinished +ex1 +ok=true ran=1.5ms result=\{"hits":\["result of c1"\]\}$/);
   });
 
+  it("shows the request's intent and the args an edited grant ran", () => {
+    const events = syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message" }).map((e) => {
+      if (e.type === "ToolCallRequested") return { ...e, data: { ...e.data, intent: { goal: "close T-7", rationale: "refund sent" } } };
+      if (e.type === "ApprovalGranted") return { ...e, data: { ...e.data, edit: { args: { query: "edited" }, originalArgsHash: e.data.argsHash } } };
+      return e;
+    });
+    const lines = traceText(buildTrace(entries(events))!).split("\n");
+    expect(lines[2]).toMatch(/ToolCallRequested +bot +args=\{"query":"q-c1"\} goal="close T-7" why="refund sent"$/);
+    expect(lines[6]).toMatch(/ApprovalGranted +alice +editedArgs=\{"query":"edited"\} approval=c1-a/);
+  });
+
   it("indents child calls under their parent and lists violations", () => {
     const child = buildTrace(entries(syntheticCall({ callId: "k1", outcome: "failed", parentCallId: "p1" })))!;
     const parent = buildTrace(entries(syntheticCall({ callId: "p1", outcome: "crashed" }).filter((e) => e.type !== "ToolCallStarted")), [child])!;

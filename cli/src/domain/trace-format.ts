@@ -7,6 +7,13 @@ const PREVIEW = 120;
 export function stepDetails(s: TraceStep): string {
   const f: [string, unknown][] = [];
   if (s.args !== undefined) f.push(["args", cut(s.args, PREVIEW)]);
+  if (s.intent !== undefined) {
+    f.push(["goal", s.intent.goal]);
+    if (s.intent.rationale !== undefined) f.push(["why", cut(s.intent.rationale, PREVIEW)]);
+    if (s.intent.expectedEffect !== undefined) f.push(["expects", cut(s.intent.expectedEffect, PREVIEW)]);
+  }
+  if (s.onBehalfOf !== undefined) f.push(["for", s.onBehalfOf]);
+  if (s.editedArgs !== undefined) f.push(["editedArgs", cut(s.editedArgs, PREVIEW)]);
   if (s.decision !== undefined) f.push(["decision", s.decision]);
   if (s.ruleIds !== undefined && s.ruleIds.length > 0) f.push(["rules", s.ruleIds.join(",")]);
   if (s.policyVersion !== undefined) f.push(["policy", s.policyVersion]);
@@ -22,7 +29,7 @@ export function stepDetails(s: TraceStep): string {
   if (s.turn !== undefined) f.push(["turn", s.turn], ["tools", (s.tools ?? []).join(",") || "-"], ["hidden", s.hidden ?? 0]);
   if (s.reason !== undefined) f.push(["reason", s.reason]);
   // JSON is already one token; other text with spaces is quoted so each pair reads as one
-  return f.map(([k, v]) => `${k}=${k !== "args" && k !== "result" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`).join(" ");
+  return f.map(([k, v]) => `${k}=${k !== "args" && k !== "editedArgs" && k !== "result" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`).join(" ");
 }
 
 /** A call's timeline, then its child calls indented under it. */

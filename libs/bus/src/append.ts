@@ -3,7 +3,7 @@ import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
 import { appenderOf } from "./js-appender.js";
 import { isRevisionConflict, isSubjectFull } from "./nats-errors.js";
-import { readEvent, readOutcome } from "./read-event.js";
+import { readClaim, readEvent, readOutcome } from "./read-event.js";
 
 /**
  * What {@link appendEvent} did: `written` at stream sequence `seq`, or `already_written` when
@@ -77,7 +77,12 @@ export type ReadBack = (event: WardenEvent) => Promise<WardenEvent | undefined>;
 
 function defaultReadBack(bus: Bus): ReadBack {
   return (event) =>
-    isOutcomeEvent(event) ? readOutcome(bus, event.domain, event.callId) : readEvent(bus, event.domain, event.callId, event.type, eventSubjectSuffix(event));
+    isOutcomeEvent(event)
+      ? readOutcome(bus, event.domain, event.callId)
+      : // a claim and a cancel share a slot: the one there answers either
+        event.type === "ToolCallStarted" || event.type === "ToolCallCancelled"
+        ? readClaim(bus, event.domain, event.callId)
+        : readEvent(bus, event.domain, event.callId, event.type, eventSubjectSuffix(event));
 }
 
 async function alreadyWritten(readBack: ReadBack, event: WardenEvent): Promise<AppendResult> {

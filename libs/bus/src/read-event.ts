@@ -63,6 +63,15 @@ export async function readOutcome(bus: Bus, domain: string, callId: string): Pro
   return found.type === "ToolCallFinished" || found.type === "ToolCallOutcomeUnknown" || found.type === "ToolCallRejected" ? found : undefined;
 }
 
+/**
+ * What holds a call's claim slot: the executor's ToolCallStarted, or a ToolCallCancelled that came
+ * first (they share one append-once subject); undefined while neither is written.
+ */
+export async function readClaim(bus: Bus, domain: string, callId: string): Promise<EventOfType<"ToolCallStarted" | "ToolCallCancelled"> | undefined> {
+  const found = await readLast(bus, callEventSubject(domain, callId, "ToolCallStarted"));
+  return found?.type === "ToolCallStarted" || found?.type === "ToolCallCancelled" ? found : undefined;
+}
+
 /** The event stored on one subject (the last, and with append-once the only one); undefined when absent or unreadable. */
 export async function readEventOnSubject(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
   return readLast(bus, subject);

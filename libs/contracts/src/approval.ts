@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { canonicalJson } from "./canonical-json.js";
+import { DelegationLinkSchema, ToolFlagsSchema } from "./events.js";
+import { IntentSchema } from "./intent.js";
+import { JsonValueSchema } from "./json.js";
 
 /** What a person sends on `warden.decide.<approver>.<approvalId>`. */
 export const DecisionRequestSchema = z.strictObject({
@@ -7,6 +10,11 @@ export const DecisionRequestSchema = z.strictObject({
   /** The argsHash the approver saw; a grant for other args is refused. */
   argsHash: z.string(),
   reason: z.string().max(2000).optional(),
+  /**
+   * Grant these args instead of the requested ones (a grant only): re-validated against the
+   * tool's schema; the grant binds their hash and the executor runs them.
+   */
+  args: JsonValueSchema.optional(),
 });
 export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
 
@@ -17,11 +25,29 @@ export const DECISION_REFUSALS = [
   "ARGS_HASH_MISMATCH",
   "NOT_AUTHORISED",
   "MALFORMED",
+  "INVALID_ARGS",
 ] as const;
 
 export const DecisionReplySchema = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), approvalId: z.string(), callId: z.string(), decision: z.enum(["grant", "deny"]) }),
-  z.object({ ok: z.literal(false), refusal: z.enum(DECISION_REFUSALS), message: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    approvalId: z.string(),
+    callId: z.string(),
+    decision: z.enum(["grant", "deny"]),
+    /** The args hash the grant binds (the edited args' when the grant edited them). */
+    argsHash: z.string().optional(),
+    /** For an approval that needs a quorum: the distinct grants so far and how many it needs (it runs at `need`). */
+    quorum: z.object({ have: z.int(), need: z.int() }).optional(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    refusal: z.enum(DECISION_REFUSALS),
+    message: z.string(),
+    /** For a decision that came too late: the decision already taken, by whom and when. */
+    decided: z
+      .object({ decision: z.enum(["grant", "deny", "expire", "cancel"]), by: z.string().optional(), at: z.string() })
+      .optional(),
+  }),
 ]);
 export type DecisionReply = z.infer<typeof DecisionReplySchema>;
 
@@ -34,6 +60,10 @@ export interface GrantStatement {
   readonly approver: string;
   readonly expiresAt: string;
   readonly nonce: string;
+  /** Set on a grant of edited args: the hash of the args that were requested. */
+  readonly originalArgsHash?: string;
+  /** Set on a grant that completed a quorum: the other approvers, in the order they granted. */
+  readonly coApprovers?: readonly string[];
 }
 
 /** The bytes an approver signs and an executor verifies. */
@@ -43,10 +73,13 @@ export function grantSigningPayload(s: GrantStatement): Buffer {
       approvalId: s.approvalId,
       approver: s.approver,
       argsHash: s.argsHash,
+      ...(s.coApprovers === undefined ? {} : { coApprovers: [...s.coApprovers] }),
       callId: s.callId,
       descriptorHash: s.descriptorHash,
       expiresAt: s.expiresAt,
       nonce: s.nonce,
+      // only an edited grant signs it, so grants without an edit verify as they always did
+      ...(s.originalArgsHash === undefined ? {} : { originalArgsHash: s.originalArgsHash }),
       version: s.version,
     }),
   );
@@ -64,9 +97,36 @@ export const PendingApprovalSchema = z.object({
   mode: z.string(),
   argsHash: z.string(),
   argsPreview: z.string(),
+  /** The full args the grant binds (argsPreview is cut). */
+  args: JsonValueSchema.optional(),
+  description: z.string().optional(),
+  flags: ToolFlagsSchema.optional(),
+  intent: IntentSchema.optional(),
+  chain: z.array(DelegationLinkSchema).optional(),
+  onBehalfOf: z.string().optional(),
+  /** The policy rules and their reason (`reason`) that asked for a person. */
+  ruleIds: z.array(z.string()).optional(),
+  policyVersion: z.string().optional(),
+  riskReasons: z.array(z.string()).optional(),
+  deciders: z.array(z.string()).optional(),
+  quorum: z.int().optional(),
+  /** Grants given so far towards the quorum. */
+  grantedBy: z.array(z.object({ approver: z.string(), at: z.string() })).optional(),
   reason: z.string(),
   requestedAt: z.string(),
   expiresAt: z.string(),
   approvers: z.object({ human: z.boolean(), requesterMayConfirm: z.boolean() }),
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+
+/** What a requester (or an operator) sends on `warden.cancel.<principal>.<callId>`. */
+export const CancelRequestSchema = z.strictObject({ reason: z.string().max(2000).optional() });
+export type CancelRequest = z.infer<typeof CancelRequestSchema>;
+
+export const CANCEL_REFUSALS = ["NOT_FOUND", "NOT_AUTHORISED", "ALREADY_STARTED", "ALREADY_ENDED", "MALFORMED"] as const;
+
+export const CancelReplySchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), callId: z.string(), domain: z.string(), by: z.string(), at: z.string() }),
+  z.object({ ok: z.literal(false), refusal: z.enum(CANCEL_REFUSALS), message: z.string() }),
+]);
+export type CancelReply = z.infer<typeof CancelReplySchema>;

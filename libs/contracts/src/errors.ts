@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   APPROVAL_QUOTA: { retryable: true },
   APPROVAL_DENIED: { retryable: false },
   APPROVAL_EXPIRED: { retryable: false },
+  /** The call was cancelled by its requester or an operator before it started; it never ran. */
+  CANCELLED: { retryable: false },
   GRANT_INVALID: { retryable: false },
   DESCRIPTOR_CHANGED: { retryable: false },
   HANDLER_ERROR: { retryable: true },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
+import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
 import { DecisionSchema } from "./policy-decision.js";
 import { TokenSchema, VersionSchema } from "./tokens.js";
@@ -21,6 +22,7 @@ export const EVENT_TYPES = [
   "ToolCallOutcomeUnknown",
   "ToolViewCompiled",
   "ToolCallLateResult",
+  "ToolCallCancelled",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -35,6 +37,7 @@ export const TERMINAL_EVENT_TYPES = [
   "ApprovalExpired",
   "ToolCallFinished",
   "ToolCallOutcomeUnknown",
+  "ToolCallCancelled",
 ] as const satisfies readonly EventType[];
 
 const HashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/);
@@ -77,6 +80,8 @@ export const ToolCallRequestedDataSchema = CallContextSchema.extend({
   args: JsonValueSchema,
   /** Pin a version; otherwise the newest enabled version runs. */
   version: VersionSchema.optional(),
+  /** Why the caller makes this call (bounded; shown on the approval card, in trace and audit). */
+  intent: IntentSchema.optional(),
 });
 
 /** What a validated call is bound to from here on. */
@@ -163,6 +168,42 @@ export const ApproverRequirementSchema = z.object({
   requesterMayConfirm: z.boolean(),
 });
 
+/** A delegating call above the requested one (a subagent's parent), top first on the card. */
+export const DelegationLinkSchema = z.object({
+  callId: TokenSchema,
+  /** Who made the delegating call (a person, a plan's principal, or another subagent). */
+  principal: TokenSchema,
+  mode: CallModeSchema,
+  /** The agent tool that was called. */
+  tool: z.string().min(1).max(200),
+});
+export type DelegationLink = z.infer<typeof DelegationLinkSchema>;
+
+/** The descriptor's effect flags as the card shows them (they agree with the grade: the registry checks). */
+export const ToolFlagsSchema = z.object({ destructive: z.boolean(), openWorld: z.boolean(), idempotent: z.boolean() });
+
+/**
+ * The approval card's fields beyond the binding: what the tool is, why it is asked for, on whose
+ * behalf, what makes it risky, and who may decide. Optional so cards written before they existed
+ * still read; the approver writes them all on every new card.
+ */
+const ApprovalCardSchema = z.object({
+  description: z.string().max(2000).optional(),
+  flags: ToolFlagsSchema.optional(),
+  /** The request's intent, copied from its ToolCallRequested. */
+  intent: IntentSchema.optional(),
+  /** The delegating calls above this one, top first (empty for a direct call). */
+  chain: z.array(DelegationLinkSchema).max(8).optional(),
+  /** The requester with the chain read aloud: "alice via agent.triage". */
+  onBehalfOf: z.string().max(1000).optional(),
+  /** Why a person should look closely, from the grade, the flags, the mode and the chain. */
+  riskReasons: z.array(z.string().max(300)).max(16).optional(),
+  /** The principals the policy document lets decide (besides a requester who may confirm). */
+  deciders: z.array(TokenSchema).max(200).optional(),
+  /** Distinct approvers needed before the call runs (quorum); 1 when absent. */
+  quorum: z.int().min(1).max(10).optional(),
+});
+
 export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
   approvalId: TokenSchema,
   argsPreview: z.string(),
@@ -178,7 +219,7 @@ export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
    * grant would wait for one to start (the card says so rather than run the call much later).
    */
   noLiveExecutor: z.literal(true).optional(),
-});
+}).extend(ApprovalCardSchema.shape);
 
 export const ApprovalGrantedDataSchema = z.object({
   approvalId: TokenSchema,
@@ -193,6 +234,17 @@ export const ApprovalGrantedDataSchema = z.object({
   /** Ed25519 signature (base64) over grantSigningPayload(...). */
   signature: z.string(),
   keyId: z.string(),
+  /**
+   * Set when the approver granted other args than were asked for: the args that run (their hash
+   * is `argsHash`, which the signature binds) and the hash of the requested ones, which the
+   * ApprovalRequested keeps.
+   */
+  edit: z.object({ args: JsonValueSchema, originalArgsHash: HashSchema }).optional(),
+  /**
+   * Set when the approval needed a quorum: the other people whose grants counted, each with when
+   * (`approver` completed it). Signed with the rest.
+   */
+  coApprovers: z.array(z.object({ approver: TokenSchema, at: IsoTimeSchema })).max(9).optional(),
 });
 
 export const ApprovalDeniedDataSchema = z.object({
@@ -255,6 +307,24 @@ export const ToolCallLateResultDataSchema = ToolCallFinishedDataSchema.extend({
 });
 
 /**
+ * A call stopped before it started, by its requester or an operator (`warden cancel`). Written by
+ * the approver on the call's ToolCallStarted subject, so the server keeps either the claim or the
+ * cancel, never both: a cancelled call can never start, a started one can no longer be cancelled.
+ */
+export const ToolCallCancelledDataSchema = z.object({
+  /** Who cancelled: the identity the server let publish the cancel request. */
+  by: TokenSchema,
+  /**
+   * `requester`: the call's own principal; `operator`: a principal the policy document names
+   * operator; `approver`: a person whose grant of the call is revoked before it was used.
+   */
+  as: z.enum(["requester", "operator", "approver"]),
+  reason: z.string().max(2000),
+  /** The call's approval, when it had one: the cancel closes it (read models key approvals by it). */
+  approvalId: TokenSchema.optional(),
+});
+
+/**
  * What a model was shown on one turn of a subagent's loop (recorded on the subagent's own call),
  * so an auditor sees exactly which tools the model could choose from and why others were hidden.
  * Its subject adds the turn: `warden.call.<domain>.<callId>.ToolViewCompiled.t<turn>`.
@@ -286,6 +356,7 @@ export const ToolCallFinishedSchema = event("ToolCallFinished", ToolCallFinished
 export const ToolCallOutcomeUnknownSchema = event("ToolCallOutcomeUnknown", ToolCallOutcomeUnknownDataSchema);
 export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiledDataSchema);
 export const ToolCallLateResultSchema = event("ToolCallLateResult", ToolCallLateResultDataSchema);
+export const ToolCallCancelledSchema = event("ToolCallCancelled", ToolCallCancelledDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -301,6 +372,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallOutcomeUnknownSchema,
   ToolViewCompiledSchema,
   ToolCallLateResultSchema,
+  ToolCallCancelledSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -316,6 +388,7 @@ export type ToolCallFinished = z.infer<typeof ToolCallFinishedSchema>;
 export type ToolCallOutcomeUnknown = z.infer<typeof ToolCallOutcomeUnknownSchema>;
 export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
 export type ToolCallLateResult = z.infer<typeof ToolCallLateResultSchema>;
+export type ToolCallCancelled = z.infer<typeof ToolCallCancelledSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -334,4 +407,5 @@ export const EVENT_SCHEMAS = {
   ToolCallOutcomeUnknown: ToolCallOutcomeUnknownSchema,
   ToolViewCompiled: ToolViewCompiledSchema,
   ToolCallLateResult: ToolCallLateResultSchema,
+  ToolCallCancelled: ToolCallCancelledSchema,
 } as const satisfies Record<EventType, z.ZodType>;

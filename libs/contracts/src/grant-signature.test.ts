@@ -49,6 +49,19 @@ describe("verifyGrantSignature", () => {
     const k = keys();
     expect(approverKeyId(k.der)).toMatch(/^[0-9a-f]{16}$/);
     const { callId, ...data } = statement;
-    expect(grantStatementOf(callId, { ...data, ...{ extra: 1 } } as typeof data)).toEqual(statement);
+    expect(grantStatementOf(callId, { ...data, ...{ extra: 1 } } as Parameters<typeof grantStatementOf>[1])).toEqual(statement);
+  });
+
+  it("signs an edit's original args hash and a quorum's other approvers, and only when they are there", () => {
+    const { callId, originalArgsHash, coApprovers, ...data } = statement;
+    expect([originalArgsHash, coApprovers]).toEqual([undefined, undefined]);
+    const plain = grantSigningPayload(grantStatementOf(callId, data));
+    const edited = grantStatementOf(callId, { ...data, edit: { originalArgsHash: "sha256:orig" } });
+    const quorum = grantStatementOf(callId, { ...data, coApprovers: [{ approver: "bob" }] });
+    expect(edited.originalArgsHash).toBe("sha256:orig");
+    expect(quorum.coApprovers).toEqual(["bob"]);
+    expect(grantSigningPayload(edited).toString()).toContain('"originalArgsHash":"sha256:orig"');
+    expect(grantSigningPayload(quorum).toString()).toContain('"coApprovers":["bob"]');
+    expect(plain.toString()).not.toMatch(/originalArgsHash|coApprovers/);
   });
 });

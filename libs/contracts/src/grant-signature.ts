@@ -16,8 +16,16 @@ export function approverKeyId(publicKeyDer: Uint8Array): string {
 }
 
 /** The statement an ApprovalGranted signs, from the call id and the event's data. */
-export function grantStatementOf(callId: string, grant: Omit<GrantStatement, "callId">): GrantStatement {
+export function grantStatementOf(
+  callId: string,
+  grant: Omit<GrantStatement, "callId" | "originalArgsHash" | "coApprovers"> & {
+    readonly edit?: { readonly originalArgsHash: string } | undefined;
+    readonly coApprovers?: readonly { readonly approver: string }[] | undefined;
+  },
+): GrantStatement {
   return {
+    ...(grant.coApprovers === undefined ? {} : { coApprovers: grant.coApprovers.map((c) => c.approver) }),
+    ...(grant.edit === undefined ? {} : { originalArgsHash: grant.edit.originalArgsHash }),
     callId,
     approvalId: grant.approvalId,
     argsHash: grant.argsHash,

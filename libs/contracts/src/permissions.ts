@@ -14,6 +14,8 @@ import {
   CALL_READ_SUBJECTS,
   CALLS_SUBJECT_ROOT,
   consumerName,
+  CANCEL_SUBJECTS,
+  CLAIM_SLOT,
   DECIDE_SUBJECTS,
   DLQ_SUBJECTS,
   inboxPrefixOf,
@@ -23,6 +25,7 @@ import {
   policyChangedSubject,
   REGISTRY_VIEW_SUBJECTS,
   STREAM_CALLS,
+  SUBJECT_CANCEL_ROOT,
   SUBJECT_DECIDE_ROOT,
   SUBJECT_REGISTRY_CHANGED,
   SUBJECT_REGISTRY_LIST,
@@ -119,6 +122,7 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
   { name: "call-reads", subject: CALL_READ_SUBJECTS, type: "service" },
   { name: "tool-views", subject: REGISTRY_VIEW_SUBJECTS, type: "service" },
   { name: "decisions", subject: DECIDE_SUBJECTS, type: "service" },
+  { name: "cancels", subject: CANCEL_SUBJECTS, type: "service" },
   { name: "pending-approvals", subject: APPROVER_PENDING_SUBJECTS, type: "service" },
   { name: "approval-deliveries", subject: APPROVER_DELIVER_SUBJECTS, type: "service" },
   { name: "approval-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, type: "stream" },
@@ -224,10 +228,11 @@ function ownInbox(name: string): string {
   return `${inboxPrefixOf(name)}.>`;
 }
 
-/** What a caller may do: ask for calls as itself, read its own calls, see its own ToolView. */
+/** What a caller may do: ask for calls as itself, cancel them, read its own calls, see its own ToolView. */
 function callerPub(principal: string): string[] {
   return [
     `${CALLS_SUBJECT_ROOT}.*.*.ToolCallRequested.${principal}`,
+    `${SUBJECT_CANCEL_ROOT}.${principal}.*`,
     `warden.calls.${principal}.*.*`,
     `warden.registry.view.${principal}`,
   ];
@@ -306,11 +311,13 @@ function serviceRole(role: ServiceRole): UserPermissions {
           // a call refused for the approval quota (stage approver); it never meets a policy refusal,
           // which is only written on a deny, nor an outcome, which needs a grant
           callEvent("*", "ToolCallRejected"),
+          // a ToolCallCancelled, in the claim slot an executor's ToolCallStarted would take
+          callEvent("*", CLAIM_SLOT),
           kvWrite(BUCKET_APPROVAL_LOCKS),
           // where each person's durable deliveries stand (people never write it: they ask the approver)
           kvWrite(BUCKET_APPROVER_CURSORS),
         ],
-        [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS, APPROVER_DELIVER_SUBJECTS],
+        [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS, APPROVER_DELIVER_SUBJECTS, CANCEL_SUBJECTS],
         [DURABLE_APPROVER],
         true,
       );

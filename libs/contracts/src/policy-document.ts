@@ -23,6 +23,8 @@ export const PrincipalSchema = z.strictObject({
    * own flags may only turn a granted flag off, never on.
    */
   flags: z.record(TokenSchema, z.boolean()).optional(),
+  /** May cancel anyone's call that has not started (`warden cancel`); a requester may always cancel its own. */
+  operator: z.boolean().optional(),
   /** This principal's own bucket, in place of `rateLimits.perPrincipal`. */
   rateLimit: RateLimitSchema.optional(),
 });
@@ -97,6 +99,18 @@ export const LedgerBudgetSchema = z
   });
 export type LedgerBudget = z.infer<typeof LedgerBudgetSchema>;
 
+/**
+ * Separation of duties: how many distinct people must grant an approval before the call runs,
+ * for the calls whose tool (globs) and grade match (the first entry that matches; 1 otherwise).
+ * Nobody in the requester's delegation chain counts, and one person counts once.
+ */
+export const ApprovalQuorumSchema = z.strictObject({
+  tool: oneOrMany(z.string()).optional(),
+  grade: oneOrMany(GradeSchema).optional(),
+  approvers: z.int().min(1).max(10),
+});
+export type ApprovalQuorum = z.infer<typeof ApprovalQuorumSchema>;
+
 export const PolicyDocumentSchema = z.strictObject({
   version: z.string().min(1).max(80),
   principals: z.record(TokenSchema, PrincipalSchema).default({}),
@@ -119,6 +133,8 @@ export const PolicyDocumentSchema = z.strictObject({
     .default({}),
   /** Open (undecided, unexpired) approvals one requester may have; past it a call is refused APPROVAL_QUOTA. */
   approvalQuota: z.strictObject({ maxOpenPerRequester: z.int().positive().default(50) }).default({ maxOpenPerRequester: 50 }),
+  /** Distinct approvers per tool or grade (docs/approvals.md, Quorum); one when none matches. */
+  approvalQuorum: z.array(ApprovalQuorumSchema).optional(),
   /** How long an approval stays open, per grade, in seconds. */
   approvalTtlSeconds: z
     .strictObject({ write: z.int().positive().default(3600), send: z.int().positive().default(900) })

@@ -45,7 +45,7 @@ export const BudgetModelSchema = z.object({
 });
 export type BudgetModel = z.infer<typeof BudgetModelSchema>;
 
-export const APPROVAL_INBOX_STATUSES = ["pending", "granted", "denied", "expired"] as const;
+export const APPROVAL_INBOX_STATUSES = ["pending", "granted", "denied", "expired", "cancelled"] as const;
 
 /** `warden_approvals`: `<approvalId>` -> the approval as an inbox shows it, with its outcome. */
 export const ApprovalInboxRecordSchema = PendingApprovalSchema.extend({

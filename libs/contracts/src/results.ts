@@ -11,6 +11,7 @@ export const CALL_STATUSES = [
   "denied",
   "expired",
   "outcome_unknown",
+  "cancelled",
   "pending",
 ] as const;
 export const CallStatusSchema = z.enum(CALL_STATUSES);

@@ -72,6 +72,9 @@ export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
 /** A person's durable deliveries of approval requests: `warden.approver.deliver.<approver>.<durable>`. */
 export const APPROVER_DELIVER_SUBJECTS = "warden.approver.deliver.*.*";
 export const SUBJECT_DECIDE_ROOT = "warden.decide";
+/** `warden.cancel.<principal>.<callId>`: a requester's (or an operator's) cancel of a call not yet started. */
+export const SUBJECT_CANCEL_ROOT = "warden.cancel";
+export const CANCEL_SUBJECTS = `${SUBJECT_CANCEL_ROOT}.*.*`;
 export const QUEUE_REGISTRY = "warden-registry";
 export const QUEUE_APPROVER = "warden-approver";
 
@@ -96,9 +99,17 @@ export const OUTCOME_SLOT = "Outcome";
 export const OUTCOME_EVENT_TYPES = ["ToolCallFinished", "ToolCallOutcomeUnknown", "ToolCallRejected"] as const satisfies readonly EventType[];
 export type OutcomeEventType = (typeof OUTCOME_EVENT_TYPES)[number];
 
-/** The subject token an event type is stored under (its name, or the shared outcome slot). */
+/**
+ * The claim and the cancel of a call share the ToolCallStarted subject, so the server keeps the
+ * first: a cancelled call can never start, a started one can no longer be cancelled.
+ */
+export const CLAIM_SLOT = "ToolCallStarted";
+export const CLAIM_EVENT_TYPES = ["ToolCallStarted", "ToolCallCancelled"] as const satisfies readonly EventType[];
+
+/** The subject token an event type is stored under (its name, the shared outcome slot, or the claim slot). */
 function slotOfType(type: EventType): string {
-  return type === "ToolCallFinished" || type === "ToolCallOutcomeUnknown" ? OUTCOME_SLOT : type;
+  if (type === "ToolCallFinished" || type === "ToolCallOutcomeUnknown") return OUTCOME_SLOT;
+  return type === "ToolCallCancelled" ? CLAIM_SLOT : type;
 }
 
 /**
@@ -148,6 +159,11 @@ export function callRequestedAnySubject(domain: string, callId: string): string 
   return `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.ToolCallRequested.*`;
 }
 
+/** A call's request under any domain: finds the domain (and requester) of a call known only by its id. */
+export function callRequestedAnyDomainSubject(callId: string): string {
+  return `${CALLS_SUBJECT_ROOT}.*.${token("callId", callId)}.ToolCallRequested.*`;
+}
+
 /** One call's whole history. */
 export function callHistorySubject(domain: string, callId: string): string {
   return `${CALLS_SUBJECT_ROOT}.${token("domain", domain)}.${token("callId", callId)}.>`;
@@ -185,6 +201,7 @@ export function parseCallSubject(subject: string): ParsedCallSubject | undefined
   if (slot === OUTCOME_SLOT) {
     return principal === undefined ? { domain, callId, types: OUTCOME_EVENT_TYPES } : undefined;
   }
+  if (slot === CLAIM_SLOT) return principal === undefined ? { domain, callId, types: CLAIM_EVENT_TYPES } : undefined;
   if (!(EVENT_TYPES as readonly string[]).includes(slot ?? "") || slotOfType(slot as EventType) !== slot) return undefined;
   const eventType = slot as EventType;
   if (eventType === "ToolCallRequested") {
@@ -204,6 +221,18 @@ export function decideSubject(approver: string, approvalId: string): string {
 }
 
 export const DECIDE_SUBJECTS = `${SUBJECT_DECIDE_ROOT}.*.*`;
+
+export function cancelSubject(principal: string, callId: string): string {
+  return `${SUBJECT_CANCEL_ROOT}.${token("principal", principal)}.${token("callId", callId)}`;
+}
+
+export function parseCancelSubject(subject: string): { principal: string; callId: string } | undefined {
+  const parts = subject.split(".");
+  if (parts.length !== 4 || parts[0] !== "warden" || parts[1] !== "cancel") return undefined;
+  const [, , principal, callId] = parts;
+  if (!isSafeToken(principal) || !isSafeToken(callId)) return undefined;
+  return { principal, callId };
+}
 
 export function parseDecideSubject(subject: string): { approver: string; approvalId: string } | undefined {
   const parts = subject.split(".");

@@ -22,6 +22,8 @@ const WRITERS: Readonly<Record<EventType, readonly WriterRole[]>> = {
   ToolCallOutcomeUnknown: ["executor", "subagent"],
   ToolViewCompiled: ["subagent"],
   ToolCallLateResult: ["executor", "subagent"],
+  // the approver serves cancel requests; it shares the claim slot with ToolCallStarted
+  ToolCallCancelled: ["approver"],
 };
 
 const REJECTERS: Readonly<Record<"registry" | "policy" | "approver" | "executor", readonly WriterRole[]>> = {

@@ -45,6 +45,7 @@ export function standInClient(cards: PendingApproval[]): ApproverClient & { deci
           await ended;
         },
         stop: () => end(),
+        error: undefined,
       };
     },
     approve: async (id, hash) => decide(id, hash, "grant"),

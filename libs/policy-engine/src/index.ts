@@ -1,4 +1,4 @@
-export { mayDecide, type ApprovalFacts } from "./approval-authority.js";
+export { mayDecide, quorumOf, type ApprovalFacts } from "./approval-authority.js";
 export {
   CHECK_ERROR_CODES,
   checkPolicyText,

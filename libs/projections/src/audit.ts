@@ -19,6 +19,8 @@ export interface AuditRow {
   readonly policyVersion?: string;
   readonly approver?: string;
   readonly argsHash?: string;
+  /** The request's intent goal (the caller's claim of what the call is for). */
+  readonly goal?: string;
   /** From the request to the last event. */
   readonly durationMs: number;
   readonly errorCode?: string;
@@ -46,6 +48,7 @@ export function auditRow(m: CallModel): AuditRow {
     ruleIds: m.rejection?.ruleIds ?? m.decision?.ruleIds ?? [],
     ...(m.approval?.approver === undefined ? {} : { approver: m.approval.approver }),
     ...(m.argsHash === undefined ? {} : { argsHash: m.argsHash }),
+    ...(m.intent === undefined ? {} : { goal: m.intent.goal }),
     durationMs: Date.parse(m.lastTs) - Date.parse(m.requestedAt ?? m.firstTs),
     ...(errorCode === undefined ? {} : { errorCode }),
     artifacts: m.result?.artifacts.map((a) => a.id) ?? [],

@@ -31,15 +31,25 @@ export const approvalGranted: CallStep<"ApprovalGranted"> = (m, event, { flag })
     flag("after_terminal", `grant of an approval already ${a.outcome}`);
     named = true;
   }
-  if (m.argsHash !== undefined && d.argsHash !== m.argsHash) flag("grant_args_mismatch", `grant argsHash ${d.argsHash}, validated ${m.argsHash}`);
-  else if (a !== undefined && d.argsHash !== a.argsHash) flag("grant_args_mismatch", `grant argsHash ${d.argsHash}, requested ${a.argsHash}`);
+  // an edited grant binds new args; the ones it was asked for must still be the validated ones
+  const boundTo = d.edit?.originalArgsHash ?? d.argsHash;
+  if (m.argsHash !== undefined && boundTo !== m.argsHash) flag("grant_args_mismatch", `grant argsHash ${boundTo}, validated ${m.argsHash}`);
+  else if (a !== undefined && boundTo !== a.argsHash) flag("grant_args_mismatch", `grant argsHash ${boundTo}, requested ${a.argsHash}`);
   const descriptorHash = m.descriptorHash ?? a?.descriptorHash;
   const version = m.version ?? a?.version;
   if ((descriptorHash !== undefined && d.descriptorHash !== descriptorHash) || (version !== undefined && d.version !== version)) {
     flag("grant_descriptor_mismatch", `grant for ${d.version} ${d.descriptorHash}, call bound to ${version ?? "?"} ${descriptorHash ?? "?"}`);
   }
   if (a !== undefined && a.approvalId === d.approvalId && a.outcome === undefined) {
-    m.approval = { ...a, outcome: "granted", approver: d.approver, decidedAt: d.grantedAt, grantExpiresAt: d.expiresAt, grantEventId: event.eventId };
+    m.approval = {
+      ...a,
+      outcome: "granted",
+      approver: d.approver,
+      decidedAt: d.grantedAt,
+      grantExpiresAt: d.expiresAt,
+      grantEventId: event.eventId,
+      ...(d.edit === undefined ? {} : { editedArgsHash: d.argsHash }),
+    };
   }
   return { next: "approved", named };
 };

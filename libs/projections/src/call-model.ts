@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CallModeSchema, DecisionSchema, EventTypeSchema, GradeSchema, JsonValueSchema, REJECTING_STAGES } from "@warden/contracts";
+import { CallModeSchema, DecisionSchema, EventTypeSchema, GradeSchema, IntentSchema, JsonValueSchema, REJECTING_STAGES } from "@warden/contracts";
 import { CALL_STATES } from "./call-state.js";
 import { ViolationSchema } from "./violations.js";
 
@@ -18,6 +18,8 @@ const ApprovalPartSchema = z.object({
   denialReason: z.string().optional(),
   grantExpiresAt: z.string().optional(),
   grantEventId: z.string().optional(),
+  /** Set when the approver granted edited args: their hash, which the run must carry (the request keeps the original). */
+  editedArgsHash: z.string().optional(),
 });
 
 /**
@@ -43,6 +45,8 @@ export const CallModelSchema = z.object({
   argsPreview: z.string().optional(),
   scope: z.string().nullable().optional(),
   flags: z.record(z.string(), z.boolean()).optional(),
+  /** Why the caller made the call, as its request said (the caller's claim). */
+  intent: IntentSchema.optional(),
   version: z.string().optional(),
   grade: GradeSchema.optional(),
   descriptorHash: z.string().optional(),
@@ -89,6 +93,8 @@ export const CallModelSchema = z.object({
   lateResult: z
     .object({ at: z.string(), ok: z.boolean(), executorId: z.string(), afterType: z.string(), errorCode: z.string().optional() })
     .optional(),
+  /** Set when the call was cancelled before it started. */
+  cancelled: z.object({ by: z.string(), as: z.enum(["requester", "operator", "approver"]), reason: z.string(), at: z.string() }).optional(),
   rejection: z
     .object({ stage: z.enum(REJECTING_STAGES), code: z.string(), message: z.string(), ruleIds: z.array(z.string()).optional(), at: z.string() })
     .optional(),

@@ -17,6 +17,7 @@ export const requested: CallStep<"ToolCallRequested"> = (m, event, { model, flag
     m.argsPreview = cutText(canonicalJson(event.data.args), ARGS_SUMMARY_CHARS);
     m.scope = event.data.scope;
     m.flags = event.data.flags;
+    if (event.data.intent !== undefined) m.intent = event.data.intent;
   }
   if (event.parentCallId !== undefined && event.mode !== "llm") {
     flag("child_not_llm", `child of ${event.parentCallId} requested in ${event.mode} mode`);
@@ -64,6 +65,12 @@ export const rejected: CallStep<"ToolCallRejected"> = (m, event) => {
     };
   }
   return { next: "rejected" };
+};
+
+/** A cancel before the call started: the call ends here. */
+export const cancelled: CallStep<"ToolCallCancelled"> = (m, event) => {
+  m.cancelled ??= { by: event.data.by, as: event.data.as, reason: event.data.reason, at: event.ts };
+  return { next: "cancelled" };
 };
 
 /** What a subagent's model was shown on a turn: counted, it changes nothing else. */

@@ -23,7 +23,9 @@ export const started: CallStep<"ToolCallStarted"> = (m, event, { before, flag })
   if (m.grade === "send" && (by.type !== "ApprovalGranted" || m.approval?.outcome !== "granted")) {
     flag("send_without_grant", `a send started on ${by.type} without a grant`);
   }
-  checkBinding(m, d, "the claim", flag);
+  // a run of edited args carries their hash, which the grant bound
+  const edited = by.type === "ApprovalGranted" ? m.approval?.editedArgsHash : undefined;
+  checkBinding(m, edited === undefined ? d : { ...d, argsHash: d.argsHash === edited ? (m.argsHash ?? d.argsHash) : d.argsHash }, "the claim", flag);
   const grantExpiry = m.approval?.grantExpiresAt;
   if (by.type === "ApprovalGranted" && grantExpiry !== undefined && Date.parse(event.ts) > Date.parse(grantExpiry) + GRANT_CLOCK_SKEW_MS) {
     flag("grant_expired_at_start", `started at ${event.ts}, the grant expired at ${grantExpiry}`);

@@ -16,10 +16,11 @@ export const CALL_STATES = [
   "succeeded",
   "failed",
   "outcome_unknown",
+  "cancelled",
 ] as const;
 export type CallState = (typeof CALL_STATES)[number];
 
-export const TERMINAL_CALL_STATES = ["rejected", "denied", "expired", "succeeded", "failed", "outcome_unknown"] as const satisfies readonly CallState[];
+export const TERMINAL_CALL_STATES = ["rejected", "denied", "expired", "succeeded", "failed", "outcome_unknown", "cancelled"] as const satisfies readonly CallState[];
 
 export function isTerminalState(state: CallState): boolean {
   return (TERMINAL_CALL_STATES as readonly CallState[]).includes(state);
@@ -46,6 +47,8 @@ export const ALLOWED_FROM: Record<EventType, readonly StateBefore[]> = {
   ToolViewCompiled: [...CALL_STATES, "none"],
   // a run that ended after the call already had its outcome: an annotation, never a second outcome
   ToolCallLateResult: ["succeeded", "failed", "outcome_unknown", "rejected"],
+  // by its requester or an operator, before it started (it takes the claim's slot)
+  ToolCallCancelled: ["requested", "validated", "awaiting_approval", "approved"],
 };
 
 export function isAllowed(type: EventType, before: StateBefore): boolean {

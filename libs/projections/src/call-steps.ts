@@ -1,6 +1,6 @@
 import type { EventType } from "@warden/contracts";
 import { approvalClosed, approvalGranted, approvalRequested } from "./call-approval-steps.js";
-import { argsValidated, policyChecked, rejected, requested, viewCompiled } from "./call-request-steps.js";
+import { argsValidated, cancelled, policyChecked, rejected, requested, viewCompiled } from "./call-request-steps.js";
 import { ended, lateResult, started } from "./call-run-steps.js";
 import type { CallStep } from "./call-step.js";
 
@@ -19,6 +19,7 @@ export const CALL_STEPS: { readonly [K in EventType]: CallStep<K> } = {
   ToolCallRejected: rejected,
   ToolViewCompiled: viewCompiled,
   ToolCallLateResult: lateResult,
+  ToolCallCancelled: cancelled,
 };
 
 export function stepOf<K extends EventType>(type: K): CallStep<K> {

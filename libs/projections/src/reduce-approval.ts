@@ -8,6 +8,8 @@ export function approvalKeysOf(e: WardenEvent): string[] {
     case "ApprovalDenied":
     case "ApprovalExpired":
       return [e.data.approvalId];
+    case "ToolCallCancelled":
+      return e.data.approvalId === undefined ? [] : [e.data.approvalId];
     default:
       return [];
   }
@@ -52,6 +54,8 @@ export function applyApprovalEvent(record: ApprovalInboxRecord | undefined, e: W
       return { ...record, status: "denied", decidedBy: e.data.approver, decidedAt: e.ts, denialReason: e.data.reason, seq };
     case "ApprovalExpired":
       return { ...record, status: "expired", decidedAt: e.ts, seq };
+    case "ToolCallCancelled":
+      return { ...record, status: "cancelled", decidedBy: e.data.by, decidedAt: e.ts, seq };
     default:
       return { ...record, seq };
   }

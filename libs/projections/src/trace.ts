@@ -29,6 +29,11 @@ export interface TraceStep {
   readonly reason?: string;
   readonly argsHash?: string;
   readonly args?: string;
+  /** The request's intent, and on a grant of edited args the args that run instead. */
+  readonly intent?: { readonly goal: string; readonly rationale?: string; readonly expectedEffect?: string };
+  readonly editedArgs?: string;
+  /** On an approval card: on whose behalf ("alice via agent.triage"). */
+  readonly onBehalfOf?: string;
   readonly approvalId?: string;
   readonly approver?: string;
   readonly expiresAt?: string;
@@ -113,21 +118,35 @@ export function actorOf(e: WardenEvent): string {
       return e.data.stage;
     case "ToolViewCompiled":
       return e.data.viewPrincipal;
+    case "ToolCallCancelled":
+      return e.data.by;
   }
 }
 
 function detailsOf(e: WardenEvent): Partial<TraceStep> {
   switch (e.type) {
     case "ToolCallRequested":
-      return { args: cut(JSON.stringify(e.data.args), RESULT_PREVIEW_CHARS) };
+      return { args: cut(JSON.stringify(e.data.args), RESULT_PREVIEW_CHARS), ...(e.data.intent === undefined ? {} : { intent: e.data.intent }) };
     case "ToolArgsValidated":
       return { argsHash: e.data.argsHash };
     case "ToolPolicyChecked":
       return { decision: e.data.decision, ruleIds: e.data.ruleIds, policyVersion: e.data.policyVersion, reason: e.data.reason, argsHash: e.data.argsHash };
     case "ApprovalRequested":
-      return { approvalId: e.data.approvalId, argsHash: e.data.argsHash, expiresAt: e.data.expiresAt, reason: e.data.reason };
+      return {
+        approvalId: e.data.approvalId,
+        argsHash: e.data.argsHash,
+        expiresAt: e.data.expiresAt,
+        reason: e.data.reason,
+        ...(e.data.onBehalfOf === undefined ? {} : { onBehalfOf: e.data.onBehalfOf }),
+      };
     case "ApprovalGranted":
-      return { approvalId: e.data.approvalId, approver: e.data.approver, argsHash: e.data.argsHash, expiresAt: e.data.expiresAt };
+      return {
+        approvalId: e.data.approvalId,
+        approver: e.data.approver,
+        argsHash: e.data.argsHash,
+        expiresAt: e.data.expiresAt,
+        ...(e.data.edit === undefined ? {} : { editedArgs: cut(JSON.stringify(e.data.edit.args), RESULT_PREVIEW_CHARS) }),
+      };
     case "ApprovalDenied":
       return { approvalId: e.data.approvalId, approver: e.data.approver, reason: e.data.reason };
     case "ApprovalExpired":
@@ -155,6 +174,8 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
       return { error: { code: e.data.error.code, message: e.data.error.message }, ...(e.data.ruleIds === undefined ? {} : { ruleIds: e.data.ruleIds }) };
     case "ToolViewCompiled":
       return { turn: e.data.turn, tools: e.data.tools.map((t) => t.name), hidden: e.data.hidden.length, policyVersion: e.data.policyVersion };
+    case "ToolCallCancelled":
+      return { reason: `cancelled by ${e.data.by} (${e.data.as})${e.data.reason === "" ? "" : `: ${e.data.reason}`}` };
   }
 }
 

@@ -7,11 +7,13 @@ import {
   ToolViewRequestSchema,
   wardenError,
   type CallMode,
+  type Intent,
   type Outcome,
   type ToolResult,
   type ToolViewRequestInput,
 } from "@warden/contracts";
 import { awaitOwnCall, publishAndAwait, type InFlight } from "./call-watch.js";
+import { cancelCall, type CancelOutcome } from "./cancel-call.js";
 import { buildCallRequest } from "./domain/call-request.js";
 import { idempotentCallId, MAX_IDEMPOTENCY_KEY_LENGTH } from "./domain/idempotent-call-id.js";
 import { domainOfTool } from "./domain/tool-domain.js";
@@ -82,6 +84,12 @@ export interface CallOptions {
   readonly version?: string;
   /** The call that delegated this one (a subagent's child calls); policy checks attenuation along the chain. */
   readonly parentCallId?: string;
+  /**
+   * Why this call is made: `goal` (at most 300 characters), `rationale` (2000), `expectedEffect`
+   * (1000). The approval card, `warden trace` and `warden audit` show it; over a bound the call is
+   * refused INVALID_REQUEST before anything is sent.
+   */
+  readonly intent?: Intent;
   /**
    * Wait through an approval to the call's end instead of returning `awaiting_approval` at
    * ApprovalRequested.
@@ -202,6 +210,16 @@ export interface AgentClient {
    */
   result(callId: string, opts?: ResultOptions): Promise<ToolResult>;
   /**
+   * Cancels one of this principal's calls that has not started (waiting for approval, or not yet
+   * claimed by an executor). A cancelled call never runs; its waiters get status `cancelled`.
+   * @example
+   * ```ts
+   * const r = await agent.call("customer.message", args);
+   * if (r.status === "awaiting_approval") await agent.cancel(r.callId, "the customer called back");
+   * ```
+   */
+  cancel(callId: string, reason?: string): Promise<CancelOutcome>;
+  /**
    * Follows this caller's view: `onChange` gets the new view whenever it differs from the last
    * one read (a tool registered, enabled or disabled, a new policy version), on the registry's
    * `warden.registry.changed` announcements and every `pollMs`. Call `stop()` when done.
@@ -286,6 +304,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         flags: opts.flags ?? {},
         version: opts.version,
         parentCallId: opts.parentCallId,
+        intent: opts.intent,
         now: new Date(),
       }));
       if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
@@ -304,6 +323,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       // the registry locates the domain of this principal's own request under the id
       const ref = { principal, domain: ANY_DOMAIN, callId };
       return awaitOwnCall(bus, ref, { wait: opts.wait ?? true, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
+    },
+    cancel(callId, reason) {
+      return cancelCall(bus, principal, callId, reason);
     },
     watchToolView(query, onChange, opts) {
       return watchToolViewOn(bus, () => toolView(query), onChange, opts);

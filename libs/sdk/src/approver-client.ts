@@ -12,6 +12,7 @@ import {
   type ApprovalRequested,
   type DecisionReply,
   type DecisionRequest,
+  type JsonValue,
   type Outcome,
   type PendingApproval,
   type WardenError,
@@ -44,6 +45,17 @@ export interface WatchApprovalsOptions {
 }
 
 /** Options of {@link createApproverClient}. */
+/** How a grant is given: a reason for the record, and edited args to run instead of the requested ones. */
+export interface ApproveOptions {
+  readonly reason?: string;
+  /**
+   * Grant these args instead (re-validated against the tool's schema; refused `INVALID_ARGS` when
+   * they do not fit). The grant binds their hash; the request keeps the original; the executor
+   * runs these.
+   */
+  readonly args?: JsonValue;
+}
+
 export interface ApproverClientOptions {
   /** A connection made with the approver's own credentials (`.warden/creds/<approver>.creds`). */
   readonly bus: Bus;
@@ -87,7 +99,7 @@ export interface ApproverClient {
    * Grants an approval. `argsHash` must be the one the approver was shown (from `pending()`), so
    * a decision never covers args the person did not see. Never throws: see {@link DecisionOutcome}.
    */
-  approve(approvalId: string, argsHash: string, reason?: string): Promise<DecisionOutcome>;
+  approve(approvalId: string, argsHash: string, reason?: string | ApproveOptions): Promise<DecisionOutcome>;
   /** Denies an approval; the caller's call ends `denied` with `APPROVAL_DENIED` and the reason. */
   deny(approvalId: string, argsHash: string, reason: string): Promise<DecisionOutcome>;
 }
@@ -140,8 +152,14 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
     watch(options = {}) {
       return options.durable === undefined ? watchApprovals(bus) : watchDurably(bus, approver, options.durable);
     },
-    approve(approvalId, argsHash, reason) {
-      return decide(approvalId, { decision: "grant", argsHash, ...(reason === undefined ? {} : { reason }) });
+    approve(approvalId, argsHash, options) {
+      const o: ApproveOptions = typeof options === "string" ? { reason: options } : (options ?? {});
+      return decide(approvalId, {
+        decision: "grant",
+        argsHash,
+        ...(o.reason === undefined ? {} : { reason: o.reason }),
+        ...(o.args === undefined ? {} : { args: o.args }),
+      });
     },
     deny(approvalId, argsHash, reason) {
       return decide(approvalId, { decision: "deny", argsHash, reason });

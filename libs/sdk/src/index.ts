@@ -13,11 +13,13 @@ export {
 export {
   createApproverClient,
   type ApprovalWatch,
+  type ApproveOptions,
   type ApproverClient,
   type ApproverClientOptions,
   type DecisionOutcome,
   type WatchApprovalsOptions,
 } from "./approver-client.js";
+export { cancelCall, type CancelOutcome } from "./cancel-call.js";
 export type { PatienceOptions } from "./patient-request.js";
 export { viewFingerprint, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
 export { createRegistryClient, type RegistryClient, type RegistryClientOptions } from "./registry-client.js";

@@ -39,7 +39,7 @@ import { followPolicyDocument } from "@warden/service-kit";
 import { createTurns } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateSigningKeyPair as generateApproverKeyPair } from "@warden/service-kit";
-import { toolTitleReader } from "./tool-titles.js";
+import { toolFactsReader } from "./tool-facts.js";
 
 let nats: TestNats;
 let bus: Bus;
@@ -216,7 +216,7 @@ describe("approval requests", () => {
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus), turns: createTurns() });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns() });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       // not on the stream, so only these racing "deliveries" handle it
@@ -272,7 +272,7 @@ describe("approval requests", () => {
   it("acts only on require_approval decisions", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, titleOf: await toolTitleReader(bus), turns: createTurns() });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns() });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       for (const decision of ["allow", "deny"] as const) {
@@ -294,7 +294,7 @@ describe("decisions", () => {
     const id = requested.data.approvalId;
     const before = Date.now();
     const reply = await decide("alice", id, { decision: "grant", argsHash: requested.data.argsHash });
-    expect(reply).toEqual({ ok: true, approvalId: id, callId: ev.callId, decision: "grant" });
+    expect(reply).toEqual({ ok: true, approvalId: id, callId: ev.callId, decision: "grant", argsHash: requested.data.argsHash });
     const granted = await eventOf(ev, "ApprovalGranted");
     expect(granted.causationId).toBe(requested.eventId);
     expect(granted.data).toMatchObject({
@@ -423,6 +423,7 @@ describe("decisions on approvals the stream already settled", () => {
       ok: false,
       refusal: "ALREADY_DECIDED",
       message: `the approval was already denied by carol at ${denied.ts}`,
+      decided: { decision: "deny", by: "carol", at: denied.ts },
     });
     expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
   });
@@ -435,6 +436,7 @@ describe("decisions on approvals the stream already settled", () => {
       ok: false,
       refusal: "EXPIRED",
       message: `the approval expired at ${requested.data.expiresAt} (recorded at ${expired.ts})`,
+      decided: { decision: "expire", at: requested.data.expiresAt },
     });
     expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
   });
@@ -450,6 +452,7 @@ describe("decisions on approvals the stream already settled", () => {
         ok: false,
         refusal: "ALREADY_DECIDED",
         message: `the approval was already granted by alice at ${granted.data.grantedAt}`,
+        decided: { decision: "grant", by: "alice", at: granted.data.grantedAt },
       });
     }
     expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalDenied")).toBeUndefined();
@@ -503,7 +506,8 @@ describe("pending approvals", () => {
     // read-your-writes: no wait once the caller has seen its ApprovalRequested
     const alice = await pending("alice");
     expect(listedCalls(alice, calls)).toEqual([send.callId, write.callId]);
-    expect(alice.find((p) => p.callId === send.callId)).toEqual({
+    // the card's other fields (description, flags, chain, deciders) are the e2e approvals tests' concern
+    expect(alice.find((p) => p.callId === send.callId)).toMatchObject({
       approvalId: send.data.approvalId,
       callId: send.callId,
       domain: send.domain,

@@ -1,16 +1,18 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness } from "@warden/service-kit";
-import { APPROVER_DELIVER_SUBJECTS, APPROVER_PENDING_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { APPROVER_DELIVER_SUBJECTS, APPROVER_PENDING_SUBJECTS, CANCEL_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { openDeliveryCursors } from "./delivery-cursors.js";
+import { editedArgsChecker } from "./edited-args.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { openRequestedApprovals } from "./requested-approvals.js";
+import { cancelHandler } from "./rpc/cancel.js";
 import { decideHandler } from "./rpc/decide.js";
 import { deliverHandler } from "./rpc/deliver.js";
 import { pendingHandler } from "./rpc/pending.js";
 import { readStreamOutcome } from "./stream-outcome.js";
 import { startSweeper } from "./sweeper.js";
-import { toolTitleReader } from "./tool-titles.js";
+import { toolFactsReader } from "./tool-facts.js";
 
 export const APPROVER_STAGE = "approver-request";
 
@@ -45,10 +47,11 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const key = loadSigningKey(deps.signingKeyPem);
   const documents = await followPolicyDocument(bus, log);
   const approvals = await openApprovalStore(bus, log);
+  const factsOf = await toolFactsReader(bus);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
-  const titleOf = await toolTitleReader(bus);
   let stopping = false;
-  const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key }));
+  const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker() }));
+  const cancel = serveRpc(bus, CANCEL_SUBJECTS, QUEUE_APPROVER, log, cancelHandler({ bus, log, documents }));
   const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
   const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf }));
   const deliver = serveRpc(bus, APPROVER_DELIVER_SUBJECTS, QUEUE_APPROVER, log, deliverHandler({ log, requests, approvals, documents, outcomeOf, cursors: await openDeliveryCursors(bus), stopping: () => stopping }));
@@ -67,7 +70,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolPolicyChecked({ bus, documents, approvals, titleOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log) }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, factsOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log) }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {
@@ -76,7 +79,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     async stop() {
       stopping = true;
       await stage.stop();
-      await Promise.allSettled([decide.drain(), pending.drain(), deliver.drain()]);
+      await Promise.allSettled([decide.drain(), pending.drain(), deliver.drain(), cancel.drain()]);
       await sweeper.stop();
       approvals.stop();
       await requests.stop();

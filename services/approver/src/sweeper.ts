@@ -114,6 +114,11 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
 
 /** The lock record as the stream's terminal event says the approval ended. */
 function alignedRecord(r: ApprovalRecord, o: StreamOutcome): ApprovalRecord {
+  if (o.cancelled !== undefined) {
+    // the call was cancelled: nobody may decide its approval any more
+    const c = o.cancelled;
+    return decidedRecord(r, { decision: "deny", approver: c.data.by, decidedAt: c.ts, reason: `the call was cancelled by ${c.data.by}` });
+  }
   if (o.denied !== undefined) {
     const d = o.denied;
     return decidedRecord(r, { decision: "deny", approver: d.data.approver, decidedAt: d.ts, reason: d.data.reason });

@@ -56,6 +56,11 @@ export async function executeCall(deps: ExecutorDeps, auth: Authorisation, sctx:
     return runAndFinish(deps, { tool, prepared, claim: started, attempt: 1 }, sctx);
   }
   if (claim.existing === undefined) return { kind: "retry", reason: "the call is claimed but its ToolCallStarted could not be read" };
+  // cancelled before we claimed it: the cancel holds the claim slot, so the call never runs
+  if (claim.existing.type === "ToolCallCancelled") {
+    sctx.log.info({ by: claim.existing.data.by }, "call cancelled before it started, not run");
+    return ACK;
+  }
   if (claim.existing.type !== "ToolCallStarted") return { kind: "retry", reason: "unexpected event in the claim slot" };
   return recover(deps, auth, claim.existing, sctx);
 }

@@ -38,5 +38,7 @@ export function callChild(o: ChildCallOptions, tool: string, args: JsonObject): 
     runId: o.own.correlationId,
     wait: o.waitForApproval,
     timeoutMs: Math.max(1, o.meter.remainingMs(Date.now())),
+    // the delegated task is what every child call is for; the model's own words are not trusted here
+    ...(o.own.intent === undefined ? {} : { intent: o.own.intent }),
   });
 }

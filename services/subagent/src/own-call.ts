@@ -1,5 +1,6 @@
 import { readEvent, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN, causeOf } from "@warden/contracts";
+import { AGENT_DOMAIN, causeOf, delegatedIntent } from "@warden/contracts";
+import { AgentArgsSchema } from "./domain/agent-input.js";
 import type { OwnCall } from "./domain/view-event.js";
 
 /**
@@ -13,6 +14,7 @@ export async function readOwnCall(bus: Bus, callId: string): Promise<OwnCall> {
   ]);
   // the executor ran us because these exist: their absence is broken infrastructure
   if (validated === undefined || started === undefined) throw new Error(`the events of subagent call ${callId} could not be read`);
+  const task = AgentArgsSchema.shape.task.safeParse((validated.data.args as { task?: unknown } | null)?.task);
   return {
     callId,
     domain: validated.domain,
@@ -23,6 +25,7 @@ export async function readOwnCall(bus: Bus, callId: string): Promise<OwnCall> {
     ...(validated.parentCallId === undefined ? {} : { parentCallId: validated.parentCallId }),
     flags: validated.data.flags,
     scope: validated.data.scope,
+    ...(task.success ? { intent: delegatedIntent(task.data, validated.principal, validated.tool) } : {}),
     started: causeOf(started),
     startedAtMs: Date.parse(started.ts),
   };

@@ -6,6 +6,7 @@ import {
   ok,
   ToolCallRequestedSchema,
   type CallMode,
+  type Intent,
   type Outcome,
   type ToolCallRequested,
 } from "@warden/contracts";
@@ -23,6 +24,7 @@ export interface CallRequestInput {
   readonly flags: Readonly<Record<string, boolean>>;
   readonly version?: string | undefined;
   readonly parentCallId?: string | undefined;
+  readonly intent?: Intent | undefined;
   readonly now: Date;
 }
 
@@ -57,6 +59,7 @@ export function buildCallRequest(input: CallRequestInput): Outcome<ToolCallReque
       scope: input.scope,
       flags: input.flags,
       ...(input.version === undefined ? {} : { version: input.version }),
+      ...(input.intent === undefined ? {} : { intent: input.intent }),
     },
   };
   const parsed = ToolCallRequestedSchema.safeParse(candidate);

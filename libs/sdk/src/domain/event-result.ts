@@ -34,6 +34,10 @@ export function resultFromEvent(event: WardenEvent, wait: boolean): ToolResult |
     }
     case "ToolCallOutcomeUnknown":
       return { callId, ok: false, status: "outcome_unknown", error: wardenError("OUTCOME_UNKNOWN", event.data.reason) };
+    case "ToolCallCancelled": {
+      const { by, reason } = event.data;
+      return { callId, ok: false, status: "cancelled", error: wardenError("CANCELLED", `cancelled by ${by} before it started${reason === "" ? "" : `: ${reason}`}`) };
+    }
     case "ApprovalRequested":
       return wait ? undefined : awaitingApproval(callId, event.data.approvalId, event.data.reason);
     default:

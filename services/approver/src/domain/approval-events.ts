@@ -6,14 +6,19 @@ import {
   type ApprovalExpired,
   type ApprovalGranted,
   type ApprovalRequested,
+  type DelegationLink,
   type Grade,
+  type Intent,
   type JsonValue,
   type PolicyDocument,
   type ToolCallRejected,
+  type ToolDescriptor,
   type ToolPolicyChecked,
   type EventStamp,
   wardenError,
 } from "@warden/contracts";
+import { quorumOf } from "@warden/policy-engine";
+import { decidersOf, onBehalfOf, riskReasons } from "./approval-card.js";
 
 export type Stamp = EventStamp;
 
@@ -33,11 +38,19 @@ export interface RequestFacts {
   readonly title: string;
   readonly doc: PolicyDocument;
   readonly now: Date;
+  /** The registered descriptor (description, flags); absent when the registry does not know it. */
+  readonly descriptor?: ToolDescriptor | undefined;
+  readonly intent?: Intent | undefined;
+  /** The delegating calls above this one, top first. */
+  readonly chain?: readonly DelegationLink[];
 }
 
 export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFacts, stamp: Stamp): ApprovalRequested {
   const d = checked.data;
   const expiresAt = new Date(f.now.getTime() + approvalTtlSeconds(f.doc, d.grade) * 1000).toISOString();
+  const chain = [...(f.chain ?? [])];
+  const authority = { grade: d.grade, mode: checked.mode, requester: checked.principal, chain };
+  const desc = f.descriptor;
   const data = {
     approvalId: f.approvalId,
     version: d.version,
@@ -52,6 +65,15 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
     reason: d.reason,
     ruleIds: [...d.ruleIds],
     policyVersion: d.policyVersion,
+    ...(desc === undefined
+      ? {}
+      : { description: desc.description, flags: { destructive: desc.destructive, openWorld: desc.openWorld, idempotent: desc.idempotent } }),
+    ...(f.intent === undefined ? {} : { intent: f.intent }),
+    chain,
+    onBehalfOf: onBehalfOf(checked.principal, chain),
+    riskReasons: riskReasons({ grade: d.grade, mode: checked.mode, descriptor: desc, chain }),
+    deciders: decidersOf(f.doc, authority).slice(0, 200),
+    quorum: quorumOf(f.doc, checked.tool, d.grade),
   };
   return nextCallEvent(checked, "ApprovalRequested", data, stamp);
 }

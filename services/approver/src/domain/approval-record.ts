@@ -3,6 +3,7 @@ import {
   ApprovalRequestedSchema,
   CallModeSchema,
   GradeSchema,
+  JsonValueSchema,
   TokenSchema,
   type ApprovalRequested,
   type PendingApproval,
@@ -46,6 +47,10 @@ export const ApprovalRecordSchema = z.object({
   /** The ApprovalRequested this record belongs to; decision events answer it. */
   requestEventId: TokenSchema,
   status: z.enum(APPROVAL_STATUSES),
+  /** Distinct grants needed (the card's quorum); 1 when absent. */
+  quorum: z.int().min(1).optional(),
+  /** Grants given so far towards a quorum, in order; the approval stays pending until the last. */
+  votes: z.array(z.object({ approver: TokenSchema, at: z.iso.datetime(), argsHash: z.string(), args: JsonValueSchema.optional() })).optional(),
   decision: DecisionMadeSchema.optional(),
   expiredAt: z.iso.datetime().optional(),
 });
@@ -71,6 +76,7 @@ export function recordOf(requested: ApprovalRequested): ApprovalRecord {
     approvers: d.approvers,
     requestEventId: requested.eventId,
     status: "pending",
+    ...(d.quorum === undefined || d.quorum === 1 ? {} : { quorum: d.quorum }),
   };
 }
 
@@ -82,7 +88,7 @@ export function isOverdue(record: { readonly expiresAt: string }, now: Date): bo
  * An ApprovalRequested as the pending list shows it. The preview is made again from the args
  * (whose hash the reader has checked), so what a person reads is what the grant binds.
  */
-export function pendingApprovalOf(requested: ApprovalRequested): PendingApproval {
+export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalRecord["votes"] = []): PendingApproval {
   const d = requested.data;
   return {
     approvalId: d.approvalId,
@@ -95,6 +101,18 @@ export function pendingApprovalOf(requested: ApprovalRequested): PendingApproval
     mode: requested.mode,
     argsHash: d.argsHash,
     argsPreview: argsPreview(d.args),
+    args: d.args,
+    ...(d.description === undefined ? {} : { description: d.description }),
+    ...(d.flags === undefined ? {} : { flags: d.flags }),
+    ...(d.intent === undefined ? {} : { intent: d.intent }),
+    ...(d.chain === undefined ? {} : { chain: d.chain }),
+    onBehalfOf: d.onBehalfOf ?? requested.principal,
+    ruleIds: d.ruleIds,
+    policyVersion: d.policyVersion,
+    ...(d.riskReasons === undefined ? {} : { riskReasons: d.riskReasons }),
+    ...(d.deciders === undefined ? {} : { deciders: d.deciders }),
+    quorum: d.quorum ?? 1,
+    ...(votes.length === 0 ? {} : { grantedBy: votes.map((v) => ({ approver: v.approver, at: v.at })) }),
     reason: d.reason,
     requestedAt: requested.ts,
     expiresAt: d.expiresAt,

@@ -128,16 +128,19 @@ describe("judgeDecision", () => {
       ok: false,
       refusal: "ALREADY_DECIDED",
       message: "the approval was already denied by carol at 2029-12-31T23:59:30.000Z",
+      decided: { decision: "deny", by: "carol", at: "2029-12-31T23:59:30.000Z" },
     });
     expect(judgeDecision(facts({ outcome: { ...NO_OUTCOME, expired } }))).toEqual({
       ok: false,
       refusal: "EXPIRED",
       message: "the approval expired at 2029-12-31T23:59:39.000Z (recorded at 2029-12-31T23:59:40.000Z)",
+      decided: { decision: "expire", at: "2029-12-31T23:59:39.000Z" },
     });
     expect(judgeDecision(facts({ outcome: { ...NO_OUTCOME, granted } }))).toEqual({
       ok: false,
       refusal: "ALREADY_DECIDED",
       message: `the approval was already granted by alice at ${NOW.toISOString()}`,
+      decided: { decision: "grant", by: "alice", at: NOW.toISOString() },
     });
     expect(judgeDecision(facts({ request: { decision: "deny", argsHash: req.data.argsHash }, outcome: { ...NO_OUTCOME, granted } }))).toMatchObject({
       refusal: "ALREADY_DECIDED",

@@ -3,7 +3,9 @@ import {
   type ApprovalGranted,
   type ApprovalRequested,
   type DECISION_REFUSALS,
+  type DecisionReply,
   type DecisionRequest,
+  type JsonValue,
   type PolicyDocument,
 } from "@warden/contracts";
 import { mayDecide } from "@warden/policy-engine";
@@ -11,7 +13,10 @@ import { isOverdue, type ApprovalRecord, type DecisionMade } from "./approval-re
 import { judgeStreamOutcome, type StreamOutcome } from "./settled-on-stream.js";
 
 export type Refusal = (typeof DECISION_REFUSALS)[number];
-export type Judgement = { readonly ok: true } | { readonly ok: false; readonly refusal: Refusal; readonly message: string };
+type Decided = NonNullable<Extract<DecisionReply, { ok: false }>["decided"]>;
+export type Judgement =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly refusal: Refusal; readonly message: string; readonly decided?: Decided };
 
 /** A grant must be used soon, whatever the approval's own expiry. */
 export const GRANT_LIFETIME_MS = 10 * 60_000;
@@ -30,8 +35,19 @@ export interface DecisionFacts {
   readonly now: Date;
 }
 
-function refuse(refusal: Refusal, message: string): Judgement {
-  return { ok: false, refusal, message };
+function refuse(refusal: Refusal, message: string, decided?: Decided): Judgement {
+  return decided === undefined ? { ok: false, refusal, message } : { ok: false, refusal, message, decided };
+}
+
+/** "already granted by alice at T": what a late or second decision is told, from the lock record. */
+export function alreadyDecided(record: ApprovalRecord): Judgement {
+  const d = record.decision;
+  if (record.status === "expired") {
+    return refuse("EXPIRED", `the approval expired at ${record.expiresAt}`, { decision: "expire", at: record.expiredAt ?? record.expiresAt });
+  }
+  if (d === undefined) return refuse("ALREADY_DECIDED", `the approval was already ${record.status}`);
+  const verb = d.decision === "grant" ? "granted" : "denied";
+  return refuse("ALREADY_DECIDED", `the approval was already ${verb} by ${d.approver} at ${d.decidedAt}`, { decision: d.decision, by: d.approver, at: d.decidedAt });
 }
 
 /** Whether a decision may be taken, and if not, why. Authority is checked before anything is revealed. */
@@ -41,21 +57,32 @@ export function judgeDecision(f: DecisionFacts): Judgement {
   if (record === undefined || requested === undefined || requested.data.approvalId !== record.approvalId) {
     return refuse("UNKNOWN_APPROVAL", "no such approval");
   }
+  const quorum = record.quorum ?? 1;
   const who = mayDecide(f.doc, f.approver, {
     grade: requested.data.grade,
     mode: requested.mode,
     requester: requested.principal,
-    requesterMayConfirm: requested.data.approvers.requesterMayConfirm,
+    // a requester's own confirmation is one person agreeing with themself: it never makes a quorum
+    requesterMayConfirm: requested.data.approvers.requesterMayConfirm && quorum === 1,
+    chain: (requested.data.chain ?? []).map((l) => l.principal),
   });
   if (!who.ok) return refuse("NOT_AUTHORISED", who.reason);
   // the lock record is a KV value someone could rewrite; what the stream holds is settled for good
   const onStream = judgeStreamOutcome(f.outcome);
   if (!onStream.ok) return onStream;
-  if (record.status === "expired") return refuse("EXPIRED", `the approval expired at ${record.expiresAt}`);
-  if (record.status !== "pending") return refuse("ALREADY_DECIDED", `the approval was already ${record.status}`);
-  if (isOverdue(record, f.now)) return refuse("EXPIRED", `the approval expired at ${record.expiresAt}`);
+  if (record.status !== "pending") return alreadyDecided(record);
+  if (isOverdue(record, f.now)) return refuse("EXPIRED", `the approval expired at ${record.expiresAt}`, { decision: "expire", at: record.expiresAt });
   if (f.request.argsHash !== requested.data.argsHash) {
     return refuse("ARGS_HASH_MISMATCH", "the argsHash decided on is not the one of the requested args; look at the approval again");
+  }
+  if (f.request.args !== undefined && f.request.decision !== "grant") return refuse("MALFORMED", "only a grant may carry edited args");
+  const mine = record.votes?.find((v) => v.approver === f.approver);
+  if (mine !== undefined) {
+    return refuse("ALREADY_DECIDED", `you already granted this at ${mine.at}; it needs ${quorum - (record.votes?.length ?? 0)} more distinct approver(s)`, {
+      decision: "grant",
+      by: mine.approver,
+      at: mine.at,
+    });
   }
   return { ok: true };
 }
@@ -69,18 +96,34 @@ export interface Signer {
   sign(payload: Uint8Array): string;
 }
 
-/** The signed grant for an approval: bound to its args, descriptor and version, single nonce, short-lived. */
-export function signGrant(requested: ApprovalRequested, approver: string, now: Date, nonce: string, signer: Signer): ApprovalGranted["data"] {
+/** What a grant binds beyond the request: edited args, and the earlier grants of a quorum. */
+export interface GrantExtras {
+  readonly edit?: { readonly args: JsonValue; readonly argsHash: string };
+  readonly coApprovers?: readonly { readonly approver: string; readonly at: string }[];
+}
+
+/** The signed grant for an approval: bound to its args (or the edited ones), descriptor and version, single nonce, short-lived. */
+export function signGrant(
+  requested: ApprovalRequested,
+  approver: string,
+  now: Date,
+  nonce: string,
+  signer: Signer,
+  extras: GrantExtras = {},
+): ApprovalGranted["data"] {
   const r = requested.data;
+  const co = extras.coApprovers === undefined || extras.coApprovers.length === 0 ? undefined : extras.coApprovers.map((c) => ({ approver: c.approver, at: c.at }));
   const statement = {
     callId: requested.callId,
     approvalId: r.approvalId,
-    argsHash: r.argsHash,
+    argsHash: extras.edit?.argsHash ?? r.argsHash,
     descriptorHash: r.descriptorHash,
     version: r.version,
     approver,
     expiresAt: grantExpiry(r.expiresAt, now),
     nonce,
+    ...(extras.edit === undefined ? {} : { originalArgsHash: r.argsHash }),
+    ...(co === undefined ? {} : { coApprovers: co.map((c) => c.approver) }),
   };
   return {
     approvalId: statement.approvalId,
@@ -93,6 +136,8 @@ export function signGrant(requested: ApprovalRequested, approver: string, now: D
     nonce,
     signature: signer.sign(grantSigningPayload(statement)),
     keyId: signer.keyId,
+    ...(extras.edit === undefined ? {} : { edit: { args: extras.edit.args, originalArgsHash: r.argsHash } }),
+    ...(co === undefined ? {} : { coApprovers: co }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ApprovalDenied, ApprovalExpired, ApprovalGranted } from "@warden/contracts";
+import type { ApprovalDenied, ApprovalExpired, ApprovalGranted, ToolCallCancelled } from "@warden/contracts";
 import type { Judgement } from "./decision.js";
 
 /** A call's terminal approval events as the stream holds them (each written at most once). */
@@ -6,6 +6,8 @@ export interface StreamOutcome {
   readonly granted: ApprovalGranted | undefined;
   readonly denied: ApprovalDenied | undefined;
   readonly expired: ApprovalExpired | undefined;
+  /** A cancel of the call by its requester or an operator (it holds the claim slot). */
+  readonly cancelled?: ToolCallCancelled | undefined;
 }
 
 export const NO_OUTCOME: StreamOutcome = { granted: undefined, denied: undefined, expired: undefined };
@@ -16,19 +18,26 @@ export const NO_OUTCOME: StreamOutcome = { granted: undefined, denied: undefined
  * over a grant in the message (a grant next to either is itself a fault).
  */
 export function judgeStreamOutcome(o: StreamOutcome): Judgement {
+  if (o.cancelled !== undefined) {
+    const c = o.cancelled;
+    return { ok: false, refusal: "ALREADY_DECIDED", message: `the call was cancelled by ${c.data.by} at ${c.ts}`, decided: { decision: "cancel", by: c.data.by, at: c.ts } };
+  }
   if (o.denied !== undefined) {
-    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already denied by ${o.denied.data.approver} at ${o.denied.ts}` };
+    const d = o.denied;
+    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already denied by ${d.data.approver} at ${d.ts}`, decided: { decision: "deny", by: d.data.approver, at: d.ts } };
   }
   if (o.expired !== undefined) {
-    return { ok: false, refusal: "EXPIRED", message: `the approval expired at ${o.expired.data.expiresAt} (recorded at ${o.expired.ts})` };
+    const e = o.expired;
+    return { ok: false, refusal: "EXPIRED", message: `the approval expired at ${e.data.expiresAt} (recorded at ${e.ts})`, decided: { decision: "expire", at: e.data.expiresAt } };
   }
   if (o.granted !== undefined) {
-    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already granted by ${o.granted.data.approver} at ${o.granted.data.grantedAt}` };
+    const g = o.granted.data;
+    return { ok: false, refusal: "ALREADY_DECIDED", message: `the approval was already granted by ${g.approver} at ${g.grantedAt}`, decided: { decision: "grant", by: g.approver, at: g.grantedAt } };
   }
   return { ok: true };
 }
 
 /** True when the stream holds any terminal approval event of the call. */
 export function settledOnStream(o: StreamOutcome): boolean {
-  return o.granted !== undefined || o.denied !== undefined || o.expired !== undefined;
+  return o.granted !== undefined || o.denied !== undefined || o.expired !== undefined || o.cancelled !== undefined;
 }

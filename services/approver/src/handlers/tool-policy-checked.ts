@@ -4,6 +4,8 @@ import type { ApprovalStore } from "../approval-store.js";
 import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/approval-events.js";
 import { openApprovalsOf } from "../domain/approval-quota.js";
 import { recordOf } from "../domain/approval-record.js";
+import { readRequestContext } from "../request-context.js";
+import type { ToolFacts } from "../tool-facts.js";
 import type { Turns } from "@warden/service-kit";
 import type { ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
 
@@ -11,7 +13,7 @@ export interface ApprovalRequestDeps {
   readonly bus: Bus;
   readonly documents: PolicyDocumentFollower;
   readonly approvals: ApprovalStore;
-  readonly titleOf: (tool: string, version: string) => Promise<string>;
+  readonly factsOf: (tool: string, version: string) => Promise<ToolFacts>;
   /** One requester's requests at a time in this process, so the quota counts each one. */
   readonly turns: Turns;
   /** Executor heartbeats: a request to a domain with none live is flagged `noLiveExecutor` on its card. */
@@ -50,9 +52,10 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     }
 
     async function create(doc: ReturnType<PolicyDocumentFollower["current"]>): Promise<StageOutcome> {
+      const [facts, context] = await Promise.all([deps.factsOf(checked.tool, checked.data.version), readRequestContext(bus, checked)]);
       const built = approvalRequestedEvent(
         checked,
-        { approvalId: newId(), title: await deps.titleOf(checked.tool, checked.data.version), doc, now: new Date() },
+        { approvalId: newId(), title: facts.title, descriptor: facts.descriptor, intent: context.intent, chain: context.chain, doc, now: new Date() },
         { eventId: newId(), ts: new Date().toISOString() },
       );
       // the approver sees nobody to run it: the person deciding should know a grant would wait

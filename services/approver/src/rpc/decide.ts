@@ -1,19 +1,22 @@
 import { appendEvent, readEvent, type Bus, type Logger } from "@warden/bus";
 import {
+  argsHash,
   DecisionRequestSchema,
   newId,
   parseDecideSubject,
   type ApprovalRequested,
   type DecisionReply,
+  type JsonValue,
   type Reply,
 } from "@warden/contracts";
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-events.js";
 import type { DecisionMade } from "../domain/approval-record.js";
-import { decidedRecord, denialReason, judgeDecision, signGrant, type Signer } from "../domain/decision.js";
+import { alreadyDecided, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
 import { NO_OUTCOME } from "../domain/settled-on-stream.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import { readStreamOutcome } from "../stream-outcome.js";
+import type { ToolFacts } from "../tool-facts.js";
 
 export interface DecideDeps {
   readonly bus: Bus;
@@ -21,6 +24,9 @@ export interface DecideDeps {
   readonly documents: PolicyDocumentFollower;
   readonly approvals: ApprovalStore;
   readonly signer: Signer;
+  readonly factsOf: (tool: string, version: string) => Promise<ToolFacts>;
+  /** An error text for args that fail the tool's inputSchema; undefined when they pass. */
+  readonly checkArgs: (descriptor: NonNullable<ToolFacts["descriptor"]>, descriptorHash: string, args: unknown) => string | undefined;
 }
 
 const answer = (reply: DecisionReply): Reply => ({ ok: true, value: reply });
@@ -60,23 +66,68 @@ export function decideHandler(deps: DecideDeps) {
     if (entry === undefined || requested === undefined) throw new Error("a decision was judged without its record and request");
     const record = entry.value;
     const request = requested;
-    const made: DecisionMade =
-      body.data.decision === "grant"
-        ? { decision: "grant", approver, decidedAt: now.toISOString(), grant: signGrant(request, approver, now, newId(), deps.signer) }
-        : { decision: "deny", approver, decidedAt: now.toISOString(), reason: denialReason(approver, body.data.reason) };
-    if (!(await approvals.update(decidedRecord(record, made), entry.revision))) {
-      // lost the race to another decision or to the sweeper
-      const status = (await approvals.get(approvalId))?.value.status ?? "decided";
-      log.info({ status }, "decision lost a race");
-      return answer({ ok: false, refusal: status === "expired" ? "EXPIRED" : "ALREADY_DECIDED", message: `the approval was already ${status}` });
+    const grant = body.data.decision === "grant";
+    const edit = grant && body.data.args !== undefined ? await editOf(request, body.data.args) : undefined;
+    if (edit !== undefined && !edit.ok) {
+      log.info({ refusal: "INVALID_ARGS" }, "decision refused");
+      return answer({ ok: false, refusal: "INVALID_ARGS", message: edit.message });
     }
+    const edited = edit?.ok === true && edit.argsHash !== request.data.argsHash ? { args: edit.args, argsHash: edit.argsHash } : undefined;
+    const boundHash = edited?.argsHash ?? request.data.argsHash;
+    const votes = record.votes ?? [];
+    const need = record.quorum ?? 1;
+    if (grant && votes.length > 0 && votes[0]!.argsHash !== boundHash) {
+      // every grant of a quorum is for the same args, or the ones that run had fewer approvers
+      return answer({ ok: false, refusal: "ARGS_HASH_MISMATCH", message: `${votes[0]!.approver} granted other args (${votes[0]!.argsHash}); grant those, or deny` });
+    }
+    if (grant && votes.length + 1 < need) {
+      const vote = { approver, at: now.toISOString(), argsHash: boundHash, ...(edited === undefined ? {} : { args: edited.args }) };
+      if (!(await approvals.update({ ...record, votes: [...votes, vote] }, entry.revision))) return lostRace();
+      log.info({ have: votes.length + 1, need }, "approval granted towards its quorum");
+      return answer({ ok: true, approvalId, callId: record.callId, decision: "grant", argsHash: boundHash, quorum: { have: votes.length + 1, need } });
+    }
+    const firstEdit = votes[0]?.args === undefined ? edited : { args: votes[0].args, argsHash: votes[0].argsHash };
+    const extras: GrantExtras = { ...(firstEdit === undefined ? {} : { edit: firstEdit }), ...(votes.length === 0 ? {} : { coApprovers: votes }) };
+    const made: DecisionMade = grant
+      ? { decision: "grant", approver, decidedAt: now.toISOString(), grant: signGrant(request, approver, now, newId(), deps.signer, extras) }
+      : { decision: "deny", approver, decidedAt: now.toISOString(), reason: denialReason(approver, body.data.reason) };
+    if (!(await approvals.update(decidedRecord(record, made), entry.revision))) return lostRace();
     await appendDecision(bus, request, made).catch((err: unknown) => {
       // the record holds the decision; the sweeper appends the event it finds missing
       log.error({ err }, "decision event append failed, left to the sweeper");
     });
-    log.info({ decision: body.data.decision, callId: record.callId }, "approval decided");
-    return answer({ ok: true, approvalId, callId: record.callId, decision: body.data.decision });
+    log.info({ decision: body.data.decision, callId: record.callId, edited: edited !== undefined }, "approval decided");
+    return answer({
+      ok: true,
+      approvalId,
+      callId: record.callId,
+      decision: body.data.decision,
+      ...(grant ? { argsHash: boundHash } : {}),
+      ...(need > 1 && grant ? { quorum: { have: votes.length + 1, need } } : {}),
+    });
+
+    async function lostRace(): Promise<Reply> {
+      // lost the race to another decision or to the sweeper: say who decided, and when
+      const now = await approvals.get(approvalId);
+      log.info({ status: now?.value.status }, "decision lost a race");
+      if (now === undefined) return answer({ ok: false, refusal: "ALREADY_DECIDED", message: "the approval was already decided" });
+      if (now.value.status === "pending") return answer({ ok: false, refusal: "ALREADY_DECIDED", message: "another grant was recorded at the same time; look at the approval again" });
+      const judged = alreadyDecided(now.value);
+      return answer(judged.ok ? { ok: false, refusal: "ALREADY_DECIDED", message: "the approval was already decided" } : judged);
+    }
   };
+
+  /** Edited args, re-validated against the schema of the tool version the call is bound to. */
+  async function editOf(
+    request: ApprovalRequested,
+    args: JsonValue,
+  ): Promise<{ ok: true; args: JsonValue; argsHash: string } | { ok: false; message: string }> {
+    const facts = await deps.factsOf(request.tool, request.data.version);
+    if (facts.descriptor === undefined) return { ok: false, message: `the registry does not hold ${request.tool}@${request.data.version}, so edited args cannot be checked` };
+    const problem = deps.checkArgs(facts.descriptor, request.data.descriptorHash, args);
+    if (problem !== undefined) return { ok: false, message: `the edited args do not fit ${request.tool}@${request.data.version}: ${problem}` };
+    return { ok: true, args, argsHash: argsHash(args) };
+  }
 }
 
 /** Appends the event of a decision the record already holds; appending again is harmless. */

@@ -30,13 +30,15 @@ export function pendingHandler(deps: PendingDeps) {
     const now = new Date();
     const doc = deps.documents.current();
     const { requests } = await deps.requests.open(now);
-    const decided = new Set(deps.approvals.open().filter((e) => e.value.status !== "pending").map((e) => e.value.approvalId));
+    const records = deps.approvals.open().map((e) => e.value);
+    const decided = new Set(records.filter((r) => r.status !== "pending").map((r) => r.approvalId));
+    const votes = new Map(records.map((r) => [r.approvalId, r.votes]));
     const mine = requests.filter((r) => !decided.has(r.data.approvalId) && mayDecide(doc, approver, authorityFacts(r)).ok);
     const outcomes = await Promise.all(mine.map((r) => deps.outcomeOf(r.domain, r.callId)));
     const listed: PendingApproval[] = [];
     mine.forEach((r, i) => {
       if (settledOnStream(outcomes[i]!)) deps.requests.forget(r);
-      else listed.push(pendingApprovalOf(r));
+      else listed.push(pendingApprovalOf(r, votes.get(r.data.approvalId)));
     });
     listed.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.approvalId.localeCompare(b.approvalId));
     deps.log.debug({ approver, listed: listed.length }, "pending approvals listed");
@@ -45,5 +47,11 @@ export function pendingHandler(deps: PendingDeps) {
 }
 
 function authorityFacts(r: ApprovalRequested) {
-  return { grade: r.data.grade, mode: r.mode, requester: r.principal, requesterMayConfirm: r.data.approvers.requesterMayConfirm };
+  return {
+    grade: r.data.grade,
+    mode: r.mode,
+    requester: r.principal,
+    requesterMayConfirm: r.data.approvers.requesterMayConfirm,
+    chain: (r.data.chain ?? []).map((l) => l.principal),
+  };
 }

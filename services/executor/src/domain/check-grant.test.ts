@@ -91,6 +91,33 @@ describe("checkGrant", () => {
     expect(checkGrant(facts(grant()))).toEqual({ ok: true, value: request });
   });
 
+  describe("a grant of edited args", () => {
+    const edited = { customerId: "c1", text: "hello, and sorry for the wait" };
+    const editedGrant = (over: Partial<ApprovalGranted["data"]> = {}) =>
+      grant({ argsHash: argsHash(edited), edit: { args: edited, originalArgsHash: argsHash(args) }, ...over });
+
+    it("is accepted when it names the requested args it replaces and binds the hash of the edited ones", () => {
+      expect(checkGrant(facts(editedGrant()))).toEqual({ ok: true, value: request });
+    });
+
+    it("is refused when its edited args do not hash to what it signed", () => {
+      const g = editedGrant();
+      const swapped = { ...g, data: { ...g.data, edit: { args: { customerId: "c2", text: "other" }, originalArgsHash: argsHash(args) } } };
+      expect(reason(checkGrant(facts(swapped)))).toMatch(/edited args do not hash/);
+    });
+
+    it("is refused when it replaces other args than the request's", () => {
+      const g = editedGrant({ edit: { args: edited, originalArgsHash: `sha256:${"0".repeat(64)}` } });
+      expect(reason(checkGrant(facts(g)))).toMatch(/replaces other args/);
+    });
+
+    it("is refused when the edit was added after signing (the original args hash is signed with it)", () => {
+      const plain = grant({ argsHash: argsHash(edited) });
+      const added = { ...plain, data: { ...plain.data, edit: { args: edited, originalArgsHash: argsHash(args) } } };
+      expect(reason(checkGrant(facts(added)))).toMatch(/signature/);
+    });
+  });
+
   it("refuses a grant signed with another key", () => {
     expect(reason(checkGrant(facts(grant(), { publicKey: other })))).toMatch(/signature/);
   });

@@ -33,8 +33,14 @@ export function checkGrant(f: GrantFacts): Outcome<ApprovalRequested> {
   if (request === undefined) return invalid("the call has no ApprovalRequested to take the args from");
   const r = request.data;
   if (r.approvalId !== g.approvalId) return invalid(`the grant is for approval ${g.approvalId}, the call's request is ${r.approvalId}`);
-  if (g.argsHash !== r.argsHash) return invalid("the grant's argsHash differs from the request's");
   if (argsHash(r.args) !== r.argsHash) return invalid("the requested args do not hash to the request's argsHash");
+  if (g.edit === undefined) {
+    if (g.argsHash !== r.argsHash) return invalid("the grant's argsHash differs from the request's");
+  } else {
+    // an edited grant names the args it replaced and binds (signs) the hash of the ones that run
+    if (g.edit.originalArgsHash !== r.argsHash) return invalid("the edited grant replaces other args than the request's");
+    if (argsHash(g.edit.args) !== g.argsHash) return invalid("the edited args do not hash to the grant's argsHash");
+  }
   if (g.descriptorHash !== r.descriptorHash || g.version !== r.version) {
     return invalid("the grant's descriptor (hash or version) differs from the request's");
   }

@@ -37,7 +37,14 @@ export function handleApprovalGranted(deps: ExecutorDeps) {
         const linked = checkChain({ validated, checked, request });
         if (!linked.ok) return linked;
         const r = request.data;
-        return ok({ args: r.args, argsHash: r.argsHash, version: grant.data.version, descriptorHash: grant.data.descriptorHash });
+        // an edited grant runs the args the approver granted (verify() checks their hash and signature)
+        const edit = grant.data.edit;
+        return ok({
+          args: edit === undefined ? r.args : edit.args,
+          argsHash: edit === undefined ? r.argsHash : grant.data.argsHash,
+          version: grant.data.version,
+          descriptorHash: grant.data.descriptorHash,
+        });
       },
       verify: async () => {
         const [denied, expired] = await Promise.all([

@@ -1,4 +1,4 @@
-import { answerCallEvent, type CallMode, type EventCause, type EventStamp, type ToolView, type ToolViewCompiled } from "@warden/contracts";
+import { answerCallEvent, type CallMode, type EventCause, type EventStamp, type Intent, type ToolView, type ToolViewCompiled } from "@warden/contracts";
 
 /** The subagent's own call, as its recorded events describe it. */
 export interface OwnCall {
@@ -12,6 +12,8 @@ export interface OwnCall {
   readonly parentCallId?: string;
   readonly flags: Readonly<Record<string, boolean>>;
   readonly scope: string | null;
+  /** What the child calls say they are for: the delegated task, from the subagent's own args. */
+  readonly intent?: Intent;
   /** The call's ToolCallStarted (the executor's claim): what each turn's view answers. */
   readonly started: EventCause;
   readonly startedAtMs: number;
