@@ -114,11 +114,22 @@ describe("warden inbox in a real headless Chromium", () => {
     expect(await selectedText()).toContain("C-1042");
     expect(await focusedIsSelected()).toBe(true);
 
-    // a opens the approve panel with the note field focused, Enter approves
+    // a opens the approve panel with the note field focused; Esc closes it again
     await page.keyboard.press("a");
     await card("C-1042").locator("form.panel-approve input[name=reason]").waitFor();
     expect(await card("C-1042").locator("input[name=reason]:focus").count()).toBe(1);
-    await page.keyboard.press("Enter");
+    await page.keyboard.press("Escape");
+    await card("C-1042").locator("form.panel-approve").waitFor({ state: "detached" });
+
+    // e opens the args editor (the card's args, focused); Ctrl+Enter approves the edited args
+    await page.keyboard.press("e");
+    const editor = card("C-1042").locator("form.panel textarea[name=args]");
+    await editor.waitFor();
+    expect(await card("C-1042").locator("textarea[name=args]:focus").count()).toBe(1);
+    expect(JSON.parse(await editor.inputValue())).toEqual(message);
+    const edited = { customerId: "C-1042", text: "Your refund of 40 EUR was sent today. Reference R-881." };
+    await editor.fill(JSON.stringify(edited, null, 2));
+    await page.keyboard.press("Control+Enter");
     await card("C-1042").waitFor({ state: "detached", timeout: 15_000 });
     await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
 
@@ -128,11 +139,16 @@ describe("warden inbox in a real headless Chromium", () => {
     expect(eventTypes(events)).toEqual(expect.arrayContaining(["ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]));
     const granted = events.find((e) => e.type === "ApprovalGranted");
     expect(granted?.type === "ApprovalGranted" && granted.data.approver).toBe("alice");
-    expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-1042")).toHaveLength(1);
-    // the operator's trace names alice as the approver and the call as succeeded
+    // the edit is recorded beside the original request, and the edited args are what ran
+    expect(granted?.type === "ApprovalGranted" && granted.data.edit?.args).toEqual(edited);
+    const requested = events.find((e) => e.type === "ToolCallRequested");
+    expect(requested?.type === "ToolCallRequested" && requested.data.args).toEqual(message);
+    expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-1042").map((m) => m.text)).toEqual([edited.text]);
+    // the operator's trace names alice as the approver, shows the edited args and the call as succeeded
     const trace = await runWarden(w.nats.home.dir, "trace", sent.callId);
     expect(trace.code, trace.err).toBe(0);
     expect(trace.out).toContain("alice");
+    expect(trace.out).toContain(`editedArgs=${JSON.stringify(edited)}`);
     expect(trace.out).toMatch(/succeeded/i);
 
     // the other request is still pending: d, a reason typed in the page, Enter denies it

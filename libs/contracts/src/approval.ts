@@ -116,6 +116,8 @@ export const PendingApprovalSchema = z.object({
   requestedAt: z.string(),
   expiresAt: z.string(),
   approvers: z.object({ human: z.boolean(), requesterMayConfirm: z.boolean() }),
+  /** No executor of the call's domain was alive when it was asked: a grant would wait for one. */
+  noLiveExecutor: z.literal(true).optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 

@@ -200,9 +200,10 @@ class Compiler {
   private object(s: Schema): CompiledCheck {
     this.noChecks(s);
     const def = s._zod.def;
-    // zod's default object strips unknown members (the event is then refused as not stored as read);
-    // a catchall would keep them
-    if (def.catchall !== undefined) throw new UnsupportedSchemaError("an object with a catchall");
+    // zod's default object strips unknown members (the event is then refused as not stored as read)
+    // and a strict one (catchall never) refuses them: this check says false to both; any other
+    // catchall would keep them
+    if (def.catchall !== undefined && def.catchall._zod.def.type !== "never") throw new UnsupportedSchemaError("an object with a catchall");
     const fields = Object.entries(def.shape ?? {}).map(([key, field]) => {
       // a missing member is read through the prototype by zod; none may be named like one of its members
       if (key in Object.prototype || key === "__proto__") throw new UnsupportedSchemaError(`an object member named ${key}`);

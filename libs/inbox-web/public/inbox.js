@@ -8,6 +8,7 @@
   const LAID_OUT = new Set([
     "approvalId", "callId", "domain", "tool", "title", "grade", "principal", "mode", "argsHash", "argsPreview",
     "reason", "requestedAt", "expiresAt", "approvers", "description", "intent", "args", "flags", "riskReasons",
+    "onBehalfOf", "noLiveExecutor",
   ]);
 
   const $ = (id) => document.getElementById(id);
@@ -89,6 +90,7 @@
   function renderCard(card) {
     const facts = el("dl", { class: "facts" },
       el("dt", { text: "Requested by" }), el("dd", {}, el("strong", { text: card.principal }), el("span", { class: "muted", text: ` · ${card.mode} mode` })),
+      ...(typeof card.onBehalfOf === "string" && card.onBehalfOf !== card.principal ? [el("dt", { text: "On behalf of" }), el("dd", { class: "on-behalf-of", text: card.onBehalfOf })] : []),
       el("dt", { text: "Why it waits" }), el("dd", { class: "policy-reason", text: card.reason }),
       el("dt", { text: "Who may decide" }), el("dd", {}, whoMayDecide(card.approvers)),
       el("dt", { text: "Asked at" }), el("dd", { text: `${clock(card.requestedAt)}` }),
@@ -133,6 +135,7 @@
         ),
         el("span", { class: "expiry", "data-expires": card.expiresAt }),
       ),
+      card.noLiveExecutor === true ? el("p", { class: "no-executor", role: "note", text: "No executor of this domain is running: a grant waits until one starts." }) : null,
       card.description !== undefined ? el("p", { class: "description", text: String(card.description) }) : null,
       flags,
       intent,

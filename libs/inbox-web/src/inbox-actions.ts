@@ -1,4 +1,4 @@
-import { fail, ok, validateJson, type Outcome, type WardenError } from "@warden/contracts";
+import { fail, JsonValueSchema, ok, validateJson, type Outcome, type WardenError } from "@warden/contracts";
 import type { ApproverClient, DecisionOutcome } from "@warden/sdk";
 import { z } from "zod";
 
@@ -17,6 +17,8 @@ const Reason = z.string().trim().max(REASON_MAX);
 export const InboxActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("approve"), approvalId: Id, argsHash: z.string().min(1).max(200), reason: Reason.optional() }),
   z.object({ kind: z.literal("deny"), approvalId: Id, argsHash: z.string().min(1).max(200), reason: Reason.min(1, "a denial needs a reason") }),
+  // the args the person edited: the approver re-validates them against the tool's schema and signs their hash
+  z.object({ kind: z.literal("approve-edited"), approvalId: Id, argsHash: z.string().min(1).max(200), args: JsonValueSchema, reason: Reason.optional() }),
 ]);
 export type InboxAction = z.infer<typeof InboxActionSchema>;
 export type InboxActionKind = InboxAction["kind"];
@@ -51,9 +53,10 @@ export interface InboxActions {
 const SPECS: readonly InboxActionSpec[] = [
   { kind: "approve", label: "Approve", key: "a", tone: "approve", asks: "optional-reason" },
   { kind: "deny", label: "Deny", key: "d", tone: "deny", asks: "reason" },
+  { kind: "approve-edited", label: "Edit and approve", key: "e", tone: "approve", asks: "args" },
 ];
 
-/** The actions today's approver client offers: grant and deny, each echoing the argsHash the person saw. */
+/** The decisions the approver client offers: grant, deny, grant with edited args; each echoes the argsHash the person saw. */
 export function approverActions(client: Pick<ApproverClient, "approve" | "deny">): InboxActions {
   return {
     specs: SPECS,
@@ -67,6 +70,8 @@ export function approverActions(client: Pick<ApproverClient, "approve" | "deny">
           return outcomeOf(action.kind, reason, await client.approve(action.approvalId, action.argsHash, reason ?? undefined));
         case "deny":
           return outcomeOf(action.kind, reason, await client.deny(action.approvalId, action.argsHash, action.reason));
+        case "approve-edited":
+          return outcomeOf(action.kind, reason, await client.approve(action.approvalId, action.argsHash, { args: action.args, ...(reason === null ? {} : { reason }) }));
       }
     },
   };

@@ -27,6 +27,8 @@ describe("the inbox page with a richer card and an action that edits args", () =
     riskReasons: ["reaches a person outside the company"],
     chain: ["alice", "agent.triage", "planner"],
     policyRule: "send-needs-a-person",
+    onBehalfOf: "alice via agent.triage",
+    noLiveExecutor: true,
   });
 
   beforeAll(async () => {
@@ -34,12 +36,12 @@ describe("the inbox page with a richer card and an action that edits args", () =
     if (!existsSync(CHROMIUM)) return;
     const client = standInClient([rich]);
     const base = approverActions(client);
-    // an action the page has never heard of, asking for edited args: what wiring a new decision looks like
+    // an action the page has never heard of, asking for args: what wiring a new decision looks like
     const actions: InboxActions = {
-      specs: [...base.specs, { kind: "approve-edited", label: "Approve edited", key: "e", tone: "approve", asks: "args" }],
+      specs: [...base.specs, { kind: "approve-rewritten", label: "Approve rewritten", key: "x", tone: "approve", asks: "args" }],
       async run(body) {
         posted.push(body);
-        return ok({ kind: "approve-edited", approvalId: "rich-1", callId: "call-rich-1", decision: "grant", reason: null });
+        return ok({ kind: "approve-rewritten", approvalId: "rich-1", callId: "call-rich-1", decision: "grant", reason: null });
       },
     };
     feed = startInboxFeed({ client, refreshMs: 60_000 });
@@ -65,6 +67,8 @@ describe("the inbox page with a richer card and an action that edits args", () =
     expect(await c.locator(".flag").count()).toBe(1);
     await c.locator(".intent", { hasText: "Tell C-1 their refund went out" }).waitFor();
     await c.locator(".risks", { hasText: "outside the company" }).waitFor();
+    await c.locator(".on-behalf-of", { hasText: "alice via agent.triage" }).waitFor();
+    await c.locator(".no-executor", { hasText: "No executor" }).waitFor();
     // the full args, not the preview
     expect(await c.locator(".args pre").textContent()).toContain('"text": "Your refund was sent."');
     // fields this page was not written for: named from their keys, values shown
@@ -72,10 +76,11 @@ describe("the inbox page with a richer card and an action that edits args", () =
     expect(await c.locator(".facts.more .chip").allTextContents()).toEqual(["alice", "agent.triage", "planner"]);
     await c.locator(".facts.more dd", { hasText: "send-needs-a-person" }).waitFor();
     // the advertised action has its button and key
-    await c.locator("button[data-action=approve-edited]", { hasText: "Approve edited" }).waitFor();
+    await c.locator("button[data-action=approve-rewritten]", { hasText: "Approve rewritten" }).waitFor();
+    await c.locator("button[data-action=approve-edited]", { hasText: "Edit and approve" }).waitFor();
 
     await c.focus();
-    await page.keyboard.press("e");
+    await page.keyboard.press("x");
     const editor = c.locator("form.panel textarea[name=args]");
     await editor.waitFor();
     expect(JSON.parse(await editor.inputValue())).toEqual({ customerId: "C-1", text: "Your refund was sent." });
@@ -83,7 +88,7 @@ describe("the inbox page with a richer card and an action that edits args", () =
     await page.keyboard.press("Control+Enter");
     await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
     expect(posted).toEqual([
-      { kind: "approve-edited", approvalId: "rich-1", argsHash: rich.argsHash, args: { customerId: "C-1", text: "Your refund of 40 EUR was sent." } },
+      { kind: "approve-rewritten", approvalId: "rich-1", argsHash: rich.argsHash, args: { customerId: "C-1", text: "Your refund of 40 EUR was sent." } },
     ]);
   }, 60_000);
 });

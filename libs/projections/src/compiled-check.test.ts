@@ -13,9 +13,40 @@ function corpus(): WardenEvent[] {
   const finished = events.find((e) => e.type === "ToolCallFinished")!;
   const checked = events.find((e) => e.type === "ToolPolicyChecked")!;
   const rejected = events.find((e) => e.type === "ToolCallRejected")!;
+  const requested = events.find((e) => e.type === "ToolCallRequested")!;
+  const approval = events.find((e) => e.type === "ApprovalRequested")!;
+  const grant = events.find((e) => e.type === "ApprovalGranted")!;
+  const started = events.find((e) => e.type === "ToolCallStarted")!;
   const envelope = { ...finished, causationId: finished.eventId };
+  const intent = { goal: "close the refund ticket", rationale: "it was paid today", expectedEffect: "one ticket closed" };
   return [
     ...events,
+    // the members issue 13 added: a request's intent (a strict object), the whole approval card, an edited quorum grant, a cancel
+    { ...requested, data: { ...(requested as Extract<WardenEvent, { type: "ToolCallRequested" }>).data, intent } },
+    {
+      ...approval,
+      data: {
+        ...(approval as Extract<WardenEvent, { type: "ApprovalRequested" }>).data,
+        description: "Closes a ticket",
+        flags: { destructive: false, openWorld: false, idempotent: true },
+        intent,
+        chain: [{ callId: "p1", principal: "alice", mode: "human", tool: "agent.triage" }],
+        onBehalfOf: "alice via agent.triage",
+        riskReasons: ["a write"],
+        deciders: ["alice", "bob"],
+        quorum: 2,
+        noLiveExecutor: true,
+      },
+    },
+    {
+      ...grant,
+      data: {
+        ...(grant as Extract<WardenEvent, { type: "ApprovalGranted" }>).data,
+        edit: { args: { q: "edited" }, originalArgsHash: "sha256:" + "c".repeat(64) },
+        coApprovers: [{ approver: "bob", at: "2030-01-01T00:00:00.000Z" }],
+      },
+    },
+    { ...started, type: "ToolCallCancelled", data: { by: "alice", as: "requester", reason: "not needed", approvalId: "a1" } },
     { ...envelope, type: "ToolCallLateResult", data: { ...(finished as Extract<WardenEvent, { type: "ToolCallFinished" }>).data, outcomeEventId: "o1", outcomeType: "ToolCallOutcomeUnknown" } },
     {
       ...envelope,

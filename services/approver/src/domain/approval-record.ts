@@ -117,5 +117,6 @@ export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalR
     requestedAt: requested.ts,
     expiresAt: d.expiresAt,
     approvers: d.approvers,
+    ...(d.noLiveExecutor === true ? { noLiveExecutor: true as const } : {}),
   };
 }
