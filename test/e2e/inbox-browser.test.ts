@@ -119,7 +119,7 @@ describe("warden inbox in a real headless Chromium", () => {
     await card("C-1042").locator("form.panel-approve input[name=reason]").waitFor();
     expect(await card("C-1042").locator("input[name=reason]:focus").count()).toBe(1);
     await page.keyboard.press("Escape");
-    await card("C-1042").locator("form.panel-approve").waitFor({ state: "detached" });
+    await card("C-1042").locator("form.panel-approve").waitFor({ state: "hidden" });
 
     // e opens the args editor (the card's args, focused); Ctrl+Enter approves the edited args
     await page.keyboard.press("e");

@@ -154,7 +154,8 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     const calling = agent.call("clitest.detach", { tag });
     // it did start: the grandchild (the node process, not the unshare and sh above it that carry
     // the tag in their argv too) runs while the call does
-    const grandchild = () => processesTagged(tag).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("setInterval"));
+    // (the sh -c script names setInterval too: only the node process has it as its -e argument)
+    const grandchild = () => processesTagged(tag).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[1] === "-e");
     await eventually(() => expect(grandchild()).toHaveLength(1), 10_000);
     const r = await calling;
     expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "TIMEOUT" } });
