@@ -183,7 +183,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
 
     const listed = await warden(["sessions", "--as", approver], env);
     expect(listed.stdout).toMatch(new RegExp(`session ${firstCallId} +by ${approver}, until `));
-    expect(listed.stdout).toContain(`covers  support-bot (mode llm) calling ticket.fill@1.0.0 with ticketId = "${ticketId}"`);
+    expect(listed.stdout).toContain(`covers  support-bot (mode llm) calling ticket.fill@1.1.0 with ticketId = "${ticketId}"`);
 
     const second = await fill("second", ticketId, true);
     expect(second.doc).toMatchObject({ ok: true, status: "succeeded", data: { draft: { summary: "second" } } });

@@ -26,6 +26,7 @@ import {
   consumerName,
   cancelSubject,
   decideSubject,
+  executorPreviewSubject,
   DECIDE_SUBJECTS,
   DURABLE_APPROVER,
   DURABLE_POLICY,
@@ -211,6 +212,10 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("ask for its own durable delivery", ["human", "admin"], (r) => approverDeliverSubject(r.self, "phone")),
     publish("ask for alice's durable delivery", ["admin"], () => approverDeliverSubject("alice", "phone")),
     subscribe("watch approval requests", ["human", ...WARDEN_ACCOUNT], () => stageFilterSubject("ApprovalRequested")),
+    // a tool's dry run for the approval card: the approver asks, the domain's executors answer
+    publish("ask kb's executors for a dry run", ["approver", "admin"], () => executorPreviewSubject(EXECUTOR_DOMAIN)),
+    subscribe("answer kb's dry runs", ["executor", "admin"], () => executorPreviewSubject(EXECUTOR_DOMAIN)),
+    subscribe("answer customer's dry runs", ["admin"], () => executorPreviewSubject("customer")),
 
     // tools: the registry's callers
     publish("register kb tools", ["executor", "admin"], () => registryRegisterSubject(EXECUTOR_DOMAIN)),

@@ -20,6 +20,9 @@ export function approvalCardText(a: PendingApproval): string {
         ]),
     `  args      ${cut(a.args === undefined ? a.argsPreview : JSON.stringify(a.args), ARGS_CHARS)}`,
     `  argsHash  ${a.argsHash}`,
+    ...(a.preview === undefined
+      ? []
+      : [a.preview.error === undefined ? `  preview   ${cut(JSON.stringify(a.preview.data ?? null), ARGS_CHARS)}  (the tool's dry run)` : `  preview   none: ${a.preview.error.code}: ${cut(a.preview.error.message, 300)}`]),
     `  policy    ${a.reason}${a.ruleIds === undefined ? "" : ` [${a.ruleIds.join(", ")}${a.policyVersion === undefined ? "" : ` @ ${a.policyVersion}`}]`}`,
     ...(a.riskReasons === undefined || a.riskReasons.length === 0 ? [] : [`  risk      ${a.riskReasons.join("; ")}`]),
     `  expires   ${a.expiresAt}`,

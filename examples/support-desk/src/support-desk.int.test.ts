@@ -53,7 +53,7 @@ describe("the support desk over a real nats-server", () => {
       "kb.reindex.1.0.0",
       "kb.search.1.0.0",
       "session.fetch.1.0.0",
-      "ticket.fill.1.0.0",
+      "ticket.fill.1.1.0",
       "ticket.submit.1.0.0",
     ]);
   });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { canonicalJson } from "./canonical-json.js";
-import { DelegationLinkSchema, ToolFlagsSchema } from "./events.js";
+import { ApprovalPreviewSchema, DelegationLinkSchema, ToolFlagsSchema } from "./events.js";
 import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
 import { ArgsConstraintsSchema, SessionGrantRequestSchema, type SessionTerms } from "./session-grant.js";
@@ -116,6 +116,8 @@ export const PendingApprovalSchema = z.object({
   /** The full args the grant binds (argsPreview is cut). */
   args: JsonValueSchema.optional(),
   description: z.string().optional(),
+  /** The tool's own dry run of the call (its claim of what would change), or why there is none. */
+  preview: ApprovalPreviewSchema.optional(),
   flags: ToolFlagsSchema.optional(),
   intent: IntentSchema.optional(),
   chain: z.array(DelegationLinkSchema).optional(),

@@ -39,6 +39,11 @@ export const ToolDescriptorSchema = z.strictObject({
   cost: z.int().min(0).max(1_000_000).optional(),
   /** Names of the secrets the executor injects at run time; their values never travel. */
   secrets: z.array(TokenSchema).optional(),
+  /**
+   * The executor answers a dry run of a call (`preview(args)` of `defineTool`: reads, never
+   * writes); the approver puts its answer on the approval card. Absent: no preview.
+   */
+  preview: z.literal(true).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -189,8 +189,21 @@ export const ToolFlagsSchema = z.object({ destructive: z.boolean(), openWorld: z
  * behalf, what makes it risky, and who may decide. Optional so cards written before they existed
  * still read; the approver writes them all on every new card.
  */
+/**
+ * What the tool's own dry run says the call would do (`preview(args)`, run by an executor of its
+ * domain as the approval is asked): the tool's claim, shown to the person deciding, never an
+ * authority. `error` when the dry run failed or no executor answered in time.
+ */
+export const ApprovalPreviewSchema = z.object({
+  data: JsonValueSchema.optional(),
+  error: z.object({ code: z.string(), message: z.string().max(2000) }).optional(),
+  /** The executor that answered; absent when none did. */
+  executorId: TokenSchema.optional(),
+});
+
 const ApprovalCardSchema = z.object({
   description: z.string().max(2000).optional(),
+  preview: ApprovalPreviewSchema.optional(),
   flags: ToolFlagsSchema.optional(),
   /** The request's intent, copied from its ToolCallRequested. */
   intent: IntentSchema.optional(),

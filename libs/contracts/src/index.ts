@@ -45,6 +45,7 @@ export {
   type DeliveryRequest,
   type DeliveryRequestInput,
 } from "./approval-delivery.js";
+export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewRequestSchema, type PreviewReply, type PreviewRequest } from "./tool-preview.js";
 export { delegatedIntent, INTENT_LIMITS, IntentSchema, type Intent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
@@ -116,6 +117,7 @@ export {
   ToolCallLateResultDataSchema,
   ToolCallCancelledSchema,
   type ToolCallCancelled,
+  ApprovalPreviewSchema,
   SessionGrantRevokedSchema,
   type SessionGrantRevoked,
   SUFFIXED_EVENT_TYPES,
@@ -327,6 +329,8 @@ export {
   SUBJECT_REGISTRY_CHANGED,
   APPROVER_PENDING_SUBJECTS,
   approverPendingSubject,
+  EXECUTOR_PREVIEW_SUBJECTS,
+  executorPreviewSubject,
   APPROVER_DELIVER_SUBJECTS,
   approverDeliverSubject,
   parseApproverDeliverSubject,

@@ -2,6 +2,8 @@ import { z } from "zod";
 import {
   APPROVER_DELIVER_SUBJECTS,
   APPROVER_PENDING_SUBJECTS,
+  EXECUTOR_PREVIEW_SUBJECTS,
+  executorPreviewSubject,
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVER_CURSORS,
   BUCKET_EXECUTORS,
@@ -255,7 +257,8 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
       return serviceRole(spec.role);
     case "executor": {
       const durables = executorDurables(spec.domains);
-      const p = service([...executorPub(spec.domains), ...ARTIFACTS, ...spec.buckets.flatMap(ownBucket)], [], durables);
+      // answers the approver's dry-run requests for its own domains
+      const p = service([...executorPub(spec.domains), ...ARTIFACTS, ...spec.buckets.flatMap(ownBucket)], spec.domains.map(executorPreviewSubject), durables);
       return p;
     }
     case "subagent": {
@@ -315,6 +318,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
           callEvent("*", CLAIM_SLOT),
           // the revoke of a session grant, on the subjects of the call it was granted on
           callEvent("*", "SessionGrantRevoked"),
+          // asks a domain's executors for a tool's dry run, for the approval card
+          EXECUTOR_PREVIEW_SUBJECTS,
           kvWrite(BUCKET_APPROVAL_LOCKS),
           // where each person's durable deliveries stand (people never write it: they ask the approver)
           kvWrite(BUCKET_APPROVER_CURSORS),

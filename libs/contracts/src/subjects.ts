@@ -69,6 +69,8 @@ export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
 export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";
 export const CALL_READ_SUBJECTS = "warden.calls.*.*.*";
 export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
+/** A dry run of a call, answered by an executor of the domain: `warden.executor.preview.<domain>`. */
+export const EXECUTOR_PREVIEW_SUBJECTS = "warden.executor.preview.*";
 /** A person's durable deliveries of approval requests: `warden.approver.deliver.<approver>.<durable>`. */
 export const APPROVER_DELIVER_SUBJECTS = "warden.approver.deliver.*.*";
 export const SUBJECT_DECIDE_ROOT = "warden.decide";
@@ -367,6 +369,10 @@ export function callReadSubject(principal: string, domain: string, callId: strin
 }
 
 /** The pending approvals as one approver sees them: `warden.approver.pending.<approver>`. */
+export function executorPreviewSubject(domain: string): string {
+  return `warden.executor.preview.${token("domain", domain)}`;
+}
+
 export function approverPendingSubject(approver: string): string {
   return `warden.approver.pending.${token("approver", approver)}`;
 }

@@ -8,7 +8,7 @@
   const LAID_OUT = new Set([
     "approvalId", "callId", "domain", "tool", "title", "grade", "principal", "mode", "argsHash", "argsPreview",
     "reason", "requestedAt", "expiresAt", "approvers", "description", "intent", "args", "flags", "riskReasons",
-    "onBehalfOf", "noLiveExecutor",
+    "onBehalfOf", "noLiveExecutor", "preview",
   ]);
 
   const $ = (id) => document.getElementById(id);
@@ -112,6 +112,13 @@
       if (names.length > 0) flags = el("div", { class: "flags" }, ...names.map((n) => humanKey(n).toLowerCase()).map((n) => el("span", { class: `flag flag-${n.replace(/[^a-z]+/g, "-")}`, text: n })));
     }
 
+    let preview = null;
+    if (card.preview && typeof card.preview === "object") {
+      preview = el("section", { class: "preview" }, el("h4", { text: "What it would do (the tool's own dry run)" }),
+        card.preview.error ? el("p", { class: "muted", text: `No preview: ${card.preview.error.code}: ${card.preview.error.message}` })
+          : el("pre", { class: "json", text: JSON.stringify(card.preview.data, null, 2) }));
+    }
+
     let risks = null;
     if (Array.isArray(card.riskReasons) && card.riskReasons.length > 0) {
       risks = el("section", { class: "risks" }, el("h4", { text: "Risk" }), el("ul", {}, ...card.riskReasons.map((r) => el("li", {}, valueNode(r)))));
@@ -143,6 +150,7 @@
         facts,
         el("section", { class: "args" }, el("h4", { text: "Arguments" }), el("pre", { class: "json", text: argsText(card) })),
       ),
+      preview,
       risks,
       more,
       el("footer", { class: "card-foot" },

@@ -55,7 +55,18 @@ interface ToolDefinitionBase<A, O> {
    * Stop when `ctx.signal` aborts.
    */
   readonly handler: (args: A, ctx: ToolContext) => O | Promise<O>;
+  /**
+   * A dry run for the person approving: what the call would do, read from the current state (a
+   * diff, the rows it would change), never a change. The executor runs it when a call of this tool
+   * waits for approval and the approver puts its answer on the card; it is the tool's claim, not
+   * an authority, and a failure only leaves the card without it. Same args, secrets and redaction
+   * as the handler; bounded by `timeoutMs` and PREVIEW_TIMEOUT_MS.
+   */
+  readonly preview?: (args: A, ctx: PreviewContext) => unknown;
 }
+
+/** What a dry run gets besides its args: no call has started, so no callId of a run, only the asking call's. */
+export type PreviewContext = Pick<ToolContext, "signal" | "callId" | "principal" | "log" | "secrets">;
 
 /** A tool whose args are a zod schema: the descriptor gets its JSON Schema, the handler its parsed value. */
 export interface ZodToolDefinition<S extends z.ZodType, O> extends ToolDefinitionBase<z.output<S>, O> {
@@ -80,6 +91,8 @@ export interface ExecutableTool {
   readonly domain: string;
   /** Parses the args (zod tools) and binds them to the handler. */
   prepare(args: unknown): PreparedCall;
+  /** Parses the args and binds them to the dry run; undefined when the tool has none. */
+  preparePreview?(args: unknown): { readonly ok: true; readonly run: (ctx: PreviewContext) => Promise<unknown> } | { readonly ok: false; readonly message: string };
 }
 
 export interface Tool<A = unknown, O = unknown> extends ExecutableTool {
@@ -127,12 +140,12 @@ export function defineTool<O>(def: JsonSchemaToolDefinition<O>): Tool<unknown, O
 export function defineTool<S extends z.ZodType, O>(
   def: ZodToolDefinition<S, O> | JsonSchemaToolDefinition<O>,
 ): Tool<z.output<S>, O> | Tool<unknown, O> {
-  const { handler, input, inputSchema, ...rest } = def;
+  const { handler, input, inputSchema, preview, ...rest } = def;
   if ((input === undefined) === (inputSchema === undefined)) {
     throw new ToolDefinitionError(`tool ${def.name}: give exactly one of input (zod) or inputSchema (JSON Schema)`);
   }
   const schema = input === undefined ? inputSchema : zodToInputSchema(def.name, input);
-  const descriptor = parseDescriptor({ ...rest, inputSchema: schema });
+  const descriptor = parseDescriptor({ ...rest, inputSchema: schema, ...(preview === undefined ? {} : { preview: true }) });
   const domain = parseToolName(descriptor.name)?.domain;
   if (domain === undefined) throw new ToolDefinitionError(`tool ${def.name}: a name is <domain>.<capability>`);
   const prepare = (args: unknown): PreparedCall => {
@@ -141,7 +154,24 @@ export function defineTool<S extends z.ZodType, O>(
     if (!parsed.success) return { ok: false, message: z.prettifyError(parsed.error) };
     return { ok: true, run: async (ctx) => (handler as (a: unknown, c: ToolContext) => unknown)(parsed.data, ctx) };
   };
-  return { descriptor, descriptorHash: descriptorHash(descriptor), domain, prepare, handler } as Tool<z.output<S>, O>;
+  const preparePreview =
+    preview === undefined
+      ? undefined
+      : (args: unknown) => {
+          const call = preview as (a: unknown, c: PreviewContext) => unknown;
+          if (input === undefined) return { ok: true as const, run: async (ctx: PreviewContext) => call(args, ctx) };
+          const parsed = input.safeParse(args);
+          if (!parsed.success) return { ok: false as const, message: z.prettifyError(parsed.error) };
+          return { ok: true as const, run: async (ctx: PreviewContext) => call(parsed.data, ctx) };
+        };
+  return {
+    descriptor,
+    descriptorHash: descriptorHash(descriptor),
+    domain,
+    prepare,
+    handler,
+    ...(preparePreview === undefined ? {} : { preparePreview }),
+  } as Tool<z.output<S>, O>;
 }
 
 function zodToInputSchema(name: string, input: z.ZodType): JsonObject {

@@ -7,6 +7,7 @@ export {
   type ExecutableTool,
   type JsonSchemaToolDefinition,
   type PreparedCall,
+  type PreviewContext,
   type Tool,
   type ZodToolDefinition,
 } from "./define-tool.js";

@@ -17,6 +17,7 @@ import { handleApprovalGranted } from "./handlers/approval-granted.js";
 import { handleExhausted } from "./handlers/exhausted.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { startHeartbeat } from "./heartbeat.js";
+import { startPreviewResponder } from "./preview-responder.js";
 import { registerTools, type Registered } from "./register.js";
 import { SecretStore } from "./secret-store.js";
 
@@ -206,6 +207,10 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     await Promise.allSettled(runners.map((r) => r.stop()));
     throw err;
   }
+  // dry runs for approval cards, only when a tool offers one
+  const previews = [...tools.values()].some((t) => t.preparePreview !== undefined)
+    ? startPreviewResponder({ bus: o.bus, log: log.child({ stage: "executor-preview" }), domain: o.domain, executorId, tools, secrets: deps.secrets })
+    : undefined;
   log.info("executor started");
 
   let stopped: Promise<void> | undefined;
@@ -217,6 +222,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
       stopped ??= (async () => {
         stopping.abort();
         heartbeat.stop();
+        await previews?.drain();
         await Promise.all(runners.map((r) => r.stop()));
         log.info("executor stopped");
       })();

@@ -13,7 +13,8 @@ export function ticketTools(bus: Bus) {
 
   const fill = defineTool({
     name: "ticket.fill",
-    version: "1.0.0",
+    // 1.1.0: a preview (the draft before and after) for the approval card
+    version: "1.1.0",
     title: "Fill in fields of a ticket draft",
     description:
       "Use when the agent has the ticket page open and you want to pre-fill fields of its draft (priority, category, summary); the agent reviews the draft before anything is submitted.",
@@ -28,6 +29,14 @@ export function ticketTools(bus: Bus) {
       const draft = { ...existing?.value, ...Fields.parse(fields) };
       await kvPutJson(store, key, draft);
       return { ticketId, draft };
+    },
+    // what the person approving sees: the draft as it is and as it would be; it writes nothing
+    preview: async ({ ticketId, fields }) => {
+      const existing = await kvGetJson(await tickets(), `draft.${ticketId}`, Fields);
+      const before = existing?.value ?? {};
+      const after = { ...before, ...Fields.parse(fields) };
+      const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+      return { ticketId, before, after, changed };
     },
   });
 

@@ -103,6 +103,7 @@ export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalR
     argsPreview: argsPreview(d.args),
     args: d.args,
     ...(d.description === undefined ? {} : { description: d.description }),
+    ...(d.preview === undefined ? {} : { preview: d.preview }),
     ...(d.flags === undefined ? {} : { flags: d.flags }),
     ...(d.intent === undefined ? {} : { intent: d.intent }),
     ...(d.chain === undefined ? {} : { chain: d.chain }),

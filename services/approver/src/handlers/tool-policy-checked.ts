@@ -8,6 +8,7 @@ import { decidedRecord, signGrant, type Signer } from "../domain/decision.js";
 import { sessionApproverMayDecide, sessionMismatch } from "../domain/session-terms.js";
 import { appendDecision } from "../rpc/decide.js";
 import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
+import { previewForCard } from "../tool-preview.js";
 import { readRequestContext } from "../request-context.js";
 import type { ToolFacts } from "../tool-facts.js";
 import type { Turns } from "@warden/service-kit";
@@ -76,6 +77,8 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
 
     async function create(doc: PolicyDocument, session?: SessionGrantEvent): Promise<StageOutcome> {
       const [facts, context] = await Promise.all([deps.factsOf(checked.tool, checked.data.version), readRequestContext(bus, checked)]);
+      // a call a session covers is seen by nobody before it runs: no dry run for it
+      const preview = session === undefined ? await previewForCard(bus, checked, facts.descriptor) : undefined;
       const built = approvalRequestedEvent(
         checked,
         { approvalId: newId(), title: facts.title, descriptor: facts.descriptor, intent: context.intent, chain: context.chain, doc, now: new Date() },
@@ -83,7 +86,10 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       );
       // the approver sees nobody to run it: the person deciding should know a grant would wait
       const noExecutor = deps.liveness !== undefined && !(await deps.liveness.isAlive(checked.domain));
-      const event: ApprovalRequested = noExecutor ? { ...built, data: { ...built.data, noLiveExecutor: true } } : built;
+      const event: ApprovalRequested = {
+        ...built,
+        data: { ...built.data, ...(preview === undefined ? {} : { preview }), ...(noExecutor ? { noLiveExecutor: true as const } : {}) },
+      };
       const bySession = session !== undefined && sessionApproverMayDecide(doc, session.data.approver, event) ? grantBySession(event, session) : undefined;
       await approvals.create(bySession === undefined ? recordOf(event) : decidedRecord(recordOf(event), bySession));
       const appended = await appendEvent(bus, event);

@@ -1,0 +1,23 @@
+import { requestRpc, type Bus } from "@warden/bus";
+import { executorPreviewSubject, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ApprovalRequested, type ToolDescriptor, type ToolPolicyChecked } from "@warden/contracts";
+
+type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
+
+/**
+ * Asks an executor of the call's domain for the tool's dry run (`preview(args)`), for the card.
+ * Only a tool whose registered descriptor offers one is asked; no answer in time, or a failed
+ * dry run, is a card with the error instead, never a refused call.
+ */
+export async function previewForCard(bus: Bus, checked: ToolPolicyChecked, descriptor: ToolDescriptor | undefined, timeoutMs = PREVIEW_TIMEOUT_MS): Promise<Preview | undefined> {
+  if (descriptor?.preview !== true) return undefined;
+  const d = checked.data;
+  const reply = await requestRpc(
+    bus,
+    executorPreviewSubject(checked.domain),
+    { callId: checked.callId, tool: checked.tool, version: d.version, descriptorHash: d.descriptorHash, args: d.args, principal: checked.principal },
+    timeoutMs,
+  );
+  if (!reply.ok) return { error: { code: reply.error.code, message: reply.error.message.slice(0, 2000) } };
+  const parsed = PreviewReplySchema.safeParse(reply.value);
+  return parsed.success ? { data: parsed.data.data, executorId: parsed.data.executorId } : { error: { code: "INTERNAL", message: "the executor's preview reply is not one" } };
+}
