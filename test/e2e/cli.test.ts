@@ -125,8 +125,8 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       "ToolCallStarted",
       "ToolCallFinished",
     ]);
-    const text = await warden(["trace", callId], env);
-    expect(text.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:`));
+    const text = await warden(["trace", callId, "--wide"], env);
+    expect(text.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:[0-9a-f]{64}`));
   });
 
   it("prints the approval card with the call's intent, grants edited args, and cancels a call before it starts", async () => {
@@ -147,7 +147,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(granted.doc).toMatchObject({ ok: true, decision: "grant", grantedArgsHash: expect.stringMatching(/^sha256:/) });
     await eventually(async () => expect((await readOutbox(bus)).filter((m) => m.customerId === customerId).map((m) => m.text)).toEqual([edited.text]));
     const trace = await eventually(async () => {
-      const t = await warden(["trace", callId], env);
+      const t = await warden(["trace", callId, "--wide"], env);
       expect(t.stdout).toContain("ToolCallFinished");
       return t.stdout;
     });

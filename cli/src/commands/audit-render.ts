@@ -4,7 +4,9 @@ import { auditRow, matchesAudit, shadowSummary, verifyCalls, type AuditFilter, t
 import type { ProjectorPosition, UnreadableMessage } from "@warden/projector";
 import { auditCsv, auditTable, invalidNote, projectorFinding, shadowText, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
 import { evidenceSummary, type NotaryFinding } from "../domain/evidence-format.js";
+import { fitLines } from "../domain/short-forms.js";
 import { EXIT_FAILED, EXIT_OK } from "../errors.js";
+import { TEXT_WIDTH } from "../output.js";
 import type { CommandIo } from "../io.js";
 
 /** How `warden audit` prints: a table for people, one JSON document, one JSON line or one CSV record per call. */
@@ -80,11 +82,13 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
       : {};
     io.out(JSON.stringify({ ...source, ...range, filter, calls: rows, ...(shadow.matched > 0 ? { shadow } : {}), ...verified, ...invalidEvents }, null, 2));
   } else {
+    // the notes under the table keep to 100 columns too (wrapped, nothing cut), unless --wide
+    const fit = (text: string) => (o.wide ? text : fitLines(text, TEXT_WIDTH));
     io.out(auditTable(rows, { wide: o.wide }));
-    if (shadow.matched > 0) io.out(`\n${shadowText(shadow)}`);
-    if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
-    if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind)}`);
-    if (listedEvidence) io.out(`\n${evidenceSummary(listedEvidence, notary)}`);
+    if (shadow.matched > 0) io.out(`\n${fit(shadowText(shadow))}`);
+    if (read.invalid > 0) io.out(`\n${fit(invalidNote(read.invalid, read.invalidSamples))}`);
+    if (findings) io.out(`\n${fit(verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind))}`);
+    if (listedEvidence) io.out(`\n${fit(evidenceSummary(listedEvidence, notary))}`);
   }
   return failed ? EXIT_FAILED : EXIT_OK;
 }

@@ -6,9 +6,10 @@ import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { traceText, unreadableLines } from "../domain/trace-format.js";
 import { traceHtml } from "../domain/trace-html.js";
+import { fitLines } from "../domain/short-forms.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
-import { emit } from "../output.js";
+import { emit, TEXT_WIDTH } from "../output.js";
 import { readCallTrace } from "../trace-reader.js";
 
 /**
@@ -36,6 +37,7 @@ export const traceCommand: Command<typeof TRACE_OPTIONS> = async ({ values, posi
     // stderr: stdout stays the trace (or its one JSON document)
     io.err(`wrote the timeline of call ${callId} to ${out}`);
   }
-  emit(io, values.json ?? false, trace, () => [traceText(trace, { wide: values.wide ?? false }), ...unreadableLines(trace.unreadable)].join("\n"));
+  const wide = values.wide ?? false;
+  emit(io, values.json ?? false, trace, () => [traceText(trace, { wide }), ...unreadableLines(trace.unreadable).map((l) => (wide ? l : fitLines(l, TEXT_WIDTH)))].join("\n"));
   return EXIT_OK;
 };

@@ -28,10 +28,14 @@ export function shortTime(iso: string): string {
   return m === null ? iso : `${m[1]} ${m[2]}`;
 }
 
+/** A token longer than a whole line is broken over at most this many lines, then cut. */
+export const MAX_TOKEN_LINES = 3;
+
 /**
  * Lays `tokens` out after `prefix` in lines of at most `width` characters, continuing under the
- * first token; a token longer than a line is cut with an ellipsis. When the prefix leaves less
- * than `minRoom`, the tokens start on the next line at `fallbackIndent`.
+ * first token. A token longer than a line gets lines of its own (at most MAX_TOKEN_LINES, the
+ * last cut with an ellipsis). When the prefix leaves less than `minRoom`, the tokens start on the
+ * next line at `fallbackIndent`.
  */
 export function wrapTokens(prefix: string, tokens: readonly string[], width: number, fallbackIndent: string, minRoom = 36): string[] {
   const head = prefix.trimEnd();
@@ -42,16 +46,40 @@ export function wrapTokens(prefix: string, tokens: readonly string[], width: num
   const room = Math.max(1, width - indent.length);
   let current = roomy ? prefix : indent;
   let empty = true;
-  for (const raw of tokens) {
-    const token = cut(raw, room);
-    if (!empty && current.length + 1 + token.length > width) {
-      lines.push(current);
-      current = indent;
-      empty = true;
+  const flush = () => {
+    lines.push(current);
+    current = indent;
+    empty = true;
+  };
+  for (const token of tokens) {
+    if (token.length > room) {
+      if (!empty) flush();
+      const chunks: string[] = [];
+      for (let at = 0; at < token.length && chunks.length < MAX_TOKEN_LINES; at += room) chunks.push(token.slice(at, at + room));
+      if (chunks.join("").length < token.length) chunks[chunks.length - 1] = cut(`${chunks.at(-1)!}…`, room);
+      for (const c of chunks) {
+        current = `${current}${c}`;
+        flush();
+      }
+      continue;
     }
+    if (!empty && current.length + 1 + token.length > width) flush();
     current = empty ? `${current}${token}` : `${current} ${token}`;
     empty = false;
   }
-  lines.push(current);
+  if (!empty || lines.length === 0) lines.push(current);
   return lines;
+}
+
+/** Every line of `text` longer than `width` wrapped at its spaces, continued four columns in from its own indent. */
+export function fitLines(text: string, width: number): string {
+  return text
+    .split("\n")
+    .flatMap((line) => {
+      if (line.length <= width) return [line];
+      const indent = /^ */.exec(line)![0];
+      const words = line.slice(indent.length).split(" ");
+      return wrapTokens(`${indent}${words[0]!} `, words.slice(1), width, `${indent}    `, 0).map((l, i) => (i === 0 ? l : `${indent}    ${l.trimStart()}`));
+    })
+    .join("\n");
 }
