@@ -17,6 +17,9 @@ describe("short forms", () => {
     expect(wrapTokens("ab  ", ["x", "y".repeat(20), "z"], 12, "", 0)).toEqual(["ab  x", `    ${"y".repeat(8)}`, `    ${"y".repeat(8)}`, `    ${"y".repeat(4)}`, "    z"]);
     const cutOff = wrapTokens("", ["w".repeat(50)], 10, "", 0);
     expect(cutOff).toEqual(["w".repeat(10), "w".repeat(10), `${"w".repeat(9)}…`]);
+    // a long token breaks after a space or comma when one is near the end of the line
+    expect(wrapTokens("", ['reason="a person must confirm it"'], 20, "", 0)).toEqual(['reason="a person', 'must confirm it"']);
+    expect(wrapTokens("", ['args={"a":"one","b":"two"}'], 18, "", 0)).toEqual(['args={"a":"one",', '"b":"two"}']);
     // too little room after the prefix: the tokens start on the next line
     expect(wrapTokens("a-long-prefix  ", ["one"], 20, "  ")).toEqual(["a-long-prefix", "  one"]);
   });

@@ -54,9 +54,7 @@ export function wrapTokens(prefix: string, tokens: readonly string[], width: num
   for (const token of tokens) {
     if (token.length > room) {
       if (!empty) flush();
-      const chunks: string[] = [];
-      for (let at = 0; at < token.length && chunks.length < MAX_TOKEN_LINES; at += room) chunks.push(token.slice(at, at + room));
-      if (chunks.join("").length < token.length) chunks[chunks.length - 1] = cut(`${chunks.at(-1)!}…`, room);
+      const chunks = breakToken(token, room);
       for (const c of chunks) {
         current = `${current}${c}`;
         flush();
@@ -69,6 +67,29 @@ export function wrapTokens(prefix: string, tokens: readonly string[], width: num
   }
   if (!empty || lines.length === 0) lines.push(current);
   return lines;
+}
+
+/**
+ * A token too long for one line, in pieces of at most `room` characters, broken after a space or
+ * a comma where one falls in a piece's second half; after MAX_TOKEN_LINES pieces the rest is cut.
+ */
+function breakToken(token: string, room: number): string[] {
+  const pieces: string[] = [];
+  let rest = token;
+  while (rest.length > 0 && pieces.length < MAX_TOKEN_LINES) {
+    if (rest.length <= room) {
+      pieces.push(rest);
+      rest = "";
+      break;
+    }
+    const window = rest.slice(0, room);
+    const at = Math.max(window.lastIndexOf(" "), window.lastIndexOf(","));
+    const end = at >= room / 2 ? at + 1 : room;
+    pieces.push(rest.slice(0, end).trimEnd());
+    rest = rest.slice(end);
+  }
+  if (rest.length > 0) pieces[pieces.length - 1] = cut(`${pieces.at(-1)!} ${rest}`, room);
+  return pieces;
 }
 
 /** Every line of `text` longer than `width` wrapped at its spaces, continued four columns in from its own indent. */

@@ -29,7 +29,7 @@ export function traceHtml(root: CallTrace, opts: { readonly generatedAt: string 
 <header>
 <h1>${esc(root.tool)} <span class="status s-${esc(root.status)}">${esc(root.status)}</span></h1>
 <p>call <code>${esc(root.callId)}</code> in domain <code>${esc(root.domain)}</code>, by <b>${esc(root.principal)}</b> in ${esc(root.mode)} mode, run <code>${esc(root.correlationId)}</code></p>
-<p>from ${esc(root.steps[0]?.ts ?? "?")} for ${esc(duration(root.totalMs))}; ${allCalls(root).length - 1} child call${allCalls(root).length === 2 ? "" : "s"}; generated ${esc(opts.generatedAt)} by <code>warden trace --html</code></p>
+<p>from ${esc(root.steps[0]?.ts ?? "?")} for ${esc(duration(root.totalMs))}; ${childCount(root)}; generated ${esc(opts.generatedAt)} by <code>warden trace --html</code></p>
 <ul class="legend">${LEGEND.map(([k, label]) => `<li><span class="swatch k-${k}"></span>${label}</li>`).join("")}</ul>
 </header>
 <main>
@@ -125,6 +125,11 @@ function kindOf(s: TraceStep): Kind {
     default:
       return "stage";
   }
+}
+
+function childCount(root: CallTrace): string {
+  const n = allCalls(root).length - 1;
+  return n === 0 ? "no child calls" : `${n} child call${n === 1 ? "" : "s"}`;
 }
 
 function allCalls(c: CallTrace): CallTrace[] {
