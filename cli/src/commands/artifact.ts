@@ -62,7 +62,9 @@ export const artifactGetCommand: Command<typeof ARTIFACT_GET_OPTIONS> = async ({
     } finally {
       await file.close();
     }
-    emit(io, values.json ?? false, { ...summary, file: out }, () => `wrote ${bytes.byteLength} bytes of ${id} to ${out}: sha256 ${recorded.ref.sha256}, as ${recorded.type} ${recorded.eventId} of call ${callId} recorded`);
+    emit(io, values.json ?? false, { ...summary, file: out }, () =>
+      [`wrote ${bytes.byteLength} bytes of ${id} to ${out}`, `sha256 ${recorded.ref.sha256}`, `as ${recorded.type} ${recorded.eventId} of call ${callId} recorded`].join("\n"),
+    );
     return EXIT_OK;
   }
   let text: string;

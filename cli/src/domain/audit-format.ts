@@ -68,6 +68,7 @@ function details(r: AuditRow): string[] {
     ...(r.decision === undefined ? [] : [`decision=${r.decision}`]),
     ...(r.ruleIds.length === 0 ? [] : [`rules=${r.ruleIds.join(",")}`]),
     ...(r.approver === undefined ? [] : [`approver=${r.approver}`]),
+    ...(r.parentCallId === undefined ? [] : [`parent=${shortId(r.parentCallId)}`]),
     ...(r.shadow === undefined ? [] : [`shadow=${r.shadow.disagrees ? "!" : "="}${r.shadow.decision}`, `shadowRules=${r.shadow.shadowRuleIds.join(",")}`]),
     ...(r.lateResult === undefined ? [] : [`lateResult=${r.lateResult}`]),
     ...(r.goal === undefined ? [] : [`goal=${JSON.stringify(r.goal)}`]),
