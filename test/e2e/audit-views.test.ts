@@ -125,7 +125,7 @@ describe("auditor views: narrow trace and audit, CSV, the HTML timeline, artifac
     expect(sha256Hex(printed.out.replace(/\n$/, ""))).toBe(ref.sha256);
   });
 
-  it("refuses an artifact that is not what its event recorded, and writes nothing", async () => {
+  it("refuses an artifact that is not what its event recorded (and writes nothing), one the store lost, and one no event records", async () => {
     const ref = big.artifacts![0]!;
     // any executor may write the store: one overwrites another call's output
     const store = await w.bus.objm.open(OBJECT_STORE_ARTIFACTS);
@@ -139,6 +139,11 @@ describe("auditor views: narrow trace and audit, CSV, the HTML timeline, artifac
     const printed = await asAuditor("artifact", "get", ref.id, "--json");
     expect(printed.code).toBe(1);
     expect(JSON.parse(printed.out)).toMatchObject({ ok: false, error: { code: "OUTPUT_INVALID" } });
+    // an artifact its event records but the store no longer holds
+    await store.delete(ref.id);
+    const gone = await asAuditor("artifact", "get", ref.id);
+    expect(gone.code).toBe(1);
+    expect(gone.err).toContain(`records artifact ${ref.id}, but ${OBJECT_STORE_ARTIFACTS} has no object by that name`);
     // an id no event records is refused too: there is nothing to check it against
     const unknown = await asAuditor("artifact", "get", `${read.callId}.output.json`);
     expect(unknown.code).toBe(1);
