@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fitLines, shortHash, shortId, shortTime, wrapTokens } from "./short-forms.js";
+import { fitLines, middleCut, shortHash, shortId, shortTime, wrapTokens } from "./short-forms.js";
 
 describe("short forms", () => {
   it("shortens sha256 hashes, long ids and ISO times, and leaves anything else alone", () => {
@@ -10,6 +10,8 @@ describe("short forms", () => {
     expect(shortId("c1")).toBe("c1");
     expect(shortTime("2026-11-29T13:32:37.698Z")).toBe("11-29 13:32:37");
     expect(shortTime("yesterday")).toBe("yesterday");
+    expect(middleCut("customer-01k8pq91tn0000wvmjM0B75wdQ", 14)).toBe("custo…M0B75wdQ");
+    expect(middleCut("registry", 14)).toBe("registry");
   });
 
   it("wraps tokens under the first one, gives a token longer than a line lines of its own, and cuts it after three", () => {

@@ -22,6 +22,16 @@ export function shortId(id: string): string {
   return id.length <= SHORT_ID_CHARS + 4 ? id : `…${id.slice(-SHORT_ID_CHARS)}`;
 }
 
+/**
+ * A name cut to `max` characters by its middle (`custo…fp0Q2xLa`): its start says what it is, its
+ * end tells instances apart (an executor id is `<domain>-<id>`).
+ */
+export function middleCut(name: string, max: number): string {
+  if (name.length <= max) return name;
+  const tail = Math.min(SHORT_ID_CHARS, max - 2);
+  return `${name.slice(0, max - 1 - tail)}…${name.slice(-tail)}`;
+}
+
 /** `11-29 13:32:36` (UTC) for an ISO time; anything else unchanged. */
 export function shortTime(iso: string): string {
   const m = /^\d{4}-(\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(iso);

@@ -1,6 +1,6 @@
 import type { CallTrace, TraceStep } from "@warden/projections";
 import { cut, TEXT_WIDTH } from "../output.js";
-import { shortHash, wrapTokens } from "./short-forms.js";
+import { middleCut, shortHash, wrapTokens } from "./short-forms.js";
 
 const PREVIEW = 120;
 
@@ -66,7 +66,7 @@ function wideLines(t: CallTrace, indent: string): string[] {
   return [head, who, ...lines, ...violationLines(t, indent), ...childLines(t, indent, (c, i) => wideLines(c, i))];
 }
 
-/** Actors (executor ids can be long) are cut to this in the narrow form. */
+/** Actors (executor ids can be long) are cut to this in the narrow form, by their middle. */
 const ACTOR_MAX = 14;
 
 function narrowLines(t: CallTrace, width: number, indent: string): string[] {
@@ -75,7 +75,7 @@ function narrowLines(t: CallTrace, width: number, indent: string): string[] {
   const whoTokens = ["by", t.principal, "in", t.mode, "mode,", "run", `${t.correlationId},`, ...(t.parentCallId ? ["child", "of", `${t.parentCallId},`] : []), "from", t.steps[0]?.ts ?? "?"];
   const who = wrapTokens(`${indent}  `, whoTokens, width, more, 0);
   const typeWidth = Math.max(0, ...t.steps.map((s) => s.type.length));
-  const actors = t.steps.map((s) => cut(s.actor, ACTOR_MAX));
+  const actors = t.steps.map((s) => middleCut(s.actor, ACTOR_MAX));
   const actorWidth = Math.max(0, ...actors.map((a) => a.length));
   const lines = t.steps.flatMap((s, i) => {
     const prefix = `${indent}  ${`+${round(s.sincePrevMs)}ms`.padStart(7)}  ${s.type.padEnd(typeWidth)}  ${actors[i]!.padEnd(actorWidth)}  `;
