@@ -112,6 +112,12 @@ export const DECIDE_OPTIONS = {
   reason: { type: "string", value: "R", description: "why (required to deny)" },
   "args-hash": { type: "string", value: "H", description: "the argsHash of the args you saw (default: the one in your inbox)" },
   args: { type: "string", value: "JSON", description: "approve these edited args instead (re-validated; the grant binds them and they run)" },
+  session: { type: "string", value: "DURATION", description: "also grant for the session: later calls of this principal, mode and tool version run without asking for DURATION (90s, 30m, 1h)" },
+  "session-args": {
+    type: "string",
+    value: "JSON",
+    description: 'with --session: what later calls\' args must be, by name: {"customerId":{"equals":"C-1"},"amount":{"max":50}} (also oneOf, prefix, min); default any args',
+  },
 } as const satisfies OptionSpecs;
 
 export const CANCEL_OPTIONS = {
@@ -119,6 +125,18 @@ export const CANCEL_OPTIONS = {
   ...WHO_OPTIONS,
   as: required({ ...WHO_OPTIONS.as, description: "who cancels: the call's requester, or an operator the policy document names" }),
   reason: { type: "string", value: "R", description: "why (recorded on the ToolCallCancelled)" },
+} as const satisfies OptionSpecs;
+
+export const REVOKE_OPTIONS = {
+  ...CANCEL_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "who revokes: the person who granted, or an operator the policy document names" }),
+  session: { type: "boolean", description: "revoke the session grant made on CALL_ID (`warden sessions` lists them) instead of the call's own grant" },
+} as const satisfies OptionSpecs;
+
+export const SESSIONS_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  as: required({ ...WHO_OPTIONS.as, description: "whose session grants (a person; an operator sees every one)" }),
 } as const satisfies OptionSpecs;
 
 export const INBOX_OPTIONS = {
@@ -353,10 +371,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   command({
     name: "revoke",
-    summary: "revoke your grant of a call that has not started yet (the call then never runs)",
-    arguments: [{ name: "CALL_ID", description: "the call's id (from `warden approve`)" }],
-    options: CANCEL_OPTIONS,
-    run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
+    summary: "revoke your grant of a call that has not started yet (the call then never runs), or with --session the session grant made on it",
+    arguments: [{ name: "CALL_ID", description: "the call's id (from `warden approve`, or a session grant's id from `warden sessions`)" }],
+    options: REVOKE_OPTIONS,
+    run: async (input, io) => (await import("./commands/cancel.js")).revokeCommand(input, io),
+  }),
+  command({
+    name: "sessions",
+    summary: "the session grants in force that you made (an operator: all), with what they cover and until when",
+    options: SESSIONS_OPTIONS,
+    run: async (input, io) => (await import("./commands/sessions.js")).sessionsCommand(input, io),
   }),
   command({
     name: "deny",

@@ -163,6 +163,41 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(late.stdout).toMatch(/refused: ALREADY_DECIDED: the call was cancelled by support-bot at /);
   });
 
+  it("grants for the session with constraints: a later matching call runs without asking, sessions lists it, revoke --session ends it", async () => {
+    // ticket.fill: the write a model may propose in the demo policy, so each call waits for a person
+    const ticketId = `T-${newId()}`;
+    const fill = (summary: string, id = ticketId, wait = false) =>
+      warden(["call", "ticket.fill", "--args", JSON.stringify({ ticketId: id, fields: { summary } }), "--mode", "llm", "--scope", "ticket_page", "--principal", "support-bot", ...(wait ? ["--wait"] : []), "--json"], env);
+    const submit = (summary: string, id = ticketId) => fill(summary, id);
+    const first = await submit("first");
+    expect(first.doc, JSON.stringify(first.doc)).toMatchObject({ status: "awaiting_approval" });
+    const approvalId = first.doc["approvalId"] as string;
+    const firstCallId = first.doc["callId"] as string;
+    await eventually(async () => expect((await warden(["approvals", "--as", approver], env)).stdout).toContain(approvalId));
+    const bad = await warden(["approve", approvalId, "--as", approver, "--session", "ten minutes"], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--session takes a duration such as 90s, 30m or 1h/);
+    const granted = await warden(["approve", approvalId, "--as", approver, "--session", "10m", "--session-args", JSON.stringify({ ticketId: { equals: ticketId } })], env);
+    expect(granted.code).toBe(0);
+    expect(granted.stdout).toMatch(new RegExp(`for the session until \\S+ \\(revoke: warden revoke ${firstCallId} --session --as ${approver}\\)`));
+
+    const listed = await warden(["sessions", "--as", approver], env);
+    expect(listed.stdout).toMatch(new RegExp(`session ${firstCallId} +by ${approver}, until `));
+    expect(listed.stdout).toContain(`covers  support-bot (mode llm) calling ticket.fill@1.0.0 with ticketId = "${ticketId}"`);
+
+    const second = await fill("second", ticketId, true);
+    expect(second.doc).toMatchObject({ ok: true, status: "succeeded", data: { draft: { summary: "second" } } });
+    const trace = await warden(["trace", second.doc["callId"] as string], env);
+    expect(trace.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +session="by the session grant of call ${firstCallId}"`));
+    const elsewhere = await submit("another ticket", `T-${newId()}`);
+    expect(elsewhere.doc).toMatchObject({ status: "awaiting_approval" });
+
+    const revoked = await warden(["revoke", firstCallId, "--session", "--as", approver, "--reason", "done", "--json"], env);
+    expect(revoked.doc).toMatchObject({ ok: true, callId: firstCallId, by: approver });
+    expect((await warden(["sessions", "--as", approver], env)).stdout).toMatch(/no session grants in force/);
+    expect((await submit("after revoke")).doc).toMatchObject({ status: "awaiting_approval" });
+  });
+
   it("waits through a denial with --wait and reports the approver's reason", async () => {
     const customerId = `cust-${newId()}`;
     const args = JSON.stringify({ customerId, text: "hello" });

@@ -176,6 +176,50 @@ describe("warden inbox in a real headless Chromium", () => {
     expect(inbox.child.exitCode, inbox.output()).toBeNull();
   }, 120_000);
 
+  it("approves a write for the session, keeping only the customer: a later call for that customer runs without a card, and revoking it from the page brings cards back", async () => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    await page.goto(inbox.url);
+    await page.locator("#live[data-state=live]").waitFor();
+    const ticket = (title: string, customerId = "C-5") => bot.call("ticket.submit", { title, body: "follow up", customerId }, { mode: "llm", wait: true, timeoutMs: 60_000 });
+    const first = ticket("Blender broke");
+    await card("Blender broke").waitFor({ timeout: 15_000 });
+    await card("Blender broke").click();
+    // s opens the session panel: how long, and which args later calls must keep (all, until freed)
+    await page.keyboard.press("s");
+    const panel = card("Blender broke").locator("form.panel");
+    await panel.locator("select[name=ttl]").waitFor();
+    expect(await card("Blender broke").locator("select[name=ttl]:focus").count()).toBe(1);
+    expect(await panel.locator("input[name=keep]:checked").evaluateAll((boxes) => boxes.map((b) => b.getAttribute("value") ?? "").sort())).toEqual(["body", "customerId", "title"]);
+    await panel.locator("input[name=keep][value=title]").uncheck();
+    await panel.locator("input[name=keep][value=body]").uncheck();
+    await panel.locator("button[type=submit]").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, "inbox-session.png") });
+    await panel.locator("button[type=submit]").click();
+    await card("Blender broke").waitFor({ state: "detached", timeout: 15_000 });
+    expect(await first).toMatchObject({ ok: true, status: "succeeded" });
+    const listed = page.locator("#sessions li", { hasText: "ticket.submit" });
+    await listed.locator(".s-covers", { hasText: 'customerId = "C-5"' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, "inbox-sessions.png") });
+
+    // same customer, other title: granted by the session, no card shown
+    const second = await ticket("Kettle leaks");
+    expect(second).toMatchObject({ ok: true, status: "succeeded" });
+    const grant = (await callEvents(w.bus, second.callId)).find((e) => e.type === "ApprovalGranted");
+    expect(grant?.type === "ApprovalGranted" && grant.data).toMatchObject({ approver: "alice", bySession: { grantId: (await first).callId } });
+    expect(await card("Kettle leaks").count()).toBe(0);
+
+    // revoked from the page: the list empties and the next call asks again
+    await listed.locator("button[data-action=revoke-session]").click();
+    await page.locator("#sessions-box").waitFor({ state: "hidden" });
+    const third = ticket("Toaster smokes");
+    await card("Toaster smokes").waitFor({ timeout: 15_000 });
+    await card("Toaster smokes").click();
+    await page.keyboard.press("d");
+    await card("Toaster smokes").locator("form.panel-deny input[name=reason]").fill("ask the customer for a photo first");
+    await page.keyboard.press("Enter");
+    expect(await third).toMatchObject({ ok: false, status: "denied" });
+  }, 120_000);
+
   it("answers the API without the token 401, and a POST with the cookie but no CSRF secret 403", async () => {
     expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
     const anonymous = await fetch(new URL("/api/state", inbox.url));

@@ -192,7 +192,8 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     // a stage's refusal; the executor refuses in the outcome slot
     writeEvent("ToolCallRejected", "kb", ["registry", "policy", "approver", "admin"]),
     writeEvent("ToolPolicyChecked", "kb", ["policy", "admin"]),
-    ...(["ApprovalRequested", "ApprovalGranted", "ApprovalDenied", "ApprovalExpired"] as const).map((t) => writeEvent(t, "kb", ["approver", "admin"])),
+    ...(["ApprovalRequested", "ApprovalGranted", "ApprovalDenied", "ApprovalExpired", "SessionGrantRevoked"] as const).map((t) => writeEvent(t, "kb", ["approver", "admin"])),
+    ...(["ApprovalGranted", "SessionGrantRevoked"] as const).map((t) => writeEvent(t, "customer", ["approver", "admin"])),
     ...eventsOf(EXECUTOR_DOMAIN, ["executor", "admin"]),
     ...eventsOf("customer", ["admin"]),
     ...eventsOf(AGENT_DOMAIN, ["subagent", "admin"]),

@@ -1,4 +1,4 @@
-import type { JsonValue } from "@warden/contracts";
+import { SessionGrantRequestSchema, type JsonValue, type SessionGrantRequest } from "@warden/contracts";
 import { createApproverClient, type DecisionOutcome } from "@warden/sdk";
 import { onePositional, type CommandInput } from "../args.js";
 import type { DECIDE_OPTIONS } from "../command-list.js";
@@ -24,6 +24,9 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
   if (decision === "deny" && (reason === undefined || reason.trim() === "")) throw usageError("--reason is required to deny");
   if (decision === "deny" && values.args !== undefined) throw usageError("--args edits what is granted; a denial runs nothing");
   const edited = values.args === undefined ? undefined : parseJsonArgs(values.args);
+  if (decision === "deny" && (values.session !== undefined || values["session-args"] !== undefined)) throw usageError("--session grants for the session; a denial grants nothing");
+  if (values["session-args"] !== undefined && values.session === undefined) throw usageError("--session-args needs --session DURATION");
+  const session = values.session === undefined ? undefined : sessionRequestOf(values.session, values["session-args"]);
   const { outcome, argsHash } = await withBus(io, { name: approver, creds: values.creds }, async (bus) => {
     const client = createApproverClient({ bus, approver });
     // a decision must echo the argsHash of the args the approver saw
@@ -37,7 +40,11 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
     }
     const outcome: DecisionOutcome =
       decision === "grant"
-        ? await client.approve(approvalId, hash, { ...(reason === undefined ? {} : { reason }), ...(edited === undefined ? {} : { args: edited as JsonValue }) })
+        ? await client.approve(approvalId, hash, {
+            ...(reason === undefined ? {} : { reason }),
+            ...(edited === undefined ? {} : { args: edited as JsonValue }),
+            ...(session === undefined ? {} : { session }),
+          })
         : await client.deny(approvalId, hash, reason ?? "");
     return { outcome, argsHash: hash };
   });
@@ -51,6 +58,7 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
         argsHash,
         ...(outcome.argsHash !== undefined && outcome.argsHash !== argsHash ? { grantedArgsHash: outcome.argsHash } : {}),
         ...(outcome.quorum === undefined ? {} : { quorum: outcome.quorum }),
+        ...(outcome.session === undefined ? {} : { session: outcome.session }),
       }
     : {
         ok: false,
@@ -77,5 +85,19 @@ function decidedText(o: Extract<DecisionOutcome, { ok: true }>, approver: string
   const verb = o.decision === "grant" ? "granted" : "denied";
   const args = o.argsHash !== undefined && o.argsHash !== seen ? `edited args ${o.argsHash}, requested ${seen}` : `args ${seen}`;
   const quorum = o.quorum === undefined ? "" : o.quorum.have < o.quorum.need ? `; ${o.quorum.have} of ${o.quorum.need} grants, it waits for another approver` : `; ${o.quorum.need} of ${o.quorum.need} grants, it runs`;
-  return `${verb} ${o.approvalId} as ${approver} (call ${o.callId}; ${args}${quorum})`;
+  const session = o.session === undefined ? "" : `\nfor the session until ${o.session.expiresAt} (revoke: warden revoke ${o.session.grantId} --session --as ${approver})`;
+  return `${verb} ${o.approvalId} as ${approver} (call ${o.callId}; ${args}${quorum})${session}`;
+}
+
+/** `--session 30m --session-args '{"customerId":{"equals":"C-1"}}'` as the decision's session request. */
+function sessionRequestOf(duration: string, constraints: string | undefined): SessionGrantRequest {
+  const m = /^(\d+)(s|m|h)?$/.exec(duration.trim());
+  if (m === null) throw usageError(`--session takes a duration such as 90s, 30m or 1h, not ${JSON.stringify(duration)}`);
+  const ttlSeconds = Number(m[1]) * (m[2] === "h" ? 3600 : m[2] === "m" ? 60 : 1);
+  const parsed = SessionGrantRequestSchema.safeParse({ ttlSeconds, ...(constraints === undefined ? {} : { args: parseJsonArgs(constraints) }) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw usageError(`--session${issue?.path[0] === "args" ? "-args" : ""}: ${issue?.path.slice(1).join(".") ?? ""} ${issue?.message ?? "invalid"}`.replace(/: +/, ": "));
+  }
+  return parsed.data;
 }

@@ -22,6 +22,7 @@ export function stepPairs(s: TraceStep, short = false): string[] {
   }
   if (s.onBehalfOf !== undefined) f.push(["for", s.onBehalfOf]);
   if (s.editedArgs !== undefined) f.push(["editedArgs", cut(s.editedArgs, PREVIEW)]);
+  if (s.session !== undefined) f.push(["session", s.session]);
   if (s.decision !== undefined) f.push(["decision", s.decision]);
   if (s.ruleIds !== undefined && s.ruleIds.length > 0) f.push(["rules", s.ruleIds.join(",")]);
   if (s.policyVersion !== undefined) f.push(["policy", s.policyVersion]);

@@ -3,6 +3,7 @@ import { canonicalJson } from "./canonical-json.js";
 import { DelegationLinkSchema, ToolFlagsSchema } from "./events.js";
 import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
+import { ArgsConstraintsSchema, SessionGrantRequestSchema, type SessionTerms } from "./session-grant.js";
 
 /** What a person sends on `warden.decide.<approver>.<approvalId>`. */
 export const DecisionRequestSchema = z.strictObject({
@@ -15,6 +16,12 @@ export const DecisionRequestSchema = z.strictObject({
    * tool's schema; the grant binds their hash and the executor runs them.
    */
   args: JsonValueSchema.optional(),
+  /**
+   * Also grant "for the session" (a grant only): later calls of the same principal, mode and tool
+   * version whose args meet `session.args` are granted without asking, until `ttlSeconds` from now
+   * or a revoke. The policy document's `sessionGrants` says for which grades, and how long at most.
+   */
+  session: SessionGrantRequestSchema.optional(),
 });
 export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
 
@@ -26,6 +33,7 @@ export const DECISION_REFUSALS = [
   "NOT_AUTHORISED",
   "MALFORMED",
   "INVALID_ARGS",
+  "SESSION_NOT_ALLOWED",
 ] as const;
 
 export const DecisionReplySchema = z.discriminatedUnion("ok", [
@@ -38,6 +46,8 @@ export const DecisionReplySchema = z.discriminatedUnion("ok", [
     argsHash: z.string().optional(),
     /** For an approval that needs a quorum: the distinct grants so far and how many it needs (it runs at `need`). */
     quorum: z.object({ have: z.int(), need: z.int() }).optional(),
+    /** For a grant for the session: the session grant's id (this call's id) and when it ends. */
+    session: z.object({ grantId: z.string(), expiresAt: z.string() }).optional(),
   }),
   z.object({
     ok: z.literal(false),
@@ -64,6 +74,10 @@ export interface GrantStatement {
   readonly originalArgsHash?: string;
   /** Set on a grant that completed a quorum: the other approvers, in the order they granted. */
   readonly coApprovers?: readonly string[];
+  /** Set on a grant that also grants for the session: its terms. */
+  readonly session?: SessionTerms;
+  /** Set on a grant a session grant gave: that session grant's id. */
+  readonly bySession?: string;
 }
 
 /** The bytes an approver signs and an executor verifies. */
@@ -73,6 +87,7 @@ export function grantSigningPayload(s: GrantStatement): Buffer {
       approvalId: s.approvalId,
       approver: s.approver,
       argsHash: s.argsHash,
+      ...(s.bySession === undefined ? {} : { bySession: s.bySession }),
       ...(s.coApprovers === undefined ? {} : { coApprovers: [...s.coApprovers] }),
       callId: s.callId,
       descriptorHash: s.descriptorHash,
@@ -80,6 +95,7 @@ export function grantSigningPayload(s: GrantStatement): Buffer {
       nonce: s.nonce,
       // only an edited grant signs it, so grants without an edit verify as they always did
       ...(s.originalArgsHash === undefined ? {} : { originalArgsHash: s.originalArgsHash }),
+      ...(s.session === undefined ? {} : { session: { args: s.session.args, expiresAt: s.session.expiresAt } }),
       version: s.version,
     }),
   );
@@ -122,7 +138,11 @@ export const PendingApprovalSchema = z.object({
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
 /** What a requester (or an operator) sends on `warden.cancel.<principal>.<callId>`. */
-export const CancelRequestSchema = z.strictObject({ reason: z.string().max(2000).optional() });
+export const CancelRequestSchema = z.strictObject({
+  reason: z.string().max(2000).optional(),
+  /** Revoke the session grant made on this call instead (by the person who made it, or an operator); the call itself is left as it is. */
+  session: z.literal(true).optional(),
+});
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 
 export const CANCEL_REFUSALS = ["NOT_FOUND", "NOT_AUTHORISED", "ALREADY_STARTED", "ALREADY_ENDED", "MALFORMED"] as const;
@@ -132,3 +152,28 @@ export const CancelReplySchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(false), refusal: z.enum(CANCEL_REFUSALS), message: z.string() }),
 ]);
 export type CancelReply = z.infer<typeof CancelReplySchema>;
+
+/** What `warden.approver.pending.<approver>` is asked: the approvals to decide (default) or the session grants in force. */
+export const PendingRequestSchema = z.strictObject({ list: z.enum(["approvals", "sessions"]).optional() });
+export type PendingRequest = z.infer<typeof PendingRequestSchema>;
+
+/**
+ * A session grant in force, as `warden sessions` lists it: the person who made it sees theirs, an
+ * operator every one. Its id is the callId it was granted on (what `warden revoke ID --session` takes).
+ */
+export const SessionGrantViewSchema = z.object({
+  grantId: z.string(),
+  approvalId: z.string(),
+  domain: z.string(),
+  tool: z.string(),
+  version: z.string(),
+  principal: z.string(),
+  mode: z.string(),
+  approver: z.string(),
+  grantedAt: z.string(),
+  expiresAt: z.string(),
+  args: ArgsConstraintsSchema,
+  /** The constraints in words (`customerId = "C-1"`, or `any args`). */
+  covers: z.string(),
+});
+export type SessionGrantView = z.infer<typeof SessionGrantViewSchema>;

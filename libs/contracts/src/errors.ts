@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   /** The call was cancelled by its requester or an operator before it started; it never ran. */
   CANCELLED: { retryable: false },
   GRANT_INVALID: { retryable: false },
+  /** The session grant that granted the call was revoked before the call ran; it did not run. */
+  GRANT_REVOKED: { retryable: false },
   DESCRIPTOR_CHANGED: { retryable: false },
   HANDLER_ERROR: { retryable: true },
   TIMEOUT: { retryable: true },

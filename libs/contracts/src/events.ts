@@ -4,6 +4,7 @@ import { CallModeSchema, GradeSchema } from "./grades.js";
 import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
 import { DecisionSchema } from "./policy-decision.js";
+import { BySessionSchema, SessionTermsSchema } from "./session-grant.js";
 import { TokenSchema, VersionSchema } from "./tokens.js";
 
 export const EVENT_SCHEMA_VERSION = 1;
@@ -23,6 +24,7 @@ export const EVENT_TYPES = [
   "ToolViewCompiled",
   "ToolCallLateResult",
   "ToolCallCancelled",
+  "SessionGrantRevoked",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -245,6 +247,14 @@ export const ApprovalGrantedDataSchema = z.object({
    * (`approver` completed it). Signed with the rest.
    */
   coApprovers: z.array(z.object({ approver: TokenSchema, at: IsoTimeSchema })).max(9).optional(),
+  /**
+   * Set when the approver also granted "for the session": later calls of this principal, mode and
+   * tool version whose args meet the terms are granted until `session.expiresAt` without asking
+   * (docs/approvals.md). Signed with the rest; the session grant's id is this call's callId.
+   */
+  session: SessionTermsSchema.optional(),
+  /** Set when a session grant covered this call: the approver named is the one who made it. Signed. */
+  bySession: BySessionSchema.optional(),
 });
 
 export const ApprovalDeniedDataSchema = z.object({
@@ -325,6 +335,19 @@ export const ToolCallCancelledDataSchema = z.object({
 });
 
 /**
+ * A session grant withdrawn before it expired (`warden revoke CALL_ID --session`), by the person
+ * who made it or an operator. Written by the approver on the subjects of the call the session
+ * grant was made on (its id): no later call is granted by it, and an executor refuses a grant it
+ * gave that has not run yet.
+ */
+export const SessionGrantRevokedDataSchema = z.object({
+  approvalId: TokenSchema,
+  by: TokenSchema,
+  as: z.enum(["approver", "operator"]),
+  reason: z.string().max(2000),
+});
+
+/**
  * What a model was shown on one turn of a subagent's loop (recorded on the subagent's own call),
  * so an auditor sees exactly which tools the model could choose from and why others were hidden.
  * Its subject adds the turn: `warden.call.<domain>.<callId>.ToolViewCompiled.t<turn>`.
@@ -357,6 +380,7 @@ export const ToolCallOutcomeUnknownSchema = event("ToolCallOutcomeUnknown", Tool
 export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiledDataSchema);
 export const ToolCallLateResultSchema = event("ToolCallLateResult", ToolCallLateResultDataSchema);
 export const ToolCallCancelledSchema = event("ToolCallCancelled", ToolCallCancelledDataSchema);
+export const SessionGrantRevokedSchema = event("SessionGrantRevoked", SessionGrantRevokedDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -373,6 +397,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolViewCompiledSchema,
   ToolCallLateResultSchema,
   ToolCallCancelledSchema,
+  SessionGrantRevokedSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -389,6 +414,7 @@ export type ToolCallOutcomeUnknown = z.infer<typeof ToolCallOutcomeUnknownSchema
 export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
 export type ToolCallLateResult = z.infer<typeof ToolCallLateResultSchema>;
 export type ToolCallCancelled = z.infer<typeof ToolCallCancelledSchema>;
+export type SessionGrantRevoked = z.infer<typeof SessionGrantRevokedSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -408,4 +434,5 @@ export const EVENT_SCHEMAS = {
   ToolViewCompiled: ToolViewCompiledSchema,
   ToolCallLateResult: ToolCallLateResultSchema,
   ToolCallCancelled: ToolCallCancelledSchema,
+  SessionGrantRevoked: SessionGrantRevokedSchema,
 } as const satisfies Record<EventType, z.ZodType>;

@@ -53,8 +53,8 @@ describe("verifyGrantSignature", () => {
   });
 
   it("signs an edit's original args hash and a quorum's other approvers, and only when they are there", () => {
-    const { callId, originalArgsHash, coApprovers, ...data } = statement;
-    expect([originalArgsHash, coApprovers]).toEqual([undefined, undefined]);
+    const { callId, originalArgsHash, coApprovers, session, bySession, ...data } = statement;
+    expect([originalArgsHash, coApprovers, session, bySession]).toEqual([undefined, undefined, undefined, undefined]);
     const plain = grantSigningPayload(grantStatementOf(callId, data));
     const edited = grantStatementOf(callId, { ...data, edit: { originalArgsHash: "sha256:orig" } });
     const quorum = grantStatementOf(callId, { ...data, coApprovers: [{ approver: "bob" }] });

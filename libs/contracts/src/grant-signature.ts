@@ -2,6 +2,7 @@ import { createPublicKey, verify } from "node:crypto";
 import { z } from "zod";
 import { grantSigningPayload, type GrantStatement } from "./approval.js";
 import { sha256Hex } from "./canonical-json.js";
+import type { SessionTerms } from "./session-grant.js";
 
 /**
  * An approver's Ed25519 public key, SPKI DER as base64: what an executor pins at provisioning
@@ -18,12 +19,16 @@ export function approverKeyId(publicKeyDer: Uint8Array): string {
 /** The statement an ApprovalGranted signs, from the call id and the event's data. */
 export function grantStatementOf(
   callId: string,
-  grant: Omit<GrantStatement, "callId" | "originalArgsHash" | "coApprovers"> & {
+  grant: Omit<GrantStatement, "callId" | "originalArgsHash" | "coApprovers" | "session" | "bySession"> & {
     readonly edit?: { readonly originalArgsHash: string } | undefined;
     readonly coApprovers?: readonly { readonly approver: string }[] | undefined;
+    readonly session?: SessionTerms | undefined;
+    readonly bySession?: { readonly grantId: string } | undefined;
   },
 ): GrantStatement {
   return {
+    ...(grant.session === undefined ? {} : { session: grant.session }),
+    ...(grant.bySession === undefined ? {} : { bySession: grant.bySession.grantId }),
     ...(grant.coApprovers === undefined ? {} : { coApprovers: grant.coApprovers.map((c) => c.approver) }),
     ...(grant.edit === undefined ? {} : { originalArgsHash: grant.edit.originalArgsHash }),
     callId,

@@ -313,6 +313,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
           callEvent("*", "ToolCallRejected"),
           // a ToolCallCancelled, in the claim slot an executor's ToolCallStarted would take
           callEvent("*", CLAIM_SLOT),
+          // the revoke of a session grant, on the subjects of the call it was granted on
+          callEvent("*", "SessionGrantRevoked"),
           kvWrite(BUCKET_APPROVAL_LOCKS),
           // where each person's durable deliveries stand (people never write it: they ask the approver)
           kvWrite(BUCKET_APPROVER_CURSORS),

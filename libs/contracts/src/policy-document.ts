@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { DecisionSchema } from "./policy-decision.js";
+import { MAX_SESSION_GRANT_SECONDS } from "./session-grant.js";
 import { TokenSchema } from "./tokens.js";
 
 export const PRINCIPAL_KINDS = ["human", "agent", "service"] as const;
@@ -135,6 +136,16 @@ export const PolicyDocumentSchema = z.strictObject({
   approvalQuota: z.strictObject({ maxOpenPerRequester: z.int().positive().default(50) }).default({ maxOpenPerRequester: 50 }),
   /** Distinct approvers per tool or grade (docs/approvals.md, Quorum); one when none matches. */
   approvalQuorum: z.array(ApprovalQuorumSchema).optional(),
+  /**
+   * Grants "for the session" (docs/approvals.md): the grades a person may grant that way and the
+   * longest such a grant may last. Never for a call that needs a quorum.
+   */
+  sessionGrants: z
+    .strictObject({
+      grades: z.array(GradeSchema).default(["write"]),
+      maxTtlSeconds: z.int().min(1).max(MAX_SESSION_GRANT_SECONDS).default(3600),
+    })
+    .default({ grades: ["write"], maxTtlSeconds: 3600 }),
   /** How long an approval stays open, per grade, in seconds. */
   approvalTtlSeconds: z
     .strictObject({ write: z.int().positive().default(3600), send: z.int().positive().default(900) })

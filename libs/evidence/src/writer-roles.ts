@@ -24,6 +24,7 @@ const WRITERS: Readonly<Record<EventType, readonly WriterRole[]>> = {
   ToolCallLateResult: ["executor", "subagent"],
   // the approver serves cancel requests; it shares the claim slot with ToolCallStarted
   ToolCallCancelled: ["approver"],
+  SessionGrantRevoked: ["approver"],
 };
 
 const REJECTERS: Readonly<Record<"registry" | "policy" | "approver" | "executor", readonly WriterRole[]>> = {

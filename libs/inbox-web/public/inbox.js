@@ -15,7 +15,7 @@
   const els = {
     person: $("person"), live: $("live"), banner: $("banner"), cards: $("cards"), empty: $("empty"),
     count: $("pending-count"), history: $("history"), historyEmpty: $("history-empty"), help: $("help"),
-    helpToggle: $("help-toggle"), toast: $("toast"),
+    helpToggle: $("help-toggle"), toast: $("toast"), sessions: $("sessions"), sessionsBox: $("sessions-box"),
   };
 
   let session = null; // { person, csrf, actions: [{ kind, label, key, tone, asks }] }
@@ -184,6 +184,7 @@
         el("textarea", { id: `args-${id}`, name: "args", rows: "8", spellcheck: "false", class: "mono" }));
       form.querySelector("textarea").value = JSON.stringify(argsValue(card), null, 2);
     }
+    if (spec.asks === "session") form.append(sessionFields(id, card));
     form.append(
       el("label", { for: reasonId, text: required ? `Reason for ${card.principal} (required; the agent reads it)` : "Note (optional)" }),
       el("div", { class: "panel-row" },
@@ -195,7 +196,32 @@
     );
     form.hidden = false;
     node.classList.add("deciding");
-    (spec.asks === "args" ? form.querySelector("textarea") : form.querySelector("input")).focus();
+    (spec.asks === "args" ? form.querySelector("textarea") : spec.asks === "session" ? form.querySelector("select") : form.querySelector("input[name=reason]")).focus();
+  }
+
+  const SESSION_LENGTHS = [["900", "15 minutes"], ["3600", "1 hour"], ["28800", "8 hours"], ["86400", "24 hours"]];
+
+  /** How long, and which args later calls must keep (each checked one: the same value); all kept unless the person frees one. */
+  function sessionFields(id, card) {
+    const args = argsValue(card);
+    const names = args && typeof args === "object" && !Array.isArray(args) ? Object.keys(args) : [];
+    const select = el("select", { id: `ttl-${id}`, name: "ttl" }, ...SESSION_LENGTHS.map(([v, t]) => el("option", { value: v, selected: v === "3600", text: t })));
+    return el("div", { class: "session-fields" },
+      el("p", { class: "session-what", text: `Later calls of ${card.tool} by ${card.principal} (${card.mode} mode) run without asking you, while they keep the checked arguments as they are here.` }),
+      el("label", { for: `ttl-${id}`, text: "For" }), select,
+      el("fieldset", { class: "keep" }, el("legend", { text: "Later calls must keep" }),
+        ...(names.length === 0 ? [el("p", { class: "muted", text: "This tool takes no arguments." })] : names.map((n) =>
+          el("label", { class: "keep-arg" },
+            el("input", { type: "checkbox", name: "keep", value: n, checked: true }),
+            el("code", { text: n }), el("span", { class: "muted", text: ` = ${JSON.stringify(args[n])}` }))))),
+    );
+  }
+
+  function sessionOf(form, card) {
+    const args = argsValue(card);
+    const constraints = {};
+    for (const box of form.querySelectorAll("input[name=keep]:checked")) constraints[box.value] = { equals: args[box.value] };
+    return { ttlSeconds: Number(form.querySelector("select[name=ttl]").value), args: constraints };
   }
 
   function closePanels() {
@@ -233,8 +259,23 @@
         return showError(`The arguments are not JSON: ${e.message}`);
       }
     }
-    for (const b of form.querySelectorAll("button, input, textarea")) b.disabled = true;
-    let answer;
+    if (spec.asks === "session") body.session = sessionOf(form, node._card);
+    for (const b of form.querySelectorAll("button, input, textarea, select")) b.disabled = true;
+    const answer = await postAction(body);
+    if (answer.ok) {
+      toast(`${spec.label === "Deny" ? "Denied" : spec.label === "Approve" ? "Approved" : spec.label}: ${node._card.title} — call ${answer.value.callId}`);
+      return; // the server's next state drops the card
+    }
+    for (const b of form.querySelectorAll("button, input, textarea, select")) b.disabled = false;
+    showError(errorText(answer.error));
+  }
+
+  function errorText(error) {
+    const refusal = error.details && error.details.refusal ? ` (${error.details.refusal})` : "";
+    return `${error.code}${refusal}: ${error.message}`;
+  }
+
+  async function postAction(body) {
     try {
       const res = await fetch("/api/actions", {
         method: "POST",
@@ -242,17 +283,30 @@
         body: JSON.stringify(body),
         credentials: "same-origin",
       });
-      answer = await res.json();
+      return await res.json();
     } catch (e) {
-      answer = { ok: false, error: { code: "UNAVAILABLE", message: `the inbox did not answer (${e.message})` } };
+      return { ok: false, error: { code: "UNAVAILABLE", message: `the inbox did not answer (${e.message})` } };
     }
-    if (answer.ok) {
-      toast(`${spec.label === "Deny" ? "Denied" : spec.label === "Approve" ? "Approved" : spec.label}: ${node._card.title} — call ${answer.value.callId}`);
-      return; // the server's next state drops the card
-    }
-    for (const b of form.querySelectorAll("button, input, textarea")) b.disabled = false;
-    const refusal = answer.error.details && answer.error.details.refusal ? ` (${answer.error.details.refusal})` : "";
-    showError(`${answer.error.code}${refusal}: ${answer.error.message}`);
+  }
+
+  // ---- session grants -------------------------------------------------------------------------
+  function renderSessions(sessions) {
+    els.sessions.replaceChildren(...sessions.map((g) =>
+      el("li", { class: "s-item", "data-grant-id": g.grantId },
+        el("div", { class: "s-top" }, el("strong", { text: g.tool }), el("span", { class: "s-until", text: `until ${clock(g.expiresAt)}` })),
+        el("div", { class: "s-meta", text: `${g.principal} · ${g.mode} mode · granted by ${g.approver}` }),
+        el("div", { class: "s-covers", text: `with ${g.covers}` }),
+        el("button", {
+          type: "button", class: "btn btn-deny", "data-action": "revoke-session",
+          onclick: async (ev) => {
+            ev.currentTarget.disabled = true;
+            const answer = await postAction({ kind: "revoke-session", grantId: g.grantId });
+            if (answer.ok) toast(`Revoked the session grant for ${g.tool}: later calls ask you again`);
+            else { ev.currentTarget.disabled = false; toast(errorText(answer.error)); }
+          },
+        }, "Revoke"),
+      )));
+    els.sessionsBox.hidden = sessions.length === 0;
   }
 
   // ---- selection and keys ---------------------------------------------------------------------
@@ -352,6 +406,7 @@
     els.empty.hidden = list.length > 0;
     document.title = list.length ? `(${list.length}) Warden inbox — ${next.person}` : `Warden inbox — ${next.person}`;
     renderHistory(next.history);
+    renderSessions(next.sessions || []);
     renderStatus(next.status);
     tick();
   }

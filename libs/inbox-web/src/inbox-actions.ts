@@ -1,4 +1,4 @@
-import { fail, JsonValueSchema, ok, validateJson, type Outcome, type WardenError } from "@warden/contracts";
+import { fail, JsonValueSchema, ok, SessionGrantRequestSchema, validateJson, type Outcome, type WardenError } from "@warden/contracts";
 import type { ApproverClient, DecisionOutcome } from "@warden/sdk";
 import { z } from "zod";
 
@@ -19,6 +19,9 @@ export const InboxActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("deny"), approvalId: Id, argsHash: z.string().min(1).max(200), reason: Reason.min(1, "a denial needs a reason") }),
   // the args the person edited: the approver re-validates them against the tool's schema and signs their hash
   z.object({ kind: z.literal("approve-edited"), approvalId: Id, argsHash: z.string().min(1).max(200), args: JsonValueSchema, reason: Reason.optional() }),
+  // the approver checks the session against its policy document and the granted args
+  z.object({ kind: z.literal("approve-session"), approvalId: Id, argsHash: z.string().min(1).max(200), session: SessionGrantRequestSchema, reason: Reason.optional() }),
+  z.object({ kind: z.literal("revoke-session"), grantId: Id, reason: Reason.optional() }),
 ]);
 export type InboxAction = z.infer<typeof InboxActionSchema>;
 export type InboxActionKind = InboxAction["kind"];
@@ -30,16 +33,20 @@ export interface InboxActionSpec {
   /** The keyboard shortcut on the selected card. */
   readonly key: string;
   readonly tone: "approve" | "deny" | "neutral";
-  /** `reason`: a reason is required; `optional-reason`: offered; `args`: the args, editable as JSON, and an optional reason. */
-  readonly asks: "reason" | "optional-reason" | "args";
+  /**
+   * `reason`: a reason is required; `optional-reason`: offered; `args`: the args, editable as JSON,
+   * and an optional reason; `session`: how long, and which of the args later calls must keep.
+   */
+  readonly asks: "reason" | "optional-reason" | "args" | "session";
 }
 
-/** A decision the approver service recorded. */
+/** A decision the approver service recorded, or a session grant it revoked (`callId` is then the grant's id). */
 export interface ActionDone {
   readonly kind: string;
-  readonly approvalId: string;
+  /** Absent for a revoke (it names a session grant, not an approval). */
+  readonly approvalId?: string;
   readonly callId: string;
-  readonly decision: "grant" | "deny";
+  readonly decision: "grant" | "deny" | "revoke-session";
   /** The reason or note the person gave, for the page's history. */
   readonly reason: string | null;
 }
@@ -54,10 +61,11 @@ const SPECS: readonly InboxActionSpec[] = [
   { kind: "approve", label: "Approve", key: "a", tone: "approve", asks: "optional-reason" },
   { kind: "deny", label: "Deny", key: "d", tone: "deny", asks: "reason" },
   { kind: "approve-edited", label: "Edit and approve", key: "e", tone: "approve", asks: "args" },
+  { kind: "approve-session", label: "Approve for session", key: "s", tone: "approve", asks: "session" },
 ];
 
 /** The decisions the approver client offers: grant, deny, grant with edited args; each echoes the argsHash the person saw. */
-export function approverActions(client: Pick<ApproverClient, "approve" | "deny">): InboxActions {
+export function approverActions(client: Pick<ApproverClient, "approve" | "deny" | "revokeSession">): InboxActions {
   return {
     specs: SPECS,
     async run(body) {
@@ -72,6 +80,15 @@ export function approverActions(client: Pick<ApproverClient, "approve" | "deny">
           return outcomeOf(action.kind, reason, await client.deny(action.approvalId, action.argsHash, action.reason));
         case "approve-edited":
           return outcomeOf(action.kind, reason, await client.approve(action.approvalId, action.argsHash, { args: action.args, ...(reason === null ? {} : { reason }) }));
+        case "approve-session":
+          return outcomeOf(action.kind, reason, await client.approve(action.approvalId, action.argsHash, { session: action.session, ...(reason === null ? {} : { reason }) }));
+        case "revoke-session": {
+          const r = await client.revokeSession(action.grantId, reason ?? undefined);
+          if (r.ok) return ok({ kind: action.kind, callId: r.callId, decision: "revoke-session", reason });
+          if (r.refusal === "UNAVAILABLE") return fail("UNAVAILABLE", r.message, { refusal: r.refusal });
+          if (r.refusal === "NOT_FOUND") return fail("NOT_FOUND", r.message, { refusal: r.refusal });
+          return fail("DECISION_REFUSED", r.message, { refusal: r.refusal });
+        }
       }
     },
   };

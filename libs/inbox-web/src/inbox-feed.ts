@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from "@warden/bus";
-import type { PendingApproval, WardenError } from "@warden/contracts";
+import type { PendingApproval, SessionGrantView, WardenError } from "@warden/contracts";
 import type { ApproverClient } from "@warden/sdk";
 
 /** One line of the decided list. */
@@ -27,12 +27,14 @@ export interface InboxSnapshot {
   readonly person: string;
   readonly pending: readonly PendingApproval[];
   readonly history: readonly HistoryEntry[];
+  /** The session grants in force that this person made (an operator: all), oldest first. */
+  readonly sessions: readonly SessionGrantView[];
   /** The last refresh: fine, or why the inbox may be stale (the page shows a banner). */
   readonly status: { readonly ok: true; readonly refreshedAt: string } | { readonly ok: false; readonly error: WardenError; readonly since: string };
 }
 
 export interface InboxFeedOptions {
-  readonly client: Pick<ApproverClient, "approver" | "pending" | "watch">;
+  readonly client: Pick<ApproverClient, "approver" | "pending" | "watch" | "sessions">;
   /** How often `pending()` is read besides the watch's cues (catches decisions elsewhere and expiries). @default 3_000 */
   readonly refreshMs?: number;
   /** @default 50 */
@@ -65,16 +67,17 @@ export function startInboxFeed(opts: InboxFeedOptions): InboxFeed {
   const listeners = new Set<(s: InboxSnapshot) => void>();
   let pending: PendingApproval[] = [];
   let history: HistoryEntry[] = [];
+  let sessions: SessionGrantView[] = [];
   let status: InboxSnapshot["status"] = { ok: true, refreshedAt: now().toISOString() };
   const decidedHere = new Set<string>();
   let stopped = false;
 
-  const snapshot = (): InboxSnapshot => ({ person: client.approver, pending, history, status });
+  const snapshot = (): InboxSnapshot => ({ person: client.approver, pending, history, sessions, status });
   let lastShown = "";
   // a refresh that found nothing new pushes nothing (the page is told only of changes)
   const changed = () => {
     const s = snapshot();
-    const shown = JSON.stringify([s.pending, s.history, s.status.ok ? true : s.status.error]);
+    const shown = JSON.stringify([s.pending, s.history, s.sessions, s.status.ok ? true : s.status.error]);
     if (shown === lastShown) return;
     lastShown = shown;
     for (const l of listeners) l(s);
@@ -93,8 +96,11 @@ export function startInboxFeed(opts: InboxFeedOptions): InboxFeed {
   });
 
   async function readOnce(): Promise<void> {
-    const r = await client.pending();
+    const [r, s] = await Promise.all([client.pending(), client.sessions()]);
     if (stopped) return;
+    // session grants are a side list: one that cannot be read keeps the last known
+    if (s.ok) sessions = s.value;
+    else log.warn({ err: s.error }, "session grants refresh failed");
     const at = now();
     if (!r.ok) {
       if (status.ok) log.warn({ err: r.error }, "inbox refresh failed");

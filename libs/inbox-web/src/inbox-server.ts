@@ -110,7 +110,9 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
       return sendError(res, statusOfError(r.error), r.error);
     }
     log.info({ approvalId: r.value.approvalId, callId: r.value.callId, decision: r.value.decision }, "inbox decision");
-    feed.decided(r.value.approvalId, r.value.decision, r.value.reason);
+    const done = r.value;
+    if (done.decision === "revoke-session" || done.approvalId === undefined) void feed.refresh();
+    else feed.decided(done.approvalId, done.decision, done.reason);
     sendJson(res, 200, { ok: true, value: r.value });
   }
 

@@ -50,5 +50,7 @@ export function standInClient(cards: PendingApproval[]): ApproverClient & { deci
     },
     approve: async (id, hash) => decide(id, hash, "grant"),
     deny: async (id, hash) => decide(id, hash, "deny"),
+    sessions: async () => ok([]),
+    revokeSession: async (grantId) => ({ ok: false, refusal: "NOT_FOUND", message: `no session grant ${grantId}` }),
   };
 }

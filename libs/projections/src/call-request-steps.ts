@@ -79,6 +79,9 @@ export const viewCompiled: CallStep<"ToolViewCompiled"> = (m) => {
   return {};
 };
 
+/** Changes nothing of the call: the session grant it names is the approver's concern, and the trace shows it. */
+export const sessionRevoked: CallStep<"SessionGrantRevoked"> = () => ({});
+
 function cutText(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

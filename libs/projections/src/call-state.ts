@@ -49,6 +49,8 @@ export const ALLOWED_FROM: Record<EventType, readonly StateBefore[]> = {
   ToolCallLateResult: ["succeeded", "failed", "outcome_unknown", "rejected"],
   // by its requester or an operator, before it started (it takes the claim's slot)
   ToolCallCancelled: ["requested", "validated", "awaiting_approval", "approved"],
+  // a session grant made on this call's approval withdrawn, whenever: the call itself is unchanged
+  SessionGrantRevoked: [...CALL_STATES],
 };
 
 export function isAllowed(type: EventType, before: StateBefore): boolean {

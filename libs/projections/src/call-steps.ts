@@ -1,6 +1,6 @@
 import type { EventType } from "@warden/contracts";
 import { approvalClosed, approvalGranted, approvalRequested } from "./call-approval-steps.js";
-import { argsValidated, cancelled, policyChecked, rejected, requested, viewCompiled } from "./call-request-steps.js";
+import { argsValidated, cancelled, policyChecked, rejected, requested, sessionRevoked, viewCompiled } from "./call-request-steps.js";
 import { ended, lateResult, started } from "./call-run-steps.js";
 import type { CallStep } from "./call-step.js";
 
@@ -20,6 +20,7 @@ export const CALL_STEPS: { readonly [K in EventType]: CallStep<K> } = {
   ToolViewCompiled: viewCompiled,
   ToolCallLateResult: lateResult,
   ToolCallCancelled: cancelled,
+  SessionGrantRevoked: sessionRevoked,
 };
 
 export function stepOf<K extends EventType>(type: K): CallStep<K> {

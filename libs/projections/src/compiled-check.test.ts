@@ -47,6 +47,16 @@ function corpus(): WardenEvent[] {
       },
     },
     { ...started, type: "ToolCallCancelled", data: { by: "alice", as: "requester", reason: "not needed", approvalId: "a1" } },
+    // session grants: the terms a grant makes, the origin a session-given grant names, and a revoke
+    {
+      ...grant,
+      data: {
+        ...(grant as Extract<WardenEvent, { type: "ApprovalGranted" }>).data,
+        session: { expiresAt: "2030-01-01T01:00:00.000Z", args: { q: { equals: null }, n: { oneOf: [1, "x"], min: 0, max: 5.5 }, p: { prefix: "/srv" } } },
+      },
+    },
+    { ...grant, data: { ...(grant as Extract<WardenEvent, { type: "ApprovalGranted" }>).data, bySession: { grantId: "c0", approvalId: "a0" } } },
+    { ...grant, type: "SessionGrantRevoked", data: { approvalId: "a0", by: "olga", as: "operator", reason: "done" } },
     { ...envelope, type: "ToolCallLateResult", data: { ...(finished as Extract<WardenEvent, { type: "ToolCallFinished" }>).data, outcomeEventId: "o1", outcomeType: "ToolCallOutcomeUnknown" } },
     {
       ...envelope,

@@ -1,4 +1,4 @@
-import type { WardenEvent } from "@warden/contracts";
+import { describeConstraints, type WardenEvent } from "@warden/contracts";
 import type { CallModel } from "./call-model.js";
 import type { CallState } from "./call-state.js";
 import { applyCallEvent } from "./reduce-call.js";
@@ -32,6 +32,8 @@ export interface TraceStep {
   /** The request's intent, and on a grant of edited args the args that run instead. */
   readonly intent?: { readonly goal: string; readonly rationale?: string; readonly expectedEffect?: string };
   readonly editedArgs?: string;
+  /** On a grant: the session grant it made, or the one that gave it. */
+  readonly session?: string;
   /** On an approval card: on whose behalf ("alice via agent.triage"). */
   readonly onBehalfOf?: string;
   readonly approvalId?: string;
@@ -119,6 +121,7 @@ export function actorOf(e: WardenEvent): string {
     case "ToolViewCompiled":
       return e.data.viewPrincipal;
     case "ToolCallCancelled":
+    case "SessionGrantRevoked":
       return e.data.by;
   }
 }
@@ -146,6 +149,8 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         argsHash: e.data.argsHash,
         expiresAt: e.data.expiresAt,
         ...(e.data.edit === undefined ? {} : { editedArgs: cut(JSON.stringify(e.data.edit.args), RESULT_PREVIEW_CHARS) }),
+        ...(e.data.session === undefined ? {} : { session: `for the session until ${e.data.session.expiresAt}: ${describeConstraints(e.data.session.args)}` }),
+        ...(e.data.bySession === undefined ? {} : { session: `by the session grant of call ${e.data.bySession.grantId}` }),
       };
     case "ApprovalDenied":
       return { approvalId: e.data.approvalId, approver: e.data.approver, reason: e.data.reason };
@@ -176,6 +181,8 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
       return { turn: e.data.turn, tools: e.data.tools.map((t) => t.name), hidden: e.data.hidden.length, policyVersion: e.data.policyVersion };
     case "ToolCallCancelled":
       return { reason: `cancelled by ${e.data.by} (${e.data.as})${e.data.reason === "" ? "" : `: ${e.data.reason}`}` };
+    case "SessionGrantRevoked":
+      return { approvalId: e.data.approvalId, reason: `session grant revoked by ${e.data.by} (${e.data.as})${e.data.reason === "" ? "" : `: ${e.data.reason}`}` };
   }
 }
 

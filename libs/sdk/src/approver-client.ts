@@ -7,6 +7,7 @@ import {
   isSafeToken,
   ok,
   PendingApprovalSchema,
+  SessionGrantViewSchema,
   stageFilterSubject,
   approverPendingSubject,
   type ApprovalRequested,
@@ -15,8 +16,11 @@ import {
   type JsonValue,
   type Outcome,
   type PendingApproval,
+  type SessionGrantRequest,
+  type SessionGrantView,
   type WardenError,
 } from "@warden/contracts";
+import { revokeSessionGrant, type CancelOutcome } from "./cancel-call.js";
 import { decodeCallMessage } from "@warden/projections";
 import { watchDurably, type ApprovalWatch } from "./durable-approval-watch.js";
 import { z } from "zod";
@@ -54,6 +58,14 @@ export interface ApproveOptions {
    * runs these.
    */
   readonly args?: JsonValue;
+  /**
+   * Also grant for the session: later calls of the same principal, mode and tool version whose
+   * args meet `args` (by top-level name: `{ equals }`, `{ oneOf }`, `{ prefix }`, `{ min }`,
+   * `{ max }`) run without asking, for `ttlSeconds` or until revoked. Refused
+   * `SESSION_NOT_ALLOWED` where the policy document does not allow it (by default: writes only,
+   * an hour at most, never a call that needs a quorum).
+   */
+  readonly session?: SessionGrantRequest;
 }
 
 export interface ApproverClientOptions {
@@ -102,9 +114,14 @@ export interface ApproverClient {
   approve(approvalId: string, argsHash: string, reason?: string | ApproveOptions): Promise<DecisionOutcome>;
   /** Denies an approval; the caller's call ends `denied` with `APPROVAL_DENIED` and the reason. */
   deny(approvalId: string, argsHash: string, reason: string): Promise<DecisionOutcome>;
+  /** The session grants in force that this person made (an operator: every one), oldest first. Errors as {@link pending}. */
+  sessions(): Promise<Outcome<SessionGrantView[]>>;
+  /** Revokes a session grant this person made (an operator: any), by its id (the call it was granted on). See {@link revokeSessionGrant}. */
+  revokeSession(grantId: string, reason?: string): Promise<CancelOutcome>;
 }
 
 const PendingListSchema = z.array(PendingApprovalSchema);
+const SessionListSchema = z.array(SessionGrantViewSchema);
 
 /**
  * A person's approval client: the inbox of what they may decide, and their grants and denials,
@@ -159,10 +176,21 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
         argsHash,
         ...(o.reason === undefined ? {} : { reason: o.reason }),
         ...(o.args === undefined ? {} : { args: o.args }),
+        ...(o.session === undefined ? {} : { session: o.session }),
       });
     },
     deny(approvalId, argsHash, reason) {
       return decide(approvalId, { decision: "deny", argsHash, reason });
+    },
+    async sessions() {
+      if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
+      const reply = await requestRpc(bus, approverPendingSubject(approver), { list: "sessions" }, timeoutMs);
+      if (!reply.ok) return reply;
+      const parsed = SessionListSchema.safeParse(reply.value);
+      return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected session grants reply");
+    },
+    revokeSession(grantId, reason) {
+      return revokeSessionGrant(bus, approver, grantId, reason, timeoutMs);
     },
   };
 }

@@ -19,7 +19,7 @@ export {
   type DecisionOutcome,
   type WatchApprovalsOptions,
 } from "./approver-client.js";
-export { cancelCall, type CancelOutcome } from "./cancel-call.js";
+export { cancelCall, revokeSessionGrant, type CancelOutcome } from "./cancel-call.js";
 export type { PatienceOptions } from "./patient-request.js";
 export { viewFingerprint, type ToolViewWatch, type ToolViewWatchOptions } from "./tool-view-watch.js";
 export { createRegistryClient, type RegistryClient, type RegistryClientOptions } from "./registry-client.js";

@@ -36,7 +36,7 @@ import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } fro
 import { decidedRecord } from "./domain/decision.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { followPolicyDocument } from "@warden/service-kit";
-import { createTurns } from "@warden/service-kit";
+import { createTurns, loadSigningKey } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateSigningKeyPair as generateApproverKeyPair } from "@warden/service-kit";
 import { toolFactsReader } from "./tool-facts.js";
@@ -216,7 +216,7 @@ describe("approval requests", () => {
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns() });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       // not on the stream, so only these racing "deliveries" handle it
@@ -272,7 +272,7 @@ describe("approval requests", () => {
   it("acts only on require_approval decisions", async () => {
     const documents = await followPolicyDocument(bus, silentLogger());
     const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns() });
+    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
     const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
     try {
       for (const decision of ["allow", "deny"] as const) {

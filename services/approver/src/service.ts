@@ -10,6 +10,7 @@ import { cancelHandler } from "./rpc/cancel.js";
 import { decideHandler } from "./rpc/decide.js";
 import { deliverHandler } from "./rpc/deliver.js";
 import { pendingHandler } from "./rpc/pending.js";
+import { openSessionGrants } from "./session-grants.js";
 import { readStreamOutcome } from "./stream-outcome.js";
 import { startSweeper } from "./sweeper.js";
 import { toolFactsReader } from "./tool-facts.js";
@@ -49,11 +50,12 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const approvals = await openApprovalStore(bus, log);
   const factsOf = await toolFactsReader(bus);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
+  const sessions = await openSessionGrants(bus, log);
   let stopping = false;
-  const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker() }));
+  const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker(), sessions }));
   const cancel = serveRpc(bus, CANCEL_SUBJECTS, QUEUE_APPROVER, log, cancelHandler({ bus, log, documents }));
   const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
-  const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf }));
+  const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf, sessions }));
   const deliver = serveRpc(bus, APPROVER_DELIVER_SUBJECTS, QUEUE_APPROVER, log, deliverHandler({ log, requests, approvals, documents, outcomeOf, cursors: await openDeliveryCursors(bus), stopping: () => stopping }));
   const sweeper = startSweeper({
     bus,
@@ -70,7 +72,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     filterSubject: stageFilterSubject("ToolPolicyChecked"),
     accept: acceptDecision("require_approval"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolPolicyChecked({ bus, documents, approvals, factsOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log) }),
+    handle: handleToolPolicyChecked({ bus, documents, approvals, factsOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log), sessions, signer: key }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
   return {
@@ -83,6 +85,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
       await sweeper.stop();
       approvals.stop();
       await requests.stop();
+      await sessions.stop();
       documents.stop();
     },
   };

@@ -164,6 +164,26 @@ describe("signGrant", () => {
     expect(verifyGrantSignature(der.toString("base64"), grantStatementOf(req.callId, grant), grant.signature)).toBe(true);
     expect(verifyGrantSignature(der.toString("base64"), grantStatementOf("other-call", grant), grant.signature)).toBe(false);
   });
+
+  it("signs a session grant's terms and a session-given grant's origin, so neither can be changed after", () => {
+    const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+    const der = publicKey.export({ type: "spki", format: "der" }).toString("base64");
+    const signer = { keyId: "k", sign: (p: Uint8Array) => sign(null, p, privateKey).toString("base64") };
+    const req = requested();
+    const session = { expiresAt: "2030-01-01T01:00:00.000Z", args: { customerId: { equals: "c1" } } };
+    const made = signGrant(req, "alice", NOW, "n1", signer, { session });
+    expect(made.session).toEqual(session);
+    expect(verifyGrantSignature(der, grantStatementOf(req.callId, made), made.signature)).toBe(true);
+    const widened = { ...made, session: { ...session, args: {} } };
+    expect(verifyGrantSignature(der, grantStatementOf(req.callId, widened), made.signature)).toBe(false);
+    const longer = { ...made, session: { ...session, expiresAt: "2030-01-02T00:00:00.000Z" } };
+    expect(verifyGrantSignature(der, grantStatementOf(req.callId, longer), made.signature)).toBe(false);
+
+    const given = signGrant(req, "alice", NOW, "n2", signer, { bySession: { grantId: "call0", approvalId: "appr0" } });
+    expect(verifyGrantSignature(der, grantStatementOf(req.callId, given), given.signature)).toBe(true);
+    const { bySession: _dropped, ...asIfAsked } = given;
+    expect(verifyGrantSignature(der, grantStatementOf(req.callId, asIfAsked), given.signature)).toBe(false);
+  });
 });
 
 describe("grantExpiry", () => {

@@ -7,6 +7,8 @@ import {
   type DecisionRequest,
   type JsonValue,
   type PolicyDocument,
+  type BySession,
+  type SessionTerms,
 } from "@warden/contracts";
 import { mayDecide } from "@warden/policy-engine";
 import { isOverdue, type ApprovalRecord, type DecisionMade } from "./approval-record.js";
@@ -100,6 +102,10 @@ export interface Signer {
 export interface GrantExtras {
   readonly edit?: { readonly args: JsonValue; readonly argsHash: string };
   readonly coApprovers?: readonly { readonly approver: string; readonly at: string }[];
+  /** The grant also grants for the session, on these terms. */
+  readonly session?: SessionTerms;
+  /** The grant is given by a session grant. */
+  readonly bySession?: BySession;
 }
 
 /** The signed grant for an approval: bound to its args (or the edited ones), descriptor and version, single nonce, short-lived. */
@@ -124,6 +130,8 @@ export function signGrant(
     nonce,
     ...(extras.edit === undefined ? {} : { originalArgsHash: r.argsHash }),
     ...(co === undefined ? {} : { coApprovers: co.map((c) => c.approver) }),
+    ...(extras.session === undefined ? {} : { session: extras.session }),
+    ...(extras.bySession === undefined ? {} : { bySession: extras.bySession.grantId }),
   };
   return {
     approvalId: statement.approvalId,
@@ -138,6 +146,8 @@ export function signGrant(
     keyId: signer.keyId,
     ...(extras.edit === undefined ? {} : { edit: { args: extras.edit.args, originalArgsHash: r.argsHash } }),
     ...(co === undefined ? {} : { coApprovers: co }),
+    ...(extras.session === undefined ? {} : { session: extras.session }),
+    ...(extras.bySession === undefined ? {} : { bySession: extras.bySession }),
   };
 }
 

@@ -1,9 +1,13 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import { newId, type ApprovalRequested, type ToolPolicyChecked } from "@warden/contracts";
+import { newId, type ApprovalRequested, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/approval-events.js";
 import { openApprovalsOf } from "../domain/approval-quota.js";
-import { recordOf } from "../domain/approval-record.js";
+import { recordOf, type DecisionMade } from "../domain/approval-record.js";
+import { decidedRecord, signGrant, type Signer } from "../domain/decision.js";
+import { sessionApproverMayDecide, sessionMismatch } from "../domain/session-terms.js";
+import { appendDecision } from "../rpc/decide.js";
+import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
 import { readRequestContext } from "../request-context.js";
 import type { ToolFacts } from "../tool-facts.js";
 import type { Turns } from "@warden/service-kit";
@@ -18,6 +22,10 @@ export interface ApprovalRequestDeps {
   readonly turns: Turns;
   /** Executor heartbeats: a request to a domain with none live is flagged `noLiveExecutor` on its card. */
   readonly liveness?: ExecutorLiveness;
+  /** Session grants people made: a call one covers is granted in its maker's name without asking. */
+  readonly sessions?: SessionGrants;
+  /** Signs the grants session grants give. */
+  readonly signer: Signer;
 }
 
 /**
@@ -41,6 +49,9 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       // refused for the quota on an earlier delivery: a freed quota must not reopen the call
       if (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ToolCallRejected"))) return ACK;
       const doc = deps.documents.current();
+      // a session grant a person made covers it: granted in their name, nobody is asked
+      const session = await coveringSession(doc);
+      if (session !== undefined) return create(doc, session);
       const max = doc.approvalQuota.maxOpenPerRequester;
       const open = openApprovalsOf(approvals.open().map((e) => e.value), checked.principal, Date.now());
       if (open >= max) {
@@ -51,7 +62,19 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       return create(doc);
     }
 
-    async function create(doc: ReturnType<PolicyDocumentFollower["current"]>): Promise<StageOutcome> {
+    /** The oldest unrevoked session grant that covers this call, if any. */
+    async function coveringSession(doc: PolicyDocument): Promise<SessionGrantEvent | undefined> {
+      if (deps.sessions === undefined) return undefined;
+      const now = new Date();
+      for (const g of deps.sessions.candidates(checked.domain, checked.tool, now)) {
+        if (sessionMismatch(g, checked, doc, now) !== undefined) continue;
+        if ((await deps.sessions.revocationOf(g.domain, g.callId)) !== undefined) continue;
+        return g;
+      }
+      return undefined;
+    }
+
+    async function create(doc: PolicyDocument, session?: SessionGrantEvent): Promise<StageOutcome> {
       const [facts, context] = await Promise.all([deps.factsOf(checked.tool, checked.data.version), readRequestContext(bus, checked)]);
       const built = approvalRequestedEvent(
         checked,
@@ -61,9 +84,15 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       // the approver sees nobody to run it: the person deciding should know a grant would wait
       const noExecutor = deps.liveness !== undefined && !(await deps.liveness.isAlive(checked.domain));
       const event: ApprovalRequested = noExecutor ? { ...built, data: { ...built.data, noLiveExecutor: true } } : built;
-      await approvals.create(recordOf(event));
+      const bySession = session !== undefined && sessionApproverMayDecide(doc, session.data.approver, event) ? grantBySession(event, session) : undefined;
+      await approvals.create(bySession === undefined ? recordOf(event) : decidedRecord(recordOf(event), bySession));
       const appended = await appendEvent(bus, event);
       if (appended.status === "written") {
+        if (bySession !== undefined) {
+          await appendDecision(bus, event, bySession).catch((err: unknown) => ctx.log.error({ err }, "session grant event append failed, left to the sweeper"));
+          ctx.log.info({ approvalId: event.data.approvalId, sessionGrant: session?.callId, approver: bySession.approver }, "approval granted by a session grant");
+          return ACK;
+        }
         ctx.log.info({ approvalId: event.data.approvalId, expiresAt: event.data.expiresAt }, "approval requested");
         return ACK;
     }
@@ -72,6 +101,12 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     if (appended.existing?.type === "ApprovalRequested") return reuse(appended.existing);
     ctx.log.warn("approval request slot is taken by an unreadable event");
     return ACK;
+    }
+
+    function grantBySession(requested: ApprovalRequested, session: SessionGrantEvent): DecisionMade {
+      const now = new Date();
+      const grant = signGrant(requested, session.data.approver, now, newId(), deps.signer, { bySession: { grantId: session.callId, approvalId: session.data.approvalId } });
+      return { decision: "grant", approver: session.data.approver, decidedAt: now.toISOString(), grant };
     }
 
     async function reuse(requested: ApprovalRequested): Promise<StageOutcome> {

@@ -47,6 +47,7 @@ export function cancelHandler(deps: CancelDeps) {
     const { principal, callId } = subject;
     const log = deps.log.child({ callId, by: principal });
     const domain = await domainOf(bus, callId);
+    if (body.data.session === true) return revokeSession(principal, domain, callId, body.data.reason?.trim() ?? "", log);
     const request = domain === undefined ? undefined : await readEvent(bus, domain, callId, "ToolCallRequested");
     if (domain === undefined || request === undefined) return answer({ ok: false, refusal: "NOT_FOUND", message: `no call ${callId}` });
     const as = await roleOf(principal, request.principal, domain, callId);
@@ -76,6 +77,26 @@ export function cancelHandler(deps: CancelDeps) {
     }
     return answer({ ok: false, refusal: "ALREADY_STARTED", message: "the call's claim slot is taken; it can no longer be cancelled" });
   };
+
+  /** Revokes the session grant made on call `callId`: by the person who made it, or an operator. */
+  async function revokeSession(principal: string, domain: string | undefined, callId: string, reason: string, log: Logger): Promise<Reply> {
+    const grant = domain === undefined ? undefined : await readEvent(bus, domain, callId, "ApprovalGranted");
+    if (grant?.data.session === undefined) return answer({ ok: false, refusal: "NOT_FOUND", message: `call ${callId} made no session grant` });
+    const operator = principalOf(deps.documents.current(), principal).operator === true;
+    const as = principal === grant.data.approver ? "approver" : operator ? "operator" : undefined;
+    if (as === undefined) {
+      return answer({ ok: false, refusal: "NOT_AUTHORISED", message: `${principal} may revoke only its own session grants (this one is ${grant.data.approver}'s; the policy document does not name ${principal} operator)` });
+    }
+    const revoke = nextCallEvent(grant, "SessionGrantRevoked", { approvalId: grant.data.approvalId, by: principal, as, reason }, stampNow());
+    const appended = await appendEvent(bus, revoke);
+    const held = appended.status === "written" ? revoke : appended.existing;
+    if (held?.type !== "SessionGrantRevoked") return answer({ ok: false, refusal: "ALREADY_ENDED", message: "the session grant's revoke slot holds something unreadable" });
+    if (appended.status === "written") {
+      // after it expired the revoke is only a record: nothing was covered any more
+      log.info({ as, expiresAt: grant.data.session.expiresAt }, "session grant revoked");
+    }
+    return answer({ ok: true, callId, domain: grant.domain, by: held.data.by, at: held.ts });
+  }
 }
 
 /** The domain of a call known by its id: the subject its request was stored on. */

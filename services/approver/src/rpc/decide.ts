@@ -8,6 +8,7 @@ import {
   type DecisionReply,
   type JsonValue,
   type Reply,
+  type WardenEvent,
 } from "@warden/contracts";
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-events.js";
@@ -15,6 +16,8 @@ import type { DecisionMade } from "../domain/approval-record.js";
 import { alreadyDecided, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
 import { NO_OUTCOME } from "../domain/settled-on-stream.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
+import { sessionGrantRefusal, sessionTermsOf } from "../domain/session-terms.js";
+import type { SessionGrants } from "../session-grants.js";
 import { readStreamOutcome } from "../stream-outcome.js";
 import type { ToolFacts } from "../tool-facts.js";
 
@@ -27,6 +30,8 @@ export interface DecideDeps {
   readonly factsOf: (tool: string, version: string) => Promise<ToolFacts>;
   /** An error text for args that fail the tool's inputSchema; undefined when they pass. */
   readonly checkArgs: (descriptor: NonNullable<ToolFacts["descriptor"]>, descriptorHash: string, args: unknown) => string | undefined;
+  /** The session grants this copy holds; a grant for the session is added at once. */
+  readonly sessions?: SessionGrants;
 }
 
 const answer = (reply: DecisionReply): Reply => ({ ok: true, value: reply });
@@ -76,6 +81,16 @@ export function decideHandler(deps: DecideDeps) {
     const boundHash = edited?.argsHash ?? request.data.argsHash;
     const votes = record.votes ?? [];
     const need = record.quorum ?? 1;
+    const askedSession = body.data.session;
+    if (askedSession !== undefined) {
+      const refusal = grant
+        ? sessionGrantRefusal(deps.documents.current(), request, need, askedSession, votes[0]?.args ?? edited?.args ?? request.data.args)
+        : "only a grant may be given for the session";
+      if (refusal !== undefined) {
+        log.info({ refusal: "SESSION_NOT_ALLOWED" }, "decision refused");
+        return answer({ ok: false, refusal: "SESSION_NOT_ALLOWED", message: refusal });
+      }
+    }
     if (grant && votes.length > 0 && votes[0]!.argsHash !== boundHash) {
       // every grant of a quorum is for the same args, or the ones that run had fewer approvers
       return answer({ ok: false, refusal: "ARGS_HASH_MISMATCH", message: `${votes[0]!.approver} granted other args (${votes[0]!.argsHash}); grant those, or deny` });
@@ -87,16 +102,24 @@ export function decideHandler(deps: DecideDeps) {
       return answer({ ok: true, approvalId, callId: record.callId, decision: "grant", argsHash: boundHash, quorum: { have: votes.length + 1, need } });
     }
     const firstEdit = votes[0]?.args === undefined ? edited : { args: votes[0].args, argsHash: votes[0].argsHash };
-    const extras: GrantExtras = { ...(firstEdit === undefined ? {} : { edit: firstEdit }), ...(votes.length === 0 ? {} : { coApprovers: votes }) };
+    const session = askedSession === undefined ? undefined : sessionTermsOf(askedSession, now);
+    const extras: GrantExtras = {
+      ...(firstEdit === undefined ? {} : { edit: firstEdit }),
+      ...(votes.length === 0 ? {} : { coApprovers: votes }),
+      ...(session === undefined ? {} : { session }),
+    };
     const made: DecisionMade = grant
       ? { decision: "grant", approver, decidedAt: now.toISOString(), grant: signGrant(request, approver, now, newId(), deps.signer, extras) }
       : { decision: "deny", approver, decidedAt: now.toISOString(), reason: denialReason(approver, body.data.reason) };
     if (!(await approvals.update(decidedRecord(record, made), entry.revision))) return lostRace();
-    await appendDecision(bus, request, made).catch((err: unknown) => {
+    const decided = await appendDecision(bus, request, made).catch((err: unknown) => {
       // the record holds the decision; the sweeper appends the event it finds missing
       log.error({ err }, "decision event append failed, left to the sweeper");
+      return undefined;
     });
-    log.info({ decision: body.data.decision, callId: record.callId, edited: edited !== undefined }, "approval decided");
+    // this copy covers the next call at once; the others read the grant from the stream
+    if (decided?.type === "ApprovalGranted") deps.sessions?.add(decided);
+    log.info({ decision: body.data.decision, callId: record.callId, edited: edited !== undefined, session: session !== undefined }, "approval decided");
     return answer({
       ok: true,
       approvalId,
@@ -104,6 +127,7 @@ export function decideHandler(deps: DecideDeps) {
       decision: body.data.decision,
       ...(grant ? { argsHash: boundHash } : {}),
       ...(need > 1 && grant ? { quorum: { have: votes.length + 1, need } } : {}),
+      ...(session === undefined ? {} : { session: { grantId: record.callId, expiresAt: session.expiresAt } }),
     });
 
     async function lostRace(): Promise<Reply> {
@@ -130,12 +154,13 @@ export function decideHandler(deps: DecideDeps) {
   }
 }
 
-/** Appends the event of a decision the record already holds; appending again is harmless. */
-export async function appendDecision(bus: Bus, requested: ApprovalRequested, made: DecisionMade): Promise<void> {
+/** Appends the event of a decision the record already holds (appending again is harmless) and answers the event the stream holds. */
+export async function appendDecision(bus: Bus, requested: ApprovalRequested, made: DecisionMade): Promise<WardenEvent | undefined> {
   const stamp = { eventId: newId(), ts: made.decidedAt };
   const event =
     made.decision === "grant"
       ? approvalGrantedEvent(requested, made.grant, stamp)
       : approvalDeniedEvent(requested, made.approver, made.reason, stamp);
-  await appendEvent(bus, event);
+  const appended = await appendEvent(bus, event);
+  return appended.status === "written" ? event : appended.existing;
 }

@@ -1,6 +1,16 @@
 import type { Logger } from "@warden/bus";
-import { lastSubjectToken, wardenError, type ApprovalRequested, type PendingApproval, type Reply } from "@warden/contracts";
-import { mayDecide } from "@warden/policy-engine";
+import {
+  describeConstraints,
+  lastSubjectToken,
+  PendingRequestSchema,
+  wardenError,
+  type ApprovalRequested,
+  type PendingApproval,
+  type Reply,
+  type SessionGrantView,
+} from "@warden/contracts";
+import { mayDecide, principalOf } from "@warden/policy-engine";
+import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
 import type { ApprovalStore } from "../approval-store.js";
 import { pendingApprovalOf } from "../domain/approval-record.js";
 import { settledOnStream } from "../domain/settled-on-stream.js";
@@ -14,6 +24,7 @@ export interface PendingDeps {
   readonly approvals: ApprovalStore;
   readonly documents: PolicyDocumentFollower;
   readonly outcomeOf: (domain: string, callId: string) => Promise<StreamOutcome>;
+  readonly sessions?: SessionGrants;
 }
 
 /**
@@ -24,11 +35,14 @@ export interface PendingDeps {
  * service has just decided (its event may not be on the stream yet) is left out too.
  */
 export function pendingHandler(deps: PendingDeps) {
-  return async (_payload: unknown, msg: { subject: string }): Promise<Reply> => {
+  return async (payload: unknown, msg: { subject: string }): Promise<Reply> => {
     const approver = lastSubjectToken(msg.subject);
     if (approver === undefined) return { ok: false, error: wardenError("INVALID_REQUEST", `not a pending subject: ${msg.subject}`) };
+    const asked = PendingRequestSchema.safeParse(payload ?? {});
+    if (!asked.success) return { ok: false, error: wardenError("INVALID_REQUEST", `bad pending request: ${asked.error.issues[0]?.message ?? "invalid"}`) };
     const now = new Date();
     const doc = deps.documents.current();
+    if (asked.data.list === "sessions") return { ok: true, value: await sessionsOf(approver, principalOf(doc, approver).operator === true, now) };
     const { requests } = await deps.requests.open(now);
     const records = deps.approvals.open().map((e) => e.value);
     const decided = new Set(records.filter((r) => r.status !== "pending").map((r) => r.approvalId));
@@ -43,6 +57,30 @@ export function pendingHandler(deps: PendingDeps) {
     listed.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.approvalId.localeCompare(b.approvalId));
     deps.log.debug({ approver, listed: listed.length }, "pending approvals listed");
     return { ok: true, value: listed };
+  };
+
+  /** The session grants in force that this person made (an operator: all of them), oldest first. */
+  async function sessionsOf(approver: string, operator: boolean, now: Date): Promise<SessionGrantView[]> {
+    const held = (deps.sessions?.all(now) ?? []).filter((g) => operator || g.data.approver === approver);
+    const revoked = await Promise.all(held.map((g) => deps.sessions!.revocationOf(g.domain, g.callId)));
+    return held.filter((_, i) => revoked[i] === undefined).map(sessionGrantViewOf);
+  }
+}
+
+function sessionGrantViewOf(g: SessionGrantEvent): SessionGrantView {
+  return {
+    grantId: g.callId,
+    approvalId: g.data.approvalId,
+    domain: g.domain,
+    tool: g.tool,
+    version: g.data.version,
+    principal: g.principal,
+    mode: g.mode,
+    approver: g.data.approver,
+    grantedAt: g.data.grantedAt,
+    expiresAt: g.data.session.expiresAt,
+    args: g.data.session.args,
+    covers: describeConstraints(g.data.session.args),
   };
 }
 

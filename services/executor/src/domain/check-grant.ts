@@ -9,6 +9,7 @@ import {
   type ApprovalRequested,
   type GrantStatement,
   type Outcome,
+  type SessionGrantRevoked,
 } from "@warden/contracts";
 
 export interface GrantFacts {
@@ -60,7 +61,16 @@ export function checkGrant(f: GrantFacts): Outcome<ApprovalRequested> {
  * A grant is not used once the call's approval has a denial or an expiry on the stream, whatever
  * was signed: those events are terminal, and only the approver role writes them.
  */
-export function checkApprovalOpen(f: { readonly denied: ApprovalDenied | undefined; readonly expired: ApprovalExpired | undefined }): Outcome<void> {
+export function checkApprovalOpen(f: {
+  readonly denied: ApprovalDenied | undefined;
+  readonly expired: ApprovalExpired | undefined;
+  /** For a grant a session grant gave: that session grant's revoke. */
+  readonly sessionRevoked?: SessionGrantRevoked | undefined;
+}): Outcome<void> {
+  if (f.sessionRevoked !== undefined) {
+    const r = f.sessionRevoked;
+    return fail("GRANT_REVOKED", `the session grant that granted this call was revoked by ${r.data.by} at ${r.ts} before it ran${r.data.reason === "" ? "" : `: ${r.data.reason}`}`);
+  }
   if (f.denied !== undefined) {
     return fail("APPROVAL_DENIED", `the call's approval was already denied by ${f.denied.data.approver} at ${f.denied.ts}; its grant is not used`);
   }

@@ -47,11 +47,14 @@ export function handleApprovalGranted(deps: ExecutorDeps) {
         });
       },
       verify: async () => {
-        const [denied, expired] = await Promise.all([
+        const bySession = grant.data.bySession;
+        const [denied, expired, sessionRevoked] = await Promise.all([
           readEvent(deps.bus, grant.domain, grant.callId, "ApprovalDenied"),
           readEvent(deps.bus, grant.domain, grant.callId, "ApprovalExpired"),
+          // a session grant revoked after it granted this call, before the call ran
+          bySession === undefined ? undefined : readEvent(deps.bus, grant.domain, bySession.grantId, "SessionGrantRevoked"),
         ]);
-        const open = checkApprovalOpen({ denied, expired });
+        const open = checkApprovalOpen({ denied, expired, sessionRevoked });
         if (!open.ok) return open;
         const { request } = await readChain();
         const keys = deps.approverKeys;

@@ -1,0 +1,62 @@
+import {
+  unmetConstraint,
+  type ApprovalGranted,
+  type ApprovalRequested,
+  type JsonValue,
+  type PolicyDocument,
+  type SessionGrantRequest,
+  type SessionTerms,
+  type ToolPolicyChecked,
+} from "@warden/contracts";
+import { mayDecide, quorumOf } from "@warden/policy-engine";
+
+/**
+ * Why a person may not grant this approval "for the session", or undefined when they may: the
+ * policy document names the grades (`sessionGrants.grades`) and the longest lifetime, a call that
+ * needs a quorum is never granted that way, and the constraints must hold for the args granted now.
+ */
+export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequested, quorum: number, asked: SessionGrantRequest, grantedArgs: JsonValue): string | undefined {
+  const { grades, maxTtlSeconds } = doc.sessionGrants;
+  const grade = requested.data.grade;
+  if (!grades.includes(grade)) {
+    return grades.length === 0
+      ? "the policy document allows no session grants (sessionGrants.grades is empty)"
+      : `the policy document allows session grants for ${grades.join(", ")} calls only, not ${grade}`;
+  }
+  if (quorum > 1) return `this call needs ${quorum} distinct approvers, so it cannot be granted for the session`;
+  if (asked.ttlSeconds > maxTtlSeconds) return `a session grant lasts at most ${maxTtlSeconds} s here (sessionGrants.maxTtlSeconds), not ${asked.ttlSeconds}`;
+  const unmet = unmetConstraint(asked.args ?? {}, grantedArgs);
+  if (unmet !== undefined) return `the session's constraints do not hold for the args granted now: ${unmet}`;
+  return undefined;
+}
+
+export function sessionTermsOf(asked: SessionGrantRequest, now: Date): SessionTerms {
+  return { expiresAt: new Date(now.getTime() + asked.ttlSeconds * 1000).toISOString(), args: asked.args ?? {} };
+}
+
+/**
+ * Why a session grant does not cover a call the policy sent for approval, or undefined when it
+ * does: the same principal, mode, tool version and descriptor, unexpired, args that meet its
+ * constraints, and a policy document that still allows it (grade, no quorum).
+ */
+export function sessionMismatch(grant: ApprovalGranted & { readonly data: { readonly session: SessionTerms } }, checked: ToolPolicyChecked, doc: PolicyDocument, now: Date): string | undefined {
+  const d = checked.data;
+  if (grant.principal !== checked.principal) return "another principal";
+  if (grant.mode !== checked.mode) return "another mode";
+  if (grant.tool !== checked.tool || grant.data.version !== d.version || grant.data.descriptorHash !== d.descriptorHash) return "another tool version";
+  if (!(Date.parse(grant.data.session.expiresAt) > now.getTime())) return "expired";
+  if (!doc.sessionGrants.grades.includes(d.grade)) return `the policy document no longer allows session grants for ${d.grade}`;
+  if (quorumOf(doc, checked.tool, d.grade) > 1) return "the call needs a quorum";
+  return unmetConstraint(grant.data.session.args, d.args);
+}
+
+/** Whether the person who made a session grant may still decide this approval (the document may have changed; the chain is this call's). */
+export function sessionApproverMayDecide(doc: PolicyDocument, approver: string, requested: ApprovalRequested): boolean {
+  return mayDecide(doc, approver, {
+    grade: requested.data.grade,
+    mode: requested.mode,
+    requester: requested.principal,
+    requesterMayConfirm: requested.data.approvers.requesterMayConfirm,
+    chain: (requested.data.chain ?? []).map((l) => l.principal),
+  }).ok;
+}

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "@warden/bus";
+import { consumerName, STREAM_CALLS, type ApprovalGranted, type JsonValue, type PendingApproval, type ToolResult } from "@warden/contracts";
+import { defineTool, startExecutor } from "@warden/executor";
+import { z } from "zod";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+/** Session grants: a person approves once "for the session", later matching calls run without asking until it expires or is revoked. */
+describe("approvals: grants for the session", () => {
+  let w: TestWarden;
+  let planner: AgentClient;
+  let alice: ApproverClient;
+  let bob: ApproverClient;
+  const runs: { folder: string; n: number }[] = [];
+  const tool = defineTool({
+    name: "notes.write",
+    version: "1.0.0",
+    title: "Write a note",
+    description: "Use when testing grants for the session.",
+    grade: "write",
+    idempotent: false,
+    timeoutMs: 3_000,
+    input: z.strictObject({ folder: z.string(), n: z.int() }),
+    handler: async (args) => {
+      runs.push(args);
+      return args;
+    },
+  });
+  const startNotes = async () =>
+    startExecutor({ bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }), log: silentLogger(), domain: "notes", tools: [tool], approverKeys: w.approverKeys });
+
+  beforeAll(async () => {
+    w = await startTestWarden({
+      demo: true,
+      policy: {
+        version: "e2e-session",
+        principals: {
+          alice: { kind: "human", approves: ["write", "send"] },
+          bob: { kind: "human", approves: ["write"] },
+          olga: { kind: "human", operator: true },
+          planner: { kind: "agent" },
+          other: { kind: "agent" },
+        },
+        llm: { showWrite: ["notes.write"] },
+        rules: [],
+        budgets: {},
+        sessionGrants: { grades: ["write"], maxTtlSeconds: 1800 },
+      },
+    });
+    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+  });
+  afterAll(async () => w.stop());
+
+  const write = (folder: string, n: number, agent = planner) => agent.call("notes.write", { folder, n }, { mode: "llm" });
+  const settled = (r: ToolResult) => (r.status === "awaiting_approval" || r.status === "pending" ? planner.awaitCall(r.callId, "notes.write", { timeoutMs: 10_000 }) : r);
+  const cardOf = (callId: string, who = alice) =>
+    eventually(async () => {
+      const p = await who.pending();
+      const found = p.ok ? p.value.find((a) => a.callId === callId) : undefined;
+      expect(found).toBeDefined();
+      return found!;
+    });
+  const grantOf = async (callId: string) => (await callEvents(w.bus, callId)).find((e): e is ApprovalGranted => e.type === "ApprovalGranted");
+  const isPending = async (callId: string) => {
+    const p = await alice.pending();
+    return p.ok && p.value.some((a: PendingApproval) => a.callId === callId);
+  };
+
+  it("runs later matching calls without asking, asks for a call outside its constraints, lists it, and stops granting once revoked", async () => {
+    const executor = w.track(await startNotes());
+    const first = await write("ops", 1);
+    expect(first.status).toBe("awaiting_approval");
+    const card = await cardOf(first.callId);
+    const granted = await alice.approve(card.approvalId, card.argsHash, { session: { ttlSeconds: 600, args: { folder: { equals: "ops" } } } });
+    expect(granted).toMatchObject({ ok: true, decision: "grant", session: { grantId: first.callId } });
+    expect(await settled(first)).toMatchObject({ ok: true, data: { folder: "ops", n: 1 } });
+    const made = await grantOf(first.callId);
+    expect(made?.data.session).toEqual({ args: { folder: { equals: "ops" } }, expiresAt: granted.ok ? granted.session?.expiresAt : "" });
+
+    // the same principal, mode and tool, args within the constraints: granted in alice's name, nobody asked
+    const second = await write("ops", 2);
+    expect(await settled(second)).toMatchObject({ ok: true, data: { folder: "ops", n: 2 } });
+    const given = await grantOf(second.callId);
+    expect(given?.data).toMatchObject({ approver: "alice", bySession: { grantId: first.callId, approvalId: card.approvalId } });
+    expect(given?.data.session).toBeUndefined();
+    expect(runs).toEqual([{ folder: "ops", n: 1 }, { folder: "ops", n: 2 }]);
+
+    // outside the constraints, or another principal: a person is asked
+    const outside = await write("hr", 3);
+    expect(outside.status).toBe("awaiting_approval");
+    await cardOf(outside.callId);
+    const other = await write("ops", 4, createAgentClient({ bus: await w.agentBus("other"), principal: "other" }));
+    expect(other.status).toBe("awaiting_approval");
+    await cardOf(other.callId);
+
+    // visible to the person who made it (and operators), not to another approver
+    const listed = await alice.sessions();
+    expect(listed.ok && listed.value.map((s) => ({ grantId: s.grantId, principal: s.principal, tool: s.tool, covers: s.covers }))).toEqual([
+      { grantId: first.callId, principal: "planner", tool: "notes.write", covers: 'folder = "ops"' },
+    ]);
+    const bobs = await bob.sessions();
+    expect(bobs.ok && bobs.value).toEqual([]);
+    const olga = createApproverClient({ bus: await w.humanBus("olga"), approver: "olga" });
+    const olgas = await olga.sessions();
+    expect(olgas.ok && olgas.value.map((s) => s.grantId)).toContain(first.callId);
+
+    // only its maker or an operator may revoke it
+    expect(await bob.revokeSession(first.callId)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    expect(await alice.revokeSession(first.callId, "done with ops")).toMatchObject({ ok: true, by: "alice" });
+    expect(await alice.revokeSession(first.callId)).toMatchObject({ ok: true, by: "alice" });
+    expect(await alice.revokeSession(outside.callId)).toMatchObject({ ok: false, refusal: "NOT_FOUND" });
+    const after = await alice.sessions();
+    expect(after.ok && after.value).toEqual([]);
+    const revoke = (await callEvents(w.bus, first.callId)).find((e) => e.type === "SessionGrantRevoked");
+    expect(revoke?.type === "SessionGrantRevoked" && revoke.data).toEqual({ approvalId: card.approvalId, by: "alice", as: "approver", reason: "done with ops" });
+
+    const afterRevoke = await write("ops", 5);
+    expect(afterRevoke.status).toBe("awaiting_approval");
+    await cardOf(afterRevoke.callId);
+    expect(runs).toHaveLength(2);
+    await executor.stop();
+  });
+
+  it("refuses GRANT_REVOKED a call its session grant granted while the executor was down, once the grant is revoked", async () => {
+    const up = w.track(await startNotes());
+    const first = await write("ops-b", 1);
+    const card = await cardOf(first.callId);
+    expect(await alice.approve(card.approvalId, card.argsHash, { session: { ttlSeconds: 600, args: { folder: { prefix: "ops" } } } })).toMatchObject({ ok: true });
+    expect(await settled(first)).toMatchObject({ ok: true });
+    await up.stop();
+
+    const waiting = await write("ops-b", 2);
+    await eventually(async () => expect((await grantOf(waiting.callId))?.data.bySession?.grantId).toBe(first.callId));
+    expect(await isPending(waiting.callId)).toBe(false);
+    expect(await alice.revokeSession(first.callId)).toMatchObject({ ok: true });
+
+    w.track(await startNotes());
+    expect(await settled(waiting)).toMatchObject({ ok: false, error: { code: "GRANT_REVOKED", message: expect.stringMatching(/revoked by alice at /) } });
+    await eventually(async () => {
+      const info = await w.bus.jsm.consumers.info(STREAM_CALLS, consumerName("executor-granted", "notes"));
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+    });
+    expect(eventTypes(await callEvents(w.bus, waiting.callId))).not.toContain("ToolCallStarted");
+    expect(runs.filter((r) => r.folder === "ops-b")).toEqual([{ folder: "ops-b", n: 1 }]);
+  });
+
+  it("refuses a grant for the session where the policy does not allow one, and leaves the approval to decide", async () => {
+    const refusedFor = async (callId: string, session: { ttlSeconds: number; args?: Record<string, JsonValue> }, message: RegExp) => {
+      const card = await cardOf(callId);
+      const r = await alice.approve(card.approvalId, card.argsHash, { session: session as never });
+      expect(r).toMatchObject({ ok: false, refusal: "SESSION_NOT_ALLOWED", message: expect.stringMatching(message) });
+      expect(await isPending(callId)).toBe(true);
+    };
+    // a send: writes only, by this document
+    const send = await planner.call("customer.message", { customerId: "C-s", text: "hi" }, { mode: "plan" });
+    await refusedFor(send.callId, { ttlSeconds: 60 }, /for write calls only, not send/);
+    const w1 = await write("x", 1);
+    await refusedFor(w1.callId, { ttlSeconds: 3600 }, /at most 1800 s/);
+    await refusedFor(w1.callId, { ttlSeconds: 60, args: { folder: { equals: "y" } } }, /do not hold for the args granted now: folder is not "y"/);
+    // the approval is still open to decide as usual
+    const card = await cardOf(w1.callId);
+    expect(await alice.deny(card.approvalId, card.argsHash, "no")).toMatchObject({ ok: true });
+  });
+});
