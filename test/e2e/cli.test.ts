@@ -187,7 +187,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
 
     const second = await fill("second", ticketId, true);
     expect(second.doc).toMatchObject({ ok: true, status: "succeeded", data: { draft: { summary: "second" } } });
-    const trace = await warden(["trace", second.doc["callId"] as string], env);
+    const trace = await warden(["trace", second.doc["callId"] as string, "--wide"], env);
     expect(trace.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +session="by the session grant of call ${firstCallId}"`));
     const elsewhere = await submit("another ticket", `T-${newId()}`);
     expect(elsewhere.doc).toMatchObject({ status: "awaiting_approval" });

@@ -109,6 +109,7 @@ function kindOf(s: TraceStep): Kind {
       return "request";
     case "ApprovalRequested":
     case "ApprovalGranted":
+    case "SessionGrantRevoked":
       return "approval";
     case "ApprovalDenied":
     case "ApprovalExpired":
