@@ -137,8 +137,8 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     expect((JSON.parse(byPrincipal.out) as { calls: { callId: string }[] }).calls.map((c) => c.callId)).toEqual([crafted.get("grant_by_requester")]);
     const byTool = await warden("audit", "--tool", "customer.message", "--mode", "plan", "--until", boundary.toISOString(), "--json");
     expect((JSON.parse(byTool.out) as { calls: { callId: string }[] }).calls.map((c) => c.callId).sort()).toEqual([clean[1], clean[3]].sort());
-    const table = await warden("audit", "--until", boundary.toISOString());
-    expect(table.out.split("\n")[0]).toMatch(/^REQUESTED +CALL +PRINCIPAL +MODE +TOOL +STATUS +DECISION +APPROVER +MS +VIOLATIONS$/);
+    const table = await warden("audit", "--until", boundary.toISOString(), "--wide");
+    expect(table.out.split("\n")[0]).toMatch(/^REQUESTED +CALL +PRINCIPAL +MODE +TOOL +STATUS +DECISION +APPROVER +MS +ARGS HASH +VIOLATIONS$/);
     expect(table.out).toContain(clean[0]);
   });
 
@@ -148,7 +148,7 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   });
 
   it("traces a call's whole chain in order, with its violations", async () => {
-    const r = await warden("trace", crafted.get("grant_args_mismatch")!);
+    const r = await warden("trace", crafted.get("grant_args_mismatch")!, "--wide");
     expect(r.code).toBe(0);
     const types = [...r.out.matchAll(/\dZ  (\w+) /g)].map((m) => m[1]);
     expect(types).toEqual(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]);

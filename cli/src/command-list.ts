@@ -147,12 +147,30 @@ export const INBOX_OPTIONS = {
   refresh: { type: "string", value: "DURATION", description: "how often the inbox is read besides new requests (default 3s)" },
 } as const satisfies OptionSpecs;
 
-export const TRACE_OPTIONS = { ...JSON_OPTION, ...WHO_OPTIONS } as const satisfies OptionSpecs;
+const WIDE = {
+  wide: { type: "boolean", description: "print every value whole (full hashes, ids and times), however wide; by default lines fit 100 columns" },
+} as const satisfies OptionSpecs;
+
+export const TRACE_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  ...WIDE,
+  html: { type: "string", value: "FILE", description: "also write the call's timeline as one self-contained HTML page (no network: stages as bars on a time axis, approvals, child calls nested)" },
+} as const satisfies OptionSpecs;
+
+export const ARTIFACT_GET_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  out: { type: "string", value: "FILE", description: "write the artifact's bytes to this file (default: print it, when it is text)" },
+  call: { type: "string", value: "CALL_ID", description: "the call whose result records the artifact (default: the id's start, `<callId>.output.json`)" },
+} as const satisfies OptionSpecs;
 
 export const AUDIT_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
-  jsonl: { type: "boolean", description: "one JSON line per call (findings that concern no call on stderr)" },
+  jsonl: { type: "boolean", description: "one JSON line per call (findings that concern no call on stderr); the same as --format jsonl" },
+  format: { type: "string", value: "FORMAT", description: "table (default), json, jsonl or csv (RFC 4180 with a header row; findings that concern no call on stderr)" },
+  ...WIDE,
   since: { type: "string", value: "T", description: "from this time: ISO time, or 15m / 2h / 7d ago" },
   until: { type: "string", value: "T", description: "up to this time: ISO time, or 15m / 2h / 7d ago" },
   principal: { type: "string", value: "P", description: "only calls of this principal" },
@@ -384,6 +402,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: TRACE_OPTIONS,
     run: async (input, io) => (await import("./commands/trace.js")).traceCommand(input, io),
   }),
+  {
+    name: "artifact",
+    summary: "a call's stored output (warden_artifacts), checked against the sha256 its event records",
+    subcommands: [
+      command({
+        name: "get",
+        summary: "fetch an artifact and check it against the sha256 of the event that records it; refuses a mismatch",
+        arguments: [{ name: "ARTIFACT_ID", description: "from `warden trace` (artifacts=…), e.g. <callId>.output.json" }],
+        options: ARTIFACT_GET_OPTIONS,
+        run: async (input, io) => (await import("./commands/artifact.js")).artifactGetCommand(input, io),
+      }),
+    ],
+  },
   command({
     name: "audit",
     summary: "the calls requested in a time range, replayed from the stream; --verify checks them and the history's evidence",
@@ -512,7 +543,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 /** Printed after the command list of `warden --help`. */
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
-  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, replay, policy, budgets, register,
+  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, artifact, replay, policy, budgets, register,
   tools list|enable|disable, topology) as admin; \`policy check --offline\` and
   \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.

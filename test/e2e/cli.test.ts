@@ -125,8 +125,8 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       "ToolCallStarted",
       "ToolCallFinished",
     ]);
-    const text = await warden(["trace", callId], env);
-    expect(text.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:`));
+    const text = await warden(["trace", callId, "--wide"], env);
+    expect(text.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:[0-9a-f]{64}`));
   });
 
   it("prints the approval card with the call's intent, grants edited args, and cancels a call before it starts", async () => {
@@ -147,7 +147,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(granted.doc).toMatchObject({ ok: true, decision: "grant", grantedArgsHash: expect.stringMatching(/^sha256:/) });
     await eventually(async () => expect((await readOutbox(bus)).filter((m) => m.customerId === customerId).map((m) => m.text)).toEqual([edited.text]));
     const trace = await eventually(async () => {
-      const t = await warden(["trace", callId], env);
+      const t = await warden(["trace", callId, "--wide"], env);
       expect(t.stdout).toContain("ToolCallFinished");
       return t.stdout;
     });
@@ -187,7 +187,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
 
     const second = await fill("second", ticketId, true);
     expect(second.doc).toMatchObject({ ok: true, status: "succeeded", data: { draft: { summary: "second" } } });
-    const trace = await warden(["trace", second.doc["callId"] as string], env);
+    const trace = await warden(["trace", second.doc["callId"] as string, "--wide"], env);
     expect(trace.stdout).toMatch(new RegExp(`ApprovalGranted +${approver} +session="by the session grant of call ${firstCallId}"`));
     const elsewhere = await submit("another ticket", `T-${newId()}`);
     expect(elsewhere.doc).toMatchObject({ status: "awaiting_approval" });

@@ -145,7 +145,7 @@ describe("warden inbox in a real headless Chromium", () => {
     expect(requested?.type === "ToolCallRequested" && requested.data.args).toEqual(message);
     expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-1042").map((m) => m.text)).toEqual([edited.text]);
     // the operator's trace names alice as the approver, shows the edited args and the call as succeeded
-    const trace = await runWarden(w.nats.home.dir, "trace", sent.callId);
+    const trace = await runWarden(w.nats.home.dir, "trace", sent.callId, "--wide");
     expect(trace.code, trace.err).toBe(0);
     expect(trace.out).toContain("alice");
     expect(trace.out).toContain(`editedArgs=${JSON.stringify(edited)}`);

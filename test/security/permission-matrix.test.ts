@@ -289,6 +289,10 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("write a rate bucket", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${rateBucketKey(fresh())}`),
     publish("move the projector's cursor", ["projector", "admin"], () => `$KV.${BUCKET_PROJECTOR}.${PROJECTOR_CURSOR_KEY}`, {}, true),
     publish("store an artifact", ["executor", "subagent", "admin"], () => `$O.${OBJECT_STORE_ARTIFACTS}.C.${fresh()}`),
+    // reading one (`warden artifact get`, an executor's own reads): its metadata, then its chunks through an ordered consumer
+    publish("read an artifact's metadata", WARDEN_ACCOUNT, () => `$JS.API.STREAM.MSG.GET.OBJ_${OBJECT_STORE_ARTIFACTS}`, { last_by_subj: `$O.${OBJECT_STORE_ARTIFACTS}.M.${fresh()}` }),
+    publish("get an artifact's metadata directly", WARDEN_ACCOUNT, () => `$JS.API.DIRECT.GET.OBJ_${OBJECT_STORE_ARTIFACTS}`, { last_by_subj: `$O.${OBJECT_STORE_ARTIFACTS}.M.${fresh()}` }),
+    publish("read an artifact's chunks", WARDEN_ACCOUNT, () => `$JS.API.CONSUMER.CREATE.OBJ_${OBJECT_STORE_ARTIFACTS}.${fresh()}.$O.${OBJECT_STORE_ARTIFACTS}.C.${fresh()}`, {}),
 
     // the stages' durables: only the owner pulls, acks, and (re)creates; only the admin deletes
     ...Object.keys(OWN_DURABLES).flatMap((d) => durableOps(d, configOf)),

@@ -6,7 +6,7 @@ import { MAX_INVALID_SAMPLES, type UnreadableMessage } from "@warden/projector";
 import { CliError } from "../errors.js";
 import { loadPinnedKeys } from "../evidence-reader.js";
 import type { CommandIo } from "../io.js";
-import { renderAudit } from "./audit-render.js";
+import { renderAudit, type AuditFormat } from "./audit-render.js";
 
 export interface AuditFileOptions {
   readonly since: Date | undefined;
@@ -14,8 +14,8 @@ export interface AuditFileOptions {
   readonly filter: AuditFilter;
   readonly policy: PolicyDocument | undefined;
   readonly keysFile: string | undefined;
-  readonly json: boolean;
-  readonly jsonl: boolean;
+  readonly format: AuditFormat;
+  readonly wide: boolean;
 }
 
 /**
@@ -78,8 +78,8 @@ export async function auditExportFile(file: string, o: AuditFileOptions, io: Com
       since: o.since,
       until: o.until,
       filter: o.filter,
-      json: o.json,
-      jsonl: o.jsonl,
+      format: o.format,
+      wide: o.wide,
       verify: true,
       file,
     },

@@ -2,10 +2,16 @@ import type { EvidenceReport } from "@warden/evidence";
 import type { PolicyDocument } from "@warden/contracts";
 import { auditRow, matchesAudit, shadowSummary, verifyCalls, type AuditFilter, type CallModel, type Finding } from "@warden/projections";
 import type { ProjectorPosition, UnreadableMessage } from "@warden/projector";
-import { auditTable, invalidNote, projectorFinding, shadowText, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
+import { auditCsv, auditTable, invalidNote, projectorFinding, shadowText, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";
 import { evidenceSummary, type NotaryFinding } from "../domain/evidence-format.js";
+import { fitLines } from "../domain/short-forms.js";
 import { EXIT_FAILED, EXIT_OK } from "../errors.js";
+import { TEXT_WIDTH } from "../output.js";
 import type { CommandIo } from "../io.js";
+
+/** How `warden audit` prints: a table for people, one JSON document, one JSON line or one CSV record per call. */
+export const AUDIT_FORMATS = ["table", "json", "jsonl", "csv"] as const;
+export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 
 export interface AuditOutcome {
   readonly calls: readonly CallModel[];
@@ -18,14 +24,15 @@ export interface AuditOutcome {
   readonly since: Date | undefined;
   readonly until: Date | undefined;
   readonly filter: AuditFilter;
-  readonly json: boolean;
-  readonly jsonl: boolean;
+  readonly format: AuditFormat;
+  /** Table only: every value whole (full times, call ids, args hashes), however wide. */
+  readonly wide: boolean;
   readonly verify: boolean;
   /** Where the calls came from when not the live stream. */
   readonly file?: string;
 }
 
-/** Prints an audit (table, JSON or JSONL) and its verification; the exit code says whether anything was found. */
+/** Prints an audit (table, JSON, JSONL or CSV) and its verification; the exit code says whether anything was found. */
 export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">): number {
   const { doc, projector, notary, since, until, filter } = o;
   const read = { invalid: o.invalid, invalidSamples: o.invalidSamples };
@@ -50,14 +57,20 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
   const failed = (findings !== undefined && findings.length > 0) || behind !== undefined || evidenceFailed || notary !== undefined;
   const source = o.file === undefined ? {} : { file: o.file };
 
-  if (o.jsonl) {
-    const byCall = new Map<string, Finding[]>();
-    for (const f of findings ?? []) byCall.set(f.callId, [...(byCall.get(f.callId) ?? []), f]);
-    for (const r of rows) io.out(JSON.stringify(findings ? { ...r, findings: byCall.get(r.callId) ?? [] } : r));
+  if (o.format === "jsonl" || o.format === "csv") {
+    if (o.format === "csv") {
+      // RFC 4180 line ends: io.out ends each record with the \n
+      for (const record of auditCsv(rows, findings)) io.out(`${record}\r`);
+    } else {
+      const byCall = new Map<string, Finding[]>();
+      for (const f of findings ?? []) byCall.set(f.callId, [...(byCall.get(f.callId) ?? []), f]);
+      for (const r of rows) io.out(JSON.stringify(findings ? { ...r, findings: byCall.get(r.callId) ?? [] } : r));
+    }
     // one line per call on stdout; what concerns no call (or the evidence) goes to stderr
     if (behind) io.err(`FINDING ${behind.kind}: ${behind.detail}`);
     if (listedEvidence && (listedEvidence.findings.length > 0 || notary)) io.err(evidenceSummary(listedEvidence, notary));
-  } else if (o.json) {
+    if (o.format === "csv" && findings !== undefined && findings.length > 0) io.err(verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only"));
+  } else if (o.format === "json") {
     const verified = findings
       ? {
           verified: !failed,
@@ -69,11 +82,13 @@ export function renderAudit(o: AuditOutcome, io: Pick<CommandIo, "out" | "err">)
       : {};
     io.out(JSON.stringify({ ...source, ...range, filter, calls: rows, ...(shadow.matched > 0 ? { shadow } : {}), ...verified, ...invalidEvents }, null, 2));
   } else {
-    io.out(auditTable(rows));
-    if (shadow.matched > 0) io.out(`\n${shadowText(shadow)}`);
-    if (read.invalid > 0) io.out(`\n${invalidNote(read.invalid, read.invalidSamples)}`);
-    if (findings) io.out(`\n${verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind)}`);
-    if (listedEvidence) io.out(`\n${evidenceSummary(listedEvidence, notary)}`);
+    // the notes under the table keep to 100 columns too (wrapped, nothing cut), unless --wide
+    const fit = (text: string) => (o.wide ? text : fitLines(text, TEXT_WIDTH));
+    io.out(auditTable(rows, { wide: o.wide }));
+    if (shadow.matched > 0) io.out(`\n${fit(shadowText(shadow))}`);
+    if (read.invalid > 0) io.out(`\n${fit(invalidNote(read.invalid, read.invalidSamples))}`);
+    if (findings) io.out(`\n${fit(verifySummary(rows.length, findings, doc?.version ?? "none given: call invariants only", behind))}`);
+    if (listedEvidence) io.out(`\n${fit(evidenceSummary(listedEvidence, notary))}`);
   }
   return failed ? EXIT_FAILED : EXIT_OK;
 }

@@ -16,10 +16,10 @@ import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { auditExportFile } from "./audit-file.js";
-import { renderAudit } from "./audit-render.js";
+import { AUDIT_FORMATS, renderAudit, type AuditFormat } from "./audit-render.js";
 
 /**
- * `warden audit [--since T] [--until T] [filters] [--json|--jsonl] [--verify]`: the calls requested
+ * `warden audit [--since T] [--until T] [filters] [--format table|json|jsonl|csv] [--wide] [--verify]`: the calls requested
  * in a time range, replayed from the stream; --verify checks each against the invariants and exits
  * 1 naming every violation, and checks that the projector reached the stream's end (the read
  * models miss whatever it has not: a stuck or lagging projector is a finding too). It also checks
@@ -27,7 +27,8 @@ import { renderAudit } from "./audit-render.js";
  * (WARDEN_HOME, or --keys). With --file it audits an export instead, with no bus at all.
  */
 export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io) => {
-  if (values.json && values.jsonl) throw usageError("--json and --jsonl exclude each other");
+  const format = auditFormat(values);
+  const wide = values.wide ?? false;
   const now = new Date();
   const since = parseTimeBound("--since", values.since, now);
   const until = parseTimeBound("--until", values.until, now);
@@ -37,7 +38,7 @@ export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io
   const notaryWaitMs = parseDuration("--notary-wait", values["notary-wait"], NOTARY_WAIT_MS);
   if (values.file !== undefined) {
     if (!values.verify) throw usageError("--file audits an export: give --verify too (and --keys, the keys file the operator handed you)");
-    return auditExportFile(resolve(io.cwd, values.file), { since, until, filter, policy: policyFile, keysFile: values.keys === undefined ? undefined : resolve(io.cwd, values.keys), json: values.json ?? false, jsonl: values.jsonl ?? false }, io);
+    return auditExportFile(resolve(io.cwd, values.file), { since, until, filter, policy: policyFile, keysFile: values.keys === undefined ? undefined : resolve(io.cwd, values.keys), format, wide }, io);
   }
   const keys = values.verify ? await loadPinnedKeys(io, values.keys === undefined ? undefined : resolve(io.cwd, values.keys)) : undefined;
 
@@ -69,8 +70,16 @@ export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io
     }
     return { read: r, doc: d, projector: p, evidence: e, notary: n };
   });
-  return renderAudit({ calls: read.calls, invalid: read.invalid, invalidSamples: read.invalidSamples, doc, projector, evidence, notary, since, until, filter, json: values.json ?? false, jsonl: values.jsonl ?? false, verify: values.verify ?? false }, io);
+  return renderAudit({ calls: read.calls, invalid: read.invalid, invalidSamples: read.invalidSamples, doc, projector, evidence, notary, since, until, filter, format, wide, verify: values.verify ?? false }, io);
 };
+
+/** `--format`, or its older spellings `--json` / `--jsonl`; a table by default. */
+function auditFormat(v: { json?: boolean; jsonl?: boolean; format?: string }): AuditFormat {
+  const given = [...(v.format === undefined ? [] : [v.format]), ...(v.json ? ["json"] : []), ...(v.jsonl ? ["jsonl"] : [])];
+  if (v.format !== undefined && !(AUDIT_FORMATS as readonly string[]).includes(v.format)) throw usageError(`--format must be one of ${AUDIT_FORMATS.join(", ")}`);
+  if (new Set(given).size > 1) throw usageError(`${given.map((g) => (g === v.format ? `--format ${g}` : `--${g}`)).join(" and ")} exclude each other`);
+  return (given[0] ?? "table") as AuditFormat;
+}
 
 function parseFilter(v: { principal?: string; tool?: string; domain?: string; mode?: string; outcome?: string }): AuditFilter {
   if (v.principal !== undefined && !isSafeToken(v.principal)) throw usageError(`--principal ${JSON.stringify(v.principal)} is not a principal`);

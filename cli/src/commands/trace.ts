@@ -1,14 +1,22 @@
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
 import { onePositional } from "../args.js";
 import type { TRACE_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { traceText, unreadableLines } from "../domain/trace-format.js";
+import { traceHtml } from "../domain/trace-html.js";
+import { fitLines } from "../domain/short-forms.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
-import { emit } from "../output.js";
+import { emit, TEXT_WIDTH } from "../output.js";
 import { readCallTrace } from "../trace-reader.js";
 
-/** `warden trace CALL_ID`: the call's events in order, who did what and when, and its child calls. */
+/**
+ * `warden trace CALL_ID [--wide] [--html FILE]`: the call's events in order, who did what and
+ * when, and its child calls; lines fit 100 columns unless --wide. --html also writes the timeline
+ * as a self-contained page.
+ */
 export const traceCommand: Command<typeof TRACE_OPTIONS> = async ({ values, positionals }, io) => {
   const callId = parseToken("call id", onePositional(positionals, "CALL_ID"));
   const trace = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => readCallTrace(bus, callId));
@@ -16,6 +24,20 @@ export const traceCommand: Command<typeof TRACE_OPTIONS> = async ({ values, posi
   if (!("steps" in trace)) {
     throw new CliError("NOT_FOUND", [`no valid events for call ${callId}; its messages that are not events:`, ...unreadableLines(trace.unreadable)].join("\n"));
   }
-  emit(io, values.json ?? false, trace, () => [traceText(trace), ...unreadableLines(trace.unreadable)].join("\n"));
+  if (values.html !== undefined) {
+    const out = resolve(io.cwd, values.html);
+    const file = await open(out, "w", 0o644).catch((err: unknown) => {
+      throw new CliError("INVALID_REQUEST", `cannot write ${out}: ${(err as Error).message}`);
+    });
+    try {
+      await file.writeFile(traceHtml(trace, { generatedAt: new Date().toISOString() }));
+    } finally {
+      await file.close();
+    }
+    // stderr: stdout stays the trace (or its one JSON document)
+    io.err(`wrote the timeline of call ${callId} to ${out}`);
+  }
+  const wide = values.wide ?? false;
+  emit(io, values.json ?? false, trace, () => [traceText(trace, { wide }), ...unreadableLines(trace.unreadable).map((l) => (wide ? l : fitLines(l, TEXT_WIDTH)))].join("\n"));
   return EXIT_OK;
 };

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { buildTrace } from "@warden/projections";
+import { syntheticCall } from "@warden/testing";
+import { traceHtml } from "./trace-html.js";
+
+const entries = (events: ReturnType<typeof syntheticCall>) => events.map((event, i) => ({ seq: i + 1, event }));
+
+describe("the HTML timeline", () => {
+  const hostile = syntheticCall({ callId: "k1", outcome: "failed", parentCallId: "p1", args: { text: "<script>alert(1)</script><img src=x onerror=alert(2)>" } });
+  const child = buildTrace(entries(hostile))!;
+  const parent = buildTrace(entries(syntheticCall({ callId: "p1", outcome: "approved", tool: "customer.message" })), [child])!;
+  const html = traceHtml(parent, { generatedAt: "2030-01-01T00:01:00.000Z" });
+
+  it("is one page that loads nothing: inline CSS, no script, a policy that forbids the rest", () => {
+    expect(html.startsWith("<!doctype html>")).toBe(true);
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
+    expect(html).toContain("<style>");
+    expect(html).not.toMatch(/<(script|link|img|iframe|object|embed)\b/i);
+    // no tag has an attribute that fetches anything (attribute values and text hold escaped text only)
+    const tags = html.replace(/"[^"]*"/g, '""').match(/<[^>]*>/g) ?? [];
+    expect(tags.filter((t) => /\s(src|href|action|srcset)=/i.test(t))).toEqual([]);
+    expect(/<style>([\s\S]*?)<\/style>/.exec(html)![1]).not.toMatch(/url\(|@import/i);
+  });
+
+  it("draws each stage as a bar on one time axis, the approval from its request to the grant", () => {
+    for (const type of ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]) {
+      expect(html).toContain(`data-type="${type}"`);
+    }
+    // the synthetic call writes an event every 3ms over 18ms: the grant answers the request at 9ms, written at 12ms
+    const grant = /data-type="ApprovalGranted"[\s\S]*?<span class="bar" style="left:([\d.]+)%;width:([\d.]+)%">/.exec(html)!;
+    expect(Number(grant[1])).toBeCloseTo(50, 0);
+    expect(Number(grant[2])).toBeCloseTo(16.67, 1);
+    expect(html).toContain('class="row step k-approval"');
+  });
+
+  it("nests a child call inside its parent's section and escapes what callers wrote", () => {
+    const parentAt = html.indexOf('<section class="call depth-0" id="call-p1"');
+    const childAt = html.indexOf('<section class="call depth-1" id="call-k1"');
+    expect(parentAt).toBeGreaterThanOrEqual(0);
+    expect(childAt).toBeGreaterThan(parentAt);
+    expect(html.indexOf('<div class="children">')).toBeLessThan(childAt);
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain('class="row step k-refused" data-type="ToolCallFinished"');
+  });
+});
