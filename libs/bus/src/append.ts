@@ -1,3 +1,4 @@
+import { busObserver } from "./bus-observer.js";
 import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
@@ -61,12 +62,17 @@ export async function appendEvent(
       expectLastSubjectSequence: 0,
       timeoutMs: o.timeoutMs ?? bus.js.getOptions().timeout ?? DEFAULT_ACK_TIMEOUT_MS,
     });
-    if (ack.duplicate) return alreadyWritten(readBack, event);
-    return { status: "written", seq: ack.seq };
+    if (ack.duplicate) return observed(event, await alreadyWritten(readBack, event));
+    return observed(event, { status: "written", seq: ack.seq });
   } catch (err) {
-    if (isAlreadyWrittenError(err)) return alreadyWritten(readBack, event);
+    if (isAlreadyWrittenError(err)) return observed(event, await alreadyWritten(readBack, event));
     throw err;
   }
+}
+
+function observed(event: WardenEvent, result: AppendResult): AppendResult {
+  busObserver().appended?.(event, result.status);
+  return result;
 }
 
 /** The JetStream client's own default ack timeout. */

@@ -1,6 +1,7 @@
 import type { ConsumerMessages } from "@nats-io/jetstream";
 import { STREAM_CALLS, type EventType } from "@warden/contracts";
 import { runBoundedPullLoop } from "./bounded-pull-loop.js";
+import { busObserver } from "./bus-observer.js";
 import type { Logger } from "./logger.js";
 import { consumeOptions } from "./pull-options.js";
 import { ensureStageConsumer } from "./stage-consumer.js";
@@ -42,6 +43,7 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   const { bus, log } = spec;
   await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
   const consumer = await bus.js.consumers.get(STREAM_CALLS, spec.durable);
+  busObserver().stageStarted?.(spec.durable);
   const replays = new ReplayWatch(Date.parse((await consumer.info(true)).created), async () => Date.parse((await consumer.info()).created), log);
   // at most `concurrency` messages requested at once: with as many in flight, that is all it holds
   const messages: ConsumerMessages = await consumer.consume(consumeOptions(concurrency, spec.pull));

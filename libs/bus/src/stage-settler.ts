@@ -1,4 +1,5 @@
 import type { EventOfType, EventType } from "@warden/contracts";
+import { busObserver } from "./bus-observer.js";
 import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";
 import type { JsMsg } from "./nats-types.js";
@@ -17,7 +18,10 @@ export class StageSettler<T extends EventType> {
 
   /** Runs the handler and settles the message by its outcome. */
   async handle(m: JsMsg, event: EventOfType<T>, ctx: StageContext): Promise<void> {
+    const t0 = performance.now();
     const outcome = await this.guarded(m, ctx, () => this.spec.handle(event, ctx));
+    const settled = outcome.kind === "ack" || outcome.kind === "poison" ? outcome.kind : ctx.lastAttempt ? "exhausted" : "retry";
+    busObserver().stageHandled?.({ stage: this.spec.durable, eventType: event.type, tool: event.tool, outcome: settled, seconds: (performance.now() - t0) / 1000 });
     if (outcome.kind === "ack") {
       m.ack();
     } else if (outcome.kind === "poison") {
@@ -51,6 +55,7 @@ export class StageSettler<T extends EventType> {
   /** The one place a message is terminated: recorded in the DLQ once, then never redelivered. */
   async deadLetter(m: JsMsg, reason: string, log: Logger): Promise<void> {
     log.warn({ reason }, "message terminated to dlq");
+    busObserver().deadLettered?.({ stage: this.spec.durable, reason });
     try {
       await copyToDlq(this.spec.bus, { stage: this.spec.durable, reason, subject: m.subject, streamSeq: m.seq, data: m.data });
     } catch (err) {
