@@ -139,6 +139,11 @@ export const SESSIONS_OPTIONS = {
   as: required({ ...WHO_OPTIONS.as, description: "whose session grants (a person; an operator sees every one)" }),
 } as const satisfies OptionSpecs;
 
+export const STATUS_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+} as const satisfies OptionSpecs;
+
 export const INBOX_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
@@ -416,6 +421,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   command({
+    name: "status",
+    summary: "services up (with versions), executors alive per domain, stage lag, dead letters, approvals waiting, the stream and the policy version",
+    options: STATUS_OPTIONS,
+    run: async (input, io) => (await import("./commands/status.js")).statusCommand(input, io),
+  }),
+  command({
     name: "audit",
     summary: "the calls requested in a time range, replayed from the stream; --verify checks them and the history's evidence",
     options: AUDIT_OPTIONS,
@@ -543,8 +554,9 @@ export const COMMANDS: readonly CommandSpec[] = [
 /** Printed after the command list of `warden --help`. */
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
-  tools act as --principal; mcp as the identity its credentials name; operator commands (trace, audit, artifact, replay, policy, budgets, register,
-  tools list|enable|disable, topology) as admin; \`policy check --offline\` and
+  tools act as --principal; mcp as the identity its credentials name; operator commands (status,
+  trace, audit, artifact, replay, policy, budgets, register, tools list|enable|disable, topology)
+  as admin; \`policy check --offline\` and
   \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.
 \`warden <command> --help\` shows a command's options.`;

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
 import { AGENT_DOMAIN, subagentPrincipal, type Grade, type IdentitySpecInput } from "@warden/contracts";
 import { startRegistryService, type RegistryService } from "@warden/registry";
-import { createRegistryClient } from "@warden/sdk";
+import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { generateSigningKeyPair } from "@warden/service-kit";
 import { triageAgent } from "@warden/subagent";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
 
 const ROOT = join(import.meta.dirname, "../..");
 
@@ -41,6 +41,54 @@ function runMain(service: string, env: NodeJS.ProcessEnv, onStdout?: (text: stri
   if (process.env["DEBUG_SP"]) child.stdout.pipe(process.stderr);
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
 }
+
+describe("a service process serves health and metrics with WARDEN_HEALTH_PORT", () => {
+  let nats: TestNats;
+  let registry: RegistryService;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    const admin = await nats.bus("setup");
+    registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry-0", role: "registry" }), log: silentLogger() });
+    const descriptor = { name: "kb.search", version: "1.0.0", title: "Search", description: "Use when the support desk needs it.", inputSchema: { type: "object" }, grade: "read" as const, idempotent: true };
+    expect((await createRegistryClient(admin).register([descriptor])).ok).toBe(true);
+  });
+  afterAll(async () => {
+    await registry.stop();
+    await nats.stop();
+  });
+
+  it("policy: ready once started, and its counters move after a call", async () => {
+    const env = { NATS_URL: nats.url, NATS_CREDS: await nats.credsOf({ kind: "service", name: "policy", role: "policy" }), LOG_LEVEL: "info", WARDEN_HEALTH_PORT: "0" };
+    let port = 0;
+    let signalled = false;
+    const seen: { ready?: number; metrics?: string } = {};
+    const exit = await runMain("policy", env, (out, stop) => {
+      const m = /"healthPort":(\d+)[^\n]*"msg":"service started"/.exec(out);
+      if (m === null || signalled) return;
+      signalled = true;
+      port = Number(m[1]);
+      void (async () => {
+        const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+        seen.ready = (await fetch(url("/readyz"))).status;
+        const agent = createAgentClient({ bus: await nats.connectAs({ kind: "agent", name: "bot" }), principal: "bot", timeoutMs: 5_000 });
+        await agent.call("kb.search", { q: "x" }, { mode: "llm" });
+        await eventually(async () => {
+          const text = await (await fetch(url("/metrics"))).text();
+          expect(text).toMatch(/warden_stage_messages_total\{stage="policy-check",event_type="ToolArgsValidated",tool="kb.search",outcome="ack",service="policy"\} 1/);
+          seen.metrics = text;
+        });
+        await agent.close();
+        stop();
+      })();
+    });
+    expect({ code: exit.code, stderr: exit.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(port).toBeGreaterThan(0);
+    expect(seen.ready).toBe(200);
+    // the decision it wrote: refused UNAVAILABLE (no executor of kb runs here), counted by type, tool and result
+    expect(seen.metrics).toMatch(/warden_events_written_total\{type="(ToolPolicyChecked|ToolCallRejected)",tool="kb.search",result="[A-Za-z_]+",service="policy"\} 1/);
+    expect(seen.metrics).toMatch(/warden_consumer_pending_messages\{durable="policy-check",service="policy"\} \d+/);
+  });
+});
 
 describe("every service runs as a process the same way", () => {
   let nats: TestNats;
@@ -77,6 +125,12 @@ describe("every service runs as a process the same way", () => {
       });
       expect({ code: exit.code, started: signalled, stderr: exit.stderr }).toEqual({ code: 0, started: true, stderr: "" });
       expect(exit.stdout).toContain(`"service":"${s.name}"`);
+    });
+
+    it(`${s.name}: a bad health port exits 1 naming the variable`, async () => {
+      const exit = await runMain(s.name, { NATS_URL: nats.url, WARDEN_HEALTH_PORT: "http" });
+      expect(exit.code).toBe(1);
+      expect(exit.stderr).toMatch(new RegExp(`^warden-${s.name}: invalid environment variable WARDEN_HEALTH_PORT="http"`));
     });
 
     it(`${s.name}: a bad setting exits 1 naming the variable, without a stack trace`, async () => {

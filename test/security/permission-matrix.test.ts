@@ -212,6 +212,10 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("ask for its own durable delivery", ["human", "admin"], (r) => approverDeliverSubject(r.self, "phone")),
     publish("ask for alice's durable delivery", ["admin"], () => approverDeliverSubject("alice", "phone")),
     subscribe("watch approval requests", ["human", ...WARDEN_ACCOUNT], () => stageFilterSubject("ApprovalRequested")),
+    // NATS micro discovery: every Warden process answers for itself; only auditors (warden status) and the admin ask
+    subscribe("answer service discovery", WARDEN_ACCOUNT, () => "$SRV.INFO"),
+    publish("ask which services run", ["auditor", "admin"], () => "$SRV.INFO"),
+    publish("list the call stream's consumers (their lag)", ["auditor", "admin"], () => `$JS.API.CONSUMER.LIST.${STREAM_CALLS}`, {}),
     // a tool's dry run for the approval card: the approver asks, the domain's executors answer
     publish("ask kb's executors for a dry run", ["approver", "admin"], () => executorPreviewSubject(EXECUTOR_DOMAIN)),
     subscribe("answer kb's dry runs", ["executor", "admin"], () => executorPreviewSubject(EXECUTOR_DOMAIN)),

@@ -26,6 +26,10 @@ export const BusConfigSchema = z.object({
   WARDEN_STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
   /** The pino level of {@link createLogger}'s loggers. @default "info" */
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** Serve `/healthz`, `/readyz` and `/metrics` (Prometheus) on this port; 0 picks a free one. @default none (not served) */
+  WARDEN_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** The address the health port listens on (0.0.0.0 in a container, for its probes). @default "127.0.0.1" */
+  WARDEN_HEALTH_HOST: z.string().min(1).default("127.0.0.1"),
 });
 export type BusConfig = z.infer<typeof BusConfigSchema>;
 

@@ -172,6 +172,9 @@ function otherStageDurables(own: readonly string[]): string[] {
     .flatMap((d) => [`${JS}.CONSUMER.MSG.NEXT.${STREAM_CALLS}.${d}`, `$JS.ACK.${STREAM_CALLS}.${d}.>`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.${d}.>`]);
 }
 
+/** The NATS micro services discovery subjects (ADR-32): `warden status` and `nats micro ls` ask on them. */
+const SERVICE_DISCOVERY = "$SRV.>";
+
 /**
  * A Warden-account role. `readsCallStream`: it reads call histories with short-lived ordered
  * consumers of its own (random names), so it may create consumers on the call stream by name —
@@ -192,13 +195,15 @@ function service(pub: readonly string[], sub: readonly string[], durables: reado
         // a responder answers on inboxes (its own account's, and clients' remapped `_R_.` replies);
         // NATS' allow_responses would do too, but tracks every reply subject the connection
         // receives, pulled JetStream messages included, which measurably slows the server
-        ...(sub.length > 0 ? ["_INBOX.>", "_R_.>"] : []),
+        "_INBOX.>",
+        "_R_.>",
         ...pub,
       ],
       // an allow list: stream/consumer changes, deletes and purges are simply never listed
       deny: [...otherStageDurables(durables), ...consumersOnCallStream],
     },
-    sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.>`, ...sub], deny: [] },
+    // every Warden process answers the NATS micro discovery requests ($SRV.PING/INFO/STATS) about itself
+    sub: { allow: [INBOX, `${CALLS_SUBJECT_ROOT}.>`, SERVICE_DISCOVERY, ...sub], deny: [] },
   };
 }
 
@@ -276,7 +281,8 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
       );
     }
     case "auditor":
-      return service([], [], [], true);
+      // `warden status`: which services answer discovery (read-only)
+      return service(["$SRV.PING", "$SRV.INFO", "$SRV.STATS", "$SRV.PING.>", "$SRV.INFO.>", "$SRV.STATS.>", `${JS}.CONSUMER.LIST.*`, `${JS}.CONSUMER.NAMES.*`], [], [], true);
     case "policy-author":
       // the document only (not approver keys or anything else in the bucket), and its own change records
       return service([`$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, policyChangedSubject(spec.name)], [], [], true);

@@ -5,3 +5,6 @@ export { followPolicyDocument, type PolicyDocumentFollower, type RejectedPolicyD
 export { runServiceProcess, type OperatorErrorClass, type ProcessIo, type ServiceProcessSpec, type StoppableService } from "./run-service-process.js";
 export { generateSigningKeyPair, loadSigningKey, publicKeyOf, type SigningKey, type SigningKeyPair } from "./signing-key.js";
 export { openExecutorLiveness, type ExecutorLiveness } from "./executor-liveness.js";
+export { startHealthServer, type HealthServer, type HealthServerOptions } from "./health-server.js";
+export { createServiceMetrics, resultOf, type ServiceMetrics } from "./service-metrics.js";
+export { announceService, discoverServices, WARDEN_VERSION, type ServiceAnnouncement, type ServiceIdentity } from "./service-announcement.js";

@@ -1,4 +1,6 @@
-import { ConfigError, connectBus, createLogger, ensureTopology, stopOnSignals, type Bus, type BusConfig, type Logger } from "@warden/bus";
+import { ConfigError, connectBus, createLogger, ensureTopology, observeBus, stopOnSignals, type Bus, type BusConfig, type Logger } from "@warden/bus";
+import { startHealthServer, type HealthServer } from "./health-server.js";
+import { createServiceMetrics, type ServiceMetrics } from "./service-metrics.js";
 
 /** A service as main.ts runs it: anything that can be stopped (it drains its consumers). */
 export interface StoppableService {
@@ -13,8 +15,11 @@ export interface ServiceProcessSpec<C extends BusConfig, S extends StoppableServ
   readonly name: string;
   /** Reads and checks everything the service needs before it connects (env, files), so a bad value is reported as itself. */
   readonly loadConfig: (env: NodeJS.ProcessEnv) => C | Promise<C>;
-  /** Starts the service on a connected bus (topology checked). */
-  readonly start: (ctx: { readonly bus: Bus; readonly log: Logger; readonly config: C }) => Promise<S>;
+  /**
+   * Starts the service on a connected bus (topology checked). `metrics` is set when the process
+   * serves them (WARDEN_HEALTH_PORT): a service may add its own gauges.
+   */
+  readonly start: (ctx: { readonly bus: Bus; readonly log: Logger; readonly config: C; readonly metrics?: ServiceMetrics }) => Promise<S>;
   /** What the "service started" log line says about it. */
   readonly describe?: (service: S, config: C) => Record<string, unknown>;
   /** Errors besides ConfigError that are the operator's to fix (a bad manifest, an invalid agents file). */
@@ -53,15 +58,35 @@ export async function runServiceProcess<C extends BusConfig, S extends Stoppable
   }
   const log = createLogger(spec.name, config.LOG_LEVEL);
   let bus: Bus | undefined;
+  let health: HealthServer | undefined;
   try {
     bus = await connectBus(config, `warden-${spec.name}`);
+    // before the service starts, so /healthz answers (and /readyz says "starting") while it does
+    const metrics = config.WARDEN_HEALTH_PORT === undefined ? undefined : createServiceMetrics({ service: spec.name, bus, log });
+    if (metrics !== undefined) {
+      observeBus(metrics.observer);
+      health = await startHealthServer({ bus, log, metrics, port: config.WARDEN_HEALTH_PORT!, host: config.WARDEN_HEALTH_HOST });
+    }
     await ensureTopology(bus);
-    const service = await spec.start({ bus, log, config });
+    const service = await spec.start({ bus, log, config, ...(metrics === undefined ? {} : { metrics }) });
+    const served = health;
+    const draining: StoppableService =
+      served === undefined
+        ? service
+        : {
+            async stop() {
+              served.markStopping();
+              await service.stop();
+              await served.stop();
+            },
+          };
     // handlers first: a SIGTERM sent by whoever saw the "started" line must drain, not kill
-    stopOnSignals(log, service, bus);
-    log.info(spec.describe?.(service, config) ?? {}, "service started");
+    stopOnSignals(log, draining, bus);
+    health?.markStarted();
+    log.info({ ...(spec.describe?.(service, config) ?? {}), ...(health === undefined ? {} : { healthPort: health.port }) }, "service started");
   } catch (err) {
     log.error({ err }, "service refused to start");
+    await health?.stop();
     await bus?.close().catch((closeErr: unknown) => log.warn({ err: closeErr }, "closing the connection failed"));
     die(err);
   }

@@ -12,10 +12,11 @@ await runServiceProcess({
     const keyFile = config.WARDEN_APPROVER_SIGNING_KEY_FILE;
     return { ...config, signingKeyPem: keyFile === undefined ? undefined : readKeyFile(keyFile) };
   },
-  start: async ({ bus, log, config }) => {
+  start: async ({ bus, log, config, metrics }) => {
     const service = await startApproverService({
       bus,
       log,
+      ...(metrics === undefined ? {} : { metrics }),
       ...(config.signingKeyPem === undefined ? {} : { signingKeyPem: config.signingKeyPem }),
       sweepIntervalMs: config.WARDEN_APPROVER_SWEEP_MS,
       concurrency: config.WARDEN_APPROVER_CONCURRENCY,

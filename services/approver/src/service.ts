@@ -1,5 +1,5 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
-import { acceptDecision, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness } from "@warden/service-kit";
+import { acceptDecision, announceService, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness, type ServiceMetrics } from "@warden/service-kit";
 import { APPROVER_DELIVER_SUBJECTS, APPROVER_PENDING_SUBJECTS, CANCEL_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { openDeliveryCursors } from "./delivery-cursors.js";
@@ -32,6 +32,8 @@ export interface ApproverServiceDeps {
   readonly repairGraceMs?: number;
   /** How long `pending` waits for its read of the stream's approval requests to reach the stream's end. */
   readonly inboxWaitMs?: number;
+  /** The process's metrics, when it serves them: the approver adds what waits for people. */
+  readonly metrics?: ServiceMetrics;
 }
 
 export interface ApproverService {
@@ -51,6 +53,15 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const factsOf = await toolFactsReader(bus);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
   const sessions = await openSessionGrants(bus, log);
+  if (deps.metrics !== undefined) {
+    const waiting = () => approvals.open().filter((e) => e.value.status === "pending" && Date.parse(e.value.expiresAt) > Date.now());
+    deps.metrics.gauge("warden_approvals_pending", "Approvals waiting for a person (this approver's lock records)", () => waiting().length);
+    deps.metrics.gauge("warden_approvals_oldest_pending_seconds", "How long the oldest approval waiting for a person has waited", () => {
+      const oldest = Math.min(...waiting().map((e) => Date.parse(e.value.requestedAt)));
+      return Number.isFinite(oldest) ? (Date.now() - oldest) / 1000 : 0;
+    });
+    deps.metrics.gauge("warden_session_grants_active", "Session grants in force (unexpired; revoked ones until the approver reads the revoke)", () => sessions.all(new Date()).length);
+  }
   let stopping = false;
   const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker(), sessions }));
   const cancel = serveRpc(bus, CANCEL_SUBJECTS, QUEUE_APPROVER, log, cancelHandler({ bus, log, documents }));
@@ -75,10 +86,12 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
     handle: handleToolPolicyChecked({ bus, documents, approvals, factsOf, turns: createTurns(), liveness: await openExecutorLiveness(bus, log), sessions, signer: key }),
   });
   log.info({ keyId: key.keyId, publicKey: key.publicKeyDerBase64 }, "approver signing with its key");
+  const discovery = announceService(bus, log, { name: "warden-approver", description: "approval cards, decisions, session grants, expiry", metadata: { keyId: key.keyId } });
   return {
     signingKey: { keyId: key.keyId, publicKeyDerBase64: key.publicKeyDerBase64 },
     document: () => documents.current(),
     async stop() {
+      await discovery.stop();
       stopping = true;
       await stage.stop();
       await Promise.allSettled([decide.drain(), pending.drain(), deliver.drain(), cancel.drain()]);

@@ -1,5 +1,5 @@
 import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
-import { acceptDecision } from "@warden/service-kit";
+import { acceptDecision, announceService } from "@warden/service-kit";
 import {
   consumerName,
   DomainSchema,
@@ -211,6 +211,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
   const previews = [...tools.values()].some((t) => t.preparePreview !== undefined)
     ? startPreviewResponder({ bus: o.bus, log: log.child({ stage: "executor-preview" }), domain: o.domain, executorId, tools, secrets: deps.secrets })
     : undefined;
+  const discovery = announceService(o.bus, log, { name: "warden-executor", description: `executor of domain ${o.domain}`, metadata: { domain: o.domain, executorId, tools: [...tools.keys()].join(",") } });
   log.info("executor started");
 
   let stopped: Promise<void> | undefined;
@@ -222,6 +223,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
       stopped ??= (async () => {
         stopping.abort();
         heartbeat.stop();
+        await discovery.stop();
         await previews?.drain();
         await Promise.all(runners.map((r) => r.stop()));
         log.info("executor stopped");

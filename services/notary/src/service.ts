@@ -1,7 +1,7 @@
 import { encodeJson, type Bus, type Logger } from "@warden/bus";
 import { CALLS_SUBJECTS, NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts";
 import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
-import { loadSigningKey } from "@warden/service-kit";
+import { announceService, loadSigningKey } from "@warden/service-kit";
 import { CheckpointBuilder, type ChainHead } from "./domain/checkpoint-builder.js";
 import { lastCheckpoint } from "./last-checkpoint.js";
 
@@ -106,11 +106,13 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
     }
   })();
 
+  const discovery = announceService(deps.bus, deps.log, { name: "warden-notary", description: "signed checkpoints over WARDEN_CALLS" });
   return {
     keyId: key.keyId,
     publicKeyDerBase64: key.publicKeyDerBase64,
     sealedThrough: () => sealedThrough,
     async stop() {
+      await discovery.stop();
       stopped = true;
       closeCurrent();
       await run;

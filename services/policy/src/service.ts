@@ -1,5 +1,5 @@
 import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
-import { followPolicyDocument, openExecutorLiveness, startDescriptorCache, type PolicyDocumentFollower } from "@warden/service-kit";
+import { announceService, followPolicyDocument, openExecutorLiveness, startDescriptorCache, type PolicyDocumentFollower } from "@warden/service-kit";
 import { consumerName, DURABLES_POLICY_SETTLE, OUTCOME_EVENT_TYPES, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
@@ -54,9 +54,11 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     onExhausted: handleToolArgsValidatedExhausted({ bus, documents, descriptors, ledgers }),
   });
   const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), documents, ledgers);
+  const discovery = announceService(deps.bus, deps.log, { name: "warden-policy", description: "policy decisions: grade x mode, flags, scopes, principals, budgets" });
   return {
     document: () => documents.current(),
     async stop() {
+      await discovery.stop();
       await stage.stop();
       await Promise.all(settling.map((s) => s.stop()));
       descriptors.stop();

@@ -1,6 +1,7 @@
 import { ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
 import { CALLS_SUBJECTS, consumerName, newId } from "@warden/contracts";
 import { READ_MODELS } from "@warden/projections";
+import { announceService } from "@warden/service-kit";
 import type { BatchDeps } from "./apply-batch.js";
 import { consume, type Consuming } from "./consume-loop.js";
 import { openCursor } from "./cursor.js";
@@ -101,11 +102,13 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
   if (lease === undefined) await startConsuming();
 
   let stopping: Promise<void> | undefined;
+  const discovery = announceService(bus, log, { name: "warden-projector", description: "read models: calls, approvals, budgets" });
   return {
     appliedTo: () => appliedTo,
     holdsLease: () => lease?.holds() ?? true,
     stop() {
       stopping ??= (async () => {
+        await discovery.stop();
         closing = true;
         if (lease !== undefined) await lease.stop();
         await stopConsuming();

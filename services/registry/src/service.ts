@@ -1,5 +1,5 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
-import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
+import { announceService, followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
 import { BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
@@ -52,9 +52,11 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
   log.info({ tools: cache.records().length }, "registry started");
 
   let stopping: Promise<void> | undefined;
+  const discovery = announceService(bus, log, { name: "warden-registry", description: "descriptors, versions, lifecycle, arg validation, ToolViews" });
   return {
     stop() {
       stopping ??= (async () => {
+        await discovery.stop();
         announcer.stop();
         await Promise.allSettled(subscriptions.map((s) => s.drain()));
         await stage.stop();
