@@ -126,9 +126,20 @@ describe("docker-compose.yml: authentication", () => {
     }
   });
 
-  it("publishes no port but nats-1's client port, on the loopback only", () => {
+  it("publishes no port but nats-1's client port (and the optional Prometheus), on the loopback only", () => {
     const published = services.flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p}`));
-    expect(published).toEqual(["nats-1 127.0.0.1:4222:4222"]);
+    expect(published).toEqual(["nats-1 127.0.0.1:4222:4222", "prometheus 127.0.0.1:9090:9090"]);
+  });
+
+  it("gives every Warden service a health port its healthcheck reads, and Prometheus scrapes each of them", () => {
+    const scraped = readFileSync(join(root, "deploy/prometheus.yml"), "utf8");
+    for (const [name, s] of wardens) {
+      expect(s.environment?.["WARDEN_HEALTH_PORT"], name).toBe("9464");
+      expect(s.environment?.["WARDEN_HEALTH_HOST"], name).toBe("0.0.0.0");
+      expect(s.healthcheck?.test?.join(" "), name).toContain("http://127.0.0.1:9464/readyz");
+      expect(scraped, name).toContain(`- ${name}:9464`);
+    }
+    expect(configSources()).toContain("WARDEN_HEALTH_PORT");
   });
 
   it("connects every Warden container with its own credentials, mounted read-only from a volume no one else mounts", () => {

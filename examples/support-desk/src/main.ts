@@ -1,17 +1,13 @@
-import { ConfigError, connectBus, createLogger, ensureTopology, loadBusConfig, stopOnSignals } from "@warden/bus";
-import { loadApproverKeys } from "@warden/executor";
+import { loadBusConfig } from "@warden/bus";
+import { ApproverKeyError, loadApproverKeys } from "@warden/executor";
+import { runServiceProcess } from "@warden/service-kit";
 import { startSupportDesk } from "./start-support-desk.js";
 
-async function main(): Promise<void> {
-  const config = loadBusConfig(process.env);
-  const log = createLogger("support-desk", config.LOG_LEVEL);
-  const bus = await connectBus(config, "warden-support-desk");
-  await ensureTopology(bus);
-  const desk = await startSupportDesk({ bus, log, approverKeys: loadApproverKeys(process.env) });
-  stopOnSignals(log, desk, bus);
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`warden-support-desk: ${err instanceof ConfigError ? err.message : String((err as Error).stack ?? err)}\n`);
-  process.exit(1);
+// as every service: env → config → connect → start → drain on SIGTERM, and health and metrics
+// on WARDEN_HEALTH_PORT; a domain team's executor main.ts can be this file with its own tools
+await runServiceProcess({
+  name: "support-desk",
+  loadConfig: (env) => ({ ...loadBusConfig(env), approverKeys: loadApproverKeys(env) }),
+  start: ({ bus, log, config }) => startSupportDesk({ bus, log, approverKeys: config.approverKeys }),
+  operatorErrors: [ApproverKeyError],
 });
