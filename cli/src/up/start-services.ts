@@ -60,7 +60,7 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     running.push({ name, stop: () => handle.stop() });
   };
   try {
-    await start("registry", async () => startRegistryService({ bus: await connectAs("registry"), log: log.child({ service: "registry" }) }));
+    await start("registry", async () => startRegistryService({ bus: await connectAs("registry"), log: log.child({ service: "registry" }), hideDownDomains: true }));
     await start("policy", async () => startPolicyService({ bus: await connectAs("policy"), log: log.child({ service: "policy" }), requireLiveExecutor: true }));
     await start("approver", async () =>
       startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),

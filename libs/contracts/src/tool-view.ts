@@ -32,6 +32,7 @@ export const HIDDEN_REASONS = [
   "disabled",
   "policy_denied",
   "not_in_allowed_tools",
+  "no_executor",
 ] as const;
 export const HiddenReasonSchema = z.enum(HIDDEN_REASONS);
 

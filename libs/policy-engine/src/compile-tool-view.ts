@@ -42,7 +42,11 @@ export function compileToolView(
   records: Iterable<ToolRecord>,
   doc: PolicyDocument,
   query: ToolViewQuery,
-  options: { readonly explain?: boolean } = {},
+  options: {
+    readonly explain?: boolean;
+    /** The domains with a live executor: a tool of any other is hidden `no_executor` (its call would be refused UNAVAILABLE). Absent: not checked. */
+    readonly liveDomains?: ReadonlySet<string>;
+  } = {},
 ): ToolView {
   const allowed = query.only === undefined ? undefined : new Set(query.only.map((n) => resolveToolName(n) ?? n));
   const shown: { record: ToolRecord; entry: ToolViewEntry }[] = [];
@@ -62,6 +66,11 @@ export function compileToolView(
     const v = toolVisibility(doc, record.descriptor, query);
     if (!v.visible) {
       out.push(hidden(record, v.reason, v.detail, v.ruleIds));
+      continue;
+    }
+    const domain = record.descriptor.name.split(".")[0]!;
+    if (options.liveDomains !== undefined && !options.liveDomains.has(domain)) {
+      out.push(hidden(record, "no_executor", `no executor of domain ${domain} is running: a call would be refused UNAVAILABLE`, ["executor.liveness"]));
       continue;
     }
     const decision = v.evaluation.decision === "require_approval" ? "require_approval" : "allow";
