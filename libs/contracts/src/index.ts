@@ -46,7 +46,7 @@ export {
   type DeliveryRequestInput,
 } from "./approval-delivery.js";
 export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewRequestSchema, type PreviewReply, type PreviewRequest } from "./tool-preview.js";
-export { delegatedIntent, INTENT_LIMITS, IntentSchema, type Intent } from "./intent.js";
+export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export { causeOf, compiledEventCheck, eventHash, messageHash, validateEventJson, validateEventJsonWithZod, type EventCause } from "./event-hash.js";
@@ -367,6 +367,8 @@ export {
 export {
   HIDDEN_REASONS,
   HiddenToolSchema,
+  ToolCandidateSchema,
+  type ToolCandidate,
   TOOL_VIEW_FORMATS,
   ToolViewEntrySchema,
   ToolViewFormatSchema,
