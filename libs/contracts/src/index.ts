@@ -45,6 +45,16 @@ export {
   type DeliveryRequest,
   type DeliveryRequestInput,
 } from "./approval-delivery.js";
+export {
+  ACTION_TYPES,
+  ActionTypeSchema,
+  LEVEL_NAMES,
+  levelOf,
+  PERMISSION_LEVELS,
+  PermissionLevelSchema,
+  type ActionType,
+  type PermissionLevel,
+} from "./action-type.js";
 export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewRequestSchema, type PreviewReply, type PreviewRequest } from "./tool-preview.js";
 export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
