@@ -123,6 +123,7 @@ export const DECIDE_OPTIONS = {
   "args-hash": { type: "string", value: "H", description: "the argsHash of the args you saw (default: the one in your inbox)" },
   args: { type: "string", value: "JSON", description: "approve these edited args instead (re-validated; the grant binds them and they run)" },
   session: { type: "string", value: "DURATION", description: "also grant for the session: later calls of this principal, mode and tool version run without asking for DURATION (90s, 30m, 1h)" },
+  "session-closed": { type: "boolean", description: "with --session: later calls may have no argument this call does not have" },
   "session-args": {
     type: "string",
     value: "JSON",

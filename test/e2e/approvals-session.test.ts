@@ -108,6 +108,14 @@ describe("approvals: grants for the session", () => {
     const olgas = await olga.sessions();
     expect(olgas.ok && olgas.value.map((s) => s.grantId)).toContain(first.callId);
 
+    // a request the agent stores under the same call id in a domain that sorts first does not hide the grant
+    const agentBus = await w.agentBus("planner");
+    agentBus.nc.publish(`warden.call.0.${first.callId}.ToolCallRequested.planner`, new TextEncoder().encode("{}"));
+    await agentBus.nc.flush();
+    await eventually(async () => {
+      const info = await w.bus.jsm.streams.info(STREAM_CALLS, { subjects_filter: `warden.call.*.${first.callId}.ToolCallRequested.*` });
+      expect(Object.keys(info.state.subjects ?? {}).sort()).toEqual([`warden.call.0.${first.callId}.ToolCallRequested.planner`, `warden.call.notes.${first.callId}.ToolCallRequested.planner`]);
+    });
     // only its maker or an operator may revoke it
     expect(await bob.revokeSession(first.callId)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     expect(await alice.revokeSession(first.callId, "done with ops")).toMatchObject({ ok: true, by: "alice" });

@@ -26,7 +26,8 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
   const edited = values.args === undefined ? undefined : parseJsonArgs(values.args);
   if (decision === "deny" && (values.session !== undefined || values["session-args"] !== undefined)) throw usageError("--session grants for the session; a denial grants nothing");
   if (values["session-args"] !== undefined && values.session === undefined) throw usageError("--session-args needs --session DURATION");
-  const session = values.session === undefined ? undefined : sessionRequestOf(values.session, values["session-args"]);
+  if (values["session-closed"] === true && values.session === undefined) throw usageError("--session-closed needs --session DURATION");
+  const session = values.session === undefined ? undefined : { ...sessionRequestOf(values.session, values["session-args"]), ...(values["session-closed"] === true ? { closed: true } : {}) };
   const { outcome, argsHash } = await withBus(io, { name: approver, creds: values.creds }, async (bus) => {
     const client = createApproverClient({ bus, approver });
     // a decision must echo the argsHash of the args the approver saw

@@ -95,7 +95,7 @@ export function grantSigningPayload(s: GrantStatement): Buffer {
       nonce: s.nonce,
       // only an edited grant signs it, so grants without an edit verify as they always did
       ...(s.originalArgsHash === undefined ? {} : { originalArgsHash: s.originalArgsHash }),
-      ...(s.session === undefined ? {} : { session: { args: s.session.args, expiresAt: s.session.expiresAt } }),
+      ...(s.session === undefined ? {} : { session: { args: s.session.args, expiresAt: s.session.expiresAt, ...(s.session.argNames === undefined ? {} : { argNames: [...s.session.argNames] }) } }),
       version: s.version,
     }),
   );

@@ -22,6 +22,12 @@ describe("unmetConstraint", () => {
     expect(unmetConstraint({ path: { prefix: "/srv/", oneOf: ["/srv/a"] } }, { path: "/srv/b" })).toBe('path is not one of ["/srv/a"]');
   });
 
+  it("for a closed session, refuses an argument the approved call did not have", () => {
+    expect(unmetConstraint({ id: { equals: 1 } }, { id: 1, note: "x" }, ["id", "note"])).toBeUndefined();
+    expect(unmetConstraint({ id: { equals: 1 } }, { id: 1, force: true }, ["id", "note"])).toBe("force is not an argument the approved call had");
+    expect(unmetConstraint({}, { anything: 1 }, [])).toBe("anything is not an argument the approved call had");
+  });
+
   it("compares values as canonical JSON, so key order does not matter", () => {
     expect(unmetConstraint({ m: { equals: { b: 1, a: 2 } } }, { m: { a: 2, b: 1 } })).toBeUndefined();
   });

@@ -45,6 +45,8 @@ export const SessionGrantRequestSchema = z.strictObject({
   ttlSeconds: z.int().min(1).max(MAX_SESSION_GRANT_SECONDS),
   /** What later calls' args must be; none: any args of this tool. */
   args: ArgsConstraintsRequestSchema.optional(),
+  /** Later calls may have no top-level argument the call granted now does not have (so none can add `force` or `cc`). */
+  closed: z.boolean().optional(),
 });
 export type SessionGrantRequest = z.infer<typeof SessionGrantRequestSchema>;
 
@@ -55,6 +57,8 @@ export type SessionGrantRequest = z.infer<typeof SessionGrantRequestSchema>;
 export const SessionTermsSchema = z.strictObject({
   expiresAt: z.iso.datetime(),
   args: ArgsConstraintsSchema,
+  /** Set for a closed session: the only top-level argument names a later call may have. */
+  argNames: z.array(z.string()).optional(),
 });
 export type SessionTerms = z.infer<typeof SessionTermsSchema>;
 
@@ -67,9 +71,13 @@ export const BySessionSchema = z.strictObject({
 });
 export type BySession = z.infer<typeof BySessionSchema>;
 
-/** Why args do not meet a session's constraints, or undefined when they do. */
-export function unmetConstraint(constraints: ArgsConstraints, args: JsonValue): string | undefined {
+/** Why args do not meet a session's constraints (and, for a closed one, its argument names), or undefined when they do. */
+export function unmetConstraint(constraints: ArgsConstraints, args: JsonValue, argNames?: readonly string[]): string | undefined {
   const obj = args !== null && typeof args === "object" && !Array.isArray(args) ? args : undefined;
+  if (argNames !== undefined && obj !== undefined) {
+    const extra = Object.keys(obj).find((k) => !argNames.includes(k));
+    if (extra !== undefined) return `${extra} is not an argument the approved call had`;
+  }
   for (const [name, c] of Object.entries(constraints)) {
     const value = obj !== undefined && Object.hasOwn(obj, name) ? obj[name] : undefined;
     if (value === undefined) return `${name} is missing`;
@@ -89,7 +97,12 @@ export function unmetConstraint(constraints: ArgsConstraints, args: JsonValue): 
 }
 
 /** The constraints as one short line: `customerId = "C-1", amount ≤ 50`. */
-export function describeConstraints(constraints: ArgsConstraints): string {
+export function describeConstraints(constraints: ArgsConstraints, argNames?: readonly string[]): string {
+  const closed = argNames === undefined ? "" : `; no arguments but ${argNames.length === 0 ? "none" : argNames.join(", ")}`;
+  return `${describeEach(constraints)}${closed}`;
+}
+
+function describeEach(constraints: ArgsConstraints): string {
   const parts = Object.entries(constraints).flatMap(([name, c]) => {
     const p: string[] = [];
     if (Object.hasOwn(c, "equals")) p.push(`${name} = ${canonicalJson(c.equals ?? null)}`);

@@ -215,7 +215,7 @@
     const names = args && typeof args === "object" && !Array.isArray(args) ? Object.keys(args) : [];
     const select = el("select", { id: `ttl-${id}`, name: "ttl" }, ...SESSION_LENGTHS.map(([v, t]) => el("option", { value: v, selected: v === "3600", text: t })));
     return el("div", { class: "session-fields" },
-      el("p", { class: "session-what", text: `Later calls of ${card.tool} by ${card.principal} (${card.mode} mode) run without asking you, while they keep the checked arguments as they are here.` }),
+      el("p", { class: "session-what", text: `Later calls of ${card.tool} by ${card.principal} (${card.mode} mode) run without asking you, while they keep the checked arguments as they are here and add none of their own.` }),
       el("label", { for: `ttl-${id}`, text: "For" }), select,
       el("fieldset", { class: "keep" }, el("legend", { text: "Later calls must keep" }),
         ...(names.length === 0 ? [el("p", { class: "muted", text: "This tool takes no arguments." })] : names.map((n) =>
@@ -229,7 +229,8 @@
     const args = argsValue(card);
     const constraints = {};
     for (const box of form.querySelectorAll("input[name=keep]:checked")) constraints[box.value] = { equals: args[box.value] };
-    return { ttlSeconds: Number(form.querySelector("select[name=ttl]").value), args: constraints };
+    // closed: a later call may not add an argument this one does not have (force, cc, …)
+    return { ttlSeconds: Number(form.querySelector("select[name=ttl]").value), args: constraints, closed: true };
   }
 
   function closePanels() {

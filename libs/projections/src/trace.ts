@@ -149,7 +149,7 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         argsHash: e.data.argsHash,
         expiresAt: e.data.expiresAt,
         ...(e.data.edit === undefined ? {} : { editedArgs: cut(JSON.stringify(e.data.edit.args), RESULT_PREVIEW_CHARS) }),
-        ...(e.data.session === undefined ? {} : { session: `for the session until ${e.data.session.expiresAt}: ${describeConstraints(e.data.session.args)}` }),
+        ...(e.data.session === undefined ? {} : { session: `for the session until ${e.data.session.expiresAt}: ${describeConstraints(e.data.session.args, e.data.session.argNames)}` }),
         ...(e.data.bySession === undefined ? {} : { session: `by the session grant of call ${e.data.bySession.grantId}` }),
       };
     case "ApprovalDenied":

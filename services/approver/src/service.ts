@@ -1,6 +1,17 @@
 import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { acceptDecision, announceService, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness, type ServiceMetrics } from "@warden/service-kit";
-import { APPROVER_DELIVER_SUBJECTS, APPROVER_PENDING_SUBJECTS, CANCEL_SUBJECTS, consumerName, DECIDE_SUBJECTS, QUEUE_APPROVER, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import {
+  APPROVER_DELIVER_SUBJECTS,
+  APPROVER_PENDING_SUBJECTS,
+  CANCEL_SUBJECTS,
+  consumerName,
+  DECIDE_SUBJECTS,
+  grantStatementOf,
+  QUEUE_APPROVER,
+  stageFilterSubject,
+  verifyGrantSignature,
+  type PolicyDocument,
+} from "@warden/contracts";
 import { openApprovalStore } from "./approval-store.js";
 import { openDeliveryCursors } from "./delivery-cursors.js";
 import { editedArgsChecker } from "./edited-args.js";
@@ -52,7 +63,11 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const approvals = await openApprovalStore(bus, log);
   const factsOf = await toolFactsReader(bus);
   const requests = await openRequestedApprovals(bus, log, deps.inboxWaitMs ?? 2_000);
-  const sessions = await openSessionGrants(bus, log);
+  const sessions = await openSessionGrants(
+    bus,
+    log,
+    (g) => g.data.keyId === key.keyId && verifyGrantSignature(key.publicKeyDerBase64, grantStatementOf(g.callId, g.data), g.data.signature),
+  );
   if (deps.metrics !== undefined) {
     const waiting = () => approvals.open().filter((e) => e.value.status === "pending" && Date.parse(e.value.expiresAt) > Date.now());
     deps.metrics.gauge("warden_approvals_pending", "Approvals waiting for a person (this approver's lock records)", () => waiting().length);

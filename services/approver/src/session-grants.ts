@@ -29,7 +29,11 @@ export function isSessionGrant(grant: ApprovalGranted): grant is SessionGrantEve
   return grant.data.session !== undefined;
 }
 
-export async function openSessionGrants(bus: Bus, log: Logger): Promise<SessionGrants> {
+/**
+ * `verify`: whether a grant on the stream was signed by this approver's key. A session grant that
+ * is not is never held: write access to the stream must not become signed grants.
+ */
+export async function openSessionGrants(bus: Bus, log: Logger, verify: (grant: SessionGrantEvent) => boolean): Promise<SessionGrants> {
   const held = new Map<string, SessionGrantEvent>();
   const keyOf = (domain: string, callId: string) => `${domain}.${callId}`;
   const live = (g: SessionGrantEvent, now: Date) => Date.parse(g.data.session.expiresAt) > now.getTime();
@@ -37,7 +41,12 @@ export async function openSessionGrants(bus: Bus, log: Logger): Promise<SessionG
     for (const [k, g] of held) if (!live(g, now)) held.delete(k);
   };
   const add = (grant: ApprovalGranted) => {
-    if (isSessionGrant(grant) && live(grant, new Date())) held.set(keyOf(grant.domain, grant.callId), grant);
+    if (!isSessionGrant(grant) || !live(grant, new Date())) return;
+    if (!verify(grant)) {
+      log.warn({ callId: grant.callId, keyId: grant.data.keyId }, "session grant not signed by this approver's key ignored");
+      return;
+    }
+    held.set(keyOf(grant.domain, grant.callId), grant);
   };
 
   const since = new Date(Date.now() - MAX_SESSION_GRANT_SECONDS * 1000).toISOString();

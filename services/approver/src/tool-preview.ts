@@ -1,14 +1,15 @@
 import { requestRpc, type Bus } from "@warden/bus";
-import { executorPreviewSubject, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ApprovalRequested, type ToolDescriptor, type ToolPolicyChecked } from "@warden/contracts";
+import { canonicalJson, executorPreviewSubject, PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ApprovalRequested, type ToolDescriptor, type ToolPolicyChecked } from "@warden/contracts";
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 
 /**
  * Asks an executor of the call's domain for the tool's dry run (`preview(args)`), for the card.
- * Only a tool whose registered descriptor offers one is asked; no answer in time, or a failed
- * dry run, is a card with the error instead, never a refused call.
+ * Only a tool whose registered descriptor offers one is asked; no answer in time (the executor's
+ * own bound plus half a second), or a failed dry run, is a card with the error instead, never a
+ * refused call.
  */
-export async function previewForCard(bus: Bus, checked: ToolPolicyChecked, descriptor: ToolDescriptor | undefined, timeoutMs = PREVIEW_TIMEOUT_MS): Promise<Preview | undefined> {
+export async function previewForCard(bus: Bus, checked: ToolPolicyChecked, descriptor: ToolDescriptor | undefined, timeoutMs = PREVIEW_TIMEOUT_MS + 500): Promise<Preview | undefined> {
   if (descriptor?.preview !== true) return undefined;
   const d = checked.data;
   const reply = await requestRpc(
@@ -19,5 +20,9 @@ export async function previewForCard(bus: Bus, checked: ToolPolicyChecked, descr
   );
   if (!reply.ok) return { error: { code: reply.error.code, message: reply.error.message.slice(0, 2000) } };
   const parsed = PreviewReplySchema.safeParse(reply.value);
-  return parsed.success ? { data: parsed.data.data, executorId: parsed.data.executorId } : { error: { code: "INTERNAL", message: "the executor's preview reply is not one" } };
+  if (!parsed.success) return { error: { code: "INTERNAL", message: "the executor's preview reply is not one" } };
+  // whoever answered, the card holds no more than this (an oversized one would fail the request's append)
+  const bytes = Buffer.byteLength(canonicalJson(parsed.data.data));
+  if (bytes > PREVIEW_MAX_BYTES) return { error: { code: "OUTPUT_TOO_LARGE", message: `the preview is ${bytes} bytes, more than the card holds (${PREVIEW_MAX_BYTES})` } };
+  return { data: parsed.data.data, executorId: parsed.data.executorId };
 }

@@ -99,8 +99,9 @@ describe("sessionGrantRefusal", () => {
     expect(sessionGrantRefusal(none, requested(), 1, { ttlSeconds: 60 }, {})).toMatch(/allows no session grants/);
   });
 
-  it("makes terms that end ttlSeconds from now and cover any args when none are given", () => {
+  it("makes terms that end ttlSeconds from now and cover any args when none are given, or only the granted call's argument names when closed", () => {
     expect(sessionTermsOf({ ttlSeconds: 90 }, NOW)).toEqual({ expiresAt: "2030-01-01T00:01:30.000Z", args: {} });
+    expect(sessionTermsOf({ ttlSeconds: 90, closed: true }, NOW, { n: 1, folder: "ops" })).toEqual({ expiresAt: "2030-01-01T00:01:30.000Z", args: {}, argNames: ["folder", "n"] });
   });
 });
 
@@ -123,6 +124,12 @@ describe("sessionMismatch", () => {
     expect(sessionMismatch(grant, checked(), stricter, NOW)).toMatch(/no longer allows session grants for write/);
     const quorum = PolicyDocumentSchema.parse({ version: "v4", approvalQuorum: [{ tool: "notes.*", approvers: 2 }] });
     expect(sessionMismatch(grant, checked(), quorum, NOW)).toBe("the call needs a quorum");
+    // a document that shortened session grants shortens those in force
+    const shorter = PolicyDocumentSchema.parse({ version: "v5", sessionGrants: { grades: ["write"], maxTtlSeconds: 60 } });
+    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 61_000))).toMatch(/older than the policy document's sessionGrants.maxTtlSeconds/);
+    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 59_000))).toBeUndefined();
+    const closed = sessionGrant({ expiresAt: "2030-01-01T00:30:00.000Z", args: {}, argNames: ["folder", "n"] });
+    expect(sessionMismatch(closed, checked({ args: { folder: "ops", n: 1, force: true } }), doc, NOW)).toBe("force is not an argument the approved call had");
   });
 });
 

@@ -30,8 +30,9 @@ export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequ
   return undefined;
 }
 
-export function sessionTermsOf(asked: SessionGrantRequest, now: Date): SessionTerms {
-  return { expiresAt: new Date(now.getTime() + asked.ttlSeconds * 1000).toISOString(), args: asked.args ?? {} };
+export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArgs?: JsonValue): SessionTerms {
+  const names = asked.closed === true && grantedArgs !== null && typeof grantedArgs === "object" && !Array.isArray(grantedArgs) ? Object.keys(grantedArgs).sort() : undefined;
+  return { expiresAt: new Date(now.getTime() + asked.ttlSeconds * 1000).toISOString(), args: asked.args ?? {}, ...(names === undefined ? {} : { argNames: names }) };
 }
 
 /**
@@ -45,9 +46,11 @@ export function sessionMismatch(grant: ApprovalGranted & { readonly data: { read
   if (grant.mode !== checked.mode) return "another mode";
   if (grant.tool !== checked.tool || grant.data.version !== d.version || grant.data.descriptorHash !== d.descriptorHash) return "another tool version";
   if (!(Date.parse(grant.data.session.expiresAt) > now.getTime())) return "expired";
+  // a document that shortened session grants shortens the ones in force too
+  if (!(Date.parse(grant.data.grantedAt) + doc.sessionGrants.maxTtlSeconds * 1000 > now.getTime())) return "older than the policy document's sessionGrants.maxTtlSeconds";
   if (!doc.sessionGrants.grades.includes(d.grade)) return `the policy document no longer allows session grants for ${d.grade}`;
   if (quorumOf(doc, checked.tool, d.grade) > 1) return "the call needs a quorum";
-  return unmetConstraint(grant.data.session.args, d.args);
+  return unmetConstraint(grant.data.session.args, d.args, grant.data.session.argNames);
 }
 
 /** Whether the person who made a session grant may still decide this approval (the document may have changed; the chain is this call's). */

@@ -1,5 +1,7 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import { newId, type ApprovalRequested, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
+
+type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/approval-events.js";
 import { openApprovalsOf } from "../domain/approval-quota.js";
@@ -39,10 +41,34 @@ export interface ApprovalRequestDeps {
  */
 export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
   const { bus, approvals } = deps;
+  const previewsInFlight = new Map<string, number>();
+  /** A requester's dry runs at once, at most: one flooding slow previews holds a few of the stage's slots, not all. */
+  const MAX_PREVIEWS_PER_REQUESTER = 4;
   return async (checked: ToolPolicyChecked, ctx: StageContext): Promise<StageOutcome> => {
     if (checked.data.decision !== "require_approval") return ACK;
+    // the dry run waits outside the requester's turn: a slow one must not hold the turn, and so
+    // every other call of that requester, behind it
+    const early = (await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested")) !== undefined || (await coveringSession(deps.documents.current())) !== undefined;
+    const preview = early ? undefined : await boundedPreview();
     // inside the requester's turn, so two deliveries of one decision in this copy never both count
     return deps.turns.run(checked.principal, request);
+
+    async function boundedPreview(): Promise<Preview | undefined> {
+      const facts = await deps.factsOf(checked.tool, checked.data.version);
+      if (facts.descriptor?.preview !== true) return undefined;
+      const running = previewsInFlight.get(checked.principal) ?? 0;
+      if (running >= MAX_PREVIEWS_PER_REQUESTER) {
+        return { error: { code: "RATE_LIMITED", message: `${checked.principal} has ${running} dry runs in flight already: this card has none` } };
+      }
+      previewsInFlight.set(checked.principal, running + 1);
+      try {
+        return await previewForCard(bus, checked, facts.descriptor);
+      } finally {
+        const left = (previewsInFlight.get(checked.principal) ?? 1) - 1;
+        if (left <= 0) previewsInFlight.delete(checked.principal);
+        else previewsInFlight.set(checked.principal, left);
+      }
+    }
 
     async function request(): Promise<StageOutcome> {
       const existing = await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested");
@@ -50,9 +76,13 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       // refused for the quota on an earlier delivery: a freed quota must not reopen the call
       if (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ToolCallRejected"))) return ACK;
       const doc = deps.documents.current();
-      // a session grant a person made covers it: granted in their name, nobody is asked
+      // a session grant a person made covers it: granted in their name, nobody is asked (when its
+      // maker may not decide this call after all, it is asked as any other, quota and dry run included)
       const session = await coveringSession(doc);
-      if (session !== undefined) return create(doc, session);
+      if (session !== undefined) {
+        const granted = await createBySession(doc, session);
+        if (granted !== undefined) return granted;
+      }
       const max = doc.approvalQuota.maxOpenPerRequester;
       const open = openApprovalsOf(approvals.open().map((e) => e.value), checked.principal, Date.now());
       if (open >= max) {
@@ -60,7 +90,7 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
         ctx.log.warn({ principal: checked.principal, open, max, appended: refused.status }, "approval quota reached, call refused");
         return ACK;
       }
-      return create(doc);
+      return create(doc, preview ?? (early ? await boundedPreview() : undefined));
     }
 
     /** The oldest unrevoked session grant that covers this call, if any. */
@@ -75,10 +105,19 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       return undefined;
     }
 
-    async function create(doc: PolicyDocument, session?: SessionGrantEvent): Promise<StageOutcome> {
+    /** The request granted by `session`, or undefined (nothing written) when its maker may not decide this call. */
+    async function createBySession(doc: PolicyDocument, session: SessionGrantEvent): Promise<StageOutcome | undefined> {
+      const event = await requestEvent(doc, undefined);
+      if (!sessionApproverMayDecide(doc, session.data.approver, event)) return undefined;
+      return write(event, grantBySession(event, session), session);
+    }
+
+    async function create(doc: PolicyDocument, dryRun: Preview | undefined): Promise<StageOutcome> {
+      return write(await requestEvent(doc, dryRun), undefined, undefined);
+    }
+
+    async function requestEvent(doc: PolicyDocument, preview: Preview | undefined): Promise<ApprovalRequested> {
       const [facts, context] = await Promise.all([deps.factsOf(checked.tool, checked.data.version), readRequestContext(bus, checked)]);
-      // a call a session covers is seen by nobody before it runs: no dry run for it
-      const preview = session === undefined ? await previewForCard(bus, checked, facts.descriptor) : undefined;
       const built = approvalRequestedEvent(
         checked,
         { approvalId: newId(), title: facts.title, descriptor: facts.descriptor, intent: context.intent, chain: context.chain, doc, now: new Date() },
@@ -86,11 +125,13 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       );
       // the approver sees nobody to run it: the person deciding should know a grant would wait
       const noExecutor = deps.liveness !== undefined && !(await deps.liveness.isAlive(checked.domain));
-      const event: ApprovalRequested = {
+      return {
         ...built,
         data: { ...built.data, ...(preview === undefined ? {} : { preview }), ...(noExecutor ? { noLiveExecutor: true as const } : {}) },
       };
-      const bySession = session !== undefined && sessionApproverMayDecide(doc, session.data.approver, event) ? grantBySession(event, session) : undefined;
+    }
+
+    async function write(event: ApprovalRequested, bySession: DecisionMade | undefined, session: SessionGrantEvent | undefined): Promise<StageOutcome> {
       await approvals.create(bySession === undefined ? recordOf(event) : decidedRecord(recordOf(event), bySession));
       const appended = await appendEvent(bus, event);
       if (appended.status === "written") {

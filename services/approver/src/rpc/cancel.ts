@@ -46,8 +46,8 @@ export function cancelHandler(deps: CancelDeps) {
     if (!body.success) return answer({ ok: false, refusal: "MALFORMED", message: `bad cancel request: ${body.error.issues[0]?.message ?? "invalid"}` });
     const { principal, callId } = subject;
     const log = deps.log.child({ callId, by: principal });
+    if (body.data.session === true) return revokeSession(principal, callId, body.data.reason?.trim() ?? "", log);
     const domain = await domainOf(bus, callId);
-    if (body.data.session === true) return revokeSession(principal, domain, callId, body.data.reason?.trim() ?? "", log);
     const request = domain === undefined ? undefined : await readEvent(bus, domain, callId, "ToolCallRequested");
     if (domain === undefined || request === undefined) return answer({ ok: false, refusal: "NOT_FOUND", message: `no call ${callId}` });
     const as = await roleOf(principal, request.principal, domain, callId);
@@ -79,8 +79,8 @@ export function cancelHandler(deps: CancelDeps) {
   };
 
   /** Revokes the session grant made on call `callId`: by the person who made it, or an operator. */
-  async function revokeSession(principal: string, domain: string | undefined, callId: string, reason: string, log: Logger): Promise<Reply> {
-    const grant = domain === undefined ? undefined : await readEvent(bus, domain, callId, "ApprovalGranted");
+  async function revokeSession(principal: string, callId: string, reason: string, log: Logger): Promise<Reply> {
+    const grant = await sessionGrantOf(bus, callId);
     if (grant?.data.session === undefined) return answer({ ok: false, refusal: "NOT_FOUND", message: `call ${callId} made no session grant` });
     const operator = principalOf(deps.documents.current(), principal).operator === true;
     const as = principal === grant.data.approver ? "approver" : operator ? "operator" : undefined;
@@ -99,11 +99,29 @@ export function cancelHandler(deps: CancelDeps) {
   }
 }
 
-/** The domain of a call known by its id: the subject its request was stored on. */
-async function domainOf(bus: Bus, callId: string): Promise<string | undefined> {
+/** Every domain a request with this call id was stored under (anyone may publish a request under a call id it learnt). */
+async function domainsOf(bus: Bus, callId: string): Promise<string[]> {
   const info = await bus.jsm.streams.info(STREAM_CALLS, { subjects_filter: callRequestedAnyDomainSubject(callId) });
-  const first = Object.keys(info.state.subjects ?? {})[0];
-  return first === undefined ? undefined : parseCallSubject(first)?.domain;
+  return Object.keys(info.state.subjects ?? {}).flatMap((s) => parseCallSubject(s)?.domain ?? []);
+}
+
+/**
+ * The domain of the call the registry validated under this id: a request someone else stored
+ * under the same id in another domain (which sorts first, say) must not hide the real call.
+ */
+async function domainOf(bus: Bus, callId: string): Promise<string | undefined> {
+  const domains = await domainsOf(bus, callId);
+  for (const d of domains) if ((await readEvent(bus, d, callId, "ToolArgsValidated")) !== undefined) return d;
+  return domains[0];
+}
+
+/** The session grant made on this call id, in whichever domain it is. */
+async function sessionGrantOf(bus: Bus, callId: string) {
+  for (const d of await domainsOf(bus, callId)) {
+    const grant = await readEvent(bus, d, callId, "ApprovalGranted");
+    if (grant?.data.session !== undefined) return grant;
+  }
+  return undefined;
 }
 
 /** Why a call can no longer be cancelled because it already ended, or undefined while it has not. */

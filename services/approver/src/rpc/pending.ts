@@ -80,7 +80,7 @@ function sessionGrantViewOf(g: SessionGrantEvent): SessionGrantView {
     grantedAt: g.data.grantedAt,
     expiresAt: g.data.session.expiresAt,
     args: g.data.session.args,
-    covers: describeConstraints(g.data.session.args),
+    covers: describeConstraints(g.data.session.args, g.data.session.argNames),
   };
 }
 

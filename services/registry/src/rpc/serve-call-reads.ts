@@ -142,8 +142,19 @@ class OwnedCall {
     const registryAnswer = this.found.get("ToolArgsValidated") ?? (rejected?.type === "ToolCallRejected" && rejected.data.stage === "registry" ? rejected : undefined);
     if (registryAnswer === undefined) return [this.request];
     if (registryAnswer.causationId !== this.request.eventId) return "not_owner";
-    return [this.request, ...[...this.found.values()].filter((e) => e.type !== "ToolArgsValidated")];
+    return [this.request, ...[...this.found.values()].filter((e) => e.type !== "ToolArgsValidated").map(withoutDryRun)];
   }
+}
+
+/**
+ * The requester reads its call's state, not the approval card's dry run: that is the tool reading
+ * the current state for the person deciding, which the requester may have no read tool for. (The
+ * stream keeps the whole event for auditors; this copy is a status, not evidence.)
+ */
+function withoutDryRun(e: WardenEvent): WardenEvent {
+  if (e.type !== "ApprovalRequested" || e.data.preview === undefined) return e;
+  const { preview: _shownToPeople, ...data } = e.data;
+  return { ...e, data };
 }
 
 const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { events } as unknown as JsonValue });
