@@ -8,3 +8,4 @@ export { openExecutorLiveness, type ExecutorLiveness } from "./executor-liveness
 export { startHealthServer, type HealthServer, type HealthServerOptions } from "./health-server.js";
 export { createServiceMetrics, resultOf, type ServiceMetrics } from "./service-metrics.js";
 export { announceService, discoverServices, WARDEN_VERSION, type ServiceAnnouncement, type ServiceIdentity } from "./service-announcement.js";
+export { loadTracingConfig, startTracing, tracesUrl, TracingConfigSchema, type Tracing, type TracingConfig, type TracingOptions } from "./tracing.js";
