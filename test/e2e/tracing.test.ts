@@ -1,0 +1,168 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { trace } from "@opentelemetry/api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bus } from "@warden/bus";
+import { consumerName, DURABLE_REGISTRY, spanContextOfTraceparent } from "@warden/contracts";
+import { POLICY_STAGE } from "@warden/policy";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { startTracing, type Tracing } from "@warden/service-kit";
+import { callEvents, eventually } from "@warden/testing";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+/** One OTLP/JSON attribute value (what the exporter's JSON encoding writes). */
+interface AnyValue {
+  readonly stringValue?: string;
+  readonly boolValue?: boolean;
+  readonly intValue?: number | string;
+  readonly arrayValue?: { readonly values?: readonly AnyValue[] };
+}
+interface OtlpSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId?: string;
+  readonly name: string;
+  readonly attributes?: readonly { readonly key: string; readonly value: AnyValue }[];
+}
+interface OtlpTraces {
+  readonly resourceSpans?: readonly {
+    readonly resource?: { readonly attributes?: readonly { readonly key: string; readonly value: AnyValue }[] };
+    readonly scopeSpans?: readonly { readonly spans?: readonly OtlpSpan[] }[];
+  }[];
+}
+
+interface ReceivedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | undefined;
+  readonly name: string;
+  readonly service: unknown;
+  readonly attributes: Record<string, unknown>;
+}
+
+const plain = (v: AnyValue): unknown =>
+  v.stringValue ?? v.boolValue ?? (v.intValue === undefined ? undefined : Number(v.intValue)) ?? v.arrayValue?.values?.map(plain);
+
+/** A local OTLP/HTTP receiver: what a collector would be, accepting the exporter's JSON at POST /v1/traces. */
+async function startOtlpReceiver(): Promise<{ readonly url: string; readonly spans: ReceivedSpan[]; readonly contentTypes: string[]; close(): Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const contentTypes: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (req.method !== "POST" || req.url !== "/v1/traces") {
+        res.writeHead(404).end();
+        return;
+      }
+      contentTypes.push(req.headers["content-type"] ?? "");
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpTraces;
+      for (const rs of body.resourceSpans ?? []) {
+        const service = plain(rs.resource?.attributes?.find((a) => a.key === "service.name")?.value ?? {});
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const s of ss.spans ?? []) {
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId || undefined,
+              name: s.name,
+              service,
+              attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, plain(a.value)])),
+            });
+          }
+        }
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans, contentTypes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe("tracing: one call is one trace, from the agent's span through every stage to the tool's run", () => {
+  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let tracing: Tracing;
+  let w: TestWarden;
+  let botBus: Bus;
+  let bot: AgentClient;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    // the services run in this process, so they share this one provider, as in `warden up`
+    tracing = startTracing({ serviceName: "warden-test", endpoint: receiver.url });
+    w = await startTestWarden({ demo: true });
+    botBus = await w.agentBus("support-bot");
+    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
+  });
+  afterAll(async () => {
+    await w?.stop();
+    await tracing?.stop();
+    await receiver?.close();
+  });
+
+  it("exports the agent's span, the registry, policy and executor stages and the tool's run, each the parent of the next", async () => {
+    const agentTracer = trace.getTracer("test-agent");
+    const { result, agentSpanId, traceId } = await agentTracer.startActiveSpan("agent turn", async (span) => {
+      const r = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
+      span.end();
+      return { result: r, agentSpanId: span.spanContext().spanId, traceId: span.spanContext().traceId };
+    });
+    expect(result).toMatchObject({ ok: true, status: "succeeded" });
+    const callId = result.callId;
+
+    const names = [`stage ${DURABLE_REGISTRY}`, `stage ${POLICY_STAGE}`, `stage ${consumerName("executor-allowed", "kb")}`, "tool kb.search"];
+    const ofCall = () => receiver.spans.filter((s) => s.attributes["warden.call_id"] === callId);
+    const byName = await eventually(async () => {
+      await tracing.flush();
+      const found = new Map(ofCall().map((s) => [s.name, s]));
+      for (const name of names) expect(found.has(name), name).toBe(true);
+      expect(receiver.spans.some((s) => s.spanId === agentSpanId)).toBe(true);
+      return found;
+    });
+    expect(receiver.contentTypes[0]).toBe("application/json");
+
+    const agent = receiver.spans.find((s) => s.spanId === agentSpanId)!;
+    const [registry, policy, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    // the parent links: agent → registry → policy → executor stage → the tool's run, one trace
+    expect(agent.parentSpanId).toBeUndefined();
+    expect(registry.parentSpanId).toBe(agent.spanId);
+    expect(policy.parentSpanId).toBe(registry.spanId);
+    expect(executor.parentSpanId).toBe(policy.spanId);
+    expect(tool.parentSpanId).toBe(executor.spanId);
+    for (const s of [agent, registry, policy, executor, tool]) expect(s.traceId).toBe(traceId);
+    expect(registry.service).toBe("warden-test");
+
+    const call = { "warden.call_id": callId, "warden.tool": "kb.search", "warden.domain": "kb" };
+    expect(registry.attributes).toMatchObject({ ...call, "warden.stage": DURABLE_REGISTRY, "warden.event_type": "ToolCallRequested", "warden.outcome": "ack", "warden.principal": "support-bot", "warden.mode": "llm" });
+    // the policy stage reads a validated call (its grade) and says what it decided
+    expect(policy.attributes).toMatchObject({ ...call, "warden.stage": POLICY_STAGE, "warden.event_type": "ToolArgsValidated", "warden.grade": "read", "warden.decision": "allow", "warden.outcome": "ack" });
+    expect(policy.attributes["warden.rule_ids"]).toEqual(expect.arrayContaining([expect.any(String)]));
+    expect(executor.attributes).toMatchObject({ ...call, "warden.event_type": "ToolPolicyChecked", "warden.grade": "read", "warden.decision": "allow", "warden.outcome": "ack" });
+    expect(executor.attributes["warden.rule_ids"]).toEqual(policy.attributes["warden.rule_ids"]);
+    expect(tool.attributes).toMatchObject({ ...call, "warden.ok": true, "warden.attempt": 1 });
+
+    // the context travels in the events: each names the span it was written in
+    const events = await callEvents(w.bus, callId);
+    const spanOf = (type: string) => spanContextOfTraceparent(events.find((e) => e.type === type)?.traceparent);
+    expect(spanOf("ToolCallRequested")).toMatchObject({ traceId, spanId: agent.spanId });
+    expect(spanOf("ToolArgsValidated")).toMatchObject({ traceId, spanId: registry.spanId });
+    expect(spanOf("ToolPolicyChecked")).toMatchObject({ traceId, spanId: policy.spanId });
+    expect(spanOf("ToolCallStarted")).toMatchObject({ traceId, spanId: executor.spanId });
+    expect(spanOf("ToolCallFinished")).toMatchObject({ traceId, spanId: executor.spanId });
+  });
+
+  it("starts a call's trace at the registry when the agent has no span of its own", async () => {
+    const r = await bot.call("kb.search", { query: "password" }, { mode: "llm" });
+    expect(r).toMatchObject({ ok: true });
+    const registry = await eventually(async () => {
+      await tracing.flush();
+      const found = receiver.spans.find((s) => s.attributes["warden.call_id"] === r.callId && s.name === `stage ${DURABLE_REGISTRY}`);
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(registry.parentSpanId).toBeUndefined();
+    const events = await callEvents(w.bus, r.callId);
+    expect(events.find((e) => e.type === "ToolCallRequested")).not.toHaveProperty("traceparent");
+    expect(spanContextOfTraceparent(events.find((e) => e.type === "ToolCallFinished")?.traceparent)?.traceId).toBe(registry.traceId);
+  });
+});
