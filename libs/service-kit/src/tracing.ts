@@ -58,10 +58,12 @@ export function startTracing(o: TracingOptions): Tracing {
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName, ...(o.serviceVersion === undefined ? {} : { [ATTR_SERVICE_VERSION]: o.serviceVersion }) }),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
   });
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  if (!context.setGlobalContextManager(contextManager) || !trace.setGlobalTracerProvider(provider)) {
+  const already = () => new Error("a tracer provider or context manager is registered in this process already");
+  // undo only what this call registered: a refused second start leaves the first one working
+  if (!context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())) throw already();
+  if (!trace.setGlobalTracerProvider(provider)) {
     context.disable();
-    throw new Error("a tracer provider is registered in this process already");
+    throw already();
   }
   const disable = enableTracing();
   let stopped: Promise<void> | undefined;
