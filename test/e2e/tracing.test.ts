@@ -2,8 +2,9 @@ import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
 import { consumerName, DURABLE_REGISTRY, spanContextOfTraceparent } from "@warden/contracts";
+import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
 import { startTracing, type Tracing } from "@warden/service-kit";
 import { callEvents, eventually } from "@warden/testing";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
@@ -78,6 +79,39 @@ describe("tracing: one call is one trace, from the agent's span through every st
     expect(spanOf("ToolPolicyChecked")).toMatchObject({ traceId, spanId: policy.spanId });
     expect(spanOf("ToolCallStarted")).toMatchObject({ traceId, spanId: executor.spanId });
     expect(spanOf("ToolCallFinished")).toMatchObject({ traceId, spanId: executor.spanId });
+  });
+
+  it("keeps a call that waits for a person in one trace: policy → approver stage → the granted executor stage → the tool's run", async () => {
+    const { pending, agentSpanId } = await trace.getTracer("test-agent").startActiveSpan("agent plan step", async (span) => {
+      const r = await bot.call("customer.message", { customerId: "C-trace", text: "Your refund is on its way" }, { mode: "plan" });
+      span.end();
+      return { pending: r, agentSpanId: span.spanContext().spanId };
+    });
+    expect(pending).toMatchObject({ status: "awaiting_approval" });
+    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const item = await eventually(async () => {
+      const inbox = await alice.pending();
+      const found = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true, decision: "grant" });
+    const names = [`stage ${POLICY_STAGE}`, `stage ${APPROVER_STAGE}`, `stage ${consumerName("executor-granted", "customer")}`, "tool customer.message"];
+    const byName = await eventually(async () => {
+      await tracing.flush();
+      const found = new Map(receiver.spans.filter((s) => s.attributes["warden.call_id"] === pending.callId).map((s) => [s.name, s]));
+      for (const name of names) expect(found.has(name), name).toBe(true);
+      return found;
+    });
+    const [policy, approver, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    expect(byName.get(`stage ${DURABLE_REGISTRY}`)?.parentSpanId).toBe(agentSpanId);
+    expect(approver.parentSpanId).toBe(policy.spanId);
+    expect(executor.parentSpanId).toBe(approver.spanId);
+    expect(tool.parentSpanId).toBe(executor.spanId);
+    expect(new Set([policy, approver, executor, tool].map((s) => s.traceId)).size).toBe(1);
+    expect(policy.attributes).toMatchObject({ "warden.grade": "send", "warden.decision": "require_approval" });
+    expect(executor.attributes).toMatchObject({ "warden.event_type": "ApprovalGranted", "warden.outcome": "ack" });
+    expect(tool.attributes).toMatchObject({ "warden.ok": true });
   });
 
   it("starts a call's trace at the registry when the agent has no span of its own", async () => {
