@@ -60,6 +60,23 @@ describe("a fixed plan", () => {
     expect(stopped.steps[1]?.status).toBe("not_run");
   });
 
+  it("goes on after a failed step over the real services, and reports the plan not ok", async () => {
+    const result = await runPlan(
+      [
+        { tool: "kb.serach", input: { query: "refund" } },
+        { tool: "kb.search", input: { query: "refund" } },
+      ],
+      {},
+      { client },
+    );
+    expect(result).toMatchObject({ ok: false, failed: [0] });
+    expect(result.steps[0]?.result).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" } });
+    expect(result.steps[1]).toMatchObject({ status: "ran", result: { ok: true, status: "succeeded" } });
+    const stopped = await runPlan([{ tool: "kb.serach", input: {} }, { tool: "kb.search", input: { query: "refund" } }], {}, { client, stopOnError: true });
+    expect(stopped).toMatchObject({ ok: false, stoppedBy: "error", stoppedAt: 0 });
+    expect(stopped.steps[1]?.status).toBe("not_run");
+  });
+
   it("blocks its send step with requiresConfirm and never sends", async () => {
     const result = await runPlan(
       [

@@ -90,19 +90,38 @@ describe("runPlan", () => {
     expect(client.seen).toHaveLength(1);
   });
 
-  it("stops at a failed step with the error", async () => {
+  it("goes on after a failed step, reports it, and is not ok", async () => {
     const client = scriptedClient({ "kb.search": succeed([]) });
     const result = await runPlan(
       [
         { tool: "kb.serach", input: {} },
-        { tool: "kb.search", input: { query: "x" } },
+        { tool: "kb.search", buildInput: (ctx) => (ctx.byStep[0]?.ok === false ? { query: "fallback" } : undefined) },
       ],
       null,
       { client },
     );
-    expect(result).toMatchObject({ ok: false, stoppedAt: 0, stoppedBy: "error" });
+    expect(result).toMatchObject({ ok: false, failed: [0] });
+    expect(result.stoppedBy).toBeUndefined();
     expect(result.steps[0]?.result?.error?.code).toBe("UNKNOWN_TOOL");
-    expect(result.steps[1]?.status).toBe("not_run");
+    expect(result.steps[1]).toMatchObject({ status: "ran", result: { ok: true } });
+    expect(client.seen.map((s) => s.args)).toEqual([{}, { query: "fallback" }]);
+  });
+
+  it("stops at a failed step with stopOnError (the plan's or the step's), or when its stopIf says so on the failure", async () => {
+    const plan = [
+      { tool: "kb.serach", input: {} },
+      { tool: "kb.search", input: { query: "x" } },
+    ];
+    const byPlan = await runPlan(plan, null, { client: scriptedClient({ "kb.search": succeed([]) }), stopOnError: true });
+    expect(byPlan).toMatchObject({ ok: false, failed: [0], stoppedAt: 0, stoppedBy: "error" });
+    expect(byPlan.steps[1]?.status).toBe("not_run");
+    const byStep = await runPlan([{ ...plan[0]!, stopOnError: true }, plan[1]!], null, { client: scriptedClient({ "kb.search": succeed([]) }) });
+    expect(byStep).toMatchObject({ ok: false, stoppedBy: "error" });
+    const notThisStep = await runPlan([{ ...plan[0]!, stopOnError: false }, plan[1]!], null, { client: scriptedClient({ "kb.search": succeed([]) }), stopOnError: true });
+    expect(notThisStep).toMatchObject({ ok: false, failed: [0] });
+    expect(notThisStep.steps[1]?.status).toBe("ran");
+    const byStopIf = await runPlan([{ ...plan[0]!, stopIf: (r) => !r.ok }, plan[1]!], null, { client: scriptedClient({ "kb.search": succeed([]) }) });
+    expect(byStopIf).toMatchObject({ ok: false, failed: [0], stoppedBy: "stopIf" });
   });
 
   it("stops at a step that needs approval with requiresConfirm, and runs nothing after it", async () => {

@@ -18,8 +18,10 @@ export interface PlanStep<Seed> {
   readonly input?: unknown;
   /** Args built from earlier results; undefined skips the step. Wins over `input`. */
   readonly buildInput?: (ctx: PlanContext<Seed>) => unknown;
-  /** Ends the plan (successfully) after this step when true. */
+  /** Ends the plan after this step when true; it sees failed results too (`result.ok` false). */
   readonly stopIf?: (result: ToolResult, ctx: PlanContext<Seed>) => boolean;
+  /** Ends the plan if this step fails (overrides the plan's `stopOnError`). */
+  readonly stopOnError?: boolean;
 }
 
 export type Plan<Seed> = readonly PlanStep<Seed>[] | { readonly steps: readonly PlanStep<Seed>[] };
@@ -39,6 +41,12 @@ export interface RunPlanOptions {
   readonly scope?: string | null;
   /** The run every step belongs to (budgets count per run). @default a new id */
   readonly runId?: string;
+  /**
+   * End the plan at the first failed step. By default a failed step is reported and the plan
+   * goes on (a later step's `buildInput` sees the failure in `ctx` and may skip itself, or a
+   * `stopIf` may end the plan). @default false
+   */
+  readonly stopOnError?: boolean;
 }
 
 export type PlanStepStatus = "ran" | "skipped" | "not_run";
@@ -53,8 +61,10 @@ export interface PlanStepReport {
 export type PlanStopReason = "stopIf" | "error" | "requires_confirm";
 
 export interface PlanResult {
-  /** True when every step ran or was skipped, or a stopIf ended the plan. */
+  /** True when no step failed and none waits for a person (a stopIf may have ended it early). */
   readonly ok: boolean;
+  /** The indexes of the steps that ran and failed, in order. */
+  readonly failed: number[];
   readonly steps: PlanStepReport[];
   /** Index of the step that ended the plan early. */
   readonly stoppedAt?: number;
@@ -66,10 +76,12 @@ export interface PlanResult {
 }
 
 /**
- * Runs a fixed plan in `plan` mode under one run id. A failed step stops the plan
- * (`stoppedBy: "error"`, the step's result carries the error code); a step that needs approval
- * (any `send`) comes back `awaiting_approval` and stops the plan before it runs
- * (`requiresConfirm: true` with its `approvalId`). Never throws for a tool's failure.
+ * Runs a fixed plan in `plan` mode under one run id. A failed step is recorded (`failed`, its
+ * result carries the error code) and the plan goes on, as the source's orchestrator does, unless
+ * `stopOnError` (the plan's or the step's) or the step's `stopIf` ends it (`stoppedBy: "error"` /
+ * `"stopIf"`); `ok` is "no step failed". A step that needs approval (any `send`) comes back
+ * `awaiting_approval` and stops the plan before it runs (`requiresConfirm: true` with its
+ * `approvalId`): what follows may depend on it. Never throws for a tool's failure.
  *
  * @param seed - what the first steps build their args from (`ctx.seed`).
  * @example
@@ -95,10 +107,11 @@ export async function runPlan<Seed>(plan: Plan<Seed>, seed: Seed, opts: RunPlanO
   const ctx: PlanContext<Seed> = { seed, byTool, byStep };
   const callOpts: CallOptions = { mode: "plan", runId, flags: opts.flags ?? {}, scope: opts.scope ?? null, wait: false };
 
+  const failed: number[] = [];
   const stop = (at: number, by: PlanStopReason, result: ToolResult): PlanResult => {
     for (const s of steps.slice(at + 1)) reports.push(report(s, "not_run"));
     const confirm = by === "requires_confirm" ? { requiresConfirm: true, ...(result.approvalId ? { approvalId: result.approvalId } : {}) } : {};
-    return { ok: by === "stopIf", steps: reports, stoppedAt: at, stoppedBy: by, ...confirm, runId };
+    return { ok: failed.length === 0 && by === "stopIf", failed, steps: reports, stoppedAt: at, stoppedBy: by, ...confirm, runId };
   };
 
   for (const [i, step] of steps.entries()) {
@@ -113,10 +126,11 @@ export async function runPlan<Seed>(plan: Plan<Seed>, seed: Seed, opts: RunPlanO
     byTool[step.tool] = result;
     reports.push(report(step, "ran", result));
     if (result.status === "awaiting_approval") return stop(i, "requires_confirm", result);
-    if (!result.ok) return stop(i, "error", result);
+    if (!result.ok) failed.push(i);
     if (step.stopIf?.(result, ctx)) return stop(i, "stopIf", result);
+    if (!result.ok && (step.stopOnError ?? opts.stopOnError ?? false)) return stop(i, "error", result);
   }
-  return { ok: true, steps: reports, runId };
+  return { ok: failed.length === 0, failed, steps: reports, runId };
 }
 
 function report<Seed>(step: PlanStep<Seed>, status: PlanStepStatus, result?: ToolResult): PlanStepReport {

@@ -24,7 +24,7 @@ interface ToolDefinitionBase<A, O> {
    * `send` (cannot be undone or is seen at once). Decides who may call it and who must approve.
    */
   readonly grade: Grade;
-  /** A JSON Schema of the output, shown to callers. */
+  /** A JSON Schema of the output, shown to callers and checked: an output that does not match fails the call OUTPUT_INVALID. */
   readonly outputSchema?: JsonObject;
   /** Destroys or overwrites data; a `read` cannot be destructive. @default false */
   readonly destructive?: boolean;

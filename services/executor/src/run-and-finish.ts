@@ -3,6 +3,7 @@ import { ACK, callAttributes, readOutcome, WARDEN_TRACER, type StageContext, typ
 import { nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, tracingEnabled, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { redactResult } from "./domain/redact-result.js";
+import { outputSchemaCheck } from "./output-schema-check.js";
 import { shapeOutput } from "./domain/shape-output.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { recordResult } from "./record-result.js";
@@ -109,7 +110,7 @@ async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Reco
 async function record(deps: ExecutorDeps, callId: string, result: HandlerResult, tool: ExecutableTool): Promise<Recorded> {
   const none = { truncated: false, artifacts: [] };
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0, ...none };
-  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES);
+  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES, outputSchemaCheck(tool));
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes, ...none };
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, ...none };
   try {

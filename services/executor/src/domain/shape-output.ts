@@ -13,12 +13,16 @@ export type ShapedOutput =
     }
   | { readonly kind: "error"; readonly error: WardenError; readonly bytes: number };
 
+/** A check of the output as it will be recorded (the tool's outputSchema): the error to record instead, or undefined. */
+export type OutputCheck = (output: JsonValue) => WardenError | undefined;
+
 /**
  * Decides how a handler's return value is recorded: inline, as an artifact with a preview, or
- * as an error (not JSON, over the tool's output cap, or nested deeper than MAX_OUTPUT_DEPTH).
+ * as an error (not JSON, over the tool's output cap, nested deeper than MAX_OUTPUT_DEPTH, or
+ * refused by `check`).
  * `undefined` is recorded as null.
  */
-export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes: number): ShapedOutput {
+export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes: number, check?: OutputCheck): ShapedOutput {
   let text: string | undefined;
   try {
     text = JSON.stringify(value === undefined ? null : value);
@@ -46,6 +50,8 @@ export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes
   const parsed = JSON.parse(text) as JsonValue;
   // deeper output would make its ToolCallFinished TOO_DEEP for every reader: the caller would wait for nothing
   if (valueDepthExceeds(parsed, MAX_OUTPUT_DEPTH)) return tooDeep(bytes);
+  const refused = check?.(parsed);
+  if (refused !== undefined) return { kind: "error", bytes, error: refused };
   if (bytes <= previewBytes) return { kind: "inline", output: parsed, bytes };
   return { kind: "artifact", json, bytes, sha256: sha256Hex(json), preview: previewJson(parsed, previewBytes) as JsonValue };
 }

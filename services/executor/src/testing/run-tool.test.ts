@@ -29,6 +29,20 @@ describe("runTool", () => {
     });
   });
 
+  it("checks the output against the tool's outputSchema: a match is recorded, a mismatch is OUTPUT_INVALID naming each path", async () => {
+    const outputSchema = { type: "object", properties: { status: { type: "string", enum: ["paid", "open"] }, amount: { type: "number" } }, required: ["status", "amount"], additionalProperties: false };
+    const lookup = (output: unknown, idempotent = true) =>
+      defineTool({ ...base, name: "billing.lookup", idempotent, outputSchema, input: z.object({}), handler: () => output });
+    expect(await runTool(lookup({ status: "paid", amount: 4 }), {})).toMatchObject({ ok: true, output: { status: "paid", amount: 4 } });
+    const wrong = await runTool(lookup({ status: "lost", extra: 1 }), {});
+    expect(wrong).toMatchObject({ ok: false, error: { code: "OUTPUT_INVALID", retryable: true } });
+    expect(wrong.ok ? "" : wrong.error.message).toBe(
+      'the tool ran, but its output does not match its outputSchema: /amount is required; /extra is not an allowed property; /status must be one of "paid", "open"',
+    );
+    // it ran: retrying a non-idempotent tool could do it twice
+    expect(await runTool(lookup({ status: "lost" }, false), {})).toMatchObject({ ok: false, error: { code: "OUTPUT_INVALID", retryable: false } });
+  });
+
   it("refuses args the schema rejects with INVALID_ARGS, without running the handler", async () => {
     let ran = false;
     const tool = defineTool({ ...base, name: "kb.strict", input: z.object({ id: z.int() }), handler: () => (ran = true) });

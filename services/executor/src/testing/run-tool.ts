@@ -3,6 +3,7 @@ import { OUTPUT_PREVIEW_BYTES, wardenError, type CallMode, type JsonValue, type 
 import type { ExecutableTool } from "../define-tool.js";
 import { redactResult } from "../domain/redact-result.js";
 import { shapeOutput } from "../domain/shape-output.js";
+import { outputSchemaCheck } from "../output-schema-check.js";
 import { mayHaveActed } from "../run-and-finish.js";
 import { runWithTimeout } from "../run-with-timeout.js";
 import { SecretStore } from "../secret-store.js";
@@ -92,7 +93,7 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
   );
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0 };
-  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES);
+  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES, outputSchemaCheck(tool));
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes };
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, truncated: false };
   const artifact = JSON.parse(Buffer.from(shaped.json).toString("utf8")) as JsonValue;

@@ -1,0 +1,26 @@
+import { wardenError } from "@warden/contracts";
+import { JsonSchemaValidators, schemaErrorsText } from "@warden/service-kit";
+import type { ExecutableTool } from "./define-tool.js";
+import type { OutputCheck } from "./domain/shape-output.js";
+
+const validators = new JsonSchemaValidators();
+
+/**
+ * The check of a tool's output against its declared `outputSchema` (what callers and MCP clients
+ * were promised): a mismatch is an OUTPUT_INVALID result naming the failing paths, never a crash.
+ * The tool did run, so the error is retryable only for an idempotent one. Undefined for a tool
+ * that declares no outputSchema.
+ */
+export function outputSchemaCheck(tool: ExecutableTool): OutputCheck | undefined {
+  const schema = tool.descriptor.outputSchema;
+  if (schema === undefined) return undefined;
+  return (output) => {
+    const check = validators.validate(tool.descriptorHash, schema, output);
+    if (check.kind === "valid") return undefined;
+    const why = check.kind === "broken" ? `its outputSchema does not compile: ${check.message}` : schemaErrorsText(check.errors);
+    return {
+      ...wardenError("OUTPUT_INVALID", `the tool ran, but its output does not match its outputSchema: ${why}`, check.kind === "invalid" ? { errors: check.errors.map((e) => ({ ...e })) } : {}),
+      retryable: tool.descriptor.idempotent,
+    };
+  };
+}
