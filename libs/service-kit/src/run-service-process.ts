@@ -43,8 +43,8 @@ const THIS_PROCESS: ProcessIo = {
 
 /**
  * Every service's main.ts: env → config → logger → tracing (when `OTEL_EXPORTER_OTLP_ENDPOINT`
- * is set) → connect → topology → start → drain on SIGTERM/SIGINT. An operator's error (bad config, a refused manifest) exits 1 with its message
- * alone; anything else exits 1 with its stack.
+ * is set) → connect → topology → start → drain on SIGTERM/SIGINT. An operator's error (bad
+ * config, a refused manifest) exits 1 with its message alone; anything else exits 1 with its stack.
  */
 export async function runServiceProcess<C extends BusConfig, S extends StoppableService>(spec: ServiceProcessSpec<C, S>, io: ProcessIo = THIS_PROCESS): Promise<void> {
   const isOperatorError = (err: unknown) => err instanceof ConfigError || (spec.operatorErrors ?? []).some((c) => err instanceof c);

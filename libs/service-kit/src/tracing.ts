@@ -36,9 +36,15 @@ export interface TracingOptions {
 export interface Tracing {
   /** Exports every span ended so far. */
   flush(): Promise<void>;
-  /** Exports what is left and turns tracing off again for this process. */
+  /**
+   * Turns tracing off again for this process and exports what is left, waiting at most
+   * {@link TRACING_STOP_MS} for an unreachable receiver (a drain must not outlast a container's grace).
+   */
   stop(): Promise<void>;
 }
+
+/** How long stopping waits for the last export. */
+export const TRACING_STOP_MS = 5_000;
 
 /** The OTLP/HTTP traces URL of a base endpoint, as the OpenTelemetry SDKs derive it. */
 export function tracesUrl(endpoint: string): string {
@@ -53,7 +59,7 @@ export function tracesUrl(endpoint: string): string {
  * posted as OTLP JSON over HTTP.
  */
 export function startTracing(o: TracingOptions): Tracing {
-  const exporter = o.exporter ?? new OTLPTraceExporter({ url: tracesUrl(o.endpoint ?? "http://localhost:4318") });
+  const exporter = o.exporter ?? new OTLPTraceExporter({ url: tracesUrl(o.endpoint ?? "http://localhost:4318"), timeoutMillis: TRACING_STOP_MS });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName, ...(o.serviceVersion === undefined ? {} : { [ATTR_SERVICE_VERSION]: o.serviceVersion }) }),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
@@ -72,9 +78,12 @@ export function startTracing(o: TracingOptions): Tracing {
     stop() {
       stopped ??= (async () => {
         disable();
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await provider.shutdown();
+          const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, TRACING_STOP_MS)));
+          await Promise.race([provider.shutdown(), late]);
         } finally {
+          clearTimeout(timer);
           trace.disable();
           context.disable();
         }
