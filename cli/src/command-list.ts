@@ -63,6 +63,16 @@ export const TOOLS_VIEW_OPTIONS = {
   explain: { type: "boolean", description: "also list the hidden tools and why each is hidden" },
 } as const satisfies OptionSpecs;
 
+export const RESOLVE_OPTIONS = {
+  ...TOOLS_VIEW_OPTIONS,
+  goal: { type: "string", value: "TEXT", required: true, description: "what the caller wants done (its words are matched against the tools)" },
+  task: { type: "string", value: "TEXT", description: "the step within the goal" },
+  target: { type: "string", value: "TEXT", description: "what the action is on (a customer, a ticket)" },
+  domain: { type: "string", value: "D", description: "only tools of this domain" },
+  grade: { type: "string", value: "G", description: "only tools of this grade: read, write or send" },
+  limit: { type: "string", value: "N", description: "at most this many candidates (default 5)" },
+} as const satisfies OptionSpecs;
+
 export const TOOLS_STATUS_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
@@ -311,6 +321,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "start a secured nats-server (or use NATS_URL), every service and the demo; keys and credentials in WARDEN_HOME (./.warden); Ctrl-C stops",
     options: UP_OPTIONS,
     run: async (input, io) => (await import("./commands/up.js")).upCommand(input, io),
+  }),
+  command({
+    name: "resolve",
+    summary: "which tools serve an intent: ranked candidates (with why) among what the caller may see, and a view of just those",
+    options: RESOLVE_OPTIONS,
+    run: async (input, io) => (await import("./commands/resolve.js")).resolveCommand(input, io),
   }),
   command({
     name: "tools",

@@ -284,20 +284,20 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(text.stderr).toContain(url);
   });
 
-  it("brings everything up with `up --demo` and drains on SIGTERM", async () => {
+  it("brings everything up with `up --demo`, serves its health and metrics with WARDEN_HEALTH_PORT, and drains on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
     const home = join(dir, "home");
     // no model endpoint: the demo subagent must then answer with what to set
     const { OPENAI_BASE_URL: _url, OPENAI_API_KEY: _key, ...parentEnv } = cleanEnv();
     const child = spawn(process.execPath, [MAIN, "up", "--demo", "--nats-port", "0", "--json"], {
       cwd: dir,
-      env: { ...parentEnv, WARDEN_HOME: home, LOG_LEVEL: "silent" },
+      env: { ...parentEnv, WARDEN_HOME: home, LOG_LEVEL: "silent", WARDEN_HEALTH_PORT: "0" },
     });
     try {
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
       const summary = await eventually(
-        () => JSON.parse(out) as { ok: boolean; url: string; home: string; services: string[]; tools: string[]; identities: string[] },
+        () => JSON.parse(out) as { ok: boolean; url: string; home: string; services: string[]; tools: string[]; identities: string[]; health: string },
         20_000,
         100,
       );
@@ -311,6 +311,10 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       const upEnv = { WARDEN_HOME: home, LOG_LEVEL: "silent" };
       const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--mode", "llm", "--principal", "support-bot", "--json"], upEnv);
       expect(r.doc).toMatchObject({ ok: true, status: "succeeded" });
+      expect((await fetch(`${summary.health}/readyz`)).status).toBe(200);
+      const metrics = await (await fetch(`${summary.health}/metrics`)).text();
+      expect(metrics).toMatch(/warden_events_written_total\{type="ToolCallFinished",tool="kb.search",result="ok",service="warden-up"\} [1-9]/);
+      expect(metrics).toMatch(/warden_approvals_pending\{service="warden-up"\} \d+/);
       const triage = await warden(["call", "agent.triage", "--args", '{"task":"look into session 1"}', "--principal", "alice", "--json"], upEnv);
       expect(triage.doc).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE" } });
       expect(JSON.stringify(triage.doc)).toMatch(/OPENAI_BASE_URL.*OPENAI_API_KEY/);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
 import { defineTool, startExecutor, type Executor } from "@warden/executor";
 import { z } from "zod";
+import { createAgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { runWarden } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -59,7 +60,7 @@ describe("warden status", () => {
     expect(audited.services.map((x) => x.name)).toContain("warden-policy");
   });
 
-  it("shows a stopped executor's domain as down once its heartbeat has run out, and names it as a problem", async () => {
+  it("shows a stopped executor's domain as down once its heartbeat has run out, names it as a problem, and views hide its tools", async () => {
     await notes.stop();
     const s = await eventually(async () => {
       const r = await status();
@@ -68,6 +69,11 @@ describe("warden status", () => {
     }, 30_000);
     expect(s.services.some((x) => x.name === "warden-executor" && x.metadata["domain"] === "notes")).toBe(false);
     expect(s.problems).toContain("domain notes has 1 enabled tool(s) and no live executor: its calls are refused UNAVAILABLE");
+    // a model is not shown what it could not run: the view hides the domain's tools
+    const agent = createAgentClient({ bus: await w.agentBus("bot"), principal: "bot" });
+    const view = await agent.toolView({ mode: "llm", explain: true });
+    expect(view.ok && view.value.view.hidden.find((h) => h.name === "notes.read")).toMatchObject({ reason: "no_executor" });
+    expect(view.ok && view.value.view.tools.map((t) => t.name)).toContain("kb.search");
     const text = await runWarden(w.nats.home.dir, "status");
     expect(text.out).toMatch(/^ {2}notes +DOWN +1 enabled tool\(s\)$/m);
     for (const line of text.out.split("\n")) expect(line.length).toBeLessThanOrEqual(100);

@@ -62,7 +62,7 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
   // each service connects as its own identity, with exactly the rights docs/security.md gives it
   const serviceBus = (role: "registry" | "policy" | "approver" | "projector" | "notary") => nats.connectAs({ kind: "service", name: role, role });
   const startServices = async () => {
-    const registry = await startRegistryService({ bus: await serviceBus("registry"), log });
+    const registry = await startRegistryService({ bus: await serviceBus("registry"), log, hideDownDomains: true });
     // as in production: a call that would run now, to a domain with no live executor, is refused UNAVAILABLE
     const policyService = await startPolicyService({ bus: await serviceBus("policy"), log, requireLiveExecutor: true });
     const approver = await startApproverService({

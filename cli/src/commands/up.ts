@@ -80,6 +80,8 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
     };
     const admin = await connectAs("admin");
     await ensureTopology(admin);
+    // WARDEN_HEALTH_PORT: one health and metrics endpoint for every service of this process
+    const served = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: url });
     services = await startServices({
       admin,
       connectAs,
@@ -90,6 +92,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       approverKeys: home.env().approverPublicKeys,
       manifests,
       env: io.env,
+      ...(served.WARDEN_HEALTH_PORT === undefined ? {} : { healthPort: served.WARDEN_HEALTH_PORT, healthHost: served.WARDEN_HEALTH_HOST }),
     });
     const tools = await createRegistryClient(admin).list();
     const approver = exampleApprover(services.policy);
@@ -103,6 +106,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       demo,
       tools: tools.ok ? [...new Set(tools.value.map((t) => t.descriptor.name))].sort() : [],
       ...(services.policy ? { policyVersion: services.policy.version } : {}),
+      ...(services.healthPort === undefined ? {} : { health: `http://${served.WARDEN_HEALTH_HOST === "0.0.0.0" ? "127.0.0.1" : served.WARDEN_HEALTH_HOST}:${services.healthPort}` }),
       ...(approver ? { approver } : {}),
     };
     emit(io, values.json ?? false, { ok: true, ...summary }, () => upText(summary));

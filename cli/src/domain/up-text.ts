@@ -12,6 +12,8 @@ export interface UpSummary {
   readonly demo: boolean;
   readonly tools: readonly string[];
   readonly policyVersion?: string;
+  /** Where /healthz, /readyz and /metrics are served (WARDEN_HEALTH_PORT). */
+  readonly health?: string;
   /** A principal the policy lets approve sends, for the example commands. */
   readonly approver?: string;
 }
@@ -34,6 +36,7 @@ export function upText(s: UpSummary): string {
     `  tools     ${s.tools.length > 0 ? s.tools.join(", ") : "(none registered yet)"}`,
   ];
   if (s.policyVersion) lines.push(`  policy    ${s.policyVersion}`);
+  if (s.health) lines.push(`  health    ${s.health}/readyz, metrics at ${s.health}/metrics`);
   if (s.home) lines.push(`  home      ${s.home} (credentials of ${(s.identities ?? []).join(", ") || "no one yet"})`);
   lines.push("", "Try, in another terminal (commands find their credentials in the home):");
   if (s.demo) {

@@ -1,4 +1,5 @@
-import type { Bus, Logger } from "@warden/bus";
+import { observeBus, type Bus, type Logger } from "@warden/bus";
+import { createServiceMetrics, startHealthServer } from "@warden/service-kit";
 import { startAdaptersService, type LoadedManifest } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
@@ -18,6 +19,8 @@ export interface StartedServices {
   readonly names: string[];
   /** The demo's policy document, when --demo stored it. */
   readonly policy?: PolicyDocument;
+  /** Where /healthz, /readyz and /metrics are served, when asked for. */
+  readonly healthPort?: number;
   /** Stops everything, last started first. */
   stop(): Promise<void>;
 }
@@ -40,6 +43,9 @@ export interface StartServicesOptions {
   readonly manifests?: readonly LoadedManifest[];
   /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
   readonly env: NodeJS.ProcessEnv;
+  /** Serve health and metrics for the whole process on this port (0: a free one). */
+  readonly healthPort?: number;
+  readonly healthHost?: string;
 }
 
 /**
@@ -50,6 +56,8 @@ export interface StartServicesOptions {
 export async function startServices(o: StartServicesOptions): Promise<StartedServices> {
   const { log, connectAs, approverKeys } = o;
   const running: Running[] = [];
+  let healthPort: number | undefined;
+  let markReady = () => undefined as void;
   const stopAll = async () => {
     for (const r of running.reverse()) {
       await r.stop().catch((err: unknown) => log.error({ err, service: r.name }, "service stop failed"));
@@ -60,10 +68,27 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     running.push({ name, stop: () => handle.stop() });
   };
   try {
-    await start("registry", async () => startRegistryService({ bus: await connectAs("registry"), log: log.child({ service: "registry" }) }));
+    // one health server and one set of metrics for the whole process (WARDEN_HEALTH_PORT), as each
+    // service process has its own; it answers /healthz while the services start, /readyz once all have
+    const metrics = o.healthPort === undefined ? undefined : createServiceMetrics({ service: "warden-up", bus: o.admin, log });
+    if (metrics !== undefined) {
+      const undo = observeBus(metrics.observer);
+      const health = await startHealthServer({ bus: o.admin, log, metrics, port: o.healthPort!, host: o.healthHost ?? "127.0.0.1" });
+      healthPort = health.port;
+      markReady = () => health.markStarted();
+      running.push({
+        name: "health",
+        stop: async () => {
+          health.markStopping();
+          await health.stop();
+          undo();
+        },
+      });
+    }
+    await start("registry", async () => startRegistryService({ bus: await connectAs("registry"), log: log.child({ service: "registry" }), hideDownDomains: true }));
     await start("policy", async () => startPolicyService({ bus: await connectAs("policy"), log: log.child({ service: "policy" }), requireLiveExecutor: true }));
     await start("approver", async () =>
-      startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem }),
+      startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem, ...(metrics === undefined ? {} : { metrics }) }),
     );
     await start("projector", async () => startProjectorService({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
     await start("notary", async () =>
@@ -102,8 +127,9 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
         }),
       );
     }
-    const names = running.map((r) => r.name);
-    return { names, ...(policy === undefined ? {} : { policy }), stop: stopAll };
+    const names = running.map((r) => r.name).filter((n) => n !== "health");
+    markReady();
+    return { names, ...(policy === undefined ? {} : { policy }), ...(healthPort === undefined ? {} : { healthPort }), stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

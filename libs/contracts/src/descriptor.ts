@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
+import { ActionTypeSchema, CHANGING_ACTIONS, LEVEL_NAMES, levelOf, LOOKING_ACTIONS, PermissionLevelSchema, SENDING_ACTIONS } from "./action-type.js";
 import { GradeSchema } from "./grades.js";
 import { JsonObjectSchema } from "./json.js";
 import { TokenSchema, ToolNameSchema, VersionSchema } from "./tokens.js";
@@ -44,6 +45,10 @@ export const ToolDescriptorSchema = z.strictObject({
    * writes); the approver puts its answer on the approval card. Absent: no preview.
    */
   preview: z.literal(true).optional(),
+  /** What it does, in the Tool Manager's action types (`search`, `delete`, `external_send`, …); must agree with the grade. */
+  actionType: ActionTypeSchema.optional(),
+  /** Its permission level L0–L5, when declared; else derived from action type, grade and flags (`levelOf`). */
+  level: PermissionLevelSchema.optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
@@ -60,6 +65,25 @@ export interface DescriptorLintIssue {
 /** Contradictions a registry refuses: flags that disagree with the grade. */
 export function lintDescriptor(d: ToolDescriptor): DescriptorLintIssue[] {
   const issues: DescriptorLintIssue[] = [];
+  const a = d.actionType;
+  if (a !== undefined && LOOKING_ACTIONS.includes(a) && d.grade !== "read") {
+    issues.push({ rule: "action-type-grade", message: `action type ${a} only looks: its grade is read, not ${d.grade}` });
+  }
+  if (a !== undefined && CHANGING_ACTIONS.includes(a) && d.grade === "read") {
+    issues.push({ rule: "action-type-grade", message: `action type ${a} changes something: it cannot be grade read` });
+  }
+  if (a !== undefined && SENDING_ACTIONS.includes(a) && d.grade !== "send") {
+    issues.push({ rule: "action-type-grade", message: `action type ${a} cannot be undone or is seen at once: its grade is send, not ${d.grade}` });
+  }
+  if (d.level !== undefined) {
+    const derived = levelOf({ ...d, level: undefined });
+    if (d.level === "L5" && !d.destructive && derived !== "L5") {
+      issues.push({ rule: "level-flags", message: "level L5 (destructive_or_admin) is for a destructive tool or an admin, auth or delete action: set destructive, or an action type" });
+    }
+    if (d.level < derived) {
+      issues.push({ rule: "level-flags", message: `level ${d.level} (${LEVEL_NAMES[d.level]}) is below what its grade, flags and action type say (${derived}, ${LEVEL_NAMES[derived]}): a level may raise, never lower` });
+    }
+  }
   if (d.grade === "read" && d.destructive) {
     issues.push({ rule: "read-not-destructive", message: "grade read cannot be destructive: nothing changes on a read" });
   }

@@ -45,8 +45,18 @@ export {
   type DeliveryRequest,
   type DeliveryRequestInput,
 } from "./approval-delivery.js";
+export {
+  ACTION_TYPES,
+  ActionTypeSchema,
+  LEVEL_NAMES,
+  levelOf,
+  PERMISSION_LEVELS,
+  PermissionLevelSchema,
+  type ActionType,
+  type PermissionLevel,
+} from "./action-type.js";
 export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewRequestSchema, type PreviewReply, type PreviewRequest } from "./tool-preview.js";
-export { delegatedIntent, INTENT_LIMITS, IntentSchema, type Intent } from "./intent.js";
+export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export {
@@ -378,6 +388,8 @@ export {
 export {
   HIDDEN_REASONS,
   HiddenToolSchema,
+  ToolCandidateSchema,
+  type ToolCandidate,
   TOOL_VIEW_FORMATS,
   ToolViewEntrySchema,
   ToolViewFormatSchema,

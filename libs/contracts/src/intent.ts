@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { GradeSchema } from "./grades.js";
+import { TokenSchema } from "./tokens.js";
 
 /**
  * Why a call is made, in the caller's words: what it is for, why this tool and these args, and
@@ -25,3 +27,28 @@ export function delegatedIntent(task: string, delegator: string, tool: string): 
   const goal = task.length <= INTENT_LIMITS.goal ? task : `${task.slice(0, INTENT_LIMITS.goal - 1)}…`;
   return { goal, rationale: `asked by ${delegator} through ${tool}; the subagent's model chose this call for that task` };
 }
+
+/**
+ * What a caller wants done, before it has chosen a tool (the source's ToolIntent): resolved into
+ * ranked candidates and a ToolView of just those (`warden resolve`, `agent.resolve`). The words
+ * of `goal`, `task`, `target` and `expectedEffect` are matched against the tools' names, titles
+ * and descriptions; `domain` and `grade` narrow the candidates. It asks, it never grants: the
+ * candidates are only tools the caller's view shows anyway.
+ */
+export const ToolIntentSchema = z.strictObject({
+  goal: bounded("goal").min(1, "intent.goal may not be empty"),
+  /** The concrete step the caller is at, within the goal. */
+  task: z.string().max(1_000).optional(),
+  /** What the action is on: a customer, a ticket, a file. */
+  target: z.string().max(300).optional(),
+  expectedEffect: bounded("expectedEffect").optional(),
+  /** Only tools of this domain. */
+  domain: TokenSchema.optional(),
+  /** Only tools of this side-effect grade (read: look something up; write; send). */
+  grade: GradeSchema.optional(),
+  constraints: z.array(z.string().max(300)).max(20).optional(),
+  rationale: bounded("rationale").optional(),
+  evidenceRefs: z.array(z.string().max(300)).max(20).optional(),
+  confidence: z.number().min(0).max(1).optional(),
+});
+export type ToolIntent = z.infer<typeof ToolIntentSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { DecisionSchema } from "./policy-decision.js";
 import { MAX_SESSION_GRANT_SECONDS } from "./session-grant.js";
@@ -40,6 +41,12 @@ export const PolicyMatchSchema = z.strictObject({
   grade: oneOrMany(GradeSchema).optional(),
   mode: oneOrMany(CallModeSchema).optional(),
   principal: oneOrMany(z.string()).optional(),
+  /** The tool's action type (`delete`, `external_send`, …); a tool that declares none matches no actionType. */
+  actionType: oneOrMany(ActionTypeSchema).optional(),
+  /** The tool's permission level, declared or derived (L0–L5). */
+  level: oneOrMany(PermissionLevelSchema).optional(),
+  destructive: z.boolean().optional(),
+  openWorld: z.boolean().optional(),
 });
 
 /** A bucket per principal and tool, for the tools its globs match (the first entry that matches). */

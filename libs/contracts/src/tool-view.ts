@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CallModeSchema, GradeSchema } from "./grades.js";
+import { ToolIntentSchema } from "./intent.js";
 import { JsonObjectSchema } from "./json.js";
 import { TokenSchema } from "./tokens.js";
 
@@ -32,6 +33,8 @@ export const HIDDEN_REASONS = [
   "disabled",
   "policy_denied",
   "not_in_allowed_tools",
+  "no_executor",
+  "not_matching_intent",
 ] as const;
 export const HiddenReasonSchema = z.enum(HIDDEN_REASONS);
 
@@ -60,17 +63,33 @@ export const HiddenToolSchema = z.object({
 });
 export type HiddenTool = z.infer<typeof HiddenToolSchema>;
 
+/** A tool an intent resolved to: its score and, in words, why (deterministic: ties go by name). */
+export const ToolCandidateSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  grade: GradeSchema,
+  score: z.number(),
+  reasons: z.array(z.string()),
+});
+export type ToolCandidate = z.infer<typeof ToolCandidateSchema>;
+
 export const ToolViewSchema = z.object({
   query: ToolViewQuerySchema,
   policyVersion: z.string(),
   tools: z.array(ToolViewEntrySchema),
   hidden: z.array(HiddenToolSchema),
+  /** Set when the view was asked for an intent: the ranked candidates it shows (best first). */
+  candidates: z.array(ToolCandidateSchema).optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
 export const ToolViewRequestSchema = ToolViewQuerySchema.extend({
   format: ToolViewFormatSchema.default("openai"),
   explain: z.boolean().default(false),
+  /** Resolve this intent: the view shows only the best-matching tools, ranked (`candidates`). */
+  intent: ToolIntentSchema.optional(),
+  /** With `intent`: at most this many candidates. @default 5 */
+  limit: z.int().min(1).max(50).optional(),
 });
 export type ToolViewRequest = z.infer<typeof ToolViewRequestSchema>;
 export type ToolViewRequestInput = z.input<typeof ToolViewRequestSchema>;

@@ -30,6 +30,16 @@ const names = (v: { tools: { name: string }[] }) => v.tools.map((t) => t.name);
 const reasonOf = (v: { hidden: { name: string; reason: string }[] }, name: string) => v.hidden.find((h) => h.name === name)?.reason;
 
 describe("compileToolView", () => {
+  it("hides the tools of a domain with no live executor as no_executor, when told which domains are live", () => {
+    const view = compileToolView(registry, PEOPLE, q({ mode: "human", principal: "alice" }), { ...explained, liveDomains: new Set(["ticket"]) });
+    expect(names(view)).toContain("ticket.submit");
+    expect(names(view)).not.toContain("kb.search");
+    expect(reasonOf(view, "kb.search")).toBe("no_executor");
+    expect(view.hidden.find((h) => h.name === "kb.search")).toMatchObject({ detail: "no executor of domain kb is running: a call would be refused UNAVAILABLE", ruleIds: ["executor.liveness"] });
+    // not told: not checked
+    expect(reasonOf(compileToolView(registry, EMPTY_POLICY_DOCUMENT, q(), explained), "kb.search")).toBeUndefined();
+  });
+
   it("leaves the hidden list empty unless explained", () => {
     expect(compileToolView(registry, EMPTY_POLICY_DOCUMENT, q()).hidden).toEqual([]);
   });

@@ -4,12 +4,14 @@ import {
   toWireName,
   type HiddenTool,
   type PolicyDocument,
+  type ToolIntent,
   type ToolRecord,
   type ToolView,
   type ToolViewEntry,
   type ToolViewQuery,
 } from "@warden/contracts";
 import { newestEnabled, versionsByName } from "./tool-versions.js";
+import { rankCandidates, scoreTool, termsOf } from "./resolve-intent.js";
 import { toolVisibility } from "./visibility.js";
 
 function hidden(r: ToolRecord, reason: HiddenTool["reason"], detail: string, ruleIds: readonly string[] = []): HiddenTool {
@@ -42,7 +44,14 @@ export function compileToolView(
   records: Iterable<ToolRecord>,
   doc: PolicyDocument,
   query: ToolViewQuery,
-  options: { readonly explain?: boolean } = {},
+  options: {
+    readonly explain?: boolean;
+    /** The domains with a live executor: a tool of any other is hidden `no_executor` (its call would be refused UNAVAILABLE). Absent: not checked. */
+    readonly liveDomains?: ReadonlySet<string>;
+    /** Resolve this intent: show only its best `limit` (default 5) candidates, ranked, and say why in `candidates`. */
+    readonly intent?: ToolIntent;
+    readonly limit?: number;
+  } = {},
 ): ToolView {
   const allowed = query.only === undefined ? undefined : new Set(query.only.map((n) => resolveToolName(n) ?? n));
   const shown: { record: ToolRecord; entry: ToolViewEntry }[] = [];
@@ -64,6 +73,11 @@ export function compileToolView(
       out.push(hidden(record, v.reason, v.detail, v.ruleIds));
       continue;
     }
+    const domain = record.descriptor.name.split(".")[0]!;
+    if (options.liveDomains !== undefined && !options.liveDomains.has(domain)) {
+      out.push(hidden(record, "no_executor", `no executor of domain ${domain} is running: a call would be refused UNAVAILABLE`, ["executor.liveness"]));
+      continue;
+    }
     const decision = v.evaluation.decision === "require_approval" ? "require_approval" : "allow";
     shown.push({ record, entry: entry(record, decision, v.evaluation.reason, v.evaluation.ruleIds) });
   }
@@ -78,12 +92,26 @@ export function compileToolView(
       bad.set(p.name, { detail: `${p.name} has no usable wire name (${p.wireName}: ${p.problem.replace(/_/g, " ")})`, ruleId: "wire_name.invalid" });
     }
   }
-  const tools: ToolViewEntry[] = [];
+  const usable: { record: ToolRecord; entry: ToolViewEntry }[] = [];
   for (const s of shown) {
     const problem = bad.get(s.entry.name);
-    if (problem === undefined) tools.push(s.entry);
+    if (problem === undefined) usable.push(s);
     // no hidden reason names wire names; policy_denied with its own rule id is the closest
     else out.push(hidden(s.record, "policy_denied", problem.detail, [problem.ruleId]));
   }
-  return { query, policyVersion: doc.version, tools, hidden: options.explain === true ? out : [] };
+  if (options.intent === undefined) return { query, policyVersion: doc.version, tools: usable.map((s) => s.entry), hidden: options.explain === true ? out : [] };
+  // an intent narrows what the view shows anyway: a candidate is never a tool the caller could not see
+  const terms = termsOf(options.intent);
+  const scored = usable.map((s) => ({ s, c: scoreTool(s.record.descriptor, options.intent!, terms) }));
+  const ranked = rankCandidates(scored.flatMap((x) => (x.c === undefined ? [] : [x.c])));
+  const limit = options.limit ?? 5;
+  const chosen = ranked.slice(0, limit);
+  const kept = new Set(chosen.map((c) => c.name));
+  for (const { s, c } of scored) {
+    if (kept.has(s.entry.name)) continue;
+    const detail = c === undefined ? "it does not match the intent (its domain, grade or words)" : `it ranks below the ${limit} best matches (score ${c.score})`;
+    out.push(hidden(s.record, "not_matching_intent", detail, ["intent.resolve"]));
+  }
+  const byName = new Map(usable.map((s) => [s.entry.name, s.entry]));
+  return { query, policyVersion: doc.version, tools: chosen.map((c) => byName.get(c.name)!), hidden: options.explain === true ? out : [], candidates: chosen };
 }

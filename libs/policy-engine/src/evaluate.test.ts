@@ -217,3 +217,24 @@ describe("who may claim mode human (regression: an agent claiming a person's but
     expect(evaluatePolicy(d, facts({ principal: "walk-in", grade: "read", mode: "llm" })).decision).toBe("allow");
   });
 });
+
+describe("rules that match on action type, level and flags", () => {
+  const rules = doc({
+    rules: [
+      { id: "no-deletes", match: { actionType: "delete" }, effect: "deny", reason: "nobody deletes here" },
+      { id: "l4-person", match: { level: ["L4", "L5"] }, effect: "require_approval", reason: "outside changes wait for a person" },
+      { id: "outside-reads", match: { openWorld: true, grade: "read" }, effect: "require_approval", reason: "outside reads are confirmed" },
+    ],
+  });
+  const decide = (over: Partial<ToolDescriptorInput>, mode: CallMode = "plan") => evaluatePolicy(rules, facts({ tool: tool(over), mode }));
+
+  it("matches a declared action type, the declared or derived level, and the flags", () => {
+    expect(decide({ grade: "write", actionType: "delete", destructive: true })).toMatchObject({ decision: "deny", ruleIds: expect.arrayContaining(["no-deletes"]) });
+    expect(decide({ grade: "write", openWorld: true })).toMatchObject({ decision: "require_approval", ruleIds: expect.arrayContaining(["l4-person"]) });
+    expect(decide({ grade: "write", level: "L4" })).toMatchObject({ decision: "require_approval", ruleIds: expect.arrayContaining(["l4-person"]) });
+    expect(decide({ openWorld: true })).toMatchObject({ decision: "require_approval", ruleIds: expect.arrayContaining(["outside-reads"]) });
+    expect(decide({ grade: "write" })).toMatchObject({ decision: "allow" });
+    // a tool that declares no action type is matched by no actionType rule
+    expect(decide({ grade: "write", destructive: true })).toMatchObject({ decision: "require_approval", ruleIds: expect.not.arrayContaining(["no-deletes"]) });
+  });
+});

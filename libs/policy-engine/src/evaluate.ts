@@ -1,5 +1,6 @@
 import {
   decisionRank,
+  levelOf,
   parseToolName,
   type CallMode,
   type Decision,
@@ -96,7 +97,11 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
     anyGlob(m.domain, domain) &&
     (m.grade === undefined || m.grade.includes(f.tool.grade)) &&
     (m.mode === undefined || m.mode.includes(f.mode)) &&
-    anyGlob(m.principal, f.principal)
+    anyGlob(m.principal, f.principal) &&
+    (m.actionType === undefined || (f.tool.actionType !== undefined && m.actionType.includes(f.tool.actionType))) &&
+    (m.level === undefined || m.level.includes(levelOf(f.tool))) &&
+    (m.destructive === undefined || m.destructive === f.tool.destructive) &&
+    (m.openWorld === undefined || m.openWorld === f.tool.openWorld)
   );
 }
 

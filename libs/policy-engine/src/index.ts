@@ -7,6 +7,7 @@ export {
   type PolicyDiagnostic,
 } from "./check-document.js";
 export { compileToolView } from "./compile-tool-view.js";
+export { intentTerms, rankCandidates, scoreTool, termsOf } from "./resolve-intent.js";
 export {
   decideRequest,
   DecideRequestSchema,

@@ -10,6 +10,7 @@ import {
   type CallMode,
   type Intent,
   type Outcome,
+  type ToolIntent,
   type ToolResult,
   type ToolViewRequestInput,
 } from "@warden/contracts";
@@ -183,6 +184,17 @@ export interface AgentClient {
    */
   toolView(query?: AgentToolViewQuery): Promise<Outcome<ToolViewResult>>;
   /**
+   * Which tools serve an intent: the ranked candidates (`view.candidates`, each with its score and
+   * why) among what this principal may see anyway, and a view of just those, capped at `limit`
+   * (default 5), ready for a model. Deterministic: the same intent and tools rank the same.
+   * @example
+   * ```ts
+   * const r = await agent.resolve({ goal: "refund the customer's last invoice", domain: "billing" }, { limit: 3 });
+   * if (r.ok) console.log(r.value.view.candidates); // [{ name: "billing.refund", score: 6, reasons: [...] }, …]
+   * ```
+   */
+  resolve(intent: ToolIntent, query?: Omit<AgentToolViewQuery, "intent">): Promise<Outcome<ToolViewResult>>;
+  /**
    * The answer of a call this principal already asked for, e.g. one that came back
    * `awaiting_approval` and has since been approved: reads it (nothing is asked again, so the call
    * runs at most once) and, by default, waits for its end. `tool` is the name or wire name it was
@@ -288,6 +300,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     principal,
     mode,
     runId,
+    resolve: (intent, query = {}) => toolView({ ...query, intent }),
     async call(tool, args, opts = {}) {
       const key = opts.idempotencyKey;
       if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {

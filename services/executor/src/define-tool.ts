@@ -4,7 +4,9 @@ import {
   lintDescriptor,
   parseToolName,
   ToolDescriptorSchema,
+  type ActionType,
   type Grade,
+  type PermissionLevel,
   type JsonObject,
   type ToolDescriptor,
 } from "@warden/contracts";
@@ -37,6 +39,10 @@ interface ToolDefinitionBase<A, O> {
   readonly idempotent?: boolean;
   /** Touches the world outside (other systems, people). @default false */
   readonly openWorld?: boolean;
+  /** What it does (`search`, `patch`, `delete`, `external_send`, …); must agree with the grade (a `delete` is never `read`). */
+  readonly actionType?: ActionType;
+  /** Its permission level L0–L5, to raise what grade, flags and action type derive (never to lower it). */
+  readonly level?: PermissionLevel;
   /** A flag the policy document must grant the principal (and the call not turn off), else the tool is off. */
   readonly featureFlag?: string;
   /** The contexts (pages, screens) where the tool applies. @default [] (everywhere) */

@@ -5,5 +5,5 @@ import { startRegistryService } from "./service.js";
 await runServiceProcess({
   name: "registry",
   loadConfig,
-  start: ({ bus, log, config }) => startRegistryService({ bus, log, concurrency: config.WARDEN_REGISTRY_CONCURRENCY }),
+  start: ({ bus, log, config }) => startRegistryService({ bus, log, concurrency: config.WARDEN_REGISTRY_CONCURRENCY, hideDownDomains: config.WARDEN_REGISTRY_HIDE_DOWN_DOMAINS }),
 });

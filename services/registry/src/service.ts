@@ -1,5 +1,5 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
-import { announceService, followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
+import { announceService, followPolicyDocument, openExecutorLiveness, startDescriptorCache } from "@warden/service-kit";
 import { BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
@@ -13,6 +13,13 @@ export interface RegistryServiceDeps {
   readonly log: Logger;
   /** Requests the validation stage works on at once (default 64). */
   readonly concurrency?: number;
+  /**
+   * Hide from views the tools of domains with no live executor heartbeat (`no_executor`), as the
+   * policy refuses their calls (WARDEN_POLICY_REQUIRE_LIVE_EXECUTOR). The process turns it on
+   * (WARDEN_REGISTRY_HIDE_DOWN_DOMAINS); tests of the registry alone, with no executors, leave it off.
+   * @default false
+   */
+  readonly hideDownDomains?: boolean;
 }
 
 export interface RegistryService {
@@ -33,7 +40,8 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
   const cache = await startDescriptorCache(bus);
   const policy = await followPolicyDocument(bus, log);
   const validators = new ArgsValidators();
-  const subscriptions = [...serveRegistryRpc({ bus, log, tools, cache, policy, validators }), serveCallReads(bus, log)];
+  const liveness = deps.hideDownDomains === true ? await openExecutorLiveness(bus, log) : undefined;
+  const subscriptions = [...serveRegistryRpc({ bus, log, tools, cache, policy, validators, ...(liveness === undefined ? {} : { liveness }) }), serveCallReads(bus, log)];
   const stage = await runStage({
     bus,
     log: log.child({ stage: VALIDATE_STAGE }),

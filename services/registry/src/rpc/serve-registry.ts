@@ -1,6 +1,6 @@
 import { serveRpc, type Bus, type KV, type Logger } from "@warden/bus";
 import { compileToolView } from "@warden/policy-engine";
-import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
+import type { DescriptorCache, ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
 import {
   compareVersions,
   lastSubjectToken,
@@ -35,6 +35,8 @@ export interface RegistryRpcDeps {
   readonly cache: DescriptorCache;
   readonly policy: PolicyDocumentFollower;
   readonly validators: ArgsValidators;
+  /** Set: views hide the tools of domains with no live executor heartbeat (`no_executor`). */
+  readonly liveness?: ExecutorLiveness;
 }
 
 type Subscription = ReturnType<typeof serveRpc>;
@@ -116,10 +118,24 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       const principal = lastSubjectToken(msg.subject);
       const req = ToolViewRequestSchema.safeParse({ ...(isObject(payload) ? payload : {}), principal });
       if (!req.success) return invalid(msg.subject, req.error);
-      const { format, explain, ...query } = req.data;
-      const view = compileToolView(cache.records(), policy.current(), query, { explain });
+      const { format, explain, intent, limit, ...query } = req.data;
+      const records = cache.records();
+      const liveDomains = deps.liveness === undefined ? undefined : await liveDomainsOf(deps.liveness, records);
+      const view = compileToolView(records, policy.current(), query, {
+        explain,
+        ...(liveDomains === undefined ? {} : { liveDomains }),
+        ...(intent === undefined ? {} : { intent }),
+        ...(limit === undefined ? {} : { limit }),
+      });
       const formatted = formatToolView(view, format, (name, version) => cache.get(name, version)?.descriptor);
       return reply({ ok: true, value: { view, formatted } satisfies ToolViewReply });
     }),
   ];
+}
+
+/** The domains of these records whose executors beat (each read at most once a second: the liveness caches). */
+async function liveDomainsOf(liveness: ExecutorLiveness, records: readonly ToolRecord[]): Promise<ReadonlySet<string>> {
+  const domains = [...new Set(records.map((r) => r.descriptor.name.split(".")[0]!))];
+  const alive = await Promise.all(domains.map((d) => liveness.isAlive(d)));
+  return new Set(domains.filter((_, i) => alive[i]));
 }

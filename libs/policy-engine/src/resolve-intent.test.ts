@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord } from "@warden/contracts";
+import { record } from "../test-support/fixtures.js";
+import { compileToolView } from "./compile-tool-view.js";
+import { intentTerms, scoreTool, termsOf } from "./resolve-intent.js";
+
+const obj = { type: "object", properties: {} } as unknown as Record<string, never>;
+const sideEffects = "Use when the change is wanted; it changes what others see later.";
+const tools: ToolRecord[] = [
+  record({ name: "kb.search", title: "Search the knowledge base", description: "Use when you need articles that answer a customer's question about refunds, orders or accounts.", inputSchema: obj }),
+  record({ name: "billing.invoice_lookup", title: "Look up an invoice", description: "Use when the customer quotes an invoice number and asks about its amount or status.", inputSchema: obj }),
+  record({ name: "billing.refund", title: "Refund an invoice", grade: "write", description: `Use when an invoice must be refunded. ${sideEffects}`, inputSchema: obj }),
+  record({ name: "customer.message", title: "Message a customer", grade: "send", openWorld: true, description: `Use when the customer must be told about a refund. ${sideEffects}`, inputSchema: obj }),
+];
+const q = (mode: "llm" | "human", principal = "agent-1") => ToolViewQuerySchema.parse({ principal, mode });
+const PEOPLE = PolicyDocumentSchema.parse({ version: "p1", principals: { alice: { kind: "human" } }, llm: { showWrite: ["billing.refund"] } });
+
+describe("resolving an intent into tools", () => {
+  it("takes the intent's own words, less the ones that name no tool", () => {
+    expect(intentTerms("Refund the customer's last INVOICE, please")).toEqual(["refund", "customer", "last", "invoice", "please"]);
+    expect(termsOf({ goal: "refund", task: "find the invoice", target: "INV-7" })).toEqual(["refund", "find", "invoice", "inv"]);
+  });
+
+  it("scores name over title over description, says why, and drops a tool the words do not touch", () => {
+    const intent = { goal: "look up the invoice amount" };
+    const lookup = scoreTool(tools[1]!.descriptor, intent, termsOf(intent));
+    expect(lookup).toEqual({ name: "billing.invoice_lookup", version: "1.0.0", grade: "read", score: 3 * 2 + 2 * 2 + 2, reasons: ["name matches look, invoice", "title matches look, invoice", "description matches invoice, amount"] });
+    expect(scoreTool(tools[0]!.descriptor, { goal: "delete the cluster" }, termsOf({ goal: "delete the cluster" }))).toBeUndefined();
+  });
+
+  it("narrows by domain and grade before it ranks", () => {
+    const intent = { goal: "refund", domain: "billing", grade: "write" as const };
+    expect(scoreTool(tools[0]!.descriptor, intent, termsOf(intent))).toBeUndefined();
+    expect(scoreTool(tools[2]!.descriptor, intent, termsOf(intent))?.reasons).toEqual(["name matches refund", "title matches refund", "description matches refund", "domain billing as asked", "grade write as asked"]);
+  });
+
+  it("ranks the caller's own view only, best first, ties by name, capped, and lists the rest as not matching", () => {
+    const view = compileToolView(tools, PEOPLE, q("llm"), { explain: true, intent: { goal: "refund the customer's invoice" }, limit: 2 });
+    // a model never sees send: customer.message mentions a refund and is still no candidate
+    expect(view.candidates?.map((c) => c.name)).toEqual(["billing.refund", "billing.invoice_lookup"]);
+    expect(view.tools.map((t) => t.name)).toEqual(["billing.refund", "billing.invoice_lookup"]);
+    expect(view.hidden.find((h) => h.name === "kb.search")).toMatchObject({ reason: "not_matching_intent", ruleIds: ["intent.resolve"] });
+    expect(view.hidden.find((h) => h.name === "customer.message")?.reason).toBe("send_never_listed_for_llm");
+    // the same intent ranks the same way every time
+    expect(compileToolView(tools, PEOPLE, q("llm"), { intent: { goal: "refund the customer's invoice" }, limit: 2 }).candidates).toEqual(view.candidates);
+    expect(compileToolView(tools, EMPTY_POLICY_DOCUMENT, q("llm"), { intent: { goal: "nothing matches zzz" } })).toMatchObject({ tools: [], candidates: [] });
+  });
+});

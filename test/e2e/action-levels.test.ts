@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "@warden/bus";
+import { defineTool, startExecutor, ToolDefinitionError } from "@warden/executor";
+import { z } from "zod";
+import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+/** Action types and permission levels: checked against the grade at registration, matched by policy rules. */
+describe("action types and permission levels", () => {
+  let w: TestWarden;
+  let planner: AgentClient;
+  beforeAll(async () => {
+    w = await startTestWarden({
+      demo: true,
+      policy: {
+        version: "e2e-levels",
+        principals: { alice: { kind: "human", approves: ["write", "send"] }, planner: { kind: "agent" } },
+        rules: [{ id: "l5.needs_person", match: { level: "L5" }, effect: "require_approval", reason: "destructive or admin: a person confirms first" }],
+        budgets: {},
+      },
+    });
+    const note = (name: string, extra: { actionType: "patch" | "delete"; destructive?: boolean }) =>
+      defineTool({ name, version: "1.0.0", title: name, description: "Use when testing what a level asks of a call.", grade: "write", ...extra, input: z.strictObject({ id: z.string() }), handler: async ({ id }) => ({ id }) });
+    w.track(
+      await startExecutor({
+        bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }),
+        log: silentLogger(),
+        domain: "notes",
+        approverKeys: w.approverKeys,
+        tools: [note("notes.append", { actionType: "patch" }), note("notes.erase", { actionType: "delete", destructive: true })],
+      }),
+    );
+    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+  });
+  afterAll(async () => w.stop());
+
+  it("lets a plan's L2 patch run and makes its L5 delete wait for a person, by the rule that matched the level", async () => {
+    expect(await planner.call("notes.append", { id: "n1" }, { mode: "plan" })).toMatchObject({ ok: true, status: "succeeded" });
+    const erase = await planner.call("notes.erase", { id: "n1" }, { mode: "plan" });
+    expect(erase.status).toBe("awaiting_approval");
+    const alice = (await import("@warden/sdk")).createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const pending = await alice.pending();
+    const card = pending.ok ? pending.value.find((p) => p.callId === erase.callId) : undefined;
+    expect(card).toMatchObject({ ruleIds: expect.arrayContaining(["l5.needs_person"]), reason: expect.stringContaining("a person confirms first") });
+  });
+
+  it("refuses a descriptor whose action type contradicts its grade, at definition and at registration", async () => {
+    expect(() =>
+      defineTool({ name: "notes.purge", version: "1.0.0", title: "Purge", description: "Use when testing a contradiction.", grade: "read", actionType: "delete", input: z.strictObject({}), handler: () => ({}) }),
+    ).toThrow(ToolDefinitionError);
+    const r = await createRegistryClient(w.bus).register([
+      { name: "notes.purge", version: "1.0.0", title: "Purge", description: "Use when testing a contradiction.", inputSchema: { type: "object" }, grade: "read", actionType: "delete" },
+    ]);
+    expect(r).toMatchObject({ ok: false, error: { code: "DESCRIPTOR_INVALID", message: expect.stringContaining("action type delete changes something") } });
+  });
+});

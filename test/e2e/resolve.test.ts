@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { runWarden } from "../support/cli.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+/** An intent resolved into ranked tools over the real registry and policy (the demo's tools). */
+describe("resolving an intent", () => {
+  let w: TestWarden;
+  let bot: AgentClient;
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true });
+    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+  });
+  afterAll(async () => w.stop());
+
+  it("ranks what the model may see for a goal, with why, and hands it a view of just those", async () => {
+    const r = await bot.resolve({ goal: "find knowledge base articles about a refund" }, { limit: 2, explain: true });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const { view, formatted } = r.value;
+    expect(view.candidates?.[0]).toMatchObject({ name: "kb.search", reasons: expect.arrayContaining([expect.stringMatching(/^title matches /)]) });
+    expect(view.candidates!.length).toBeLessThanOrEqual(2);
+    expect(view.tools.map((t) => t.name)).toEqual(view.candidates!.map((c) => c.name));
+    expect((formatted as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(view.tools.map((t) => t.name.replace(".", "__")));
+    // the send that also speaks of customers is never a model's candidate
+    expect(view.candidates!.map((c) => c.name)).not.toContain("customer.message");
+    expect(view.hidden.find((h) => h.name === "customer.message")?.reason).toBe("send_never_listed_for_llm");
+  });
+
+  it("narrows by domain, and answers no candidates rather than a guess", async () => {
+    const kb = await bot.resolve({ goal: "search articles", domain: "kb" });
+    expect(kb.ok && kb.value.view.candidates?.every((c) => c.name.startsWith("kb."))).toBe(true);
+    const none = await bot.resolve({ goal: "launch the rocket" });
+    expect(none.ok && none.value.view).toMatchObject({ tools: [], candidates: [] });
+  });
+
+  it("warden resolve prints the ranking, and refuses a bad grade", async () => {
+    const r = await runWarden(w.nats.home.dir, "resolve", "--goal", "find knowledge base articles about a refund", "--principal", "support-bot", "--mode", "llm", "--limit", "1", "--json");
+    expect(r.code, r.err).toBe(0);
+    expect((JSON.parse(r.out) as { view: { candidates: { name: string }[] } }).view.candidates.map((c) => c.name)).toEqual(["kb.search"]);
+    const bad = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--grade", "delete");
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("--grade is read, write or send");
+  });
+});
