@@ -1,12 +1,13 @@
-import { ensureTopology, type Bus } from "@warden/bus";
+import { ConfigError, ensureTopology, type Bus } from "@warden/bus";
 import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome } from "@warden/identity";
 import { createRegistryClient } from "@warden/sdk";
+import { loadTracingConfig, startTracing, WARDEN_VERSION, type Tracing } from "@warden/service-kit";
 import { pino } from "pino";
 import type { UP_OPTIONS } from "../command-list.js";
 import { busConfig, openBus, wardenHomeDir } from "../connect.js";
 import { exampleApprover, upText, type UpSummary } from "../domain/up-text.js";
-import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
 import { approverSigningKey, notarySigningKey, provisionIdentities } from "../up/identities.js";
@@ -27,6 +28,8 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
   // services log to stderr, quietly unless LOG_LEVEL says otherwise: stdout is for what to try next
   const preConfig = busConfig({ LOG_LEVEL: "warn", ...io.env });
   const log = pino({ base: { service: "warden" }, level: preConfig.LOG_LEVEL, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+  // every service of this process shares one tracer provider (docs/operations.md "Tracing")
+  const tracingConfig = tracingSettings(io.env);
 
   const home = openWardenHome(wardenHomeDir(io));
   const approverKey = approverSigningKey(home);
@@ -39,14 +42,18 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
   const buses: Bus[] = [];
   let nats: ProvisionedNats | undefined;
   let services: StartedServices | undefined;
+  let tracing: Tracing | undefined;
   // Ctrl-C in a terminal also reaches nats-server, which may be gone before the services drain:
   // each step gets a bounded wait so shutdown always finishes
   const shutdown = async () => {
     await bounded(services?.stop(), SERVICES_STOP_MS, "services", io);
     await bounded(Promise.all(buses.map((b) => b.close())).then(() => undefined), BUS_CLOSE_MS, "the NATS connections", io);
     await nats?.server?.stop();
+    await bounded(tracing?.stop(), BUS_CLOSE_MS, "the trace export", io);
   };
   try {
+    const endpoint = tracingConfig.OTEL_EXPORTER_OTLP_ENDPOINT;
+    if (endpoint !== undefined) tracing = startTracing({ serviceName: tracingConfig.OTEL_SERVICE_NAME ?? "warden-up", serviceVersion: WARDEN_VERSION, endpoint });
     nats = await provisionNats(io, home, natsPort);
     if (nats.server === undefined) {
       const anonymousMayPublish = await checkServerRefusesAnonymous(nats.url);
@@ -113,6 +120,15 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
   io.err("warden: stopped");
   return EXIT_OK;
 };
+
+function tracingSettings(env: NodeJS.ProcessEnv): ReturnType<typeof loadTracingConfig> {
+  try {
+    return loadTracingConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError("INVALID_REQUEST", err.message, EXIT_FAILED);
+    throw err;
+  }
+}
 
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

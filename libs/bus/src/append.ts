@@ -1,10 +1,11 @@
 import { busObserver } from "./bus-observer.js";
-import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, type WardenEvent } from "@warden/contracts";
+import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, tracingEnabled, type WardenEvent } from "@warden/contracts";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
 import { appenderOf } from "./js-appender.js";
 import { isRevisionConflict, isSubjectFull } from "./nats-errors.js";
 import { readClaim, readEvent, readOutcome } from "./read-event.js";
+import { noteAppend } from "./stage-span.js";
 
 /**
  * What {@link appendEvent} did: `written` at stream sequence `seq`, or `already_written` when
@@ -72,6 +73,7 @@ export async function appendEvent(
 
 function observed(event: WardenEvent, result: AppendResult): AppendResult {
   busObserver().appended?.(event, result.status);
+  if (tracingEnabled()) noteAppend(event, result.status);
   return result;
 }
 

@@ -1,8 +1,9 @@
-import type { EventOfType, EventType } from "@warden/contracts";
-import { busObserver } from "./bus-observer.js";
+import { tracingEnabled, type EventOfType, type EventType } from "@warden/contracts";
+import { busObserver, type StageSettlement } from "./bus-observer.js";
 import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";
 import type { JsMsg } from "./nats-types.js";
+import { inStageSpan } from "./stage-span.js";
 import type { StageContext, StageOutcome, StageSpec, UndecodableMessage } from "./stage-spec.js";
 
 /**
@@ -16,8 +17,19 @@ export class StageSettler<T extends EventType> {
     private readonly backoffMs: readonly number[],
   ) {}
 
-  /** Runs the handler and settles the message by its outcome. */
+  /**
+   * Runs the handler and settles the message by its outcome; when tracing is on, inside the
+   * stage's span (a child of the span the event's `traceparent` names).
+   */
   async handle(m: JsMsg, event: EventOfType<T>, ctx: StageContext): Promise<void> {
+    if (!tracingEnabled()) {
+      await this.settle(m, event, ctx);
+      return;
+    }
+    await inStageSpan(this.spec.durable, event, () => this.settle(m, event, ctx));
+  }
+
+  private async settle(m: JsMsg, event: EventOfType<T>, ctx: StageContext): Promise<{ settled: StageSettlement; reason?: string }> {
     const t0 = performance.now();
     const outcome = await this.guarded(m, ctx, () => this.spec.handle(event, ctx));
     const settled = outcome.kind === "ack" || outcome.kind === "poison" ? outcome.kind : ctx.lastAttempt ? "exhausted" : "retry";
@@ -37,6 +49,7 @@ export class StageSettler<T extends EventType> {
     } else {
       this.retryLater(m, outcome.reason, ctx);
     }
+    return outcome.kind === "ack" ? { settled } : { settled, reason: outcome.reason };
   }
 
   /** A message that is not the event its subject names: the stage may answer it, then it is dead-lettered. */

@@ -1,5 +1,6 @@
 import { causeOf, type EventCause } from "./event-hash.js";
 import { newId } from "./ids.js";
+import { traceparentForAnswer } from "./trace-context.js";
 import { EVENT_SCHEMA_VERSION, type EventData, type EventEnvelope, type EventOfType, type EventType, type WardenEvent } from "./events.js";
 
 /** When and under which id an event is written; made by the caller so that builders stay pure. */
@@ -14,7 +15,7 @@ export function stampNow(now: Date = new Date()): EventStamp {
 }
 
 /** The fields of a call that every one of its events repeats. */
-export type CallFields = Pick<EventEnvelope, "callId" | "domain" | "tool" | "principal" | "mode" | "correlationId" | "parentCallId">;
+export type CallFields = Pick<EventEnvelope, "callId" | "domain" | "tool" | "principal" | "mode" | "correlationId" | "parentCallId" | "traceparent">;
 
 export interface NextEventOptions {
   /** A later stage names the resolved tool (a request may name a wire name or an unknown tool). */
@@ -29,6 +30,7 @@ export interface NextEventOptions {
  * (as read from the stream by `@warden/bus`, or built in memory and written as it is): an event
  * that answers anything else says so with {@link answerCallEvent}. It is always written in this
  * code's EVENT_SCHEMA_VERSION, whatever version `from` was read in: a writer writes what it knows.
+ * Its `traceparent` is the active span's when Warden traces (the stage's span), else `from`'s.
  */
 export function nextCallEvent<T extends EventType>(
   from: WardenEvent,
@@ -44,7 +46,8 @@ export function nextCallEvent<T extends EventType>(
  * An event of the call `call` answering `cause`, for a writer that does not hold its cause whole
  * (the subagent's view answers its call's ToolCallStarted, read elsewhere; the registry's refusal
  * of an unreadable request answers the bytes it could not read). The cause's id and hash come as
- * one value, so neither can be forgotten.
+ * one value, so neither can be forgotten. Its `traceparent` is the active span's when Warden
+ * traces, else `call`'s (the trace context of the event the call fields were taken from).
  */
 export function answerCallEvent<T extends EventType>(
   call: CallFields,
@@ -54,6 +57,7 @@ export function answerCallEvent<T extends EventType>(
   stamp: EventStamp,
   o: NextEventOptions = {},
 ): EventOfType<T> {
+  const traceparent = traceparentForAnswer(call.traceparent);
   const event = {
     v: EVENT_SCHEMA_VERSION,
     type,
@@ -68,6 +72,7 @@ export function answerCallEvent<T extends EventType>(
     causeHash: cause.hash,
     correlationId: call.correlationId,
     ...(call.parentCallId === undefined ? {} : { parentCallId: call.parentCallId }),
+    ...(traceparent === undefined ? {} : { traceparent }),
     data,
   };
   // TypeScript cannot relate a generic `type` to its data member of the event union

@@ -6,6 +6,7 @@ import { JsonValueSchema } from "./json.js";
 import { DecisionSchema } from "./policy-decision.js";
 import { BySessionSchema, SessionTermsSchema } from "./session-grant.js";
 import { TokenSchema, VersionSchema } from "./tokens.js";
+import { TraceparentSchema } from "./trace-context.js";
 
 export const EVENT_SCHEMA_VERSION = 1;
 
@@ -69,6 +70,12 @@ export const EventEnvelopeSchema = z.object({
   /** The run (a plan, an agent loop, a session) this call belongs to. */
   correlationId: TokenSchema,
   parentCallId: TokenSchema.optional(),
+  /**
+   * The W3C trace context of the span this event was written in (a stage's span, or the agent's
+   * own span on a ToolCallRequested), so every stage's span of a call joins one trace; absent
+   * when nobody traces (docs/operations.md "Tracing").
+   */
+  traceparent: TraceparentSchema.optional(),
 });
 export type EventEnvelope = z.infer<typeof EventEnvelopeSchema>;
 

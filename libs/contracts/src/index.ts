@@ -59,6 +59,17 @@ export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewReque
 export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
+export {
+  activeTraceparent,
+  contextOfTraceparent,
+  enableTracing,
+  spanContextOfTraceparent,
+  TRACEPARENT_PATTERN,
+  traceparentForAnswer,
+  traceparentOf,
+  TraceparentSchema,
+  tracingEnabled,
+} from "./trace-context.js";
 export { causeOf, compiledEventCheck, eventHash, messageHash, validateEventJson, validateEventJsonWithZod, type EventCause } from "./event-hash.js";
 export { compileCheck, UnsupportedSchemaError, type CompiledCheck } from "./compiled-check.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyEd25519, verifyGrantSignature } from "./grant-signature.js";

@@ -76,6 +76,9 @@ function corpus(): WardenEvent[] {
       },
     },
     { ...rejected, data: { stage: "executor", error: { code: "HANDLER_ERROR", message: "m", retryable: true, details: { a: [1, { b: null }] } } } },
+    // tracing: the W3C trace context an event carries (a request from a traced agent, a stage's answer)
+    { ...requested, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+    { ...checked, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-00" },
   ] as WardenEvent[];
 }
 
@@ -94,7 +97,7 @@ function withAt(root: unknown, path: (string | number)[], change: (parent: Recor
   return copy;
 }
 
-const REPLACEMENTS: unknown[] = [null, "", "x", "sha256:" + "a".repeat(64), "2030-01-01T00:00:00.000Z", 0, -1, 1.5, 2 ** 60, true, false, [], {}, ["x"], { a: 1 }, "🙂".repeat(100), "a".repeat(201)];
+const REPLACEMENTS: unknown[] = [null, "", "x", "00-" + "0".repeat(32) + "-" + "b".repeat(16) + "-01", "00-" + "A".repeat(32) + "-" + "b".repeat(16) + "-01", "01-" + "a".repeat(32) + "-" + "b".repeat(16) + "-01", "sha256:" + "a".repeat(64), "2030-01-01T00:00:00.000Z", 0, -1, 1.5, 2 ** 60, true, false, [], {}, ["x"], { a: 1 }, "🙂".repeat(100), "a".repeat(201)];
 
 describe("acceptedAsIs (the compiled event check)", () => {
   it("compiles the event schema: nothing in it falls back to zod for every event", () => {

@@ -1,5 +1,6 @@
 import type { Bus } from "@warden/bus";
 import {
+  activeTraceparent,
   ANY_DOMAIN,
   fail,
   isSafeToken,
@@ -156,7 +157,9 @@ export interface AgentClient {
    * (`HANDLER_ERROR`, `TIMEOUT`, `OUTPUT_TOO_LARGE`, `UNAVAILABLE`, …), `awaiting_approval`
    * (`CONFIRMATION_REQUIRED`, with `approvalId`; only without `wait`), `denied`
    * (`APPROVAL_DENIED`), `expired` (`APPROVAL_EXPIRED`), `outcome_unknown` (`OUTCOME_UNKNOWN`) or
-   * `pending` (`WAIT_TIMEOUT`: the wait ran out, the call may still end).
+   * `pending` (`WAIT_TIMEOUT`: the wait ran out, the call may still end). When a span is active
+   * (the agent's own OpenTelemetry tracing), the request carries its `traceparent`: that span is
+   * the parent of the call's trace.
    *
    * @param tool - `<domain>.<capability>`, or its wire name (`kb__search`).
    * @param args - the tool's arguments, validated by the registry against its inputSchema.
@@ -318,6 +321,8 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         version: opts.version,
         parentCallId: opts.parentCallId,
         intent: opts.intent,
+        // the agent's own active span (its tracer provider, not Warden's) parents the call's trace
+        traceparent: activeTraceparent(),
         now: new Date(),
       }));
       if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };

@@ -8,4 +8,5 @@ export { openExecutorLiveness, type ExecutorLiveness } from "./executor-liveness
 export { startHealthServer, type HealthServer, type HealthServerOptions } from "./health-server.js";
 export { createServiceMetrics, resultOf, type ServiceMetrics } from "./service-metrics.js";
 export { announceService, discoverServices, WARDEN_VERSION, type ServiceAnnouncement, type ServiceIdentity } from "./service-announcement.js";
+export { loadTracingConfig, startTracing, tracesUrl, TracingConfigSchema, type Tracing, type TracingConfig, type TracingOptions } from "./tracing.js";
 export { JsonSchemaValidators, MAX_SCHEMA_ERRORS, schemaErrorsText, toSchemaErrors, type SchemaCheck, type SchemaError } from "./json-schemas.js";

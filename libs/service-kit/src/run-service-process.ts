@@ -1,6 +1,8 @@
 import { ConfigError, connectBus, createLogger, ensureTopology, observeBus, stopOnSignals, type Bus, type BusConfig, type Logger } from "@warden/bus";
 import { startHealthServer, type HealthServer } from "./health-server.js";
+import { WARDEN_VERSION } from "./service-announcement.js";
 import { createServiceMetrics, type ServiceMetrics } from "./service-metrics.js";
+import { loadTracingConfig, startTracing, type Tracing, type TracingConfig } from "./tracing.js";
 
 /** A service as main.ts runs it: anything that can be stopped (it drains its consumers). */
 export interface StoppableService {
@@ -40,9 +42,9 @@ const THIS_PROCESS: ProcessIo = {
 };
 
 /**
- * Every service's main.ts: env → config → logger → connect → topology → start → drain on
- * SIGTERM/SIGINT. An operator's error (bad config, a refused manifest) exits 1 with its message
- * alone; anything else exits 1 with its stack.
+ * Every service's main.ts: env → config → logger → tracing (when `OTEL_EXPORTER_OTLP_ENDPOINT`
+ * is set) → connect → topology → start → drain on SIGTERM/SIGINT. An operator's error (bad
+ * config, a refused manifest) exits 1 with its message alone; anything else exits 1 with its stack.
  */
 export async function runServiceProcess<C extends BusConfig, S extends StoppableService>(spec: ServiceProcessSpec<C, S>, io: ProcessIo = THIS_PROCESS): Promise<void> {
   const isOperatorError = (err: unknown) => err instanceof ConfigError || (spec.operatorErrors ?? []).some((c) => err instanceof c);
@@ -51,15 +53,23 @@ export async function runServiceProcess<C extends BusConfig, S extends Stoppable
     return io.exit(1);
   };
   let config: C;
+  let tracingConfig: TracingConfig;
   try {
     config = await spec.loadConfig(io.env);
+    tracingConfig = loadTracingConfig(io.env);
   } catch (err) {
     return die(err);
   }
   const log = createLogger(spec.name, config.LOG_LEVEL);
   let bus: Bus | undefined;
   let health: HealthServer | undefined;
+  let tracing: Tracing | undefined;
   try {
+    const endpoint = tracingConfig.OTEL_EXPORTER_OTLP_ENDPOINT;
+    if (endpoint !== undefined) {
+      tracing = startTracing({ serviceName: tracingConfig.OTEL_SERVICE_NAME ?? `warden-${spec.name}`, serviceVersion: WARDEN_VERSION, endpoint });
+      log.info({ endpoint }, "tracing to otlp");
+    }
     bus = await connectBus(config, `warden-${spec.name}`);
     // before the service starts, so /healthz answers (and /readyz says "starting") while it does
     const metrics = config.WARDEN_HEALTH_PORT === undefined ? undefined : createServiceMetrics({ service: spec.name, bus, log });
@@ -70,16 +80,16 @@ export async function runServiceProcess<C extends BusConfig, S extends Stoppable
     await ensureTopology(bus);
     const service = await spec.start({ bus, log, config, ...(metrics === undefined ? {} : { metrics }) });
     const served = health;
-    const draining: StoppableService =
-      served === undefined
-        ? service
-        : {
-            async stop() {
-              served.markStopping();
-              await service.stop();
-              await served.stop();
-            },
-          };
+    const traced = tracing;
+    const draining: StoppableService = {
+      async stop() {
+        served?.markStopping();
+        await service.stop();
+        await served?.stop();
+        // the spans of the last messages drained, before the process exits
+        await traced?.stop().catch((err: unknown) => log.warn({ err }, "exporting the last spans failed"));
+      },
+    };
     // handlers first: a SIGTERM sent by whoever saw the "started" line must drain, not kill
     stopOnSignals(log, draining, bus);
     health?.markStarted();
@@ -87,6 +97,7 @@ export async function runServiceProcess<C extends BusConfig, S extends Stoppable
   } catch (err) {
     log.error({ err }, "service refused to start");
     await health?.stop();
+    await tracing?.stop().catch(() => undefined);
     await bus?.close().catch((closeErr: unknown) => log.warn({ err: closeErr }, "closing the connection failed"));
     die(err);
   }

@@ -1,5 +1,6 @@
-import { ACK, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
-import { nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { SpanStatusCode, trace } from "@opentelemetry/api";
+import { ACK, callAttributes, readOutcome, WARDEN_TRACER, type StageContext, type StageOutcome } from "@warden/bus";
+import { nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, tracingEnabled, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { redactResult } from "./domain/redact-result.js";
 import { outputSchemaCheck } from "./output-schema-check.js";
@@ -46,26 +47,49 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
   }
   const secrets = new CallSecrets(deps.secrets);
   const t0 = performance.now();
-  const raw = await runWithTimeout(
-    (signal) =>
-      run.prepared.run({
-        signal,
-        callId: claim.callId,
-        principal: claim.principal,
-        mode: claim.mode,
-        correlationId: claim.correlationId,
-        attempt: run.attempt,
-        log,
-        secrets,
-      }),
-    budgetMs,
-  );
+  const runTool = () =>
+    runWithTimeout(
+      (signal) =>
+        run.prepared.run({
+          signal,
+          callId: claim.callId,
+          principal: claim.principal,
+          mode: claim.mode,
+          correlationId: claim.correlationId,
+          attempt: run.attempt,
+          log,
+          secrets,
+        }),
+      budgetMs,
+    );
+  const raw = tracingEnabled() ? await inToolSpan(claim, run.attempt, runTool) : await runTool();
   const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
   // before anything records or logs it: the handler may have echoed a secret it asked for
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
   const recorded = await record(deps, claim.callId, result, tool);
   return finish(deps, claim, recorded, durationMs, run.attempt, sctx);
+}
+
+/**
+ * The tool's run as span `tool <name>`, a child of the executor stage's span and active while the
+ * handler runs (so the tool's own spans nest under it); it ends with the result's `warden.ok` and
+ * error code. Called only when tracing is on.
+ */
+async function inToolSpan(claim: ToolCallStarted, attempt: number, runTool: () => Promise<HandlerResult>): Promise<HandlerResult> {
+  return trace.getTracer(WARDEN_TRACER).startActiveSpan(`tool ${claim.tool}`, { attributes: { ...callAttributes(claim), "warden.attempt": attempt, "warden.executor_id": claim.data.executorId } }, async (span) => {
+    try {
+      const result = await runTool();
+      span.setAttribute("warden.ok", result.ok);
+      if (!result.ok) {
+        span.setAttribute("warden.error_code", result.error.code);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.code });
+      }
+      return result;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Recorded, durationMs: number, attempt: number, sctx: StageContext): Promise<StageOutcome> {

@@ -25,6 +25,8 @@ export interface CallRequestInput {
   readonly version?: string | undefined;
   readonly parentCallId?: string | undefined;
   readonly intent?: Intent | undefined;
+  /** The W3C trace context of the caller's active span, the parent of the call's trace. */
+  readonly traceparent?: string | undefined;
   readonly now: Date;
 }
 
@@ -54,6 +56,7 @@ export function buildCallRequest(input: CallRequestInput): Outcome<ToolCallReque
     causeHash: null,
     correlationId: input.runId,
     ...(input.parentCallId === undefined ? {} : { parentCallId: input.parentCallId }),
+    ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
     data: {
       args: input.args,
       scope: input.scope,

@@ -1,0 +1,131 @@
+import { trace } from "@opentelemetry/api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bus } from "@warden/bus";
+import { consumerName, DURABLE_REGISTRY, spanContextOfTraceparent } from "@warden/contracts";
+import { APPROVER_STAGE } from "@warden/approver";
+import { POLICY_STAGE } from "@warden/policy";
+import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { startTracing, type Tracing } from "@warden/service-kit";
+import { callEvents, eventually } from "@warden/testing";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+describe("tracing: one call is one trace, from the agent's span through every stage to the tool's run", () => {
+  let receiver: OtlpReceiver;
+  let tracing: Tracing;
+  let w: TestWarden;
+  let botBus: Bus;
+  let bot: AgentClient;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    // the services run in this process, so they share this one provider, as in `warden up`
+    tracing = startTracing({ serviceName: "warden-test", endpoint: receiver.url });
+    w = await startTestWarden({ demo: true });
+    botBus = await w.agentBus("support-bot");
+    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
+  });
+  afterAll(async () => {
+    await w?.stop();
+    await tracing?.stop();
+    await receiver?.close();
+  });
+
+  it("exports the agent's span, the registry, policy and executor stages and the tool's run, each the parent of the next", async () => {
+    const agentTracer = trace.getTracer("test-agent");
+    const { result, agentSpanId, traceId } = await agentTracer.startActiveSpan("agent turn", async (span) => {
+      const r = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
+      span.end();
+      return { result: r, agentSpanId: span.spanContext().spanId, traceId: span.spanContext().traceId };
+    });
+    expect(result).toMatchObject({ ok: true, status: "succeeded" });
+    const callId = result.callId;
+
+    const names = [`stage ${DURABLE_REGISTRY}`, `stage ${POLICY_STAGE}`, `stage ${consumerName("executor-allowed", "kb")}`, "tool kb.search"];
+    const ofCall = () => receiver.spans.filter((s) => s.attributes["warden.call_id"] === callId);
+    const byName = await eventually(async () => {
+      await tracing.flush();
+      const found = new Map(ofCall().map((s) => [s.name, s]));
+      for (const name of names) expect(found.has(name), name).toBe(true);
+      expect(receiver.spans.some((s) => s.spanId === agentSpanId)).toBe(true);
+      return found;
+    });
+    expect(receiver.contentTypes[0]).toBe("application/json");
+
+    const agent = receiver.spans.find((s) => s.spanId === agentSpanId)!;
+    const [registry, policy, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    // the parent links: agent → registry → policy → executor stage → the tool's run, one trace
+    expect(agent.parentSpanId).toBeUndefined();
+    expect(registry.parentSpanId).toBe(agent.spanId);
+    expect(policy.parentSpanId).toBe(registry.spanId);
+    expect(executor.parentSpanId).toBe(policy.spanId);
+    expect(tool.parentSpanId).toBe(executor.spanId);
+    for (const s of [agent, registry, policy, executor, tool]) expect(s.traceId).toBe(traceId);
+    expect(registry.service).toBe("warden-test");
+
+    const call = { "warden.call_id": callId, "warden.tool": "kb.search", "warden.domain": "kb" };
+    expect(registry.attributes).toMatchObject({ ...call, "warden.stage": DURABLE_REGISTRY, "warden.event_type": "ToolCallRequested", "warden.outcome": "ack", "warden.principal": "support-bot", "warden.mode": "llm" });
+    // the policy stage reads a validated call (its grade) and says what it decided
+    expect(policy.attributes).toMatchObject({ ...call, "warden.stage": POLICY_STAGE, "warden.event_type": "ToolArgsValidated", "warden.grade": "read", "warden.decision": "allow", "warden.outcome": "ack" });
+    expect(policy.attributes["warden.rule_ids"]).toEqual(expect.arrayContaining([expect.any(String)]));
+    expect(executor.attributes).toMatchObject({ ...call, "warden.event_type": "ToolPolicyChecked", "warden.grade": "read", "warden.decision": "allow", "warden.outcome": "ack" });
+    expect(executor.attributes["warden.rule_ids"]).toEqual(policy.attributes["warden.rule_ids"]);
+    expect(tool.attributes).toMatchObject({ ...call, "warden.ok": true, "warden.attempt": 1 });
+
+    // the context travels in the events: each names the span it was written in
+    const events = await callEvents(w.bus, callId);
+    const spanOf = (type: string) => spanContextOfTraceparent(events.find((e) => e.type === type)?.traceparent);
+    expect(spanOf("ToolCallRequested")).toMatchObject({ traceId, spanId: agent.spanId });
+    expect(spanOf("ToolArgsValidated")).toMatchObject({ traceId, spanId: registry.spanId });
+    expect(spanOf("ToolPolicyChecked")).toMatchObject({ traceId, spanId: policy.spanId });
+    expect(spanOf("ToolCallStarted")).toMatchObject({ traceId, spanId: executor.spanId });
+    expect(spanOf("ToolCallFinished")).toMatchObject({ traceId, spanId: executor.spanId });
+  });
+
+  it("keeps a call that waits for a person in one trace: policy → approver stage → the granted executor stage → the tool's run", async () => {
+    const { pending, agentSpanId } = await trace.getTracer("test-agent").startActiveSpan("agent plan step", async (span) => {
+      const r = await bot.call("customer.message", { customerId: "C-trace", text: "Your refund is on its way" }, { mode: "plan" });
+      span.end();
+      return { pending: r, agentSpanId: span.spanContext().spanId };
+    });
+    expect(pending).toMatchObject({ status: "awaiting_approval" });
+    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const item = await eventually(async () => {
+      const inbox = await alice.pending();
+      const found = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true, decision: "grant" });
+    const names = [`stage ${POLICY_STAGE}`, `stage ${APPROVER_STAGE}`, `stage ${consumerName("executor-granted", "customer")}`, "tool customer.message"];
+    const byName = await eventually(async () => {
+      await tracing.flush();
+      const found = new Map(receiver.spans.filter((s) => s.attributes["warden.call_id"] === pending.callId).map((s) => [s.name, s]));
+      for (const name of names) expect(found.has(name), name).toBe(true);
+      return found;
+    });
+    const [policy, approver, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    expect(byName.get(`stage ${DURABLE_REGISTRY}`)?.parentSpanId).toBe(agentSpanId);
+    expect(approver.parentSpanId).toBe(policy.spanId);
+    expect(executor.parentSpanId).toBe(approver.spanId);
+    expect(tool.parentSpanId).toBe(executor.spanId);
+    expect(new Set([policy, approver, executor, tool].map((s) => s.traceId)).size).toBe(1);
+    expect(policy.attributes).toMatchObject({ "warden.grade": "send", "warden.decision": "require_approval" });
+    expect(executor.attributes).toMatchObject({ "warden.event_type": "ApprovalGranted", "warden.outcome": "ack" });
+    expect(tool.attributes).toMatchObject({ "warden.ok": true });
+  });
+
+  it("starts a call's trace at the registry when the agent has no span of its own", async () => {
+    const r = await bot.call("kb.search", { query: "password" }, { mode: "llm" });
+    expect(r).toMatchObject({ ok: true });
+    const registry = await eventually(async () => {
+      await tracing.flush();
+      const found = receiver.spans.find((s) => s.attributes["warden.call_id"] === r.callId && s.name === `stage ${DURABLE_REGISTRY}`);
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(registry.parentSpanId).toBeUndefined();
+    const events = await callEvents(w.bus, r.callId);
+    expect(events.find((e) => e.type === "ToolCallRequested")).not.toHaveProperty("traceparent");
+    expect(spanContextOfTraceparent(events.find((e) => e.type === "ToolCallFinished")?.traceparent)?.traceId).toBe(registry.traceId);
+  });
+});
