@@ -13,6 +13,8 @@ describe("serveRpc", () => {
     server = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
     asker = await nats.connectAs({ kind: "executor", name: "kb-executor", domains: ["kb"] });
     serveRpc(server, "warden.registry.list", "q", silentLogger(), async () => ({ ok: true, value: { answer: 42 } }));
+    // the subscription reaches the server before anyone asks (on a loaded machine it may not have yet)
+    await server.nc.flush();
   });
   afterAll(async () => nats.stop());
 
