@@ -218,6 +218,20 @@ describe("who may claim mode human (regression: an agent claiming a person's but
   });
 });
 
+describe("the L5 default", () => {
+  it("makes a destructive or admin write wait for a person in every mode, and no allow rule lifts it", () => {
+    const erase = tool({ grade: "write", destructive: true, description: "Use when a record must go; it cannot be restored." });
+    for (const mode of ["human", "plan"] as const) {
+      expect(evaluatePolicy(doc(), facts({ tool: erase, mode }))).toEqual({ decision: "require_approval", ruleIds: [`default.level.L5.${mode}`], reason: "destructive or admin (L5): a person confirms it, whoever asks" });
+    }
+    expect(evaluatePolicy(doc(), facts({ tool: tool({ grade: "write", actionType: "admin" }), mode: "plan" })).decision).toBe("require_approval");
+    const lifted = doc({ rules: [{ id: "let-it", match: { tool: "kb.*" }, effect: "allow", reason: "trust it" }] });
+    expect(evaluatePolicy(lifted, facts({ tool: erase, mode: "plan" })).decision).toBe("require_approval");
+    // a plain write is still the table's
+    expect(evaluatePolicy(doc(), facts({ tool: tool({ grade: "write" }), mode: "plan" })).decision).toBe("allow");
+  });
+});
+
 describe("rules that match on action type, level and flags", () => {
   const rules = doc({
     rules: [

@@ -113,8 +113,12 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
 export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   const gated = checkGates(doc, f);
   if (gated) return gated;
-  const defaultId = `default.${f.tool.grade}.${f.mode}`;
-  const base = DEFAULT_TABLE[f.tool.grade][f.mode];
+  const table = DEFAULT_TABLE[f.tool.grade][f.mode];
+  // L5 (destructive or admin): a person confirms whoever asks, on top of grade x mode, and no allow rule lifts it
+  const l5 = levelOf(f.tool) === "L5";
+  const raisedByLevel = l5 && table === "allow";
+  const defaultId = raisedByLevel ? `default.level.L5.${f.mode}` : `default.${f.tool.grade}.${f.mode}`;
+  const base: Decision = raisedByLevel ? "require_approval" : table;
   // shadow rules are evaluated apart (evaluateCall's `shadow`) and never decide
   const matched = doc.rules.filter((r) => r.mode !== "shadow" && ruleMatches(r, f));
   const denies = matched.filter((r) => r.effect === "deny");
@@ -124,13 +128,14 @@ export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluat
     return fromRules("require_approval", approvals);
   }
   const allows = matched.filter((r) => r.effect === "allow");
-  if (base === "require_approval" && approvals.length === 0 && allows.length > 0 && f.tool.grade !== "send") {
+  if (base === "require_approval" && approvals.length === 0 && allows.length > 0 && f.tool.grade !== "send" && !l5) {
     return fromRules("allow", allows);
   }
   const reasons: Record<Decision, string> = {
     allow: `${f.tool.grade} in ${f.mode} mode is allowed by default`,
-    require_approval:
-      f.tool.grade === "send"
+    require_approval: raisedByLevel
+      ? "destructive or admin (L5): a person confirms it, whoever asks"
+      : f.tool.grade === "send"
         ? "send cannot be undone or is seen at once: a person must confirm it"
         : "a model proposes a write, a person confirms it",
     deny: `${f.tool.grade} in ${f.mode} mode is denied by default`,
