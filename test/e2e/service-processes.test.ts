@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,8 +9,7 @@ import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { generateSigningKeyPair } from "@warden/service-kit";
 import { triageAgent } from "@warden/subagent";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
-
-const ROOT = join(import.meta.dirname, "../..");
+import { runServiceMain, startRegistryWithKbSearch } from "../support/service-process.js";
 
 /** Every service process with the identity it runs as in production. */
 const SERVICES: readonly { readonly name: string; readonly identity: IdentitySpecInput; readonly env?: (dir: string) => NodeJS.ProcessEnv }[] = [
@@ -23,34 +21,14 @@ const SERVICES: readonly { readonly name: string; readonly identity: IdentitySpe
   { name: "subagent", identity: { kind: "subagent", name: "subagent", domains: [AGENT_DOMAIN], principals: [subagentPrincipal(triageAgent.name)] } },
 ];
 
-interface Exit {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runMain(service: string, env: NodeJS.ProcessEnv, onStdout?: (text: string, stop: () => void) => void): Promise<Exit> {
-  const child = spawn(process.execPath, [join(ROOT, "services", service, "dist/main.js")], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-    onStdout?.(stdout, () => child.kill("SIGTERM"));
-  });
-  child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()));
-  if (process.env["DEBUG_SP"]) child.stdout.pipe(process.stderr);
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
-}
+const runMain = runServiceMain;
 
 describe("a service process serves health and metrics with WARDEN_HEALTH_PORT", () => {
   let nats: TestNats;
   let registry: RegistryService;
   beforeAll(async () => {
     nats = await startTestNats();
-    const admin = await nats.bus("setup");
-    registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry-0", role: "registry" }), log: silentLogger() });
-    const descriptor = { name: "kb.search", version: "1.0.0", title: "Search", description: "Use when the support desk needs it.", inputSchema: { type: "object" }, grade: "read" as const, idempotent: true };
-    expect((await createRegistryClient(admin).register([descriptor])).ok).toBe(true);
+    registry = await startRegistryWithKbSearch(nats);
   });
   afterAll(async () => {
     await registry.stop();

@@ -1,28 +1,19 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
-import { startRegistryService, type RegistryService } from "@warden/registry";
-import { createAgentClient, createRegistryClient } from "@warden/sdk";
+import type { RegistryService } from "@warden/registry";
+import { createAgentClient } from "@warden/sdk";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { startOtlpReceiver, type OtlpReceiver } from "../support/otlp-receiver.js";
+import { runServiceMain, startRegistryWithKbSearch, type ServiceExit } from "../support/service-process.js";
 
-const ROOT = join(import.meta.dirname, "../..");
-
-function runPolicy(env: NodeJS.ProcessEnv, onStarted: (stop: () => void) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, "services/policy/dist/main.js")], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
+/** The policy process, told once it says it started. */
+function runPolicy(env: NodeJS.ProcessEnv, onStarted: (stop: () => void) => void): Promise<ServiceExit> {
   let started = false;
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-    if (!started && stdout.includes('"msg":"service started"')) {
+  return runServiceMain("policy", env, (out, stop) => {
+    if (!started && out.includes('"msg":"service started"')) {
       started = true;
-      onStarted(() => child.kill("SIGTERM"));
+      onStarted(stop);
     }
   });
-  child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()));
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
 describe("a service process traces with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
@@ -32,10 +23,7 @@ describe("a service process traces with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     nats = await startTestNats();
-    const admin = await nats.bus("setup");
-    registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry-0", role: "registry" }), log: silentLogger() });
-    const descriptor = { name: "kb.search", version: "1.0.0", title: "Search", description: "Use when the support desk needs it.", inputSchema: { type: "object" }, grade: "read" as const, idempotent: true };
-    expect((await createRegistryClient(admin).register([descriptor])).ok).toBe(true);
+    registry = await startRegistryWithKbSearch(nats);
   });
   afterAll(async () => {
     await registry.stop();

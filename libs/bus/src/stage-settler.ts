@@ -30,10 +30,12 @@ export class StageSettler<T extends EventType> {
   }
 
   private async settle(m: JsMsg, event: EventOfType<T>, ctx: StageContext): Promise<{ settled: StageSettlement; reason?: string }> {
-    const t0 = performance.now();
+    // timed only when a process observes its stages (metrics on)
+    const observer = busObserver();
+    const t0 = observer.stageHandled === undefined ? 0 : performance.now();
     const outcome = await this.guarded(m, ctx, () => this.spec.handle(event, ctx));
     const settled = outcome.kind === "ack" || outcome.kind === "poison" ? outcome.kind : ctx.lastAttempt ? "exhausted" : "retry";
-    busObserver().stageHandled?.({ stage: this.spec.durable, eventType: event.type, tool: event.tool, outcome: settled, seconds: (performance.now() - t0) / 1000 });
+    observer.stageHandled?.({ stage: this.spec.durable, eventType: event.type, tool: event.tool, outcome: settled, seconds: (performance.now() - t0) / 1000 });
     if (outcome.kind === "ack") {
       m.ack();
     } else if (outcome.kind === "poison") {

@@ -46,23 +46,29 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
   const MAX_PREVIEWS_PER_REQUESTER = 4;
   return async (checked: ToolPolicyChecked, ctx: StageContext): Promise<StageOutcome> => {
     if (checked.data.decision !== "require_approval") return ACK;
+    // read once per message: the dry run and the card both need the descriptor
+    let factsRead: Promise<ToolFacts> | undefined;
+    const facts = () => (factsRead ??= deps.factsOf(checked.tool, checked.data.version));
     // the dry run waits outside the requester's turn: a slow one must not hold the turn, and so
-    // every other call of that requester, behind it
-    const early = (await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested")) !== undefined || (await coveringSession(deps.documents.current())) !== undefined;
+    // every other call of that requester, behind it. Skipped where a session likely covers the call
+    // (an in-memory look; the turn checks for real) or a redelivery finds its request written.
+    const early =
+      coveringSessionInMemory(deps.documents.current()) ||
+      (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested")) !== undefined);
     const preview = early ? undefined : await boundedPreview();
     // inside the requester's turn, so two deliveries of one decision in this copy never both count
     return deps.turns.run(checked.principal, request);
 
     async function boundedPreview(): Promise<Preview | undefined> {
-      const facts = await deps.factsOf(checked.tool, checked.data.version);
-      if (facts.descriptor?.preview !== true) return undefined;
+      const { descriptor } = await facts();
+      if (descriptor?.preview !== true) return undefined;
       const running = previewsInFlight.get(checked.principal) ?? 0;
       if (running >= MAX_PREVIEWS_PER_REQUESTER) {
         return { error: { code: "RATE_LIMITED", message: `${checked.principal} has ${running} dry runs in flight already: this card has none` } };
       }
       previewsInFlight.set(checked.principal, running + 1);
       try {
-        return await previewForCard(bus, checked, facts.descriptor);
+        return await previewForCard(bus, checked, descriptor);
       } finally {
         const left = (previewsInFlight.get(checked.principal) ?? 1) - 1;
         if (left <= 0) previewsInFlight.delete(checked.principal);
@@ -93,6 +99,13 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       return create(doc, preview ?? (early ? await boundedPreview() : undefined));
     }
 
+    /** Whether a session grant held here may cover this call, revocations not read (a hint, never a grant). */
+    function coveringSessionInMemory(doc: PolicyDocument): boolean {
+      if (deps.sessions === undefined) return false;
+      const now = new Date();
+      return deps.sessions.candidates(checked.domain, checked.tool, now).some((g) => sessionMismatch(g, checked, doc, now) === undefined);
+    }
+
     /** The oldest unrevoked session grant that covers this call, if any. */
     async function coveringSession(doc: PolicyDocument): Promise<SessionGrantEvent | undefined> {
       if (deps.sessions === undefined) return undefined;
@@ -117,10 +130,10 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     }
 
     async function requestEvent(doc: PolicyDocument, preview: Preview | undefined): Promise<ApprovalRequested> {
-      const [facts, context] = await Promise.all([deps.factsOf(checked.tool, checked.data.version), readRequestContext(bus, checked)]);
+      const [tool, context] = await Promise.all([facts(), readRequestContext(bus, checked)]);
       const built = approvalRequestedEvent(
         checked,
-        { approvalId: newId(), title: facts.title, descriptor: facts.descriptor, intent: context.intent, chain: context.chain, doc, now: new Date() },
+        { approvalId: newId(), title: tool.title, descriptor: tool.descriptor, intent: context.intent, chain: context.chain, doc, now: new Date() },
         { eventId: newId(), ts: new Date().toISOString() },
       );
       // the approver sees nobody to run it: the person deciding should know a grant would wait
