@@ -78,6 +78,7 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
       graceMs: deps.claimGraceMs,
       canRerun: rerunnable !== undefined,
       deliveryCount: sctx.deliveryCount,
+      claimantRunsHere: prior.data.executorId === deps.executorId && deps.runningCalls.has(prior.callId),
     });
     switch (decision.kind) {
       case "done":

@@ -19,4 +19,10 @@ export interface ExecutorDeps {
   readonly claimGraceMs: number;
   /** Where `ctx.secrets` reads from. */
   readonly secrets: SecretStore;
+  /**
+   * The calls this process is running or still recording the result of: a redelivery of such a
+   * call's message (after a server outage, say) waits for that run instead of declaring its outcome
+   * unknown once the claim's deadline has passed.
+   */
+  readonly runningCalls: Set<string>;
 }

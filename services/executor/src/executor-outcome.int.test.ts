@@ -76,6 +76,7 @@ describe("executor: one outcome per call", () => {
       stopping: new AbortController().signal,
       secrets: SecretStore.none(),
       claimGraceMs: 200,
+      runningCalls: new Set(),
     };
   });
   afterAll(async () => {
@@ -144,12 +145,14 @@ describe("executor: a server outage while a result is written", () => {
   });
 
   it("records the known result once the server is back, instead of outcome unknown", async () => {
-    executor = await startExecutor({ bus: await nats.bus("executor"), log: silentLogger(), domain: "out", tools: [gated], executorId: "steady", claimGraceMs: 200 });
+    executor = await startExecutor({ bus: await nats.bus("executor"), log: silentLogger(), domain: "out", tools: [gated], executorId: "steady", claimGraceMs: 200, ackWaitMs: 2_000 });
     const pc = policyChecked(gated, { n: 7 });
     const g = gate(pc.callId);
     await append(await nats.bus("caller"), pc);
     await g.entered;
-    // the server dies while the tool runs and stays down longer than three 5 s publish attempts (the old rule)
+    // the server dies while the tool runs and stays down past the claim's deadline and longer than
+    // three 5 s publish attempts (the old rule); the short ack wait makes the server redeliver the
+    // call to the same executor meanwhile, which must wait for its own run, not declare it unknown
     const restarting = nats.crashAndRestart(16_000);
     setTimeout(() => release(pc.callId), 300);
     await restarting;

@@ -29,6 +29,16 @@ const MIN_RUN_MS = 50;
 
 /** Runs the claimed call and appends ToolCallFinished; a failing handler is a result, never a crash. */
 export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContext): Promise<StageOutcome> {
+  // a redelivery of this call meanwhile must wait for this run, not declare its outcome unknown
+  deps.runningCalls.add(run.claim.callId);
+  try {
+    return await runClaimed(deps, run, sctx);
+  } finally {
+    deps.runningCalls.delete(run.claim.callId);
+  }
+}
+
+async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContext): Promise<StageOutcome> {
   const { claim, tool } = run;
   const log = sctx.log.child({ tool: claim.tool, attempt: run.attempt });
   // a copy paused after claiming may resume after another copy ended the call: it must not run

@@ -175,6 +175,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     stopping: stopping.signal,
     claimGraceMs: o.claimGraceMs ?? 2_000,
     secrets: o.secrets ?? SecretStore.none(),
+    runningCalls: new Set(),
   };
   const common = { bus: o.bus, concurrency: o.concurrency ?? 64, ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }) };
   const runners: StageRunner[] = [];

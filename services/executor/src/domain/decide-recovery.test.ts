@@ -25,7 +25,7 @@ const started: ToolCallStarted = {
   },
 };
 const deadlineMs = Date.parse(started.data.deadline);
-const base = { started, hasResult: false, graceMs: 1_000, canRerun: true, deliveryCount: 3 };
+const base = { started, hasResult: false, graceMs: 1_000, canRerun: true, deliveryCount: 3, claimantRunsHere: false };
 
 describe("decideRecovery", () => {
   it("does nothing more when a result is already recorded", () => {
@@ -48,5 +48,11 @@ describe("decideRecovery", () => {
     const r = decideRecovery({ ...base, canRerun: false, nowMs: deadlineMs + 5_000 });
     expect(r.kind).toBe("unknown");
     if (r.kind === "unknown") expect(r.reason).toContain("kb-1");
+  });
+
+  it("keeps waiting past the deadline while the claim's run is this process's own and still going (a result held up by an outage)", () => {
+    const now = deadlineMs + 30_000;
+    expect(decideRecovery({ ...base, canRerun: false, claimantRunsHere: true, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 1_000 });
+    expect(decideRecovery({ ...base, canRerun: true, claimantRunsHere: true, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 1_000 });
   });
 });

@@ -11,6 +11,8 @@ export interface RecoveryFacts {
   /** Our tool is idempotent, has the claimed descriptor, and the args still hash to the claimed argsHash. */
   readonly canRerun: boolean;
   readonly deliveryCount: number;
+  /** The claim is this process's own and its run (or the writing of its result) is still going on. */
+  readonly claimantRunsHere: boolean;
 }
 
 export type Recovery =
@@ -29,6 +31,8 @@ export function decideRecovery(f: RecoveryFacts): Recovery {
   if (f.hasResult) return { kind: "done" };
   const untilMs = Date.parse(f.started.data.deadline) + f.graceMs;
   if (f.nowMs < untilMs) return { kind: "wait", untilMs };
+  // past the deadline, but the run is ours and alive: its result is on its way (an outage delayed it)
+  if (f.claimantRunsHere) return { kind: "wait", untilMs: f.nowMs + f.graceMs };
   // the re-run is at least the second attempt, whatever the delivery count says
   if (f.canRerun) return { kind: "rerun", attempt: Math.max(2, f.deliveryCount) };
   return {
