@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readOutbox } from "@warden/example-support-desk";
+import { toModelMessage } from "@warden/contracts";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -80,7 +81,7 @@ describe("warden inbox in a real headless Chromium", () => {
   const selectedText = async () => (await page.locator("article.card.selected").textContent()) ?? "";
   const focusedIsSelected = async () => (await page.locator("article.card.selected:focus").count()) === 1;
 
-  it("shows a send live without reload, approves it from the keyboard and the call runs", async () => {
+  it("shows a send live without reload, approves it with edited args from the keyboard, the edited args run, and a denial's reason typed in the page reaches the model", async () => {
     expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
     await page.goto(inbox.url);
     // the token is traded for a cookie and dropped from the address bar
@@ -170,6 +171,8 @@ describe("warden inbox in a real headless Chromium", () => {
     const denied = await submitting;
     expect(denied).toMatchObject({ ok: false, status: "denied", error: { code: "APPROVAL_DENIED" } });
     expect(denied.error?.message).toContain(reason);
+    // what the agent hands its model back names the reason, so the model can correct itself
+    expect(toModelMessage(denied)).toContain(reason);
     expect(eventTypes(await callEvents(w.bus, denied.callId))).not.toContain("ToolCallStarted");
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(SHOTS, "inbox-decided.png") });
