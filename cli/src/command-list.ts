@@ -70,6 +70,8 @@ export const RESOLVE_OPTIONS = {
   target: { type: "string", value: "TEXT", description: "what the action is on (a customer, a ticket)" },
   domain: { type: "string", value: "D", description: "only tools of this domain" },
   grade: { type: "string", value: "G", description: "only tools of this grade: read, write or send" },
+  "action-type": { type: "string", value: "A", description: "the kind of action wanted (search, patch, external_send, …): tools that declare it rank first" },
+  "max-level": { type: "string", value: "L", description: "only tools at this permission level or below: L0 … L5" },
   limit: { type: "string", value: "N", description: "at most this many candidates (default 5)" },
 } as const satisfies OptionSpecs;
 

@@ -34,12 +34,28 @@ describe("resolving an intent", () => {
     expect(none.ok && none.value.view).toMatchObject({ tools: [], candidates: [] });
   });
 
-  it("warden resolve prints the ranking, and refuses a bad grade", async () => {
+  it("keeps to the level asked for: a person's view of the demo tools capped at L0 has only pure reads", async () => {
+    const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+    const all = await alice.resolve({ goal: "customer refund invoice ticket article" }, { limit: 50 });
+    const capped = await alice.resolve({ goal: "customer refund invoice ticket article", maxLevel: "L0" }, { limit: 50 });
+    if (!all.ok || !capped.ok) throw new Error("resolve failed");
+    expect(all.value.view.candidates!.some((c) => c.level !== "L0"), JSON.stringify(all.value.view.candidates)).toBe(true);
+    expect(capped.value.view.candidates!.length).toBeGreaterThan(0);
+    expect(capped.value.view.candidates!.every((c) => c.level === "L0" && c.grade === "read")).toBe(true);
+  });
+
+  it("warden resolve prints the ranking, and refuses a bad grade, action type or level", async () => {
     const r = await runWarden(w.nats.home.dir, "resolve", "--goal", "find knowledge base articles about a refund", "--principal", "support-bot", "--mode", "llm", "--limit", "1", "--json");
     expect(r.code, r.err).toBe(0);
     expect((JSON.parse(r.out) as { view: { candidates: { name: string }[] } }).view.candidates.map((c) => c.name)).toEqual(["kb.search"]);
     const bad = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--grade", "delete");
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("--grade is read, write or send");
+    const badAction = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--action-type", "nuke");
+    expect(badAction.code).toBe(1);
+    expect(badAction.err).toContain("--action-type is one of read, search");
+    const badLevel = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--max-level", "L9");
+    expect(badLevel.code).toBe(1);
+    expect(badLevel.err).toContain("--max-level is L0, L1, L2, L3, L4 or L5");
   });
 });

@@ -1,4 +1,4 @@
-import { GradeSchema, ToolIntentSchema } from "@warden/contracts";
+import { ActionTypeSchema, ACTION_TYPES, GradeSchema, PermissionLevelSchema, ToolIntentSchema } from "@warden/contracts";
 import { createAgentClient } from "@warden/sdk";
 import { defaultPrincipal } from "../args.js";
 import type { RESOLVE_OPTIONS } from "../command-list.js";
@@ -17,6 +17,10 @@ export const resolveCommand: Command<typeof RESOLVE_OPTIONS> = async ({ values }
   const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
   const grade = values.grade === undefined ? undefined : GradeSchema.safeParse(values.grade);
   if (grade !== undefined && !grade.success) throw usageError(`--grade is read, write or send, not ${JSON.stringify(values.grade)}`);
+  const actionType = values["action-type"] === undefined ? undefined : ActionTypeSchema.safeParse(values["action-type"]);
+  if (actionType !== undefined && !actionType.success) throw usageError(`--action-type is one of ${ACTION_TYPES.join(", ")}, not ${JSON.stringify(values["action-type"])}`);
+  const maxLevel = values["max-level"] === undefined ? undefined : PermissionLevelSchema.safeParse(values["max-level"]);
+  if (maxLevel !== undefined && !maxLevel.success) throw usageError(`--max-level is L0, L1, L2, L3, L4 or L5, not ${JSON.stringify(values["max-level"])}`);
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 50)) throw usageError(`--limit is a whole number from 1 to 50, not ${JSON.stringify(values.limit)}`);
   const intent = ToolIntentSchema.safeParse({
@@ -25,6 +29,8 @@ export const resolveCommand: Command<typeof RESOLVE_OPTIONS> = async ({ values }
     ...(values.target === undefined ? {} : { target: values.target }),
     ...(values.domain === undefined ? {} : { domain: values.domain }),
     ...(grade === undefined ? {} : { grade: grade.data }),
+    ...(actionType === undefined ? {} : { actionType: actionType.data }),
+    ...(maxLevel === undefined ? {} : { maxLevel: maxLevel.data }),
   });
   if (!intent.success) throw usageError(`the intent: ${intent.error.issues[0]?.path.join(".") ?? ""} ${intent.error.issues[0]?.message ?? "invalid"}`.trim());
   const asName = values.as ?? (existingHome(io)?.identity(principal) ? principal : undefined);

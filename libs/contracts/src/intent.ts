@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { GradeSchema } from "./grades.js";
 import { TokenSchema } from "./tokens.js";
 
@@ -32,8 +33,9 @@ export function delegatedIntent(task: string, delegator: string, tool: string): 
  * What a caller wants done, before it has chosen a tool (the source's ToolIntent): resolved into
  * ranked candidates and a ToolView of just those (`warden resolve`, `agent.resolve`). The words
  * of `goal`, `task`, `target` and `expectedEffect` are matched against the tools' names, titles
- * and descriptions; `domain` and `grade` narrow the candidates. It asks, it never grants: the
- * candidates are only tools the caller's view shows anyway.
+ * and descriptions; `actionType` ranks the tools that declare it first; `domain`, `grade` and
+ * `maxLevel` narrow the candidates. It asks, it never grants: the candidates are only tools the
+ * caller's view shows anyway.
  */
 export const ToolIntentSchema = z.strictObject({
   goal: bounded("goal").min(1, "intent.goal may not be empty"),
@@ -46,6 +48,10 @@ export const ToolIntentSchema = z.strictObject({
   domain: TokenSchema.optional(),
   /** Only tools of this side-effect grade (read: look something up; write; send). */
   grade: GradeSchema.optional(),
+  /** The kind of action wanted (search, patch, external_send…): tools that declare it rank first. */
+  actionType: ActionTypeSchema.optional(),
+  /** Only tools at this permission level or below (L0 pure read … L5 destructive or admin). */
+  maxLevel: PermissionLevelSchema.optional(),
   constraints: z.array(z.string().max(300)).max(20).optional(),
   rationale: bounded("rationale").optional(),
   evidenceRefs: z.array(z.string().max(300)).max(20).optional(),

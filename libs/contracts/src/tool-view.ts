@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { ToolIntentSchema } from "./intent.js";
 import { JsonObjectSchema } from "./json.js";
@@ -68,6 +69,10 @@ export const ToolCandidateSchema = z.object({
   name: z.string(),
   version: z.string(),
   grade: GradeSchema,
+  /** The tool's permission level, declared or derived. */
+  level: PermissionLevelSchema,
+  /** The action type the tool declares, if it declares one. */
+  actionType: ActionTypeSchema.optional(),
   score: z.number(),
   reasons: z.array(z.string()),
 });

@@ -103,7 +103,7 @@ export function compileToolView(
   // an intent narrows what the view shows anyway: a candidate is never a tool the caller could not see
   const terms = termsOf(options.intent);
   const scored = usable.map((s) => ({ s, c: scoreTool(s.record.descriptor, options.intent!, terms) }));
-  const ranked = rankCandidates(scored.flatMap((x) => (x.c === undefined ? [] : [x.c])));
+  const ranked = rankCandidates(scored.flatMap((x) => (x.c === undefined ? [] : [x.c])), options.intent.actionType);
   const limit = options.limit ?? 5;
   const chosen = ranked.slice(0, limit);
   const kept = new Set(chosen.map((c) => c.name));

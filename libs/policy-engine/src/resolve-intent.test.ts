@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord } from "@warden/contracts";
 import { record } from "../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
-import { intentTerms, scoreTool, termsOf } from "./resolve-intent.js";
+import { intentTerms, rankCandidates, scoreTool, termsOf } from "./resolve-intent.js";
 
 const obj = { type: "object", properties: {} } as unknown as Record<string, never>;
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
@@ -24,7 +24,7 @@ describe("resolving an intent into tools", () => {
   it("scores name over title over description, says why, and drops a tool the words do not touch", () => {
     const intent = { goal: "look up the invoice amount" };
     const lookup = scoreTool(tools[1]!.descriptor, intent, termsOf(intent));
-    expect(lookup).toEqual({ name: "billing.invoice_lookup", version: "1.0.0", grade: "read", score: 3 * 2 + 2 * 2 + 2, reasons: ["name matches look, invoice", "title matches look, invoice", "description matches invoice, amount"] });
+    expect(lookup).toEqual({ name: "billing.invoice_lookup", version: "1.0.0", grade: "read", level: "L0", score: 3 * 2 + 2 * 2 + 2, reasons: ["name matches look, invoice", "title matches look, invoice", "description matches invoice, amount"] });
     expect(scoreTool(tools[0]!.descriptor, { goal: "delete the cluster" }, termsOf({ goal: "delete the cluster" }))).toBeUndefined();
   });
 
@@ -32,6 +32,21 @@ describe("resolving an intent into tools", () => {
     const intent = { goal: "refund", domain: "billing", grade: "write" as const };
     expect(scoreTool(tools[0]!.descriptor, intent, termsOf(intent))).toBeUndefined();
     expect(scoreTool(tools[2]!.descriptor, intent, termsOf(intent))?.reasons).toEqual(["name matches refund", "title matches refund", "description matches refund", "domain billing as asked", "grade write as asked"]);
+  });
+
+  it("ranks a tool that declares the action type asked for first, even without a word in common, and drops tools above the level asked for", () => {
+    const patch = record({ name: "kb.fix_article", title: "Fix an article", grade: "write", actionType: "patch", description: `Use when an article has a typo. ${sideEffects}`, inputSchema: obj }).descriptor;
+    const wipe = record({ name: "kb.wipe", title: "Wipe the knowledge base", grade: "write", destructive: true, description: `Use when the knowledge base must be emptied. ${sideEffects}`, inputSchema: obj }).descriptor;
+    const intent = { goal: "correct the knowledge base", actionType: "patch" as const };
+    expect(scoreTool(patch, intent, termsOf(intent))).toMatchObject({ score: 4, level: "L2", actionType: "patch", reasons: ["action type patch as asked"] });
+    const wiping = scoreTool(wipe, intent, termsOf(intent));
+    // more words in common, yet ranked after the tool that does the kind of action asked for
+    expect(wiping).toMatchObject({ score: 2 * 2 + 2, level: "L5" });
+    expect(rankCandidates([wiping!, scoreTool(patch, intent, termsOf(intent))!], "patch").map((c) => c.name)).toEqual(["kb.fix_article", "kb.wipe"]);
+    expect(rankCandidates([wiping!, scoreTool(patch, intent, termsOf(intent))!]).map((c) => c.name)).toEqual(["kb.wipe", "kb.fix_article"]);
+    const capped = { goal: "article in the knowledge base", maxLevel: "L2" as const };
+    expect(scoreTool(wipe, capped, termsOf(capped))).toBeUndefined();
+    expect(scoreTool(patch, capped, termsOf(capped))?.reasons).toContain("level L2 within L2");
   });
 
   it("ranks the caller's own view only, best first, ties by name, capped, and lists the rest as not matching", () => {

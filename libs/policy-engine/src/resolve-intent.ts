@@ -1,4 +1,4 @@
-import type { ToolCandidate, ToolDescriptor, ToolIntent } from "@warden/contracts";
+import { levelOf, PERMISSION_LEVELS, type ToolCandidate, type ToolDescriptor, type ToolIntent } from "@warden/contracts";
 
 /** Words that say nothing about which tool is meant. */
 const STOP = new Set(
@@ -12,6 +12,8 @@ export function intentTerms(text: string): string[] {
 
 /** Weights of a term found in each part of a descriptor: the name says most, the description least. */
 const WEIGHTS = { name: 3, title: 2, description: 1 } as const;
+/** A tool that declares the action type asked for: worth more than any one word it matches. */
+const ACTION_TYPE_WEIGHT = 4;
 
 /** A term matches a word of the tool when one starts with the other ("refund" ~ "refunds", "invoice" ~ "invoice_lookup"). */
 function matches(term: string, words: readonly string[]): boolean {
@@ -20,13 +22,16 @@ function matches(term: string, words: readonly string[]): boolean {
 
 /**
  * Scores a tool for an intent, deterministically and in words: each intent term found in the
- * tool's name, title or description adds that part's weight once. `domain` and `grade` narrow
- * (a tool outside them is no candidate at all). Undefined: not a candidate.
+ * tool's name, title or description adds that part's weight once, and a declared action type equal
+ * to the intent's adds {@link ACTION_TYPE_WEIGHT}. `domain`, `grade` and `maxLevel` narrow (a tool
+ * outside them is no candidate at all). Undefined: not a candidate.
  */
 export function scoreTool(d: ToolDescriptor, intent: ToolIntent, terms: readonly string[]): ToolCandidate | undefined {
   const domain = d.name.split(".")[0]!;
   if (intent.domain !== undefined && intent.domain !== domain) return undefined;
   if (intent.grade !== undefined && intent.grade !== d.grade) return undefined;
+  const level = levelOf(d);
+  if (intent.maxLevel !== undefined && PERMISSION_LEVELS.indexOf(level) > PERMISSION_LEVELS.indexOf(intent.maxLevel)) return undefined;
   const parts = { name: intentTerms(d.name.replace(/[._-]/g, " ")), title: intentTerms(d.title), description: intentTerms(d.description) };
   let score = 0;
   const reasons: string[] = [];
@@ -36,11 +41,18 @@ export function scoreTool(d: ToolDescriptor, intent: ToolIntent, terms: readonly
     score += WEIGHTS[part] * hit.length;
     reasons.push(`${part} matches ${hit.join(", ")}`);
   }
+  const actionMatch = intent.actionType !== undefined && d.actionType === intent.actionType;
+  if (actionMatch) {
+    score += ACTION_TYPE_WEIGHT;
+    reasons.push(`action type ${d.actionType} as asked`);
+  }
   if (intent.domain !== undefined) reasons.push(`domain ${domain} as asked`);
   if (intent.grade !== undefined) reasons.push(`grade ${d.grade} as asked`);
+  if (intent.maxLevel !== undefined) reasons.push(`level ${level} within ${intent.maxLevel}`);
   // with no words to match, what narrowing left is the answer; with words, a tool must match one
+  // of them or be of the action type asked for
   if (terms.length > 0 && score === 0) return undefined;
-  return { name: d.name, version: d.version, grade: d.grade, score, reasons };
+  return { name: d.name, version: d.version, grade: d.grade, level, ...(d.actionType === undefined ? {} : { actionType: d.actionType }), score, reasons };
 }
 
 /** The intent's words: goal, task, target and expected effect. */
@@ -48,7 +60,11 @@ export function termsOf(intent: ToolIntent): string[] {
   return intentTerms([intent.goal, intent.task, intent.target, intent.expectedEffect].filter((x) => x !== undefined).join(" "));
 }
 
-/** Best first; equal scores by name, so the same intent and tools always rank the same. */
-export function rankCandidates(candidates: ToolCandidate[]): ToolCandidate[] {
-  return candidates.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+/**
+ * Best first: the tools that declare the action type asked for before the rest, then by score;
+ * equal scores by name, so the same intent and tools always rank the same.
+ */
+export function rankCandidates(candidates: ToolCandidate[], actionType?: ToolIntent["actionType"]): ToolCandidate[] {
+  const declares = (c: ToolCandidate) => (actionType !== undefined && c.actionType === actionType ? 0 : 1);
+  return candidates.sort((a, b) => declares(a) - declares(b) || b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
