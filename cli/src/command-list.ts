@@ -140,6 +140,14 @@ export const CANCEL_OPTIONS = {
   reason: { type: "string", value: "R", description: "why (recorded on the ToolCallCancelled)" },
 } as const satisfies OptionSpecs;
 
+export const UNDO_OPTIONS = {
+  ...JSON_OPTION,
+  ...CALLER_OPTIONS,
+  ...WHO_OPTIONS,
+  wait: { type: "boolean", description: "wait through an approval for the undo's end" },
+  timeout: { type: "string", value: "DURATION", description: "how long to wait, e.g. 500ms, 30s, 2m (default 30s)" },
+} as const satisfies OptionSpecs;
+
 export const REVOKE_OPTIONS = {
   ...CANCEL_OPTIONS,
   as: required({ ...WHO_OPTIONS.as, description: "who revokes: the person who granted, or an operator the policy document names" }),
@@ -392,6 +400,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     arguments: [{ name: "CALL_ID", description: "the call's id" }],
     options: CANCEL_OPTIONS,
     run: async (input, io) => (await import("./commands/cancel.js")).cancelCommand(input, io),
+  }),
+  command({
+    name: "undo",
+    summary: "undo a call that succeeded, by the compensation its tool declares: a governed call of its own, linked to it; once per call",
+    arguments: [{ name: "CALL_ID", description: "the call's id (its requester undoes it)" }],
+    options: UNDO_OPTIONS,
+    run: async (input, io) => (await import("./commands/undo.js")).undoCommand(input, io),
   }),
   command({
     name: "revoke",

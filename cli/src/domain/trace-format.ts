@@ -21,6 +21,7 @@ export function stepPairs(s: TraceStep, short = false): string[] {
     if (s.intent.expectedEffect !== undefined) f.push(["expects", cut(s.intent.expectedEffect, PREVIEW)]);
   }
   if (s.onBehalfOf !== undefined) f.push(["for", s.onBehalfOf]);
+  if (s.undoes !== undefined) f.push(["undoes", s.undoes]);
   if (s.editedArgs !== undefined) f.push(["editedArgs", cut(s.editedArgs, PREVIEW)]);
   if (s.session !== undefined) f.push(["session", s.session]);
   if (s.decision !== undefined) f.push(["decision", s.decision]);
@@ -35,10 +36,11 @@ export function stepPairs(s: TraceStep, short = false): string[] {
   if (s.resultPreview !== undefined) f.push(["result", cut(s.resultPreview, PREVIEW)]);
   if (s.artifacts !== undefined) f.push(["artifacts", s.artifacts.map((a) => `${a.id}(${a.bytes}B)`).join(",")]);
   if (s.error !== undefined) f.push(["error", `${s.error.code}: ${s.error.message}`]);
+  if (s.undo !== undefined) f.push(["undo", cut(s.undo, PREVIEW)]);
   if (s.turn !== undefined) f.push(["turn", s.turn], ["tools", (s.tools ?? []).join(",") || "-"], ["hidden", s.hidden ?? 0]);
   if (s.reason !== undefined) f.push(["reason", s.reason]);
   // JSON is already one token; other text with spaces is quoted so each pair reads as one
-  return f.map(([k, v]) => `${k}=${k !== "args" && k !== "editedArgs" && k !== "result" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`);
+  return f.map(([k, v]) => `${k}=${k !== "args" && k !== "editedArgs" && k !== "result" && k !== "undo" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`);
 }
 
 /** The details of a step on one line, full hashes included (`--wide`). */

@@ -54,7 +54,8 @@ describe("the support desk over a real nats-server", () => {
       "kb.search.1.0.0",
       "session.fetch.1.0.0",
       "ticket.fill.1.1.0",
-      "ticket.submit.1.0.0",
+      "ticket.submit.1.1.0",
+      "ticket.withdraw.1.0.0",
     ]);
   });
 
@@ -73,6 +74,8 @@ describe("the support desk over a real nats-server", () => {
     expect(filled.data.output).toEqual({ ticketId: "T-draft1", draft: { priority: "high", category: "refund" } });
     const submitted = await runAllowed("ticket.submit", { title: "Broken blender", body: "Wants a refund", customerId: "C-1" });
     expect(submitted.data.output).toEqual({ ticketId: `T-${submitted.callId}` });
+    // the executor records how the call is undone, built from its output
+    expect(submitted.data.undo).toEqual({ tool: "ticket.withdraw", args: { ticketId: `T-${submitted.callId}` } });
   });
 
   it("sends a customer message only under a grant, and the outbox shows exactly what was sent", async () => {

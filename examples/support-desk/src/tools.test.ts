@@ -29,6 +29,7 @@ describe("the support desk's tools", () => {
       "session.fetch",
       "ticket.fill",
       "ticket.submit",
+      "ticket.withdraw",
     ]);
     for (const d of SUPPORT_DESK_DOMAINS) for (const t of tools[d]) expect(t.domain).toBe(d);
   });
@@ -42,7 +43,8 @@ describe("the support desk's tools", () => {
     expect(byName.get("session.fetch")?.descriptor.inputSchema).toMatchObject({ properties: { id: { type: "integer" } }, required: ["id"] });
     expect(byName.get("kb.reindex")?.descriptor).toMatchObject({ grade: "read", featureFlag: "kbAdmin", idempotent: true });
     expect(byName.get("ticket.fill")?.descriptor).toMatchObject({ grade: "write", scopes: ["ticket_page"] });
-    expect(byName.get("ticket.submit")?.descriptor).toMatchObject({ grade: "write", scopes: [] });
+    expect(byName.get("ticket.submit")?.descriptor).toMatchObject({ grade: "write", scopes: [], compensation: { tool: "ticket.withdraw" } });
+    expect(byName.get("ticket.withdraw")?.descriptor).toMatchObject({ grade: "write", idempotent: true });
     expect(byName.get("customer.message")?.descriptor).toMatchObject({ grade: "send", openWorld: true });
     expect(byName.get("demo.slow")?.descriptor).toMatchObject({ grade: "read", timeoutMs: 200 });
     expect(byName.get("demo.big")?.descriptor).toMatchObject({ grade: "read", maxOutputBytes: 4 * 1024 * 1024 });

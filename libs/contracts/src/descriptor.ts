@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
+import { CompensationSchema } from "./compensation.js";
 import { ActionTypeSchema, CHANGING_ACTIONS, LEVEL_NAMES, levelOf, LOOKING_ACTIONS, PermissionLevelSchema, SENDING_ACTIONS } from "./action-type.js";
 import { GradeSchema } from "./grades.js";
 import { JsonObjectSchema } from "./json.js";
@@ -49,6 +50,11 @@ export const ToolDescriptorSchema = z.strictObject({
   actionType: ActionTypeSchema.optional(),
   /** Its permission level L0–L5, when declared; else derived from action type, grade and flags (`levelOf`). */
   level: PermissionLevelSchema.optional(),
+  /**
+   * How a successful call is undone (`warden undo`): another registered tool and its args built
+   * from this call's args and output; the undo is a governed call of its own, linked to this one.
+   */
+  compensation: CompensationSchema.optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
@@ -83,6 +89,12 @@ export function lintDescriptor(d: ToolDescriptor): DescriptorLintIssue[] {
     if (d.level < derived) {
       issues.push({ rule: "level-flags", message: `level ${d.level} (${LEVEL_NAMES[d.level]}) is below what its grade, flags and action type say (${derived}, ${LEVEL_NAMES[derived]}): a level may raise, never lower` });
     }
+  }
+  if (d.grade === "read" && d.compensation !== undefined) {
+    issues.push({ rule: "read-not-compensated", message: "grade read changes nothing: there is nothing for a compensation to undo" });
+  }
+  if (d.compensation?.tool === d.name) {
+    issues.push({ rule: "compensation-not-self", message: `${d.name} cannot be its own compensation: name the tool that undoes it` });
   }
   if (d.grade === "read" && d.destructive) {
     issues.push({ rule: "read-not-destructive", message: "grade read cannot be destructive: nothing changes on a read" });

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   /** The executor's claim ran out before the tool started (the executor was paused): it did not run. */
   CLAIM_EXPIRED: { retryable: true },
   CONFIRMATION_REQUIRED: { retryable: false },
+  /** The call cannot be undone: its tool declares no compensation, it did not succeed, or it was undone already. */
+  NOT_UNDOABLE: { retryable: false },
   WAIT_TIMEOUT: { retryable: true },
   NOT_FOUND: { retryable: false },
   DECISION_REFUSED: { retryable: false },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CompensationSchema } from "./compensation.js";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { IntentSchema } from "./intent.js";
@@ -91,6 +92,11 @@ export const ToolCallRequestedDataSchema = CallContextSchema.extend({
   version: VersionSchema.optional(),
   /** Why the caller makes this call (bounded; shown on the approval card, in trace and audit). */
   intent: IntentSchema.optional(),
+  /**
+   * This call undoes that earlier call (`warden undo`): the registry accepts it only with the
+   * call id `undoCallIdOf(callId)` and the tool and args the original tool's compensation names.
+   */
+  compensates: z.strictObject({ callId: TokenSchema, domain: TokenSchema }).optional(),
 });
 
 /** What a validated call is bound to from here on. */
@@ -318,6 +324,11 @@ export const ToolCallFinishedDataSchema = z.object({
   executorId: TokenSchema,
   /** 1 normally; 2+ when an idempotent tool was re-run after a crash. */
   attempt: z.int().min(1),
+  /**
+   * How this call is undone, when its tool declares a compensation and the call succeeded: the
+   * tool and the args built from this call's args and whole output (`warden undo` calls it).
+   */
+  undo: CompensationSchema.optional(),
 });
 
 export const ToolCallOutcomeUnknownDataSchema = z.object({

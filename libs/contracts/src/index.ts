@@ -56,6 +56,7 @@ export {
   type PermissionLevel,
 } from "./action-type.js";
 export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewRequestSchema, type PreviewReply, type PreviewRequest } from "./tool-preview.js";
+export { compensationArgs, CompensationSchema, sameArgs, undoCallIdOf, type Compensation, type CompensationSource } from "./compensation.js";
 export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";

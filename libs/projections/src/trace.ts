@@ -32,6 +32,10 @@ export interface TraceStep {
   /** The request's intent, and on a grant of edited args the args that run instead. */
   readonly intent?: { readonly goal: string; readonly rationale?: string; readonly expectedEffect?: string };
   readonly editedArgs?: string;
+  /** On a request that undoes another call: that call (`domain/callId`). */
+  readonly undoes?: string;
+  /** On a result: how the call is undone (`tool(args)`), when its tool declares a compensation. */
+  readonly undo?: string;
   /** On a grant: the session grant it made, or the one that gave it. */
   readonly session?: string;
   /** On an approval card: on whose behalf ("alice via agent.triage"). */
@@ -129,7 +133,11 @@ export function actorOf(e: WardenEvent): string {
 function detailsOf(e: WardenEvent): Partial<TraceStep> {
   switch (e.type) {
     case "ToolCallRequested":
-      return { args: cut(JSON.stringify(e.data.args), RESULT_PREVIEW_CHARS), ...(e.data.intent === undefined ? {} : { intent: e.data.intent }) };
+      return {
+        args: cut(JSON.stringify(e.data.args), RESULT_PREVIEW_CHARS),
+        ...(e.data.intent === undefined ? {} : { intent: e.data.intent }),
+        ...(e.data.compensates === undefined ? {} : { undoes: `${e.data.compensates.domain}/${e.data.compensates.callId}` }),
+      };
     case "ToolArgsValidated":
       return { argsHash: e.data.argsHash };
     case "ToolPolicyChecked":
@@ -165,6 +173,7 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         ...(e.data.output === undefined ? {} : { resultPreview: cut(JSON.stringify(e.data.output), RESULT_PREVIEW_CHARS) }),
         ...(e.data.artifacts.length === 0 ? {} : { artifacts: e.data.artifacts.map((a) => ({ id: a.id, bytes: a.bytes, sha256: a.sha256 })) }),
         ...(e.data.error === undefined ? {} : { error: { code: e.data.error.code, message: e.data.error.message } }),
+        ...(e.data.undo === undefined ? {} : { undo: cut(`${e.data.undo.tool}(${JSON.stringify(e.data.undo.args)})`, RESULT_PREVIEW_CHARS) }),
       };
     case "ToolCallOutcomeUnknown":
       return { reason: e.data.reason };

@@ -13,8 +13,9 @@ import {
   type ToolIntent,
   type ToolResult,
   type ToolViewRequestInput,
+  undoCallIdOf,
 } from "@warden/contracts";
-import { awaitOwnCall, publishAndAwait, type InFlight } from "./call-watch.js";
+import { awaitOwnCall, publishAndAwait, readOwnCall, type InFlight } from "./call-watch.js";
 import { cancelCall, type CancelOutcome } from "./cancel-call.js";
 import { buildCallRequest } from "./domain/call-request.js";
 import { idempotentCallId, MAX_IDEMPOTENCY_KEY_LENGTH } from "./domain/idempotent-call-id.js";
@@ -235,6 +236,19 @@ export interface AgentClient {
    */
   cancel(callId: string, reason?: string): Promise<CancelOutcome>;
   /**
+   * Undoes one of this principal's calls that succeeded, when its tool declares a compensation:
+   * calls the tool and args its executor recorded as the undo, as a governed call of its own
+   * (policy and approval as for any call) linked to the original (`compensates`). A call is undone
+   * at most once: asking again follows the same undo call. A call that cannot be undone comes back
+   * `rejected` with `NOT_UNDOABLE` and why.
+   * @example
+   * ```ts
+   * const filed = await agent.call("ticket.submit", ticket, { wait: true });
+   * const undone = await agent.undo(filed.callId, { wait: true });
+   * ```
+   */
+  undo(callId: string, opts?: Omit<CallOptions, "idempotencyKey" | "version" | "principal">): Promise<ToolResult>;
+  /**
    * Follows this caller's view: `onChange` gets the new view whenever it differs from the last
    * one read (a tool registered, enabled or disabled, a new policy version), on the registry's
    * `warden.registry.changed` announcements and every `pollMs`. Call `stop()` when done.
@@ -296,6 +310,31 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     return registry.view(request.data);
   }
 
+  /** Builds, publishes and (if asked) awaits one request; `idempotent`: the call id may already hold this same request. */
+  async function ask(callId: string, tool: string, args: unknown, opts: CallOptions, extra: { readonly idempotent: boolean; readonly compensates?: { callId: string; domain: string } }): Promise<ToolResult> {
+    if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
+    const built = safely(() => buildCallRequest({
+      callId,
+      eventId: newId(),
+      tool,
+      args,
+      principal: opts.principal ?? principal,
+      mode: opts.mode ?? mode,
+      runId: opts.runId ?? runId,
+      scope: opts.scope ?? null,
+      flags: opts.flags ?? {},
+      version: opts.version,
+      parentCallId: opts.parentCallId,
+      intent: opts.intent,
+      compensates: extra.compensates,
+      // the agent's own active span (its tracer provider, not Warden's) parents the call's trace
+      traceparent: activeTraceparent(),
+      now: new Date(),
+    }));
+    if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
+    return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs, idempotent: extra.idempotent }, track);
+  }
+
   return {
     principal,
     mode,
@@ -307,26 +346,22 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         return { callId: newId(), ok: false, status: "rejected", error: wardenError("INVALID_REQUEST", `an idempotency key is 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`) };
       }
       const callId = key === undefined ? newId() : idempotentCallId(opts.principal ?? principal, key);
+      return ask(callId, tool, args, opts, { idempotent: key !== undefined });
+    },
+    async undo(callId, opts = {}) {
+      const notUndoable = (message: string): ToolResult => ({ callId: undoCallIdOf(callId), ok: false, status: "rejected", error: wardenError("NOT_UNDOABLE", message) });
       if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
-      const built = safely(() => buildCallRequest({
-        callId,
-        eventId: newId(),
-        tool,
-        args,
-        principal: opts.principal ?? principal,
-        mode: opts.mode ?? mode,
-        runId: opts.runId ?? runId,
-        scope: opts.scope ?? null,
-        flags: opts.flags ?? {},
-        version: opts.version,
-        parentCallId: opts.parentCallId,
-        intent: opts.intent,
-        // the agent's own active span (its tracer provider, not Warden's) parents the call's trace
-        traceparent: activeTraceparent(),
-        now: new Date(),
-      }));
-      if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
-      return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs, idempotent: key !== undefined }, track);
+      if (!isSafeToken(callId) || !isSafeToken(undoCallIdOf(callId))) return notUndoable(`${JSON.stringify(callId)} is no call id that can be undone`);
+      const read = await readOwnCall(bus, principal, ANY_DOMAIN, callId, {});
+      if (!read.ok) return { callId: undoCallIdOf(callId), ok: false, status: read.error.code === "NOT_FOUND" ? "rejected" : "failed", error: read.error };
+      const finished = read.value.find((e) => e.type === "ToolCallFinished");
+      if (finished === undefined || !finished.data.ok) return notUndoable(`call ${callId} has not succeeded: only a call that succeeded can be undone`);
+      if (finished.data.undo === undefined) return notUndoable(`${finished.tool} declares no compensation: call ${callId} cannot be undone by Warden`);
+      const { tool, args } = finished.data.undo;
+      return ask(undoCallIdOf(callId), tool, args, { ...opts, intent: opts.intent ?? { goal: `undo call ${callId} (${finished.tool})` } }, {
+        idempotent: true,
+        compensates: { callId, domain: finished.domain },
+      });
     },
     toolView,
     async awaitCall(callId, tool, opts = {}) {

@@ -5,6 +5,7 @@ import {
   parseToolName,
   ToolDescriptorSchema,
   type ActionType,
+  type Compensation,
   type Grade,
   type PermissionLevel,
   type JsonObject,
@@ -69,6 +70,14 @@ interface ToolDefinitionBase<A, O> {
    * as the handler; bounded by `timeoutMs` and PREVIEW_TIMEOUT_MS.
    */
   readonly preview?: (args: A, ctx: PreviewContext) => unknown;
+  /**
+   * How a successful call is undone (`warden undo`, `agent.undo`): the tool that undoes it and
+   * its args, where `"$args.<path>"` and `"$output.<path>"` stand for members of this call's args
+   * and output. The executor builds it when the call succeeds and records it on ToolCallFinished;
+   * the undo is a governed call of its own (policy, approval), once per call.
+   * @example { tool: "ticket.withdraw", args: { ticketId: "$output.ticketId" } }
+   */
+  readonly compensation?: Compensation;
 }
 
 /** What a dry run gets besides its args: no call has started, so no callId of a run, only the asking call's. */

@@ -1,6 +1,7 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import { ACK, callAttributes, readOutcome, WARDEN_TRACER, type StageContext, type StageOutcome } from "@warden/bus";
-import { nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, tracingEnabled, wardenError, type EventData, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { compensationArgs, nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, tracingEnabled, wardenError, type Compensation, type EventData, type JsonValue, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import type { Logger } from "pino";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { redactResult } from "./domain/redact-result.js";
 import { outputSchemaCheck } from "./output-schema-check.js";
@@ -17,6 +18,8 @@ export interface ClaimedRun {
   /** The ToolCallStarted that holds the claim (ours, or a crashed claimant's on a re-run). */
   readonly claim: ToolCallStarted;
   readonly attempt: number;
+  /** The args the call is bound to (what the tool's compensation reads). */
+  readonly args: JsonValue;
 }
 
 type Recorded = Omit<EventData<"ToolCallFinished">, "durationMs" | "executorId" | "attempt">;
@@ -77,7 +80,7 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
   // before anything records or logs it: the handler may have echoed a secret it asked for
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
-  const recorded = await record(deps, claim.callId, result, tool);
+  const recorded = await record(deps, claim.callId, result, tool, run.args, log);
   return finish(deps, claim, recorded, durationMs, run.attempt, sctx);
 }
 
@@ -117,20 +120,34 @@ async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Reco
   return ACK;
 }
 
-async function record(deps: ExecutorDeps, callId: string, result: HandlerResult, tool: ExecutableTool): Promise<Recorded> {
+async function record(deps: ExecutorDeps, callId: string, result: HandlerResult, tool: ExecutableTool, args: JsonValue, log: Logger): Promise<Recorded> {
   const none = { truncated: false, artifacts: [] };
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0, ...none };
   const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES, outputSchemaCheck(tool));
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes, ...none };
-  if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, ...none };
+  const undo = undoOf(tool, args, shaped.output, log);
+  if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, ...none, ...undo };
   try {
     const ref = await withBackoff(() => deps.artifacts.putOutput(callId, shaped.json, shaped.sha256), { untilMs: Date.now() + 2_000 });
-    return { ok: true, output: shaped.preview, truncated: true, outputBytes: shaped.bytes, artifacts: [ref] };
+    return { ok: true, output: shaped.preview, truncated: true, outputBytes: shaped.bytes, artifacts: [ref], ...undo };
   } catch (err) {
     // the tool did run: say so rather than re-running it for an object-store fault
     const error = wardenError("INTERNAL", `the tool ran but its ${shaped.bytes}-byte output could not be stored: ${(err as Error).message}`);
     return { ok: false, error: { ...error, retryable: tool.descriptor.idempotent }, outputBytes: shaped.bytes, ...none };
   }
+}
+
+/**
+ * The undo of a successful call, built from its args and whole output by the tool's declared
+ * compensation; none when the tool declares none or the output lacks what the undo needs.
+ */
+function undoOf(tool: ExecutableTool, args: JsonValue, output: JsonValue, log: Logger): { undo?: Compensation } {
+  const c = tool.descriptor.compensation;
+  if (c === undefined) return {};
+  const built = compensationArgs(c, { args, output });
+  if (built.ok) return { undo: { tool: c.tool, args: built.value } };
+  log.warn({ reason: built.error.message }, "the call succeeded but its undo cannot be built: it cannot be undone");
+  return {};
 }
 
 /**

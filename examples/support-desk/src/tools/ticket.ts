@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { kvGetJson, kvPutJson, type Bus } from "@warden/bus";
-import { defineTool } from "@warden/executor";
+import { wardenError } from "@warden/contracts";
+import { defineTool, ToolError } from "@warden/executor";
 import { openTickets } from "../tickets.js";
 
 const KeyPart = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, '-' and '_' only");
@@ -42,7 +43,8 @@ export function ticketTools(bus: Bus) {
 
   const submit = defineTool({
     name: "ticket.submit",
-    version: "1.0.0",
+    // 1.1.0: undone by ticket.withdraw (warden undo)
+    version: "1.1.0",
     title: "Submit a support ticket",
     description:
       "Use when a customer's problem needs follow-up by the support team: files a new ticket with a title, the details and the customer's id, and returns the ticket id. The team sees it later; it can be edited or closed.",
@@ -54,7 +56,28 @@ export function ticketTools(bus: Bus) {
       await kvPutJson(store, `ticket.${ticketId}`, { ticketId, title, body, customerId, filedBy: ctx.principal, filedAt: new Date().toISOString() });
       return { ticketId };
     },
+    // a ticket filed by mistake is withdrawn with the id the call returned
+    compensation: { tool: "ticket.withdraw", args: { ticketId: "$output.ticketId" } },
   });
 
-  return [fill, submit] as const;
+  const withdraw = defineTool({
+    name: "ticket.withdraw",
+    version: "1.0.0",
+    title: "Withdraw a submitted ticket",
+    description:
+      "Use when a ticket was submitted by mistake: marks it withdrawn so the support team does not work on it; the ticket and its history stay. It undoes ticket.submit.",
+    grade: "write",
+    idempotent: true,
+    input: z.strictObject({ ticketId: z.string().regex(/^T-[A-Za-z0-9_-]{1,128}$/, "a submitted ticket's id, T-…") }),
+    handler: async ({ ticketId }, ctx) => {
+      const store = await tickets();
+      const key = `ticket.${ticketId}`;
+      const existing = await kvGetJson(store, key, Fields);
+      if (existing === undefined) throw new ToolError(wardenError("NOT_FOUND", `no ticket ${ticketId}`));
+      await kvPutJson(store, key, { ...existing.value, withdrawn: true, withdrawnBy: ctx.principal });
+      return { ticketId, withdrawn: true };
+    },
+  });
+
+  return [fill, submit, withdraw] as const;
 }

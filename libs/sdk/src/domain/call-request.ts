@@ -25,6 +25,8 @@ export interface CallRequestInput {
   readonly version?: string | undefined;
   readonly parentCallId?: string | undefined;
   readonly intent?: Intent | undefined;
+  /** The call this one undoes (`undo`). */
+  readonly compensates?: { readonly callId: string; readonly domain: string } | undefined;
   /** The W3C trace context of the caller's active span, the parent of the call's trace. */
   readonly traceparent?: string | undefined;
   readonly now: Date;
@@ -63,6 +65,7 @@ export function buildCallRequest(input: CallRequestInput): Outcome<ToolCallReque
       flags: input.flags,
       ...(input.version === undefined ? {} : { version: input.version }),
       ...(input.intent === undefined ? {} : { intent: input.intent }),
+      ...(input.compensates === undefined ? {} : { compensates: input.compensates }),
     },
   };
   const parsed = ToolCallRequestedSchema.safeParse(candidate);

@@ -1,8 +1,9 @@
-import { ACK, appendEvent, readEvent, type AppendResult, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import { ACK, appendEvent, readEvent, readOutcome, type AppendResult, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache } from "@warden/service-kit";
-import { newId, type EventType, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { newId, type EventType, type Outcome, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
 import type { ArgsValidators } from "../domain/args-validator.js";
 import { argsValidatedEvent, registryRejectedEvent } from "../domain/call-events.js";
+import { checkCompensation } from "../domain/check-compensation.js";
 import { validateCall } from "../domain/validate-call.js";
 
 export interface ValidateStageDeps {
@@ -39,7 +40,8 @@ export function handleToolCallRequested(deps: ValidateStageDeps) {
     checkArgs: validators.validate.bind(validators),
   };
   return async (req: ToolCallRequested, ctx: StageContext): Promise<StageOutcome> => {
-    const verdict = validateCall(req, ctx.subject.principal, lookup);
+    const validated = validateCall(req, ctx.subject.principal, lookup);
+    const verdict = validated.ok && req.data.compensates !== undefined ? await undoVerdict(bus, req, validated) : validated;
     const now = new Date();
     if (verdict.ok) {
       // only a redelivery or a replay (a recreated durable) can have rejected this request already
@@ -60,4 +62,12 @@ export function handleToolCallRequested(deps: ValidateStageDeps) {
     ctx.log.debug({ code: verdict.error.code, tool: req.tool }, "call rejected");
     return settle(await appendEvent(bus, ev), ev);
   };
+}
+
+/** A request that says it undoes a call: valid only as the undo that call recorded when it finished. */
+async function undoVerdict<T extends { readonly tool: string }>(bus: Bus, req: ToolCallRequested, validated: Outcome<T> & { ok: true }): Promise<Outcome<T>> {
+  const { callId, domain } = req.data.compensates!;
+  const [original, outcome] = await Promise.all([readEvent(bus, domain, callId, "ToolArgsValidated"), readOutcome(bus, domain, callId)]);
+  const checked = checkCompensation(req, validated.value.tool, { validated: original, outcome });
+  return checked.ok ? validated : checked;
 }

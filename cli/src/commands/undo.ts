@@ -1,0 +1,23 @@
+import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
+import { defaultPrincipal, onePositional } from "../args.js";
+import type { UNDO_OPTIONS } from "../command-list.js";
+import { withBus } from "../connect.js";
+import { callDocument, callText } from "../domain/call-output.js";
+import { parseDuration, parseFlags, parseMode, parseToken } from "../domain/options.js";
+import { EXIT_FAILED, EXIT_OK } from "../errors.js";
+import type { Command } from "../io.js";
+import { emit } from "../output.js";
+
+/** `warden undo CALL_ID`: the undo its tool declares, as a governed call of the call's requester. */
+export const undoCommand: Command<typeof UNDO_OPTIONS> = async ({ values, positionals }, io) => {
+  const callId = parseToken("call id", onePositional(positionals, "CALL_ID"));
+  const mode = parseMode(values.mode, "human");
+  const principal = values.principal ?? defaultPrincipal(io.env);
+  const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
+  const timeoutMs = parseDuration("--timeout", values.timeout, DEFAULT_CALL_TIMEOUT_MS);
+  const result = await withBus(io, { name: values.as ?? principal, creds: values.creds }, (bus) =>
+    createAgentClient({ bus, principal, mode }).undo(callId, { flags: parseFlags(values.flags), scope, wait: values.wait ?? false, timeoutMs }),
+  );
+  emit(io, values.json ?? false, callDocument(result), () => callText(result));
+  return result.ok ? EXIT_OK : EXIT_FAILED;
+};
