@@ -2,12 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { loadTracingConfig } from "@warden/service-kit";
 
 /** No Docker engine runs on CI machines, so the compose file is checked against the tree instead. */
 const root = join(import.meta.dirname, "..");
 
 interface ComposeService {
   command?: string[];
+  profiles?: string[];
   environment?: Record<string, string>;
   image?: string;
   volumes?: string[];
@@ -35,6 +37,8 @@ function configSources(): string {
     "examples/support-desk/src/config.ts",
     "services/subagent/src/config.ts",
     "services/adapters/src/config.ts",
+    // OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: every service process's tracing
+    "libs/service-kit/src/tracing.ts",
     // WARDEN_HOME: where CLI commands find keys, credentials and env.json
     "cli/src/connect.ts",
   ];
@@ -126,9 +130,37 @@ describe("docker-compose.yml: authentication", () => {
     }
   });
 
-  it("publishes no port but nats-1's client port (and the optional Prometheus), on the loopback only", () => {
+  it("publishes no port but nats-1's client port (and the optional Prometheus and collector), on the loopback only", () => {
     const published = services.flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p}`));
-    expect(published).toEqual(["nats-1 127.0.0.1:4222:4222", "prometheus 127.0.0.1:9090:9090"]);
+    expect(published).toEqual(["nats-1 127.0.0.1:4222:4222", "prometheus 127.0.0.1:9090:9090", "otel-collector 127.0.0.1:4318:4318"]);
+  });
+
+  it("gives every Warden service OTEL_EXPORTER_OTLP_ENDPOINT from WARDEN_OTLP_ENDPOINT, empty by default, which leaves tracing off", () => {
+    for (const [name, s] of wardens) expect(s.environment?.["OTEL_EXPORTER_OTLP_ENDPOINT"], name).toBe("${WARDEN_OTLP_ENDPOINT:-}");
+    // what a service reads when the variable is unset: an empty value, the same as none
+    expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "" })).toEqual({});
+    // the one-shot CLI steps do not trace
+    for (const [name, s] of cliSteps) expect(s.environment?.["OTEL_EXPORTER_OTLP_ENDPOINT"], name).toBeUndefined();
+  });
+
+  it("has an optional OpenTelemetry Collector (profile observability) receiving OTLP/HTTP where the services are told to send it", () => {
+    const collector = compose.services["otel-collector"]!;
+    expect(collector.profiles).toEqual(["observability"]);
+    expect(collector.image).toMatch(/^otel\/opentelemetry-collector:\d+\.\d+\.\d+$/);
+    const configFile = collector.command?.find((a) => a.startsWith("--config="))?.slice("--config=".length);
+    const mounted = mounts(collector).find((m) => m.target === configFile);
+    expect(mounted, `${configFile} is mounted`).toMatchObject({ readOnly: true, named: false });
+    const config = parse(readFileSync(join(root, mounted!.source), "utf8")) as {
+      receivers: { otlp?: { protocols?: { http?: { endpoint?: string } } } };
+      exporters: Record<string, unknown>;
+      service: { pipelines: { traces?: { receivers: string[]; exporters: string[] } } };
+    };
+    // on every interface of its container, on the port the compose file's comment tells services to use
+    expect(config.receivers.otlp?.protocols?.http?.endpoint).toBe("0.0.0.0:4318");
+    expect(readFileSync(join(root, "docker-compose.yml"), "utf8")).toContain("WARDEN_OTLP_ENDPOINT=http://otel-collector:4318");
+    const traces = config.service.pipelines.traces!;
+    expect(traces.receivers).toEqual(["otlp"]);
+    for (const exporter of traces.exporters) expect(Object.keys(config.exporters)).toContain(exporter);
   });
 
   it("gives every Warden service a health port its healthcheck reads, and Prometheus scrapes each of them", () => {

@@ -215,9 +215,11 @@ export const AUDIT_OPTIONS = {
 export const AUDIT_EXPORT_OPTIONS = {
   ...JSON_OPTION,
   ...WHO_OPTIONS,
-  out: { type: "string", value: "FILE", required: true, description: "the JSONL file to write (checkpoints and the messages they seal)" },
-  since: { type: "string", value: "T", description: "from this time (widened to whole checkpoints): ISO time, or 15m / 2h / 7d ago" },
-  until: { type: "string", value: "T", description: "up to this time (widened to whole checkpoints)" },
+  out: { type: "string", value: "FILE", description: "the file to write: JSONL of checkpoints and the messages they seal (with --otlp: OTLP JSON, one request a line)" },
+  since: { type: "string", value: "T", description: "from this time (widened to whole checkpoints; with --otlp, calls requested since): ISO time, or 15m / 2h / 7d ago" },
+  until: { type: "string", value: "T", description: "up to this time (widened to whole checkpoints; with --otlp, calls requested until)" },
+  otlp: { type: "boolean", description: "export the calls' OpenTelemetry spans, rebuilt from their events, instead of the evidence" },
+  endpoint: { type: "string", value: "URL", description: "with --otlp: post OTLP/HTTP JSON to <URL>/v1/traces (default OTEL_EXPORTER_OTLP_ENDPOINT) instead of --out" },
   ...NOTARY_WAIT,
 } as const satisfies OptionSpecs;
 
@@ -468,7 +470,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     subcommands: [
       command({
         name: "export",
-        summary: "write the notary's checkpoints and the messages they seal to a JSONL file, to verify with no bus",
+        summary: "write the notary's checkpoints and the messages they seal to a JSONL file, to verify with no bus; --otlp: the calls' spans, to a collector or a file",
         options: AUDIT_EXPORT_OPTIONS,
         run: async (input, io) => (await import("./commands/audit-export.js")).auditExportCommand(input, io),
       }),

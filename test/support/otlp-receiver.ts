@@ -13,6 +13,8 @@ interface OtlpSpan {
   readonly spanId: string;
   readonly parentSpanId?: string;
   readonly name: string;
+  readonly startTimeUnixNano?: string | number;
+  readonly endTimeUnixNano?: string | number;
   readonly attributes?: readonly { readonly key: string; readonly value: AnyValue }[];
 }
 interface OtlpTraces {
@@ -29,11 +31,16 @@ export interface ReceivedSpan {
   readonly parentSpanId: string | undefined;
   readonly name: string;
   readonly service: unknown;
+  /** Epoch milliseconds (to the microsecond: what a number holds exactly). */
+  readonly startMs: number;
+  readonly endMs: number;
   readonly attributes: Record<string, unknown>;
 }
 
 const plain = (v: AnyValue): unknown =>
   v.stringValue ?? v.boolValue ?? (v.intValue === undefined ? undefined : Number(v.intValue)) ?? v.arrayValue?.values?.map(plain);
+
+const millis = (nanos: string | number | undefined): number => Number(BigInt(nanos ?? 0) / 1000n) / 1000;
 
 /** A local OTLP/HTTP receiver: what a collector would be, accepting the exporter's JSON at POST /v1/traces. */
 export interface OtlpReceiver {
@@ -69,6 +76,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               parentSpanId: s.parentSpanId || undefined,
               name: s.name,
               service,
+              startMs: millis(s.startTimeUnixNano),
+              endMs: millis(s.endTimeUnixNano),
               attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, plain(a.value)])),
             });
           }

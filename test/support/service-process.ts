@@ -15,7 +15,12 @@ export interface ServiceExit {
 
 /** Runs `services/<service>/dist/main.js` as an operator would (only PATH and `env`); `onStdout` sees all output so far and can stop it (SIGTERM). */
 export function runServiceMain(service: string, env: NodeJS.ProcessEnv, onStdout?: (text: string, stop: () => void) => void): Promise<ServiceExit> {
-  const child = spawn(process.execPath, [join(ROOT, "services", service, "dist/main.js")], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return runProcessMain(join("services", service, "dist/main.js"), [], env, onStdout);
+}
+
+/** Runs a built entry point of the repo (`cli/dist/colocated-main.js`) with `args`, as {@link runServiceMain} does. */
+export function runProcessMain(entry: string, args: readonly string[], env: NodeJS.ProcessEnv, onStdout?: (text: string, stop: () => void) => void): Promise<ServiceExit> {
+  const child = spawn(process.execPath, [join(ROOT, entry), ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => {

@@ -12,12 +12,17 @@ import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
 /**
- * `warden audit export --out FILE.jsonl [--since T] [--until T]`: the notary's checkpoints and
+ * `warden audit export --out FILE.jsonl [--since T] [--until T]` (with `--otlp`, the calls' spans:
+ * see audit-export-otlp.ts): the notary's checkpoints and
  * every message they seal, for an auditor to verify with no bus (`audit --verify --file`). A time
  * range is widened to whole checkpoints, since a checkpoint can only be checked whole; messages
  * the notary has not sealed yet (after a wait) are left out and counted.
  */
-export const auditExportCommand: Command<typeof AUDIT_EXPORT_OPTIONS> = async ({ values }, io) => {
+export const auditExportCommand: Command<typeof AUDIT_EXPORT_OPTIONS> = async (input, io) => {
+  const { values } = input;
+  if (values.otlp === true) return (await import("./audit-export-otlp.js")).auditExportOtlp(input, io);
+  if (values.endpoint !== undefined) throw usageError("--endpoint is where --otlp posts spans: add --otlp, or give --out FILE for the evidence");
+  if (values.out === undefined) throw usageError("audit export needs --out FILE (or --otlp, to export spans)");
   const now = new Date();
   const since = parseTimeBound("--since", values.since, now);
   const until = parseTimeBound("--until", values.until, now);

@@ -10,3 +10,4 @@ export { createServiceMetrics, resultOf, type ServiceMetrics } from "./service-m
 export { announceService, discoverServices, WARDEN_VERSION, type ServiceAnnouncement, type ServiceIdentity } from "./service-announcement.js";
 export { loadTracingConfig, startTracing, tracesUrl, TracingConfigSchema, type Tracing, type TracingConfig, type TracingOptions } from "./tracing.js";
 export { JsonSchemaValidators, MAX_SCHEMA_ERRORS, schemaErrorsText, toSchemaErrors, type SchemaCheck, type SchemaError } from "./json-schemas.js";
+export { otlpJsonRequests, postSpanRecords, SPAN_RECORDS_PER_REQUEST, SPAN_RECORDS_TIMEOUT_MS, type SpanRecord, type SpanRecordsOptions, type SpanRecordsPosted } from "./span-records.js";
