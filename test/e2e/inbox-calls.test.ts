@@ -87,7 +87,7 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     await page.waitForURL(/\/calls$/);
     await row(sent.callId).and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 20_000 });
     await row(read.callId).and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 20_000 });
-    const ids = await page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset["callId"]));
+    const ids = await page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-call-id")));
     expect(ids).toEqual([sent.callId, read.callId]);
     expect(ids).not.toContain(others.callId);
     expect(await row(sent.callId).locator(".tool a").textContent()).toBe("customer.message");
@@ -106,7 +106,7 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     await page.keyboard.press("Enter");
     await page.waitForURL(new RegExp(`/calls/${sent.callId}$`));
     for (const type of STAGES) await page.locator(`.row.step[data-type=${type}]`).first().waitFor();
-    expect(await page.locator(".row.step").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset["type"]))).toEqual(STAGES);
+    expect(await page.locator(".row.step").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")))).toEqual(STAGES);
     expect(await page.locator("h1").textContent()).toContain("customer.message");
     expect(await page.locator(".row.step[data-type=ApprovalGranted] .label").textContent()).toContain("alice");
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1280);

@@ -50,7 +50,7 @@ describe("the inbox's Calls page", () => {
     await feed?.stop();
   });
 
-  const rowIds = () => page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset["callId"]));
+  const rowIds = () => page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-call-id")));
   const selectedId = () => page.locator("#rows tr.call-row.selected").getAttribute("data-call-id");
 
   it("is one key away from the approvals, lists the calls newest first and shows what callers wrote as text", async () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { silentLogger, type Logger } from "@warden/bus";
 import { isSafeToken, parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
-import { esc, traceHtml } from "@warden/projections";
+import { escapeHtml as esc, traceHtml } from "@warden/projections";
 import { callRows } from "./domain/call-rows.js";
 import { guardRequest, type GuardSecrets } from "./domain/request-guard.js";
 import { statusOfError, type InboxActions } from "./inbox-actions.js";
