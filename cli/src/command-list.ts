@@ -432,7 +432,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   command({
     name: "inbox",
-    summary: "a web page on 127.0.0.1 with your pending approvals, live: approve or deny from the keyboard (prints the URL with its token)",
+    summary: "a web page on 127.0.0.1 with your pending approvals, live: approve or deny from the keyboard; and your calls with their timelines (prints the URL with its token)",
     options: INBOX_OPTIONS,
     run: async (input, io) => (await import("./commands/inbox.js")).inboxCommand(input, io),
   }),

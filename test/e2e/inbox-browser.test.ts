@@ -1,44 +1,24 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readOutbox } from "@warden/example-support-desk";
 import { toModelMessage } from "@warden/contracts";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { callEvents, eventTypes } from "@warden/testing";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWarden } from "../support/cli.js";
+import { CHROMIUM, NO_CHROMIUM, startInbox, type RunningInbox } from "../support/inbox.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
-/** Debian's chromium: CI installs it (.ci/run); this test never downloads a browser of its own. */
-const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
-const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
-const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
 // screenshots for docs/approvals.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
 const SHOTS = process.env["WARDEN_UPDATE_SCREENSHOTS"] === "1" ? join(import.meta.dirname, "../../docs/images") : mkdtempSync(join(tmpdir(), "warden-inbox-shots-"));
-
-/** Starts `warden inbox --as person` as a person would, and reads the URL it prints. */
-async function startInbox(home: string, person: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
-  const child = spawn(process.execPath, [CLI, "inbox", "--as", person, "--refresh", "1s"], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "warn" } });
-  let out = "";
-  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-  const url = await eventually(() => {
-    expect(child.exitCode, out).toBeNull();
-    const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
-    expect(m, out).not.toBeNull();
-    return m![1]!;
-  }, 45_000);
-  return { child, url, output: () => out };
-}
 
 describe("warden inbox in a real headless Chromium", () => {
   let w: TestWarden;
   let browser: Browser;
   let page: Page;
-  let inbox: Awaited<ReturnType<typeof startInbox>>;
+  let inbox: RunningInbox;
   let planner: AgentClient;
   let bot: AgentClient;
 

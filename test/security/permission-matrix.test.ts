@@ -51,6 +51,7 @@ import {
   STREAM_DLQ,
   STREAM_NOTARY,
   NOTARY_CHECKPOINT_SUBJECT,
+  ownCallsSubject,
   SUBJECT_REGISTRY_CHANGED,
   ledgerKey,
   policyChangedSubject,
@@ -237,6 +238,9 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("read its own call", ["agent", "human", "admin"], (r) => callReadSubject(r.self, "kb", fresh())),
     publish("read alice's call", ["admin"], () => callReadSubject("alice", "kb", fresh())),
     publish("read a subagent principal's call", ["subagent", "admin"], () => callReadSubject(SUBAGENT_PRINCIPAL, "kb", fresh())),
+    // a person's own calls listed and traced (the web inbox's Calls page): people only, as themselves
+    publish("list and trace its own calls", ["human", "admin"], (r) => ownCallsSubject(r.self), { kind: "list" }),
+    publish("list and trace alice's calls", ["admin"], () => ownCallsSubject("alice"), { kind: "list" }),
     subscribe("subscribe to the call stream", WARDEN_ACCOUNT, () => "warden.call.>"),
     subscribe("subscribe to its own inbox", [...CLIENTS, ...WARDEN_ACCOUNT], (r) => `${inboxPrefixOf(r.self)}.>`),
     subscribe("subscribe to every inbox", WARDEN_ACCOUNT, () => "_INBOX.>"),

@@ -1,11 +1,11 @@
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
+import { traceHtml } from "@warden/projections";
 import { onePositional } from "../args.js";
 import type { TRACE_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { traceText, unreadableLines } from "../domain/trace-format.js";
-import { traceHtml } from "../domain/trace-html.js";
 import { fitLines } from "../domain/short-forms.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";

@@ -1,21 +1,15 @@
 import { cut } from "../output.js";
 
+// hashes are shortened as every trace view does, the HTML timeline's included
+export { SHORT_HASH_HEX, shortHash } from "@warden/projections";
+
 /**
  * Short forms for text that must fit 100 columns (`trace`, `audit`); `--wide`, `--json` and CSV
  * always carry the full values.
  */
 
-/** Hex digits a shortened hash keeps: enough to tell the hashes of one trace apart. */
-export const SHORT_HASH_HEX = 8;
 /** Characters a shortened id keeps: the end of the id, its random part (the start is its time). */
 export const SHORT_ID_CHARS = 8;
-
-/** `sha256:c557889a…` for `sha256:c557889a<56 more>`; anything that is not such a hash unchanged. */
-export function shortHash(hash: string): string {
-  const m = /^(sha256:)?([0-9a-f]{64})$/.exec(hash);
-  if (m === null) return hash;
-  return `${m[1] ?? ""}${m[2]!.slice(0, SHORT_HASH_HEX)}…`;
-}
 
 /** `…zTnlU0ab`: the last characters of a long id (ids begin with their time, so the end tells them apart). */
 export function shortId(id: string): string {

@@ -1,46 +1,12 @@
-import type { CallTrace, TraceStep } from "@warden/projections";
-import { cut, TEXT_WIDTH } from "../output.js";
-import { middleCut, shortHash, wrapTokens } from "./short-forms.js";
-
-const PREVIEW = 120;
+import { roundMs as round, stepPairs, type CallTrace, type TraceStep } from "@warden/projections";
+import { TEXT_WIDTH } from "../output.js";
+import { middleCut, wrapTokens } from "./short-forms.js";
 
 /** How a trace is printed: `wide` is one line per event with full hashes and times (`--wide`). */
 export interface TraceTextOptions {
   readonly wide?: boolean;
   /** The narrow form's line width (default 100). */
   readonly width?: number;
-}
-
-/** The details of a step worth a glance, as `key=value` pairs; `short` shortens hashes. */
-export function stepPairs(s: TraceStep, short = false): string[] {
-  const f: [string, unknown][] = [];
-  if (s.args !== undefined) f.push(["args", cut(s.args, PREVIEW)]);
-  if (s.intent !== undefined) {
-    f.push(["goal", s.intent.goal]);
-    if (s.intent.rationale !== undefined) f.push(["why", cut(s.intent.rationale, PREVIEW)]);
-    if (s.intent.expectedEffect !== undefined) f.push(["expects", cut(s.intent.expectedEffect, PREVIEW)]);
-  }
-  if (s.onBehalfOf !== undefined) f.push(["for", s.onBehalfOf]);
-  if (s.undoes !== undefined) f.push(["undoes", s.undoes]);
-  if (s.editedArgs !== undefined) f.push(["editedArgs", cut(s.editedArgs, PREVIEW)]);
-  if (s.session !== undefined) f.push(["session", s.session]);
-  if (s.decision !== undefined) f.push(["decision", s.decision]);
-  if (s.ruleIds !== undefined && s.ruleIds.length > 0) f.push(["rules", s.ruleIds.join(",")]);
-  if (s.policyVersion !== undefined) f.push(["policy", s.policyVersion]);
-  if (s.approvalId !== undefined) f.push(["approval", s.approvalId]);
-  if (s.approver !== undefined) f.push(["approver", s.approver]);
-  if (s.argsHash !== undefined) f.push(["argsHash", short ? shortHash(s.argsHash) : s.argsHash]);
-  if (s.expiresAt !== undefined) f.push(["expires", s.expiresAt]);
-  if (s.ok !== undefined) f.push(["ok", s.ok]);
-  if (s.durationMs !== undefined) f.push(["ran", `${round(s.durationMs)}ms`]);
-  if (s.resultPreview !== undefined) f.push(["result", cut(s.resultPreview, PREVIEW)]);
-  if (s.artifacts !== undefined) f.push(["artifacts", s.artifacts.map((a) => `${a.id}(${a.bytes}B)`).join(",")]);
-  if (s.error !== undefined) f.push(["error", `${s.error.code}: ${s.error.message}`]);
-  if (s.undo !== undefined) f.push(["undo", cut(s.undo, PREVIEW)]);
-  if (s.turn !== undefined) f.push(["turn", s.turn], ["tools", (s.tools ?? []).join(",") || "-"], ["hidden", s.hidden ?? 0]);
-  if (s.reason !== undefined) f.push(["reason", s.reason]);
-  // JSON is already one token; other text with spaces is quoted so each pair reads as one
-  return f.map(([k, v]) => `${k}=${k !== "args" && k !== "editedArgs" && k !== "result" && k !== "undo" && typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : String(v)}`);
 }
 
 /** The details of a step on one line, full hashes included (`--wide`). */
@@ -99,8 +65,4 @@ function childLines(t: CallTrace, indent: string, render: (c: CallTrace, indent:
 /** Messages under a call's subjects that are not valid events (left out of the trace and every model). */
 export function unreadableLines(unreadable: readonly { readonly seq: number; readonly subject: string; readonly reason: string }[], indent = ""): string[] {
   return unreadable.map((m) => `${indent}  UNREADABLE seq ${m.seq} ${m.subject}: ${m.reason}`);
-}
-
-export function round(ms: number): string {
-  return ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10);
 }

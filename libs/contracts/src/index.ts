@@ -361,6 +361,9 @@ export {
   callReadSubject,
   ANY_DOMAIN,
   requestOfCallSubjects,
+  requestsOfPrincipalSubject,
+  OWN_CALLS_SUBJECTS,
+  ownCallsSubject,
   lastSubjectToken,
   parseCallReadSubject,
   REGISTRY_REGISTER_SUBJECTS,
@@ -440,3 +443,15 @@ export {
   type CallReadRequest,
   type CallReadRequestInput,
 } from "./call-read.js";
+export {
+  OWN_CALLS_LIMIT,
+  OwnCallListSchema,
+  OwnCallSchema,
+  OwnCallsRequestSchema,
+  OwnCallTraceSchema,
+  type OwnCall,
+  type OwnCallList,
+  type OwnCallsRequest,
+  type OwnCallsRequestInput,
+  type OwnCallTrace,
+} from "./own-calls.js";

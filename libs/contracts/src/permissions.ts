@@ -26,6 +26,8 @@ import {
   OUTCOME_SLOT,
   policyChangedSubject,
   REGISTRY_VIEW_SUBJECTS,
+  OWN_CALLS_SUBJECTS,
+  ownCallsSubject,
   STREAM_CALLS,
   SUBJECT_CANCEL_ROOT,
   SUBJECT_DECIDE_ROOT,
@@ -123,6 +125,7 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
   { name: "call-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ToolCallRequested.*`, type: "service" },
   { name: "call-reads", subject: CALL_READ_SUBJECTS, type: "service" },
   { name: "tool-views", subject: REGISTRY_VIEW_SUBJECTS, type: "service" },
+  { name: "own-calls", subject: OWN_CALLS_SUBJECTS, type: "service" },
   { name: "decisions", subject: DECIDE_SUBJECTS, type: "service" },
   { name: "cancels", subject: CANCEL_SUBJECTS, type: "service" },
   { name: "pending-approvals", subject: APPROVER_PENDING_SUBJECTS, type: "service" },
@@ -253,7 +256,14 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
       return {
         account: ACCOUNT_CLIENTS,
         pub: {
-          allow: [...callerPub(spec.name), `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`, `warden.approver.pending.${spec.name}`, `warden.approver.deliver.${spec.name}.*`],
+          allow: [
+            ...callerPub(spec.name),
+            `${SUBJECT_DECIDE_ROOT}.${spec.name}.*`,
+            `warden.approver.pending.${spec.name}`,
+            `warden.approver.deliver.${spec.name}.*`,
+            // their own calls listed and traced (the web inbox's Calls page); never another's
+            ownCallsSubject(spec.name),
+          ],
           deny: [],
         },
         sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, SUBJECT_REGISTRY_CHANGED], deny: [] },

@@ -67,6 +67,8 @@ export const SUBJECT_REGISTRY_CHANGED = "warden.registry.changed";
 export const REGISTRY_REGISTER_SUBJECTS = "warden.registry.register.*";
 export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
 export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";
+/** A person's own calls, listed or traced whole: `warden.registry.calls.<principal>` (own-calls.ts). */
+export const OWN_CALLS_SUBJECTS = "warden.registry.calls.*";
 export const CALL_READ_SUBJECTS = "warden.calls.*.*.*";
 export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
 /** A dry run of a call, answered by an executor of the domain: `warden.executor.preview.<domain>`. */
@@ -361,6 +363,16 @@ export const ANY_DOMAIN = "_";
 /** The subject of one principal's request under a call id, in whichever domain: what `ANY_DOMAIN` reads look up. */
 export function requestOfCallSubjects(principal: string, callId: string): string {
   return `${CALLS_SUBJECT_ROOT}.*.${token("callId", callId)}.ToolCallRequested.${token("principal", principal)}`;
+}
+
+/** Every request subject of one principal, whichever domain and call: what its call list is found from. */
+export function requestsOfPrincipalSubject(principal: string): string {
+  return `${CALLS_SUBJECT_ROOT}.*.*.ToolCallRequested.${token("principal", principal)}`;
+}
+
+/** The asking person's own calls, listed or one traced whole: `warden.registry.calls.<principal>`. */
+export function ownCallsSubject(principal: string): string {
+  return `warden.registry.calls.${token("principal", principal)}`;
 }
 
 /** The events of one of the asking principal's own calls: `warden.calls.<principal>.<domain>.<callId>`. */

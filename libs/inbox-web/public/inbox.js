@@ -369,7 +369,9 @@
     if (spec && selectedId !== null && cardEls.has(selectedId)) {
       ev.preventDefault();
       openPanel(selectedId, spec.kind);
+      return;
     }
+    if (!spec && ev.key === "c") location.assign("/calls");
   });
   els.helpToggle.addEventListener("click", () => (els.help.hidden = !els.help.hidden));
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approverActions, type InboxActions } from "./inbox-actions.js";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
 import { startInboxServer, type InboxServer } from "./inbox-server.js";
-import { card, standInClient } from "../test-support/stand-in-client.js";
+import { card, standInCalls, standInClient } from "../test-support/stand-in-client.js";
 
 const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
 const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
@@ -45,7 +45,7 @@ describe("the inbox page with a richer card and an action that edits args", () =
       },
     };
     feed = startInboxFeed({ client, refreshMs: 60_000 });
-    server = await startInboxServer({ feed, actions });
+    server = await startInboxServer({ feed, actions, calls: standInCalls([], {}) });
     browser = await chromium.launch({ executablePath: CHROMIUM });
     page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     await page.emulateMedia({ reducedMotion: "reduce" });

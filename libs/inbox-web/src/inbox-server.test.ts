@@ -1,12 +1,13 @@
 import { request, type IncomingHttpHeaders } from "node:http";
 import type { PendingApproval } from "@warden/contracts";
-import { eventually } from "@warden/testing";
+import { buildTrace } from "@warden/projections";
+import { eventually, syntheticCall } from "@warden/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSRF_HEADER } from "./domain/request-guard.js";
 import { approverActions } from "./inbox-actions.js";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
 import { startInboxServer, type InboxServer } from "./inbox-server.js";
-import { card, standInClient } from "../test-support/stand-in-client.js";
+import { card, ownCall, standInCalls, standInClient } from "../test-support/stand-in-client.js";
 
 // The approver client is the server's only collaborator; here a stand-in that answers from a list,
 // so these tests are about HTTP: the guards, the routes and the shape of every error.
@@ -29,6 +30,14 @@ function call(port: number, method: string, path: string, headers: Record<string
   });
 }
 
+const HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+const CALLS = [
+  ownCall({ callId: "c-old", seq: 3, status: "succeeded" }),
+  ownCall({ callId: "c-new", seq: 9, tool: "customer.message", status: "awaiting_approval", mode: "plan", argsPreview: JSON.stringify({ text: HOSTILE }) }),
+];
+const entries = (events: ReturnType<typeof syntheticCall>) => events.map((event, i) => ({ seq: i + 1, event }));
+const TRACES = { "c-new": buildTrace(entries(syntheticCall({ callId: "c-new", outcome: "approved", principal: "alice", tool: "customer.message", args: { text: HOSTILE } })))! };
+
 describe("the inbox server", () => {
   let cards: PendingApproval[];
   let client: ReturnType<typeof standInClient>;
@@ -41,7 +50,7 @@ describe("the inbox server", () => {
     cards = [card("ap-1"), card("ap-2")];
     client = standInClient(cards);
     feed = startInboxFeed({ client, refreshMs: 60_000 });
-    server = await startInboxServer({ feed, actions: approverActions(client), token });
+    server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls(CALLS, TRACES), token });
     cookie = `warden_inbox_${server.port}=${token}`;
     await eventually(() => expect(feed.snapshot().pending).toHaveLength(2));
   });
@@ -76,7 +85,7 @@ describe("the inbox server", () => {
   });
 
   it("answers every path without the token with 401 and a structured error, the page and its script too", async () => {
-    for (const path of ["/", "/inbox.js", "/api/state", "/api/events", "/api/session", "/?token=wrong"]) {
+    for (const path of ["/", "/inbox.js", "/api/state", "/api/events", "/api/session", "/?token=wrong", "/calls", "/calls.js", "/api/calls", "/calls/c-new"]) {
       const a = await call(server.port, "GET", path);
       expect(a.status, path).toBe(401);
       expect(json(a), path).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
@@ -145,5 +154,51 @@ describe("the inbox server", () => {
     await feed.refresh();
     await eventually(() => expect(received.join("").split("event: state").at(-1)).toContain('"approvalId":"ap-3"'));
     req.destroy();
+  });
+
+  it("lists the person's calls for the Calls page, newest first, as rows the page sets as text", async () => {
+    const page = await call(server.port, "GET", "/calls", { cookie });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<script src="/calls.js"');
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    const a = await call(server.port, "GET", "/api/calls", { cookie });
+    expect(a.status).toBe(200);
+    const v = json(a).value as { person: string; total: number; rows: { callId: string; state: string; argsPreview: string; duration: string }[] };
+    expect(v.person).toBe("alice");
+    expect(v.total).toBe(2);
+    expect(v.rows.map((r) => [r.callId, r.state])).toEqual([
+      ["c-new", "waiting for approval"],
+      ["c-old", "succeeded"],
+    ]);
+    // JSON carries the caller's text as it is; the page never parses it as HTML
+    expect(v.rows[0]!.argsPreview).toContain("<script>");
+  });
+
+  it("serves a call's timeline as the trace page, escaped, with a policy that runs no script and a way back", async () => {
+    const a = await call(server.port, "GET", "/calls/c-new", { cookie });
+    expect(a.status).toBe(200);
+    expect(a.headers["content-type"]).toContain("text/html");
+    expect(a.headers["content-security-policy"]).toBe("default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(a.headers["x-frame-options"]).toBe("DENY");
+    for (const type of ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]) {
+      expect(a.body).toContain(`data-type="${type}"`);
+    }
+    expect(a.body).toContain('<a class="back" href="/calls">← Calls</a>');
+    expect(a.body).toContain("warden inbox (alice)");
+    expect(a.body).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(a.body).not.toMatch(/<script|<img/i);
+  });
+
+  it("answers a call it cannot show with a page naming the error: unknown 404, a bad id 400, both escaped", async () => {
+    const missing = await call(server.port, "GET", "/calls/nope", { cookie });
+    expect(missing.status).toBe(404);
+    expect(missing.headers["content-type"]).toContain("text/html");
+    expect(missing.body).toContain('data-code="NOT_FOUND"');
+    expect(missing.body).toContain('<a href="/calls">← Calls</a>');
+    const bad = await call(server.port, "GET", `/calls/${encodeURIComponent("<b>x</b>")}`, { cookie });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('data-code="INVALID_REQUEST"');
+    expect(bad.body).toContain("&lt;b&gt;x&lt;/b&gt;");
+    expect(bad.body).not.toContain("<b>x</b>");
   });
 });

@@ -4,10 +4,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { silentLogger, type Logger } from "@warden/bus";
-import { parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
+import { isSafeToken, parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
+import { escapeHtml as esc, traceHtml } from "@warden/projections";
+import { callRows } from "./domain/call-rows.js";
 import { guardRequest, type GuardSecrets } from "./domain/request-guard.js";
 import { statusOfError, type InboxActions } from "./inbox-actions.js";
 import type { InboxFeed, InboxSnapshot } from "./inbox-feed.js";
+import type { OwnCallsReader } from "./own-calls-client.js";
 
 /** The page's files, served as they are: no build step, nothing fetched at run time. */
 const PUBLIC_DIR = fileURLToPath(new URL("../public/", import.meta.url));
@@ -15,6 +18,8 @@ const STATIC: Readonly<Record<string, { file: string; type: string }>> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/inbox.css": { file: "inbox.css", type: "text/css; charset=utf-8" },
   "/inbox.js": { file: "inbox.js", type: "text/javascript; charset=utf-8" },
+  "/calls": { file: "calls.html", type: "text/html; charset=utf-8" },
+  "/calls.js": { file: "calls.js", type: "text/javascript; charset=utf-8" },
   "/favicon.svg": { file: "favicon.svg", type: "image/svg+xml" },
 };
 
@@ -31,9 +36,20 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
 } as const;
 
+/**
+ * A call's timeline is the page `warden trace --html` writes: no script, inline styles (its bars
+ * are placed by style attributes), nothing loaded. Every value in it is escaped by the renderer.
+ */
+const TIMELINE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The Calls page lists this many of the person's newest calls. */
+const CALLS_SHOWN = 50;
+
 export interface InboxServerOptions {
   readonly feed: InboxFeed;
   readonly actions: InboxActions;
+  /** The person's own calls, read with the inbox's credentials (the Calls page). */
+  readonly calls: OwnCallsReader;
   /** 0 picks a free port. The listener is always 127.0.0.1. @default 0 */
   readonly port?: number;
   /** The per-run secret of the URL; random unless a test fixes it. */
@@ -42,7 +58,7 @@ export interface InboxServerOptions {
 }
 
 export interface InboxServer {
-  /** `http://127.0.0.1:PORT/?token=…`: the one URL that opens the inbox. */
+  /** `http://127.0.0.1:PORT/?token=…`: the one URL that opens the inbox (its Calls page is `/calls`). */
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
@@ -55,6 +71,24 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
 
 function sendError(res: ServerResponse, status: number, error: WardenError): void {
   sendJson(res, status, { ok: false, error });
+}
+
+function sendTimeline(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, "content-security-policy": TIMELINE_CSP, "content-type": "text/html; charset=utf-8" }).end(html);
+}
+
+/** Why a call's timeline cannot be shown, as a page (the person opened a link, not an API). */
+function timelineErrorPage(callId: string, error: WardenError): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Warden: call ${esc(callId)} not shown</title>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem 2rem;color:#1d2330}a{color:#3d7bd9;font-weight:600}code{font:12px ui-monospace,monospace}</style></head>
+<body><nav><a href="/calls">← Calls</a></nav>
+<h1>Cannot show call <code>${esc(callId)}</code></h1>
+<p class="error" data-code="${esc(error.code)}">${esc(error.code)}: ${esc(error.message)}</p>
+</body>
+</html>
+`;
 }
 
 type Body = { ok: true; value: unknown } | { ok: false; status: number; error: WardenError };
@@ -73,13 +107,26 @@ async function readJsonBody(req: IncomingMessage): Promise<Body> {
   return { ok: true, value: parsed.value };
 }
 
+/** `/calls/<callId>`: one call's timeline. */
+const CALL_PAGE_PREFIX = "/calls/";
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Serves one person's inbox on 127.0.0.1: the page, its state (`/api/state`, and live as
- * server-sent events on `/api/events`) and its decisions (`POST /api/actions`). Every request
- * passes {@link guardRequest} first; every error is `{ ok: false, error: { code, message, retryable } }`.
+ * server-sent events on `/api/events`) and its decisions (`POST /api/actions`); the Calls page
+ * (`/calls`, its rows on `/api/calls`) and a call's timeline (`/calls/<callId>`). Every request
+ * passes {@link guardRequest} first; every error is `{ ok: false, error: { code, message, retryable } }`,
+ * but a timeline that cannot be shown, which is a page naming that error.
  */
 export async function startInboxServer(opts: InboxServerOptions): Promise<InboxServer> {
-  const { feed, actions } = opts;
+  const { feed, actions, calls } = opts;
   const log = opts.log ?? silentLogger();
   const token = opts.token ?? randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
@@ -116,6 +163,28 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     sendJson(res, 200, { ok: true, value: r.value });
   }
 
+  async function listCalls(res: ServerResponse): Promise<void> {
+    const r = await calls.list(CALLS_SHOWN);
+    if (!r.ok) {
+      log.warn({ err: r.error }, "calls list failed");
+      return sendError(res, statusOfError(r.error), r.error);
+    }
+    sendJson(res, 200, { ok: true, value: { person: calls.person, total: r.value.total, rows: callRows(r.value.calls), at: new Date().toISOString() } });
+  }
+
+  async function showTimeline(res: ServerResponse, callId: string): Promise<void> {
+    if (!isSafeToken(callId)) return sendTimeline(res, 400, timelineErrorPage(callId, wardenError("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)")));
+    const r = await calls.trace(callId);
+    if (!r.ok) return sendTimeline(res, statusOfError(r.error), timelineErrorPage(callId, r.error));
+    const html = traceHtml(r.value, {
+      generatedAt: new Date().toISOString(),
+      generator: `warden inbox (${calls.person})`,
+      back: { href: "/calls", label: "← Calls" },
+      note: `Read as ${calls.person}, who may read their own calls only; an auditor reads any call, child calls included, with warden trace.`,
+    });
+    sendTimeline(res, 200, html);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, secrets: GuardSecrets): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = req.method ?? "GET";
@@ -146,7 +215,10 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
         return openEvents(res);
       case "POST /api/actions":
         return postAction(req, res);
+      case "GET /api/calls":
+        return listCalls(res);
       default:
+        if (method === "GET" && url.pathname.startsWith(CALL_PAGE_PREFIX)) return showTimeline(res, safeDecode(url.pathname.slice(CALL_PAGE_PREFIX.length)));
         return sendError(res, 404, wardenError("NOT_FOUND", `no ${method} ${url.pathname} here`));
     }
   }

@@ -2,3 +2,4 @@ export { CSRF_HEADER, guardRequest, type GuardedRequest, type GuardSecrets, type
 export { approverActions, InboxActionSchema, type ActionDone, type InboxAction, type InboxActions, type InboxActionSpec } from "./inbox-actions.js";
 export { startInboxFeed, type HistoryEntry, type InboxFeed, type InboxFeedOptions, type InboxSnapshot } from "./inbox-feed.js";
 export { startInboxServer, type InboxServer, type InboxServerOptions } from "./inbox-server.js";
+export { ownCallsReader, type OwnCallsReader } from "./own-calls-client.js";

@@ -1,8 +1,10 @@
-import { ok, type PendingApproval } from "@warden/contracts";
+import { fail, ok, type OwnCall, type PendingApproval } from "@warden/contracts";
+import type { CallTrace } from "@warden/projections";
 import type { ApprovalWatch, ApproverClient, DecisionOutcome } from "@warden/sdk";
+import type { OwnCallsReader } from "../src/own-calls-client.js";
 
-// A stand-in for the approver client in tests of the page and its server (no NATS involved: the
-// whole-Warden test is test/e2e/inbox-browser.test.ts).
+// Stand-ins for the approver client and the own-calls reader in tests of the page and its server
+// (no NATS involved: the whole-Warden tests are test/e2e/inbox-browser.test.ts and inbox-calls.test.ts).
 
 /** A send waiting for alice, as the approver lists it. */
 export const card = (id: string): PendingApproval => ({
@@ -54,3 +56,33 @@ export function standInClient(cards: PendingApproval[]): ApproverClient & { deci
     revokeSession: async (grantId) => ({ ok: false, refusal: "NOT_FOUND", message: `no session grant ${grantId}` }),
   };
 }
+
+/** A stand-in for the own-calls reader: lists `calls`, traces what `traces` holds, counts the reads. */
+export function standInCalls(calls: OwnCall[], traces: Record<string, CallTrace>, person = "alice"): OwnCallsReader & { reads: number } {
+  const reader = {
+    person,
+    reads: 0,
+    list: async (limit?: number) => {
+      reader.reads++;
+      return ok({ calls: calls.slice(0, limit ?? 50), total: calls.length });
+    },
+    trace: async (callId: string) => {
+      const t = traces[callId];
+      return t === undefined ? fail<CallTrace>("NOT_FOUND", `no call ${callId} of ${person}`) : ok(t);
+    },
+  };
+  return reader;
+}
+
+/** A row of the list as the registry answers it. */
+export const ownCall = (over: Partial<OwnCall> & Pick<OwnCall, "callId" | "seq">): OwnCall => ({
+  domain: "kb",
+  tool: "kb.search",
+  principal: "alice",
+  mode: "llm",
+  requestedAt: new Date().toISOString(),
+  status: "succeeded",
+  durationMs: 42,
+  argsPreview: '{"query":"refund policy"}',
+  ...over,
+});

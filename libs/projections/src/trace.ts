@@ -195,6 +195,7 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
   }
 }
 
-function cut(text: string, max: number): string {
+/** `text` cut to `max` characters, the last one an ellipsis. */
+export function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -6,6 +6,7 @@ import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
 import { handleUnreadableRequest } from "./handlers/unreadable-request.js";
 import { announceChanges } from "./rpc/announce-changes.js";
 import { serveCallReads } from "./rpc/serve-call-reads.js";
+import { serveOwnCalls } from "./rpc/serve-own-calls.js";
 import { serveRegistryRpc } from "./rpc/serve-registry.js";
 
 export interface RegistryServiceDeps {
@@ -30,7 +31,7 @@ export const VALIDATE_STAGE = DURABLE_REGISTRY;
 
 /**
  * Starts the registry: the descriptor and policy caches, the register / status / list / view
- * request-reply subjects, the validation stage, and the announcements that a view may have
+ * request-reply subjects, people's reads of their own calls, the validation stage, and the announcements that a view may have
  * changed (`warden.registry.changed`). Expects the topology to exist.
  */
 export async function startRegistryService(deps: RegistryServiceDeps): Promise<RegistryService> {
@@ -41,7 +42,7 @@ export async function startRegistryService(deps: RegistryServiceDeps): Promise<R
   const policy = await followPolicyDocument(bus, log);
   const validators = new ArgsValidators();
   const liveness = deps.hideDownDomains === true ? await openExecutorLiveness(bus, log) : undefined;
-  const subscriptions = [...serveRegistryRpc({ bus, log, tools, cache, policy, validators, ...(liveness === undefined ? {} : { liveness }) }), serveCallReads(bus, log)];
+  const subscriptions = [...serveRegistryRpc({ bus, log, tools, cache, policy, validators, ...(liveness === undefined ? {} : { liveness }) }), serveCallReads(bus, log), serveOwnCalls(bus, log)];
   const stage = await runStage({
     bus,
     log: log.child({ stage: VALIDATE_STAGE }),

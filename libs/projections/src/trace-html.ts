@@ -1,16 +1,28 @@
-import type { CallTrace, TraceStep } from "@warden/projections";
-import { round, stepPairs } from "./trace-format.js";
+import type { CallTrace, TraceStep } from "./trace.js";
+import { roundMs as round, stepPairs } from "./trace-pairs.js";
+
+export interface TraceHtmlOptions {
+  readonly generatedAt: string;
+  /** What made the page, named in its header. @default "warden trace --html" */
+  readonly generator?: string;
+  /** A link above the timeline (the web inbox's way back to its Calls page); a file has none. */
+  readonly back?: { readonly href: string; readonly label: string };
+  /** A line under the header saying what the page leaves out (a person sees only their own calls). */
+  readonly note?: string;
+}
 
 /**
- * A call's timeline as one self-contained HTML page (`warden trace ID --html FILE`): inline CSS,
- * no script, and a Content-Security-Policy that lets the page load nothing, so it can be opened
- * anywhere, mailed or attached to a ticket. Every call of the tree shares one time axis: each
- * stage is a bar from the event it answers to the event it wrote (an approval from its request
- * to the decision, a run from its start to its result), child calls are nested under their parent.
+ * A call's timeline as one self-contained HTML page (`warden trace ID --html FILE`, and a call
+ * opened on the web inbox's Calls page): inline CSS, no script, and a Content-Security-Policy that
+ * lets the page load nothing, so it can be opened anywhere, mailed or attached to a ticket.
+ * Every call of the tree shares one time axis: each stage is a bar from the event it answers to
+ * the event it wrote (an approval from its request to the decision, a run from its start to its
+ * result), child calls are nested under their parent.
  * Nested calls keep the time axis: their labels move right, their bars stay on it.
  * Every value from the stream is escaped: args and results are whatever a caller or tool wrote.
  */
-export function traceHtml(root: CallTrace, opts: { readonly generatedAt: string }): string {
+export function traceHtml(root: CallTrace, opts: TraceHtmlOptions): string {
+  const generator = opts.generator ?? "warden trace --html";
   const t0 = Date.parse(root.steps[0]?.ts ?? opts.generatedAt);
   const end = Math.max(t0, ...allCalls(root).flatMap((c) => c.steps.map((s) => Date.parse(s.ts))));
   const span = Math.max(1, end - t0);
@@ -21,16 +33,16 @@ export function traceHtml(root: CallTrace, opts: { readonly generatedAt: string 
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="warden trace --html">
+<meta name="generator" content="${esc(generator)}">
 <title>Warden trace ${esc(root.callId)} (${esc(root.tool)})</title>
 <style>${CSS}</style>
 </head>
 <body>
 <header>
-<h1>${esc(root.tool)} <span class="status s-${esc(root.status)}">${esc(root.status)}</span></h1>
+${opts.back === undefined ? "" : `<nav><a class="back" href="${esc(opts.back.href)}">${esc(opts.back.label)}</a></nav>\n`}<h1>${esc(root.tool)} <span class="status s-${esc(root.status)}">${esc(root.status)}</span></h1>
 <p>call <code>${esc(root.callId)}</code> in domain <code>${esc(root.domain)}</code>, by <b>${esc(root.principal)}</b> in ${esc(root.mode)} mode, run <code>${esc(root.correlationId)}</code></p>
-<p>from ${esc(root.steps[0]?.ts ?? "?")} for ${esc(duration(root.totalMs))}; ${childCount(root)}; generated ${esc(opts.generatedAt)} by <code>warden trace --html</code></p>
-<ul class="legend">${LEGEND.map(([k, label]) => `<li><span class="swatch k-${k}"></span>${label}</li>`).join("")}</ul>
+<p>from ${esc(root.steps[0]?.ts ?? "?")} for ${esc(duration(root.totalMs))}; ${childCount(root)}; generated ${esc(opts.generatedAt)} by <code>${esc(generator)}</code></p>
+${opts.note === undefined ? "" : `<p class="note">${esc(opts.note)}</p>\n`}<ul class="legend">${LEGEND.map(([k, label]) => `<li><span class="swatch k-${k}"></span>${label}</li>`).join("")}</ul>
 </header>
 <main>
 <div class="row axis" aria-hidden="true"><span class="label">time since the request</span><span class="track">${ticks(span)}</span><span class="dur"></span></div>
@@ -164,6 +176,8 @@ h1{font-size:1.4rem;margin:0 0 .3rem}
 h2{font-size:1rem;margin:.2rem 0 .4rem;font-weight:600}
 h2 small{font-weight:400;color:var(--muted)}
 header p{margin:.15rem 0;color:var(--muted)}
+nav{margin:0 0 .6rem}.back{color:var(--stage);font-weight:600}.back:focus-visible{outline:2px solid var(--stage);outline-offset:2px}
+header p.note{color:var(--fg)}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .legend{list-style:none;display:flex;flex-wrap:wrap;gap:1rem;padding:0;margin:.6rem 0 1rem;color:var(--muted)}
 .swatch{display:inline-block;width:.9rem;height:.6rem;border-radius:2px;margin-right:.35rem;vertical-align:middle}

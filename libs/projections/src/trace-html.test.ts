@@ -43,3 +43,28 @@ describe("the HTML timeline", () => {
     expect(html).toContain('class="row step k-refused" data-type="ToolCallFinished"');
   });
 });
+
+describe("the HTML timeline served by the web inbox", () => {
+  const trace = buildTrace(entries(syntheticCall({ callId: "w1", outcome: "approved", args: { q: "<script>alert(1)</script>" } })))!;
+
+  it("names what made it, links back and says what it leaves out, all escaped", () => {
+    const html = traceHtml(trace, {
+      generatedAt: "2030-01-01T00:01:00.000Z",
+      generator: "warden inbox (alice)",
+      back: { href: "/calls?x=1&y=2", label: "← Calls <all>" },
+      note: "Only alice's own calls; child calls are <another> principal's.",
+    });
+    expect(html).toContain('<meta name="generator" content="warden inbox (alice)">');
+    expect(html).toContain('<nav><a class="back" href="/calls?x=1&amp;y=2">← Calls &lt;all&gt;</a></nav>');
+    expect(html).toContain('<p class="note">Only alice&#39;s own calls; child calls are &lt;another&gt; principal&#39;s.</p>');
+    expect(html).toContain("by <code>warden inbox (alice)</code>");
+    expect(html).not.toContain("<script>");
+  });
+
+  it("has no link and no note when written to a file", () => {
+    const html = traceHtml(trace, { generatedAt: "2030-01-01T00:01:00.000Z" });
+    expect(html).not.toContain("<nav>");
+    expect(html).not.toContain('class="note"');
+    expect(html).toContain("by <code>warden trace --html</code>");
+  });
+});

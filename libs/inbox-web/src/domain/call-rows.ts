@@ -1,0 +1,79 @@
+import type { OwnCall } from "@warden/contracts";
+import { TERMINAL_CALL_STATES } from "@warden/projections";
+
+/** How a row's state looks: done well, waiting for a person, on its way, or refused / failed. */
+export type CallTone = "ok" | "wait" | "run" | "bad";
+
+/** One line of the Calls page, as the page shows it (every value set as text there). */
+export interface CallRow {
+  readonly callId: string;
+  readonly requestedAt: string;
+  readonly tool: string;
+  readonly principal: string;
+  readonly mode: string;
+  /** The call state as it is stored (`awaiting_approval`), for the page's attributes and tests. */
+  readonly status: string;
+  /** The state in words (`waiting for approval`). */
+  readonly state: string;
+  readonly tone: CallTone;
+  /** False once the call has its outcome: the page keeps asking about open calls only by refreshing the list. */
+  readonly open: boolean;
+  /** From the request to the last event (`so far` while the call is open). */
+  readonly duration: string;
+  readonly argsPreview: string;
+  readonly approver: string | null;
+  /** `CODE: message` of a refusal or failure. */
+  readonly error: string | null;
+}
+
+const STATES: Readonly<Record<string, readonly [string, CallTone]>> = {
+  requested: ["requested", "run"],
+  validated: ["validated", "run"],
+  approved: ["approved", "run"],
+  running: ["running", "run"],
+  awaiting_approval: ["waiting for approval", "wait"],
+  succeeded: ["succeeded", "ok"],
+  rejected: ["refused", "bad"],
+  denied: ["denied", "bad"],
+  expired: ["approval expired", "bad"],
+  failed: ["failed", "bad"],
+  outcome_unknown: ["outcome unknown", "bad"],
+  cancelled: ["cancelled", "bad"],
+};
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_CALL_STATES);
+
+/** The page's rows: newest first by the request's stream sequence, whatever order they came in. */
+export function callRows(calls: readonly OwnCall[]): CallRow[] {
+  return [...calls]
+    .sort((a, b) => b.seq - a.seq)
+    .map((c) => {
+      const [state, tone] = STATES[c.status] ?? [c.status.replaceAll("_", " "), "run"];
+      const open = !TERMINAL.has(c.status);
+      return {
+        callId: c.callId,
+        requestedAt: c.requestedAt,
+        tool: c.tool,
+        principal: c.principal,
+        mode: c.mode,
+        status: c.status,
+        state,
+        tone,
+        open,
+        duration: open ? `${durationText(c.durationMs)} so far` : durationText(c.durationMs),
+        argsPreview: c.argsPreview,
+        approver: c.approver ?? null,
+        error: c.error === undefined ? null : `${c.error.code}: ${c.error.message}`,
+      };
+    });
+}
+
+/** `340 ms`, `4.2 s`, `3 min 05 s`, `2 h 10 min`. */
+export function durationText(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
+  const s = Math.round(ms / 1_000);
+  if (s < 3_600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRegistryClient } from "@warden/sdk";
+import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
+import {
+  BUCKET_CALLS,
+  newId,
+  OwnCallListSchema,
+  ownCallsSubject,
+  OwnCallTraceSchema,
+  type EventOfType,
+  type EventType,
+  type OwnCallsRequestInput,
+  type Reply,
+} from "@warden/contracts";
+import { applyCallEvent, type CallModel } from "@warden/projections";
+import { eventually, syntheticCall } from "@warden/testing";
+import { descriptor } from "../../test-support/fixtures.js";
+import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
+
+const sideEffects = "Use when the change is wanted; it changes what others see later.";
+
+/** Asked as a person does: on their own subject, through the clients account's import. */
+const ask = (bus: Bus, principal: string, req: OwnCallsRequestInput): Promise<Reply> => requestRpc(bus, ownCallsSubject(principal), req, 5_000);
+
+function valueOf(reply: Reply): unknown {
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+describe("the registry's own-calls API (warden.registry.calls.<principal>)", () => {
+  let h: RegistryHarness;
+  let domain: string;
+  let alice: Bus;
+  let bob: Bus;
+
+  beforeAll(async () => {
+    h = await startRegistryHarness();
+    domain = uniqueDomain("own");
+    const r = await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.search` }), descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects, idempotent: false })]);
+    if (!r.ok) throw new Error(r.error.message);
+    alice = await h.nats.connectAs({ kind: "human", name: "alice" });
+    bob = await h.nats.connectAs({ kind: "human", name: "bob" });
+  });
+  afterAll(async () => h.stop());
+
+  /** A call requested by `person` itself (the registry validates it); the later events are the test's to append. */
+  async function newCall(person: Bus, principal: string, outcome: "approved" | "succeeded", args?: Record<string, unknown>) {
+    const callId = newId();
+    const tool = outcome === "approved" ? `${domain}.message` : `${domain}.search`;
+    const events = syntheticCall({ callId, tool, principal, outcome, at: new Date(), ...(args === undefined ? {} : { args }) });
+    const of = <T extends EventType>(type: T) => events.find((e) => e.type === type) as EventOfType<T>;
+    expect((await appendEvent(person, of("ToolCallRequested"), async () => undefined)).status).toBe("written");
+    await eventually(async () => expect(await readEvent(h.bus, domain, callId, "ToolArgsValidated")).toBeDefined());
+    return { callId, events, of };
+  }
+
+  it("lists a person's own calls newest first, with the projected state where there is one, and no one else's", async () => {
+    const first = await newCall(alice, "alice", "succeeded");
+    const second = await newCall(alice, "alice", "approved");
+    const third = await newCall(alice, "alice", "succeeded", { query: "<script>alert(1)</script>" });
+    await newCall(bob, "bob", "succeeded");
+    // the projector's model of the first call (the registry reads it; no projector runs here)
+    const model = first.events.reduce<CallModel | undefined>((m, e, i) => applyCallEvent(m, e, i + 1), undefined)!;
+    await (await h.bus.kvm.open(BUCKET_CALLS)).put(first.callId, encodeJson(model));
+
+    const list = OwnCallListSchema.parse(valueOf(await ask(alice, "alice", { kind: "list" })));
+    expect(list.total).toBe(3);
+    expect(list.calls.map((c) => c.callId)).toEqual([third.callId, second.callId, first.callId]);
+    expect(list.calls.every((c) => c.principal === "alice")).toBe(true);
+    expect(list.calls[0]).toMatchObject({ status: "requested", tool: `${domain}.search`, argsPreview: '{"query":"<script>alert(1)</script>"}' });
+    expect(list.calls[2]).toMatchObject({ status: "succeeded", mode: "llm" });
+    expect(list.calls[2]!.durationMs).toBe(Date.parse(model.lastTs) - Date.parse(model.requestedAt ?? model.firstTs));
+
+    const two = OwnCallListSchema.parse(valueOf(await ask(alice, "alice", { kind: "list", limit: 2 })));
+    expect(two.calls.map((c) => c.callId)).toEqual([third.callId, second.callId]);
+    const bobs = OwnCallListSchema.parse(valueOf(await ask(bob, "bob", { kind: "list" })));
+    expect(bobs.calls.map((c) => c.principal)).toEqual(["bob"]);
+  });
+
+  it("traces a person's own call: every event in stream order with its sequence", async () => {
+    const call = await newCall(alice, "alice", "approved");
+    for (const t of ["ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"] as const) {
+      expect((await appendEvent(h.bus, call.of(t))).status).toBe("written");
+    }
+    const trace = OwnCallTraceSchema.parse(valueOf(await ask(alice, "alice", { kind: "trace", callId: call.callId })));
+    expect(trace.entries.map((e) => e.event.type)).toEqual([
+      "ToolCallRequested",
+      "ToolArgsValidated",
+      "ToolPolicyChecked",
+      "ApprovalRequested",
+      "ApprovalGranted",
+      "ToolCallStarted",
+      "ToolCallFinished",
+    ]);
+    const seqs = trace.entries.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  });
+
+  it("answers NOT_FOUND for another person's call, and the server refuses asking on another's subject", async () => {
+    const call = await newCall(alice, "alice", "succeeded");
+    expect(await ask(bob, "bob", { kind: "trace", callId: call.callId })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+    expect(await ask(bob, "bob", { kind: "trace", callId: newId() })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+    const asAlice = await ask(bob, "alice", { kind: "list" });
+    expect(asAlice).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+  });
+
+  it("refuses a malformed request with INVALID_REQUEST", async () => {
+    for (const bad of [{ kind: "list", limit: 0 }, { kind: "trace", callId: "a.b" }, { kind: "all" }, { kind: "list", extra: 1 }]) {
+      const r = await requestRpc(alice, ownCallsSubject("alice"), bad, 5_000);
+      expect(r, JSON.stringify(bad)).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+    }
+  });
+});
