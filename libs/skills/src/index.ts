@@ -13,5 +13,6 @@ export { insideFolder, parseSkillMd, skillToolDescriptor, type ParsedSkillMd, ty
 export { issuesMessage, type SkillIssue } from "./skill-issues.js";
 export { skillsPrompt } from "./skill-prompt.js";
 export { skillRecord } from "./skill-record.js";
+export { addSkill, latestSkills, listSkills, readSkill } from "./skill-store.js";
 export { SKILL_FOLDERS, SKILL_INTERPRETERS, SkillFrontMatterSchema, SkillToolSchema, type SkillFrontMatter, type SkillTool } from "./skill-schema.js";
 export type { SourcePosition } from "./source-position.js";
