@@ -46,7 +46,8 @@ export function skillManifest(skill: LoadedSkill): SkillManifest {
   const issues = parsed.error.issues.map((i) => {
     const path = skillPath(i.path);
     const at = skill.positionOf(path);
-    return { file: skill.file, path: dotted(path), message: i.message, ...(at === undefined ? {} : { line: at.line, col: at.col }) };
+    // the skill calls the inputSchema its args
+    return { file: skill.file, path: dotted(path), message: i.message.replace(/\binputSchema\b/g, "args"), ...(at === undefined ? {} : { line: at.line, col: at.col }) };
   });
   return { ok: false, issues, message: issuesMessage(issues) };
 }
