@@ -116,6 +116,15 @@ describe("warden skills add | list | show", () => {
     expect((await tools()).some((t) => t.descriptor.name.startsWith("skill-wiper."))).toBe(false);
   });
 
+  it("refuses anyone but the admin: an executor of the skill's own domain may register its tools, never store the skill", async () => {
+    await nats.home.addIdentity({ kind: "executor", name: "skill-executor", domains: ["skill-notes"] });
+    const dir = writeSkillFolder({ frontMatter: { ...frontMatter, version: "0.9.0" }, files: { "scripts/tally.sh": "wc -l notes.txt\n" } });
+    const r = await run("skills", "add", dir, "--as", "skill-executor", "--json");
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out)).toMatchObject({ ok: false, error: { code: "FORBIDDEN", message: expect.stringMatching(/only the admin may add skills/) } });
+    expect(await readSkill(bus, "notes", "0.9.0")).toBeUndefined();
+  });
+
   it("lists the newest version of each skill and shows one with its instructions", async () => {
     const dir = writeSkillFolder({ frontMatter: { ...frontMatter, tools: [] }, instructions: "Count the notes, then summarise them in three lines." });
     expect((await run("skills", "add", dir)).code).toBe(0);

@@ -1,4 +1,4 @@
-import { isNotFound, kvCreateJson, kvGetJson, type Bus } from "@warden/bus";
+import { isNotFound, isPermissionViolation, kvCreateJson, kvGetJson, type Bus } from "@warden/bus";
 import { BUCKET_SKILLS, compareVersions, fail, ok, skillKey, SkillRecordSchema, type Outcome, type SkillRecord } from "@warden/contracts";
 
 /**
@@ -25,7 +25,14 @@ export async function addSkill(bus: Bus, record: SkillRecord): Promise<Outcome<{
   const kv = await openSkills(bus);
   if (kv === undefined) return fail("UNAVAILABLE", NO_BUCKET);
   const key = skillKey(record.name, record.version);
-  if (await kvCreateJson(kv, key, record)) return ok({ created: true, record });
+  let created: boolean;
+  try {
+    created = await kvCreateJson(kv, key, record);
+  } catch (err) {
+    if (isPermissionViolation(err)) return fail("FORBIDDEN", `only the admin may add skills: this identity may not write ${BUCKET_SKILLS}`);
+    throw err;
+  }
+  if (created) return ok({ created: true, record });
   const stored = await kvGetJson(kv, key, SkillRecordSchema);
   if (stored === undefined) return fail("REGISTRATION_CONFLICT", `${BUCKET_SKILLS} key ${key} holds something that is not a skill record; an operator must look at it`);
   if (stored.value.hash !== record.hash) {
