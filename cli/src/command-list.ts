@@ -303,6 +303,24 @@ export const REGISTER_OPTIONS = {
   "dry-run": { type: "boolean", description: "only validate the manifest and print the descriptors" },
 } as const satisfies OptionSpecs;
 
+export const SKILLS_ADD_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  "dry-run": { type: "boolean", description: "only check the folder and show its tools and content hash" },
+} as const satisfies OptionSpecs;
+
+export const SKILLS_LIST_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  all: { type: "boolean", description: "every stored version (default the newest of each skill)" },
+} as const satisfies OptionSpecs;
+
+export const SKILLS_SHOW_OPTIONS = {
+  ...JSON_OPTION,
+  ...WHO_OPTIONS,
+  version: { type: "string", value: "V", description: "this version (default the newest)" },
+} as const satisfies OptionSpecs;
+
 export const PRINCIPAL_ADD_OPTIONS = {
   ...JSON_OPTION,
   kind: { type: "string", value: "KIND", required: true, description: "agent, human, executor (with --domains), service (with --role), auditor or policy-author" },
@@ -548,6 +566,32 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, io) => (await import("./commands/register.js")).registerCommand(input, io),
   }),
   {
+    name: "skills",
+    summary: "skills: SKILL.md folders that teach an agent a procedure; their scripts become graded tools",
+    subcommands: [
+      command({
+        name: "add",
+        summary: "check a skill folder (errors at SKILL.md:line), register its scripts as tools of domain skill-<name> and store the skill",
+        arguments: [{ name: "DIR", description: "a skill folder: SKILL.md, scripts/, references/" }],
+        options: SKILLS_ADD_OPTIONS,
+        run: async (input, io) => (await import("./commands/skills.js")).skillsAddCommand(input, io),
+      }),
+      command({
+        name: "list",
+        summary: "the stored skills: version, scripts with their grades, content hash, when to use them",
+        options: SKILLS_LIST_OPTIONS,
+        run: async (input, io) => (await import("./commands/skills.js")).skillsListCommand(input, io),
+      }),
+      command({
+        name: "show",
+        summary: "one skill: what activates it, its scripts, files and instructions",
+        arguments: [{ name: "NAME", description: "the skill, e.g. pdf-report" }],
+        options: SKILLS_SHOW_OPTIONS,
+        run: async (input, io) => (await import("./commands/skills.js")).skillsShowCommand(input, io),
+      }),
+    ],
+  },
+  {
     name: "principal",
     summary: "identities in WARDEN_HOME: add, revoke, list",
     subcommands: [
@@ -591,8 +635,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const HELP_FOOTER = `
 Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NATS_CREDS; call and
   tools act as --principal; mcp as the identity its credentials name; operator commands (status,
-  trace, audit, artifact, replay, policy, budgets, register, tools list|enable|disable, topology)
-  as admin; \`policy check --offline\` and
-  \`policy decide --tools FILE\` need no connection.
+  trace, audit, artifact, replay, policy, budgets, register, skills, tools list|enable|disable,
+  topology) as admin; \`policy check --offline\` and \`policy decide --tools FILE\` need no connection.
 Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.
 \`warden <command> --help\` shows a command's options.`;

@@ -284,6 +284,31 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(text.stderr).toContain(url);
   });
 
+  it("adds the skills of WARDEN_SKILLS_DIR with `up` and runs their scripts in the adapters", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-up-skills-"));
+    const home = join(dir, "home");
+    const skills = resolve(dirname(fileURLToPath(import.meta.url)), "../../services/adapters/examples/skills");
+    const child = spawn(process.execPath, [MAIN, "up", "--nats-port", "0", "--json"], { cwd: dir, env: { ...cleanEnv(), WARDEN_HOME: home, LOG_LEVEL: "silent", WARDEN_SKILLS_DIR: skills } });
+    try {
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; services: string[]; tools: string[]; identities: string[] }, 20_000, 100);
+      expect(summary).toMatchObject({ ok: true, tools: expect.arrayContaining(["skill-refund-check.window"]), services: expect.arrayContaining(["adapters"]) });
+      const upEnv = { WARDEN_HOME: home, LOG_LEVEL: "silent" };
+      const listed = await warden(["skills", "list", "--json"], upEnv);
+      expect(listed.doc).toMatchObject({ skills: [{ name: "refund-check", version: "1.0.0", tools: [{ name: "skill-refund-check.window", grade: "read" }] }] });
+      expect((await warden(["principal", "add", "skill-bot", "--kind", "agent"], upEnv)).code).toBe(0);
+      const r = await warden(["call", "skill-refund-check.window", "--args", '{"purchased":"2025-01-01","today":"2025-03-01"}', "--mode", "plan", "--principal", "skill-bot", "--json"], upEnv);
+      expect(r.doc, JSON.stringify(r.doc)).toMatchObject({ ok: true, status: "succeeded", data: { stdout: { days: 59, inside: false } } });
+      const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("brings everything up with `up --demo`, serves its health and metrics with WARDEN_HEALTH_PORT, and drains on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
     const home = join(dir, "home");

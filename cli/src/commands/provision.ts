@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
+import { loadManifestDir, loadSkillsDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome, renderAuthConfig } from "@warden/identity";
 import type { PROVISION_OPTIONS } from "../command-list.js";
 import { EXIT_OK, usageError } from "../errors.js";
@@ -27,7 +27,9 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   const notary = notarySigningKey(home);
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir && existsSync(manifestsDir) ? await loadManifestDir(manifestsDir) : [];
-  const entries = await provisionIdentities(home, { demo: values.demo ?? false, manifests });
+  const skillsDir = io.env["WARDEN_SKILLS_DIR"];
+  const skills = skillsDir && existsSync(skillsDir) ? await loadSkillsDir(skillsDir) : [];
+  const entries = await provisionIdentities(home, { demo: values.demo ?? false, manifests, skills });
 
   const serverDir = join(dir, "server");
   mkdirSync(serverDir, { recursive: true });

@@ -1,5 +1,5 @@
 import { ConfigError, ensureTopology, type Bus } from "@warden/bus";
-import { loadManifestDir, type LoadedManifest } from "@warden/adapters";
+import { loadManifestDir, loadSkillsDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome } from "@warden/identity";
 import { createRegistryClient } from "@warden/sdk";
 import { loadTracingConfig, startTracing, WARDEN_VERSION, type Tracing } from "@warden/service-kit";
@@ -36,8 +36,10 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
   const notaryKey = notarySigningKey(home);
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir ? await loadManifestDir(manifestsDir) : [];
+  const skillsDir = io.env["WARDEN_SKILLS_DIR"];
+  const skills = skillsDir ? await loadSkillsDir(skillsDir) : [];
   // every identity the README's commands use exists before anything starts
-  await provisionIdentities(home, { demo, manifests });
+  await provisionIdentities(home, { demo, manifests, skills });
 
   const buses: Bus[] = [];
   let nats: ProvisionedNats | undefined;
@@ -91,6 +93,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       notarySigningKeyPem: notaryKey.privateKeyPem,
       approverKeys: home.env().approverPublicKeys,
       manifests,
+      skills,
       env: io.env,
       ...(served.WARDEN_HEALTH_PORT === undefined ? {} : { healthPort: served.WARDEN_HEALTH_PORT, healthHost: served.WARDEN_HEALTH_HOST }),
     });

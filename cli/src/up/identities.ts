@@ -1,19 +1,28 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedManifest } from "@warden/adapters";
+import { skillDomain } from "@warden/contracts";
 import { generateSigningKeyPair, publicKeyOf } from "@warden/service-kit";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, SUPPORT_DESK_DOMAINS } from "@warden/example-support-desk";
 import { standardIdentities, type IdentityEntry, type WardenHome } from "@warden/identity";
+import type { LoadedSkill } from "@warden/skills";
 import { triageAgent } from "@warden/subagent";
 
 /**
  * The identities one deployment needs (admin, auditor, each service, the adapters of these
- * manifests, and for the demo its executor, subagent, people and agent). An identity whose rights
+ * manifests and skills, and for the demo its executor, subagent, people and agent). An identity whose rights
  * changed (new manifest domains) is re-minted and its old key retired.
  */
-export async function provisionIdentities(home: WardenHome, o: { demo: boolean; manifests: readonly LoadedManifest[] }): Promise<IdentityEntry[]> {
+export async function provisionIdentities(
+  home: WardenHome,
+  o: { demo: boolean; manifests: readonly LoadedManifest[]; skills?: readonly LoadedSkill[] },
+): Promise<IdentityEntry[]> {
   const specs = standardIdentities({
-    adapterDomains: o.manifests.map((m) => m.manifest.domain),
+    adapterDomains: [
+      ...o.manifests.map((m) => m.manifest.domain),
+      // a skill's scripts run as tools of its own domain; a skill without scripts needs no executor
+      ...(o.skills ?? []).filter((s) => s.frontMatter.tools.length > 0).map((s) => skillDomain(s.frontMatter.name)),
+    ],
     ...(o.demo ? { demo: { domains: SUPPORT_DESK_DOMAINS, buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS] }, subagents: [triageAgent.name] } : {}),
   });
   const entries: IdentityEntry[] = [];

@@ -9,6 +9,9 @@ import { startRegistryService } from "@warden/registry";
 import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
 import type { PolicyDocument } from "@warden/contracts";
+import type { LoadedSkill } from "@warden/skills";
+import { CliError } from "../errors.js";
+import { addSkillFolder } from "../skill-add.js";
 
 interface Running {
   readonly name: string;
@@ -41,6 +44,8 @@ export interface StartServicesOptions {
   readonly notarySigningKeyPem: string;
   /** Manifests the adapters run, already loaded (WARDEN_MANIFESTS_DIR). */
   readonly manifests?: readonly LoadedManifest[];
+  /** Skills (WARDEN_SKILLS_DIR), already loaded: added as the admin, their scripts run by the adapters. */
+  readonly skills?: readonly LoadedSkill[];
   /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
   readonly env: NodeJS.ProcessEnv;
   /** Serve health and metrics for the whole process on this port (0: a free one). */
@@ -95,13 +100,20 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
       startNotaryService({ bus: await connectAs("notary"), log: log.child({ service: "notary" }), signingKeyPem: o.notarySigningKeyPem }),
     );
     const manifests = o.manifests ?? [];
-    if (manifests.length > 0) {
+    const skills = o.skills ?? [];
+    // the operator's folder of skills, added as \`warden skills add\` would (a changed version is refused)
+    for (const skill of skills) {
+      const added = await addSkillFolder(o.admin, skill, new Date().toISOString());
+      if (!added.ok) throw new CliError(added.error.code, `${skill.dir}: ${added.error.message}`);
+    }
+    if (manifests.length > 0 || skills.some((s) => s.frontMatter.tools.length > 0)) {
       // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them
       await start("adapters", async () =>
         startAdaptersService({
           bus: await connectAs("adapters"),
           log: log.child({ service: "adapters" }),
           manifests,
+          skills,
           env: o.env,
           secretsFile: o.env["WARDEN_SECRETS_FILE"],
           approverKeys,

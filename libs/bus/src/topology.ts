@@ -9,6 +9,7 @@ import {
   BUCKET_CALLS,
   BUCKET_POLICY,
   BUCKET_PROJECTOR,
+  BUCKET_SKILLS,
   BUCKET_TOOLS,
   CALLS_SUBJECTS,
   DLQ_SUBJECTS,
@@ -88,7 +89,7 @@ export async function ensureTopology(bus: Bus): Promise<void> {
     deny_purge: true,
     allow_direct: true,
   });
-  for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY]) {
+  for (const bucket of [BUCKET_TOOLS, BUCKET_POLICY, BUCKET_SKILLS]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 10, storage: StorageType.File }));
   }
   for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR, BUCKET_APPROVER_CURSORS]) {

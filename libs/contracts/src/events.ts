@@ -6,6 +6,7 @@ import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
 import { DecisionSchema } from "./policy-decision.js";
 import { BySessionSchema, SessionTermsSchema } from "./session-grant.js";
+import { ActivatedSkillSchema } from "./skill.js";
 import { TokenSchema, VersionSchema } from "./tokens.js";
 import { TraceparentSchema } from "./trace-context.js";
 
@@ -391,6 +392,11 @@ export const ToolViewCompiledDataSchema = z.object({
   policyVersion: z.string(),
   tools: z.array(z.object({ name: z.string(), wireName: z.string(), version: z.string(), grade: GradeSchema })),
   hidden: z.array(z.object({ name: z.string(), reason: z.string(), detail: z.string() })),
+  /**
+   * The skills whose instructions the model was given (matched against the task, with why); their
+   * scripts appear in `tools` only where the view shows them. Absent: no skill was activated.
+   */
+  skills: z.array(ActivatedSkillSchema).optional(),
 });
 
 function event<T extends (typeof EVENT_TYPES)[number], D extends z.ZodType>(type: T, data: D) {

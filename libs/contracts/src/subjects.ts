@@ -51,6 +51,12 @@ export const PROJECTOR_LEASE_KEY = "lease";
 /** The read-model buckets a projector keeps, in a fixed order. */
 export const READ_MODEL_BUCKETS = [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS] as const;
 export const OBJECT_STORE_ARTIFACTS = "warden_artifacts";
+/**
+ * Skills (docs/skills.md): key `<name>.<version>` holds a SkillRecord. Written by the admin only
+ * (`warden skills add`); every Warden-account service may read it (the subagent activates skills
+ * from it, the adapters check a skill folder against it before running its scripts).
+ */
+export const BUCKET_SKILLS = "warden_skills";
 
 /**
  * Request-reply services. Where a subject carries a principal, approver or domain token, NATS
@@ -262,6 +268,11 @@ export function toolKey(name: string, version: string): string {
 
 export function toolKeyPrefix(name: string): string {
   return `${name}.>`;
+}
+
+/** `warden_skills` key of one skill version. */
+export function skillKey(name: string, version: string): string {
+  return `${token("skill name", name)}.${version}`;
 }
 
 /** `warden_policy` key of an approver's public key. */

@@ -13,6 +13,7 @@ export { callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from ".
 export { eventually } from "./eventually.js";
 export { serveFakeRegistry } from "./fake-registry.js";
 export { startTestNats, type TestNats } from "./nats.js";
+export { writeSkillFolder, type SkillFolderSpec } from "./skill-folder.js";
 export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
 export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
 export { SYNTHETIC_APPROVER_KEY, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

@@ -4,6 +4,8 @@ import { z } from "zod";
 export const AdaptersConfigSchema = BusConfigSchema.extend({
   /** The folder of tool manifests (YAML or JSON), one domain each. */
   WARDEN_MANIFESTS_DIR: z.string().min(1).default("manifests"),
+  /** A folder of skill folders (each with a SKILL.md) whose scripts run as tools; unset: none. */
+  WARDEN_SKILLS_DIR: z.string().min(1).optional(),
   /** A YAML or JSON file of `key: value` secrets that manifests name with `file: key`. */
   WARDEN_SECRETS_FILE: z.string().min(1).optional(),
   /** Calls each domain's executor runs at once per stage. */

@@ -1,14 +1,21 @@
 import type { Bus, Logger } from "@warden/bus";
+import type { LoadedSkill } from "@warden/skills";
 import { startDomainExecutor, type DomainExecutor } from "./domain-executor.js";
-import { loadManifestDir, type LoadedManifest } from "./manifest/load-manifests.js";
+import { loadManifestDir, ManifestError, type LoadedManifest } from "./manifest/load-manifests.js";
 import { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
+import { loadSkillsDir, skillManifests } from "./skill/load-skills.js";
 
 export interface AdaptersServiceDeps {
   readonly bus: Bus;
   readonly log: Logger;
   /** A folder of manifests (`*.yaml`, `*.yml`, `*.json`), or manifests already loaded. */
   readonly manifests: string | readonly LoadedManifest[];
+  /**
+   * A folder of skill folders, or skills already loaded: their scripts run as CLI tools of domain
+   * `skill-<name>`, each skill only as `warden skills add` stored it (docs/skills.md).
+   */
+  readonly skills?: string | readonly LoadedSkill[];
   /** The executor's environment: allow-listed variables and `env:` secrets come from here. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly secretsFile?: string | undefined;
@@ -32,22 +39,31 @@ export interface AdaptersService {
 
 /** Loads every manifest and runs one executor per domain; any manifest that cannot run stops the start. */
 export async function startAdaptersService(o: AdaptersServiceDeps): Promise<AdaptersService> {
-  const manifests = typeof o.manifests === "string" ? await loadManifestDir(o.manifests) : o.manifests;
+  const own = typeof o.manifests === "string" ? await loadManifestDir(o.manifests) : o.manifests;
+  const skills = o.skills === undefined ? [] : typeof o.skills === "string" ? await loadSkillsDir(o.skills) : o.skills;
+  const manifests = [...own, ...(await skillManifests(o.bus, skills))];
+  const domains = new Map<string, string>();
+  for (const m of manifests) {
+    const other = domains.get(m.manifest.domain);
+    if (other !== undefined) throw new ManifestError(`${m.file}: domain ${m.manifest.domain} is already declared by ${other}; one manifest (or skill) per domain`);
+    domains.set(m.manifest.domain, m.file);
+  }
   const sandbox = o.sandbox ?? (await probeNetworkSandbox());
   const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
   o.log.info(
     {
-      manifests: manifests.length,
+      manifests: own.length,
+      skills: skills.length,
       networkSandbox: sandbox.available ? sandbox.method : `unavailable: ${sandbox.reason}`,
       // without it a timed-out command's orphaned descendants can survive: see docs/security.md
       pidNamespace: pidNamespace.available ? pidNamespace.method : `unavailable: ${pidNamespace.reason}`,
     },
     "adapters starting",
   );
-  const domains: DomainExecutor[] = [];
+  const executors: DomainExecutor[] = [];
   try {
     for (const loaded of manifests) {
-      domains.push(
+      executors.push(
         await startDomainExecutor({
           bus: o.bus,
           log: o.log,
@@ -64,15 +80,15 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
       );
     }
   } catch (err) {
-    await Promise.allSettled(domains.map((d) => d.stop()));
+    await Promise.allSettled(executors.map((d) => d.stop()));
     throw err;
   }
   return {
-    domains,
+    domains: executors,
     sandbox,
     pidNamespace,
     async stop() {
-      await Promise.all(domains.map((d) => d.stop()));
+      await Promise.all(executors.map((d) => d.stop()));
       o.log.info("adapters stopped");
     },
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isAgentTool, ToolNameSchema, VersionSchema } from "@warden/contracts";
+import { isAgentTool, SkillNameSchema, ToolNameSchema, VersionSchema } from "@warden/contracts";
 
 /** How much of the delegating caller's context a subagent gets besides its task. */
 export const CONTEXT_KINDS = ["none", "summary", "refs"] as const;
@@ -36,6 +36,11 @@ export const SubagentDescriptorSchema = z
     allowedTools: z.array(ToolNameSchema).min(1).max(64),
     budget: SubagentBudgetSchema.default(SubagentBudgetSchema.parse({})),
     context: z.enum(CONTEXT_KINDS).default("none"),
+    /**
+     * The skills its tasks may activate (their instructions, and their scripts as far as its grade
+     * and the policy allow); absent: every stored skill; empty: none.
+     */
+    skills: z.array(SkillNameSchema).max(64).optional(),
     /** Wait (within the time budget) for a child call that needs approval instead of reporting it pending at once. */
     waitForApproval: z.boolean().default(false),
   })

@@ -7,12 +7,14 @@ import {
   toModelMessage,
   wardenError,
   type ArtifactRef,
+  type Grade,
   type JsonObject,
   type ToolViewEntry,
   type WardenError,
 } from "@warden/contracts";
 import { ToolError, type ToolContext } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { listSkills } from "@warden/skills";
 import { callChild, childArgs } from "./child-call.js";
 import { readRefs } from "./context-refs.js";
 import type { SubagentDescriptor } from "./descriptor.js";
@@ -21,6 +23,7 @@ import { BudgetMeter, type StopReason } from "./domain/budget-meter.js";
 import { openAiTools } from "./domain/openai-tools.js";
 import { childCallOf, refusedCallOf, subagentOutput, usageOfOutput, type ChildCallRecord, type SubagentOutput } from "./domain/output.js";
 import { initialMessages } from "./domain/prompt.js";
+import { NO_SKILLS, runSkills, type RunSkills } from "./domain/run-skills.js";
 import { vetToolCall, type ModelToolCall } from "./domain/vet-tool-call.js";
 import type { OwnCall } from "./domain/view-event.js";
 import { askModel } from "./ask-model.js";
@@ -40,16 +43,19 @@ export interface RunDeps {
  * loops until a final answer or a spent budget. Failures of the endpoint or the bus are thrown
  * (the executor records them as the call's error); budgets end the run with a partial result.
  */
-export async function runSubagent(deps: RunDeps, agent: SubagentDescriptor, rawArgs: unknown, ctx: ToolContext): Promise<SubagentOutput> {
+export async function runSubagent(deps: RunDeps, agent: SubagentDescriptor, grade: Grade, rawArgs: unknown, ctx: ToolContext): Promise<SubagentOutput> {
   const parsed = AgentArgsSchema.safeParse(rawArgs);
   if (!parsed.success) throw new ToolError(wardenError("INVALID_ARGS", `subagent args: ${parsed.error.issues[0]?.message ?? "invalid"}`));
   if (deps.model === undefined) throw new ToolError(notConfiguredError(agent.name));
   const own = await readOwnCall(deps.bus, ctx.callId);
   // the same reading of the budget as the policy's: the descriptor's ceiling, lowered by the args
   const budget = effectiveAgentBudget(agentInputSchema(agent.context, agent.budget), rawArgs as JsonObject) ?? agent.budget;
+  // skills teach; what their scripts may do is still the view's and the policy's to say
+  const skills = agent.skills?.length === 0 ? NO_SKILLS : runSkills(await listSkills(deps.bus), agent.skills, grade, parsed.data.task);
+  if (skills.activated.length > 0) ctx.log.info({ skills: skills.activated.map((s) => `${s.name}@${s.version}`) }, "skills activated");
   const client = createAgentClient({ bus: deps.bus, principal: subagentPrincipal(agent.name), mode: "llm", runId: own.correlationId });
   try {
-    const run = new SubagentRun(deps, deps.model, agent, own, new BudgetMeter(budget, own.startedAtMs), client, ctx);
+    const run = new SubagentRun(deps, deps.model, agent, own, new BudgetMeter(budget, own.startedAtMs), client, ctx, skills);
     return await run.loop(parsed.data);
   } finally {
     await client.close();
@@ -71,13 +77,14 @@ class SubagentRun {
     private readonly meter: BudgetMeter,
     private readonly client: AgentClient,
     private readonly ctx: ToolContext,
+    private readonly skills: RunSkills,
   ) {
     this.log = ctx.log;
   }
 
   async loop(args: AgentArgs): Promise<SubagentOutput> {
     const refs = args.refs === undefined ? [] : await readRefs(this.deps.bus, args.refs, this.own.correlationId);
-    this.messages.push(...initialMessages(this.agent.instructions, this.meter.budget, args, refs));
+    this.messages.push(...initialMessages(this.agent.instructions, this.meter.budget, args, refs, this.skills.prompt));
     const stoppedBy = await this.turns();
     return subagentOutput({
       stoppedBy,
@@ -94,7 +101,7 @@ class SubagentRun {
       const stop = this.meter.beforeTurn(Date.now());
       if (stop !== undefined) return stop;
       const turn = this.meter.startTurn();
-      const view = await compileTurnView(this.deps.bus, this.client, this.own, turn, this.agent.allowedTools);
+      const view = await compileTurnView(this.deps.bus, this.client, this.own, turn, this.agent.allowedTools, this.skills);
       const request = { model: this.agent.model ?? this.deps.defaultModel, messages: this.messages, tools: openAiTools(view.tools) };
       const reply = await askModel(this.model, request, this.meter, this.ctx.signal, turn);
       if (reply === "time") return "time";

@@ -17,6 +17,6 @@ export function subagentTool(agent: SubagentDescriptor, grade: Grade, deps: RunD
     grade,
     inputSchema: agentInputSchema(agent.context, agent.budget),
     timeoutMs: agent.budget.timeoutMs + TIMEOUT_GRACE_MS,
-    handler: (args, ctx) => runSubagent(deps, agent, args, ctx),
+    handler: (args, ctx) => runSubagent(deps, agent, grade, args, ctx),
   });
 }

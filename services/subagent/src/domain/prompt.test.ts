@@ -14,4 +14,9 @@ describe("initialMessages", () => {
     const [, user] = initialMessages("x", budget, { task: "t", summary: "customer is upset" }, [{ callId: "c1", text: "kb.search: []" }]);
     expect(user?.content).toBe("t\n\nContext from the caller:\ncustomer is upset\n\nResults of earlier calls in this run:\n[c1] kb.search: []");
   });
+
+  it("starts the system prompt with the active skills' instructions, before the subagent's own", () => {
+    const [system] = initialMessages("Be helpful.", budget, { task: "t" }, [], "Skills for this task: …\n\n## Skill pdf 1.0.0\n\nRead it first.");
+    expect(system?.content).toMatch(/^Skills for this task: …\n\n## Skill pdf 1\.0\.0\n\nRead it first\.\n\n---\n\nBe helpful\.\n\n/);
+  });
 });

@@ -42,4 +42,16 @@ describe("toolViewCompiledEvent", () => {
       ],
     });
   });
+
+  it("records the active skills with why, and a skill's script above the subagent's grade as hidden", () => {
+    const skills = {
+      activated: [{ name: "refund-check", version: "1.0.0", hash: `sha256:${"a".repeat(64)}`, score: 5, reasons: ['trigger "refund" is in the task'] }],
+      hidden: [{ name: "skill-refund-check.issue", reason: "above_subagent_grade", detail: "write above read" }],
+    };
+    const e = toolViewCompiledEvent(own, 1, view, ["kb.search"], { eventId: "ev2", ts: "2025-01-01T00:00:00.000Z" }, skills);
+    expect(ToolViewCompiledSchema.parse(e)).toEqual(e);
+    expect(e.data.skills).toEqual(skills.activated);
+    expect(e.data.hidden).toContainEqual(skills.hidden[0]);
+    expect(toolViewCompiledEvent(own, 1, view, ["kb.search"], { eventId: "ev3", ts: "2025-01-01T00:00:00.000Z" }, { activated: [], hidden: [] }).data).not.toHaveProperty("skills");
+  });
 });

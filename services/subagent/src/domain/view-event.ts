@@ -1,4 +1,5 @@
 import { answerCallEvent, type CallMode, type EventCause, type EventStamp, type Intent, type ToolView, type ToolViewCompiled } from "@warden/contracts";
+import type { RunSkills } from "./run-skills.js";
 
 /** The subagent's own call, as its recorded events describe it. */
 export interface OwnCall {
@@ -23,6 +24,8 @@ export interface OwnCall {
  * What the model is shown on one turn, recorded on the subagent's own call. Hidden lists only the
  * allowed tools left out (with why), and allowed tools the registry does not know at all: tools
  * outside the subagent's list are out by its definition, not by a decision worth recording.
+ * Active skills are recorded with why they matched; their scripts count as allowed, and those
+ * above the subagent's grade are listed hidden without being asked for.
  */
 export function toolViewCompiledEvent(
   own: OwnCall,
@@ -30,6 +33,7 @@ export function toolViewCompiledEvent(
   view: ToolView,
   allowedTools: readonly string[],
   stamp: EventStamp,
+  skills?: Pick<RunSkills, "activated" | "hidden">,
 ): ToolViewCompiled {
   const allowed = new Set(allowedTools);
   const shown = new Set(view.tools.map((t) => t.name));
@@ -38,6 +42,7 @@ export function toolViewCompiledEvent(
   for (const name of allowedTools) {
     if (!known.has(name)) hidden.push({ name, reason: "not_registered", detail: `the registry has no tool named ${name}` });
   }
+  hidden.push(...(skills?.hidden ?? []));
   const data = {
     turn,
     viewPrincipal: view.query.principal,
@@ -45,6 +50,7 @@ export function toolViewCompiledEvent(
     policyVersion: view.policyVersion,
     tools: view.tools.map((t) => ({ name: t.name, wireName: t.wireName, version: t.version, grade: t.grade })),
     hidden,
+    ...(skills === undefined || skills.activated.length === 0 ? {} : { skills: [...skills.activated] }),
   };
   return answerCallEvent(own, own.started, "ToolViewCompiled", data, stamp);
 }
