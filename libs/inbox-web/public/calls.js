@@ -15,17 +15,7 @@
   let loading = null;
   let again = false;
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
-      else node.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(c);
-    return node;
-  }
+  const { el } = window.wardenDom;
 
   function clock(iso) {
     const d = new Date(iso);

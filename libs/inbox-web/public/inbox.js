@@ -25,18 +25,7 @@
   let firstState = true;
 
   // ---- small DOM helpers ----------------------------------------------------------------------
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
-      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-      else node.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(c);
-    return node;
-  }
+  const { el } = window.wardenDom;
   const humanKey = (k) => k.replace(/([a-z0-9])([A-Z])/g, (_, a, b) => `${a} ${b.toLowerCase()}`).replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
   const isPlain = (v) => v === null || ["string", "number", "boolean"].includes(typeof v);
 

@@ -17,6 +17,7 @@ const PUBLIC_DIR = fileURLToPath(new URL("../public/", import.meta.url));
 const STATIC: Readonly<Record<string, { file: string; type: string }>> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/inbox.css": { file: "inbox.css", type: "text/css; charset=utf-8" },
+  "/dom.js": { file: "dom.js", type: "text/javascript; charset=utf-8" },
   "/inbox.js": { file: "inbox.js", type: "text/javascript; charset=utf-8" },
   "/calls": { file: "calls.html", type: "text/html; charset=utf-8" },
   "/calls.js": { file: "calls.js", type: "text/javascript; charset=utf-8" },
