@@ -35,6 +35,7 @@ const ARGS: Record<string, unknown> = {
   "session.fetch": { id: 1 },
   "ticket.fill": { ticketId: "T-1", fields: { subject: "refund" } },
   "ticket.submit": { title: "Refund", body: "please", customerId: "C-1" },
+  "ticket.withdraw": { ticketId: "T-1" },
   "customer.message": { customerId: "C-1", text: "Hello" },
   "demo.fail": {},
   "demo.slow": {},
