@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { IntentSchema } from "./intent.js";
@@ -206,6 +207,11 @@ export const ApprovalPreviewSchema = z.object({
   error: z.object({ code: z.string(), message: z.string().max(2000) }).optional(),
   /** The executor that answered; absent when none did. */
   executorId: TokenSchema.optional(),
+  /**
+   * `sha256:` of the canonical JSON of `data`. An L5 call's grant binds it (`previewHash`), and the
+   * executor runs the dry run again before the call and refuses PREVIEW_CHANGED when it differs.
+   */
+  hash: HashSchema.optional(),
 });
 
 const ApprovalCardSchema = z.object({
@@ -224,6 +230,12 @@ const ApprovalCardSchema = z.object({
   deciders: z.array(TokenSchema).max(200).optional(),
   /** Distinct approvers needed before the call runs (quorum); 1 when absent. */
   quorum: z.int().min(1).max(10).optional(),
+  /** What set the quorum: an `approvalQuorum` entry (its id, or `approvalQuorum[i]`) or `default.quorum`, `default.quorum.L5`, and why. */
+  quorumRule: z.object({ id: z.string().min(1).max(100), reason: z.string().max(500) }).optional(),
+  /** The tool's permission level (declared, or derived from action type, grade and flags). */
+  level: PermissionLevelSchema.optional(),
+  /** The tool's action type, when its descriptor declares one. */
+  actionType: ActionTypeSchema.optional(),
 });
 
 export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
@@ -275,6 +287,12 @@ export const ApprovalGrantedDataSchema = z.object({
   session: SessionTermsSchema.optional(),
   /** Set when a session grant covered this call: the approver named is the one who made it. Signed. */
   bySession: BySessionSchema.optional(),
+  /**
+   * Set on the grant of an L5 call whose card showed the tool's dry run: the hash of that preview
+   * (`preview.hash`). Signed; the executor runs the dry run again and refuses PREVIEW_CHANGED when
+   * its hash differs, so what runs is what the people approving saw.
+   */
+  previewHash: HashSchema.optional(),
 });
 
 export const ApprovalDeniedDataSchema = z.object({

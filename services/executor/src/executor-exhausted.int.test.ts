@@ -38,6 +38,7 @@ describe("executor: a call whose retries ran out", () => {
       stopping: new AbortController().signal,
       secrets: SecretStore.none(),
       claimGraceMs: 0,
+      runningCalls: new Set(),
     };
   });
   afterAll(async () => nats?.stop());

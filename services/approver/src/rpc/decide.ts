@@ -13,7 +13,7 @@ import {
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-events.js";
 import type { DecisionMade } from "../domain/approval-record.js";
-import { alreadyDecided, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
+import { alreadyDecided, boundPreviewHash, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
 import { NO_OUTCOME } from "../domain/settled-on-stream.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import { sessionGrantRefusal, sessionTermsOf } from "../domain/session-terms.js";
@@ -72,6 +72,12 @@ export function decideHandler(deps: DecideDeps) {
     const record = entry.value;
     const request = requested;
     const grant = body.data.decision === "grant";
+    const previewHash = boundPreviewHash(request);
+    if (grant && body.data.args !== undefined && previewHash !== undefined) {
+      // the dry run the people approving saw was of the requested args; other args were never previewed
+      log.info({ refusal: "EDIT_NOT_ALLOWED" }, "decision refused");
+      return answer({ ok: false, refusal: "EDIT_NOT_ALLOWED", message: "an L5 call runs only the args its dry run showed: grant them as they are, or deny with the change as the reason so the caller asks again" });
+    }
     const edit = grant && body.data.args !== undefined ? await editOf(request, body.data.args) : undefined;
     if (edit !== undefined && !edit.ok) {
       log.info({ refusal: "INVALID_ARGS" }, "decision refused");
@@ -107,6 +113,7 @@ export function decideHandler(deps: DecideDeps) {
       ...(firstEdit === undefined ? {} : { edit: firstEdit }),
       ...(votes.length === 0 ? {} : { coApprovers: votes }),
       ...(session === undefined ? {} : { session }),
+      ...(previewHash === undefined ? {} : { previewHash }),
     };
     const made: DecisionMade = grant
       ? { decision: "grant", approver, decidedAt: now.toISOString(), grant: signGrant(request, approver, now, newId(), deps.signer, extras) }
