@@ -80,6 +80,10 @@ export function lintDescriptor(d: ToolDescriptor): DescriptorLintIssue[] {
     if (d.level === "L5" && !d.destructive && derived !== "L5") {
       issues.push({ rule: "level-flags", message: "level L5 (destructive_or_admin) is for a destructive tool or an admin, auth or delete action: set destructive, or an action type" });
     }
+    // a read changes nothing: the levels that write (L2, L4) would make a read wait for what it never does
+    if (d.grade === "read" && (d.level === "L2" || d.level === "L4")) {
+      issues.push({ rule: "level-flags", message: `level ${d.level} (${LEVEL_NAMES[d.level]}) writes, and grade read changes nothing: a read is L0, L1 or L3` });
+    }
     if (d.level < derived) {
       issues.push({ rule: "level-flags", message: `level ${d.level} (${LEVEL_NAMES[d.level]}) is below what its grade, flags and action type say (${derived}, ${LEVEL_NAMES[derived]}): a level may raise, never lower` });
     }
