@@ -34,6 +34,7 @@ export {
   type SessionGrantRequest,
   type SessionTerms,
 } from "./session-grant.js";
+export type { QuorumCondition } from "./quorum-condition.js";
 export {
   DeliveryCursorSchema,
   DeliveryReplySchema,

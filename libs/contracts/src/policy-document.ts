@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { DecisionSchema } from "./policy-decision.js";
+import { QuorumConditionSchema } from "./quorum-condition.js";
 import { MAX_SESSION_GRANT_SECONDS } from "./session-grant.js";
 import { TokenSchema } from "./tokens.js";
 
@@ -109,7 +110,8 @@ export type LedgerBudget = z.infer<typeof LedgerBudgetSchema>;
 
 /**
  * Separation of duties: how many distinct people must grant an approval before the call runs,
- * for the calls it matches (every field given must match; the first entry that matches decides).
+ * for the calls it matches (every field given must match, `when` on the call's args; the first
+ * entry that matches decides).
  * Nobody in the requester's delegation chain counts, and one person counts once. An L5 call
  * (destructive or admin) needs 2 by default (`default.quorum.L5`): an entry may ask more of it, and
  * only an entry that names `level: L5` itself, with an `id` and a `reason`, may ask fewer.
@@ -123,6 +125,10 @@ export const ApprovalQuorumSchema = z.strictObject({
   grade: oneOrMany(GradeSchema).optional(),
   /** The tool's permission level, declared or derived (L0–L5). */
   level: oneOrMany(PermissionLevelSchema).optional(),
+  /** The tool's action type; a tool that declares none matches no actionType. */
+  actionType: oneOrMany(ActionTypeSchema).optional(),
+  /** Only calls whose args meet it (`{ arg: amount, gt: 1000 }`): "a send over 1000 needs two". */
+  when: QuorumConditionSchema.optional(),
   approvers: z.int().min(1).max(10),
 });
 export type ApprovalQuorum = z.infer<typeof ApprovalQuorumSchema>;

@@ -98,6 +98,20 @@ describe("quorumOf", () => {
     expect(quorumOf(explicit, { tool: "ops.purge", grade: "write" })).toMatchObject({ approvers: 1, ruleId: "default.quorum" });
   });
 
+  it("matches an action type and a condition on the args, and reads the condition aloud with the value it met", () => {
+    const doc = quorumDoc([
+      { id: "big-sends", grade: "send", when: { arg: "amount", gt: 1000 }, approvers: 2, reason: "a payment over 1000 needs two people" },
+      { actionType: "deploy", approvers: 3 },
+    ]);
+    const pay = { tool: "pay.refund", grade: "send" as const, level: "L4" as const, actionType: "purchase" as const };
+    expect(quorumOf(doc, { ...pay, args: { amount: 1500 } })).toEqual({ approvers: 2, ruleId: "big-sends", reason: "a payment over 1000 needs two people (amount is 1500: amount > 1000)" });
+    expect(quorumOf(doc, { ...pay, args: { amount: 900 } })).toMatchObject({ approvers: 1, ruleId: "default.quorum" });
+    // without the args a condition is never met
+    expect(quorumOf(doc, pay)).toMatchObject({ approvers: 1 });
+    expect(quorumOf(doc, { tool: "web.release", grade: "write", level: "L4", actionType: "deploy" })).toEqual({ approvers: 3, ruleId: "approvalQuorum[1]", reason: "3 distinct approvers for action deploy" });
+    expect(quorumOf(doc, { tool: "web.release", grade: "write", level: "L4" })).toMatchObject({ approvers: 1 });
+  });
+
   it("refuses a document that lowers an L5 quorum without an id and a reason", () => {
     const r = PolicyDocumentSchema.safeParse({ version: "q2", approvalQuorum: [{ level: "L5", approvers: 1 }] });
     expect(r.success).toBe(false);

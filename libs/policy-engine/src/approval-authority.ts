@@ -1,5 +1,6 @@
-import type { ApprovalQuorum, CallMode, Grade, PermissionLevel, PolicyDocument } from "@warden/contracts";
+import type { ActionType, ApprovalQuorum, CallMode, Grade, JsonValue, PermissionLevel, PolicyDocument } from "@warden/contracts";
 import { anyGlob } from "./glob.js";
+import { checkCondition, conditionText } from "./quorum-condition.js";
 import { isNamed, isNamedHuman, principalOf } from "./principals.js";
 
 export interface ApprovalFacts {
@@ -28,12 +29,15 @@ export function mayDecide(doc: PolicyDocument, approver: string, a: ApprovalFact
   return { ok: true };
 }
 
-/** What decides how many people an approval needs: the call's tool, grade and level. */
+/** What decides how many people an approval needs: the call's tool, grade, level, action type and args. */
 export interface QuorumFacts {
   readonly tool: string;
   readonly grade: Grade;
   /** The tool's level (declared or derived); undefined when the tool's descriptor is not known. */
   readonly level?: PermissionLevel | undefined;
+  readonly actionType?: ActionType | undefined;
+  /** The args that would run (for entries with `when`); an entry with `when` never matches without them. */
+  readonly args?: JsonValue | undefined;
 }
 
 /** How many distinct people must grant, and the entry (or default) that says so, with why. */
@@ -56,9 +60,16 @@ export const QUORUM_RULES = { default: "default.quorum", l5: "default.quorum.L5"
  */
 export function quorumOf(doc: PolicyDocument, f: QuorumFacts): Quorum {
   const entries = doc.approvalQuorum ?? [];
-  const index = entries.findIndex((e) => quorumMatches(e, f));
-  const entry = entries[index];
-  const found = entry === undefined ? undefined : { approvers: entry.approvers, ruleId: entry.id ?? `approvalQuorum[${index}]`, reason: entry.reason ?? matchText(entry) };
+  let found: Quorum | undefined;
+  let entry: ApprovalQuorum | undefined;
+  for (const [index, e] of entries.entries()) {
+    if (!quorumMatches(e, f)) continue;
+    // a condition on the args reads aloud with the value it met, so the card says why
+    const met = e.when === undefined ? "" : ` (${checkCondition(e.when, f.args).text})`;
+    found = { approvers: e.approvers, ruleId: e.id ?? `approvalQuorum[${index}]`, reason: `${e.reason ?? matchText(e)}${met}` };
+    entry = e;
+    break;
+  }
   if (f.level !== "L5") return found ?? { approvers: 1, ruleId: QUORUM_RULES.default, reason: "one person decides (no approvalQuorum entry matches)" };
   if (found !== undefined && (found.approvers >= L5_QUORUM || entry?.level?.includes("L5") === true)) return found;
   const ignored = found === undefined ? "" : ` (${found.ruleId} asks ${found.approvers}, but only an entry that names level L5 may ask fewer for it)`;
@@ -69,7 +80,9 @@ function quorumMatches(e: ApprovalQuorum, f: QuorumFacts): boolean {
   return (
     anyGlob(e.tool, f.tool) &&
     (e.grade === undefined || e.grade.includes(f.grade)) &&
-    (e.level === undefined || (f.level !== undefined && e.level.includes(f.level)))
+    (e.level === undefined || (f.level !== undefined && e.level.includes(f.level))) &&
+    (e.actionType === undefined || (f.actionType !== undefined && e.actionType.includes(f.actionType))) &&
+    (e.when === undefined || checkCondition(e.when, f.args).holds)
   );
 }
 
@@ -79,6 +92,8 @@ function matchText(e: ApprovalQuorum): string {
     ...(e.tool === undefined ? [] : [`tool ${e.tool.join("/")}`]),
     ...(e.grade === undefined ? [] : [`grade ${e.grade.join("/")}`]),
     ...(e.level === undefined ? [] : [`level ${e.level.join("/")}`]),
+    ...(e.actionType === undefined ? [] : [`action ${e.actionType.join("/")}`]),
+    ...(e.when === undefined ? [] : [`when ${conditionText(e.when)}`]),
   ];
   return `${e.approvers} distinct approver${e.approvers === 1 ? "" : "s"} for ${parts.length === 0 ? "every call" : parts.join(", ")}`;
 }

@@ -54,7 +54,7 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
   const desc = f.descriptor;
   // the level and quorum come from the registered descriptor; a version the registry does not describe has neither
   const level = desc === undefined ? undefined : levelOf(desc);
-  const quorum = quorumOf(f.doc, { tool: checked.tool, grade: d.grade, level });
+  const quorum = quorumOf(f.doc, { tool: checked.tool, grade: d.grade, level, actionType: desc?.actionType, args: d.args });
   const data = {
     approvalId: f.approvalId,
     version: d.version,

@@ -117,31 +117,37 @@ describe("sessionMismatch", () => {
   const grant = sessionGrant({ expiresAt: "2030-01-01T00:30:00.000Z", args: { folder: { oneOf: ["ops", "dev"] } } });
 
   it("covers a later call of the same principal, mode and tool version whose args meet the constraints", () => {
-    expect(sessionMismatch(grant, checked(), doc, NOW, "L2")).toBeUndefined();
-    expect(sessionMismatch(grant, checked({ args: { folder: "dev", n: 9 } }), doc, NOW, "L2")).toBeUndefined();
+    expect(sessionMismatch(grant, checked(), doc, NOW, { level: "L2" })).toBeUndefined();
+    expect(sessionMismatch(grant, checked({ args: { folder: "dev", n: 9 } }), doc, NOW, { level: "L2" })).toBeUndefined();
   });
 
   it("does not cover another principal, mode, tool or version, args outside it, an expired grant, or what the document no longer allows", () => {
-    expect(sessionMismatch(grant, checked({ principal: "other" }), doc, NOW, "L2")).toBe("another principal");
-    expect(sessionMismatch(grant, checked({ mode: "plan" }), doc, NOW, "L2")).toBe("another mode");
-    expect(sessionMismatch(grant, checked({ tool: "notes.erase" }), doc, NOW, "L2")).toBe("another tool version");
-    expect(sessionMismatch(grant, checked({ version: "1.0.1" }), doc, NOW, "L2")).toBe("another tool version");
-    expect(sessionMismatch(grant, checked({ args: { folder: "hr", n: 1 } }), doc, NOW, "L2")).toMatch(/folder is not one of/);
-    expect(sessionMismatch(grant, checked(), doc, new Date("2030-01-01T00:30:00.000Z"), "L2")).toBe("expired");
+    expect(sessionMismatch(grant, checked({ principal: "other" }), doc, NOW, { level: "L2" })).toBe("another principal");
+    expect(sessionMismatch(grant, checked({ mode: "plan" }), doc, NOW, { level: "L2" })).toBe("another mode");
+    expect(sessionMismatch(grant, checked({ tool: "notes.erase" }), doc, NOW, { level: "L2" })).toBe("another tool version");
+    expect(sessionMismatch(grant, checked({ version: "1.0.1" }), doc, NOW, { level: "L2" })).toBe("another tool version");
+    expect(sessionMismatch(grant, checked({ args: { folder: "hr", n: 1 } }), doc, NOW, { level: "L2" })).toMatch(/folder is not one of/);
+    expect(sessionMismatch(grant, checked(), doc, new Date("2030-01-01T00:30:00.000Z"), { level: "L2" })).toBe("expired");
     const stricter = PolicyDocumentSchema.parse({ version: "v3", sessionGrants: { grades: ["send"] } });
-    expect(sessionMismatch(grant, checked(), stricter, NOW, "L2")).toMatch(/no longer allows session grants for write/);
+    expect(sessionMismatch(grant, checked(), stricter, NOW, { level: "L2" })).toMatch(/no longer allows session grants for write/);
     const quorum = PolicyDocumentSchema.parse({ version: "v4", approvalQuorum: [{ tool: "notes.*", approvers: 2 }] });
-    expect(sessionMismatch(grant, checked(), quorum, NOW, "L2")).toBe("the call needs a quorum");
+    expect(sessionMismatch(grant, checked(), quorum, NOW, { level: "L2" })).toBe("the call needs a quorum");
     // a document that shortened session grants shortens those in force
     const shorter = PolicyDocumentSchema.parse({ version: "v5", sessionGrants: { grades: ["write"], maxTtlSeconds: 60 } });
-    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 61_000), "L2")).toMatch(/older than the policy document's sessionGrants.maxTtlSeconds/);
-    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 59_000), "L2")).toBeUndefined();
+    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 61_000), { level: "L2" })).toMatch(/older than the policy document's sessionGrants.maxTtlSeconds/);
+    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 59_000), { level: "L2" })).toBeUndefined();
     const closed = sessionGrant({ expiresAt: "2030-01-01T00:30:00.000Z", args: {}, argNames: ["folder", "n"] });
-    expect(sessionMismatch(closed, checked({ args: { folder: "ops", n: 1, force: true } }), doc, NOW, "L2")).toBe("force is not an argument the approved call had");
+    expect(sessionMismatch(closed, checked({ args: { folder: "ops", n: 1, force: true } }), doc, NOW, { level: "L2" })).toBe("force is not an argument the approved call had");
   });
 
   it("never covers an L5 call, even with a grant that would cover it otherwise", () => {
-    expect(sessionMismatch(grant, checked(), doc, NOW, "L5")).toBe("an L5 call is never covered by a session grant");
+    expect(sessionMismatch(grant, checked(), doc, NOW, { level: "L5" })).toBe("an L5 call is never covered by a session grant");
+  });
+
+  it("does not cover a call whose args make it need a quorum", () => {
+    const over = PolicyDocumentSchema.parse({ version: "v7", approvalQuorum: [{ tool: "notes.write", when: { arg: "n", gt: 10 }, approvers: 2 }] });
+    expect(sessionMismatch(grant, checked({ args: { folder: "ops", n: 5 } }), over, NOW, { level: "L2" })).toBeUndefined();
+    expect(sessionMismatch(grant, checked({ args: { folder: "ops", n: 50 } }), over, NOW, { level: "L2" })).toBe("the call needs a quorum");
     expect(sessionMismatch(grant, checked(), doc, NOW, undefined)).toMatch(/level is not known/);
   });
 });

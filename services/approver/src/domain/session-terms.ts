@@ -2,6 +2,7 @@ import {
   unmetConstraint,
   type ApprovalGranted,
   type ApprovalRequested,
+  type ActionType,
   type JsonValue,
   type PermissionLevel,
   type PolicyDocument,
@@ -54,9 +55,10 @@ export function sessionMismatch(
   checked: ToolPolicyChecked,
   doc: PolicyDocument,
   now: Date,
-  level: PermissionLevel | undefined,
+  tool: { readonly level: PermissionLevel; readonly actionType?: ActionType | undefined } | undefined,
 ): string | undefined {
   const d = checked.data;
+  const level = tool?.level;
   if (level === "L5") return "an L5 call is never covered by a session grant";
   if (level === undefined) return "the tool's level is not known (the registry does not describe this version)";
   if (grant.principal !== checked.principal) return "another principal";
@@ -66,7 +68,8 @@ export function sessionMismatch(
   // a document that shortened session grants shortens the ones in force too
   if (!(Date.parse(grant.data.grantedAt) + doc.sessionGrants.maxTtlSeconds * 1000 > now.getTime())) return "older than the policy document's sessionGrants.maxTtlSeconds";
   if (!doc.sessionGrants.grades.includes(d.grade)) return `the policy document no longer allows session grants for ${d.grade}`;
-  if (quorumOf(doc, { tool: checked.tool, grade: d.grade, level }).approvers > 1) return "the call needs a quorum";
+  // the args count: a send over a threshold that needs two is not covered by a grant made under it
+  if (quorumOf(doc, { tool: checked.tool, grade: d.grade, level, actionType: tool?.actionType, args: d.args }).approvers > 1) return "the call needs a quorum";
   return unmetConstraint(grant.data.session.args, d.args, grant.data.session.argNames);
 }
 

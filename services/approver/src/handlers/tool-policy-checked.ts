@@ -1,5 +1,5 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import { levelOf, newId, type ApprovalRequested, type PermissionLevel, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
+import { levelOf, newId, type ActionType, type ApprovalRequested, type PermissionLevel, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 import type { ApprovalStore } from "../approval-store.js";
@@ -49,10 +49,10 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     // read once per message: the dry run and the card both need the descriptor
     let factsRead: Promise<ToolFacts> | undefined;
     const facts = () => (factsRead ??= deps.factsOf(checked.tool, checked.data.version));
-    // what a session grant may cover depends on it: never an L5 call
-    const level = async (): Promise<PermissionLevel | undefined> => {
+    // what a session grant may cover depends on them: never an L5 call, nor one that needs a quorum
+    const level = async (): Promise<{ level: PermissionLevel; actionType?: ActionType | undefined } | undefined> => {
       const { descriptor } = await facts();
-      return descriptor === undefined ? undefined : levelOf(descriptor);
+      return descriptor === undefined ? undefined : { level: levelOf(descriptor), actionType: descriptor.actionType };
     };
     // the dry run waits outside the requester's turn: a slow one must not hold the turn, and so
     // every other call of that requester, behind it. Skipped where a session likely covers the call

@@ -15,6 +15,7 @@ import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-ev
 import type { DecisionMade } from "../domain/approval-record.js";
 import { alreadyDecided, boundPreviewHash, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
 import { NO_OUTCOME } from "../domain/settled-on-stream.js";
+import { quorumOf } from "@warden/policy-engine";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import { sessionGrantRefusal, sessionTermsOf } from "../domain/session-terms.js";
 import type { SessionGrants } from "../session-grants.js";
@@ -86,7 +87,10 @@ export function decideHandler(deps: DecideDeps) {
     const edited = edit?.ok === true && edit.argsHash !== request.data.argsHash ? { args: edit.args, argsHash: edit.argsHash } : undefined;
     const boundHash = edited?.argsHash ?? request.data.argsHash;
     const votes = record.votes ?? [];
-    const need = record.quorum ?? 1;
+    // an edit may change what the quorum's conditions see (an amount raised over a threshold): the
+    // args that will run count, never fewer people than the card asked
+    const runArgs = votes[0]?.args ?? edited?.args;
+    const need = Math.max(record.quorum ?? 1, runArgs === undefined ? 1 : quorumOf(deps.documents.current(), quorumFactsOf(request, runArgs)).approvers);
     const askedSession = body.data.session;
     if (askedSession !== undefined) {
       const refusal = grant
@@ -159,6 +163,12 @@ export function decideHandler(deps: DecideDeps) {
     if (problem !== undefined) return { ok: false, message: `the edited args do not fit ${request.tool}@${request.data.version}: ${problem}` };
     return { ok: true, args, argsHash: argsHash(args) };
   }
+}
+
+/** What the quorum is decided on, from the card (its level and action type were read from the registered descriptor). */
+function quorumFactsOf(request: ApprovalRequested, args: JsonValue) {
+  const d = request.data;
+  return { tool: request.tool, grade: d.grade, level: d.level, actionType: d.actionType, args };
 }
 
 /** Appends the event of a decision the record already holds (appending again is harmless) and answers the event the stream holds. */
