@@ -45,6 +45,11 @@ export const ToolDescriptorSchema = z.strictObject({
    * writes); the approver puts its answer on the approval card. Absent: no preview.
    */
   preview: z.literal(true).optional(),
+  /**
+   * The executor checks each output with the tool's own `verify(output, args)` (of `defineTool`)
+   * before recording it, and fails the call VERIFY_FAILED when it says the result is wrong.
+   */
+  verify: z.literal(true).optional(),
   /** What it does, in the Tool Manager's action types (`search`, `delete`, `external_send`, …); must agree with the grade. */
   actionType: ActionTypeSchema.optional(),
   /** Its permission level L0–L5, when declared; else derived from action type, grade and flags (`levelOf`). */

@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   "ToolCallLateResult",
   "ToolCallCancelled",
   "SessionGrantRevoked",
+  "ToolResultValidated",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -344,6 +345,29 @@ export const ToolCallOutcomeUnknownDataSchema = z.object({
   executorId: TokenSchema,
 });
 
+/** The checks a result goes through before it is recorded, in this order. */
+export const RESULT_CHECKS = ["outputSchema", "verify"] as const;
+
+/**
+ * What the executor of the call's domain found when it checked a run's output before recording it:
+ * against the tool's `outputSchema`, then with the tool's own `verify(output, args)`. Written after
+ * the run and before the outcome (both answer the claim), on its own subject, only when the tool
+ * has a check and its run returned an output. The outcome is still ToolCallFinished, which fails
+ * OUTPUT_INVALID / VERIFY_FAILED when a check did (`error` here is that error); this event is the
+ * record of the check itself (docs/architecture.md, "Verification").
+ */
+export const ToolResultValidatedDataSchema = z.object({
+  /** Every check that ran passed. */
+  ok: z.boolean(),
+  /** The checks that ran, in order; a failed one ends the list. */
+  checks: z.array(z.object({ check: z.enum(RESULT_CHECKS), ok: z.boolean(), message: z.string().max(2000).optional() })).min(1).max(RESULT_CHECKS.length),
+  /** The error the call's result records when a check failed. */
+  error: WardenErrorSchema.optional(),
+  executorId: TokenSchema,
+  /** The run it checked (2+ for an idempotent tool re-run after a crash; one record per call: the first check written stays). */
+  attempt: z.int().min(1),
+});
+
 /**
  * A result that arrived after the call already had its outcome (a copy of the executor was paused
  * past its claim while another recorded OutcomeUnknown): kept for the audit, never a second outcome.
@@ -419,6 +443,7 @@ export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiled
 export const ToolCallLateResultSchema = event("ToolCallLateResult", ToolCallLateResultDataSchema);
 export const ToolCallCancelledSchema = event("ToolCallCancelled", ToolCallCancelledDataSchema);
 export const SessionGrantRevokedSchema = event("SessionGrantRevoked", SessionGrantRevokedDataSchema);
+export const ToolResultValidatedSchema = event("ToolResultValidated", ToolResultValidatedDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -436,6 +461,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallLateResultSchema,
   ToolCallCancelledSchema,
   SessionGrantRevokedSchema,
+  ToolResultValidatedSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -453,6 +479,7 @@ export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
 export type ToolCallLateResult = z.infer<typeof ToolCallLateResultSchema>;
 export type ToolCallCancelled = z.infer<typeof ToolCallCancelledSchema>;
 export type SessionGrantRevoked = z.infer<typeof SessionGrantRevokedSchema>;
+export type ToolResultValidated = z.infer<typeof ToolResultValidatedSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -473,4 +500,5 @@ export const EVENT_SCHEMAS = {
   ToolCallLateResult: ToolCallLateResultSchema,
   ToolCallCancelled: ToolCallCancelledSchema,
   SessionGrantRevoked: SessionGrantRevokedSchema,
+  ToolResultValidated: ToolResultValidatedSchema,
 } as const satisfies Record<EventType, z.ZodType>;

@@ -142,6 +142,8 @@ export {
   ApprovalPreviewSchema,
   SessionGrantRevokedSchema,
   type SessionGrantRevoked,
+  ToolResultValidatedSchema,
+  type ToolResultValidated,
   SUFFIXED_EVENT_TYPES,
   WardenEventSchema,
   type ApprovalDenied,
