@@ -104,6 +104,13 @@ describe("warden policy check and decide, with no Warden to talk to", () => {
     expect(text.out).toMatch(/^deny {2}kb\.reindex@1\.0\.0 \(read\) for dana in plan mode\n {2}rules: {2}no-reindex-by-plan\n {2}reason: reindex by hand only/);
   });
 
+  it("says how many people a waiting call needs, and why, its condition read with the request's args", async () => {
+    const quorum = file("quorum.yaml", `${POLICY.replace("version: cli-1", "version: cli-q")}\napprovalQuorum:\n  - { id: long-messages, tool: customer.message, when: { arg: chars, gt: 500 }, approvers: 2 }\n`);
+    const ask = (chars: number) => warden("policy", "decide", quorum, "--tools", "tools.json", "--request", JSON.stringify({ tool: "customer.message", principal: "support-bot", mode: "plan", args: { chars } }));
+    expect((await ask(900)).out).toContain("  quorum: 2 distinct approvers [long-messages: 2 distinct approvers for tool customer.message, when chars > 500 (chars is 900: chars > 500)]");
+    expect((await ask(100)).out).toContain("  quorum: 1 distinct approver [default.quorum: one person decides (no approvalQuorum entry matches)]");
+  });
+
   it("reads the request from a file, or as a recorded ToolCallRequested event", async () => {
     const event = { v: 1, type: "ToolCallRequested", eventId: "e1", callId: "c1", domain: "kb", tool: "kb.search", principal: "support-bot", mode: "human", ts: "2030-01-01T00:00:00.000Z", causationId: null, causeHash: null, correlationId: "r1", data: { args: { query: "x" }, scope: null, flags: {} } };
     file("request.json", JSON.stringify(event));

@@ -183,7 +183,7 @@ function durableOps(durable: string, configOf: (d: string) => ConsumerConfig): O
 function operations(configOf: (d: string) => ConsumerConfig): Op[] {
   const eventsOf = (domain: string, writer: readonly Label[]) => [
     // ToolCallFinished stands for the outcome slot that ToolCallOutcomeUnknown and the executor's refusal share
-    ...(["ToolCallFinished", "ToolCallLateResult"] as const).map((t) => writeEvent(t, domain, writer)),
+    ...(["ToolCallFinished", "ToolCallLateResult", "ToolResultValidated"] as const).map((t) => writeEvent(t, domain, writer)),
     // the claim slot: the executor's ToolCallStarted, or the approver's ToolCallCancelled that keeps it from starting
     writeEvent("ToolCallStarted", domain, [...writer, "approver"]),
   ];

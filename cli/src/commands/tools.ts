@@ -3,7 +3,7 @@ import { defaultPrincipal, onePositional, type CommandInput } from "../args.js";
 import type { TOOLS_LIST_OPTIONS, TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";
 import { existingHome, withBus } from "../connect.js";
 import { parseFlags, parseFormat, parseMode, parseToken } from "../domain/options.js";
-import { toolViewText } from "../domain/tool-table.js";
+import { toolListText, toolViewText } from "../domain/tool-table.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit, pretty, renderTable } from "../output.js";
@@ -36,17 +36,7 @@ export const toolsListCommand: Command<typeof TOOLS_LIST_OPTIONS> = async ({ val
   const r = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => createRegistryClient(bus).list());
   if (!r.ok) throw new CliError(r.error.code, r.error.message);
   const records = [...r.value].sort((a, b) => a.descriptor.name.localeCompare(b.descriptor.name) || a.descriptor.version.localeCompare(b.descriptor.version));
-  emit(io, values.json ?? false, { tools: records }, () =>
-    renderTable(records, [
-      { title: "NAME", value: (t) => t.descriptor.name },
-      { title: "VERSION", value: (t) => t.descriptor.version },
-      { title: "GRADE", value: (t) => t.descriptor.grade },
-      { title: "STATUS", value: (t) => t.status },
-      { title: "FLAG", value: (t) => t.descriptor.featureFlag ?? "-" },
-      { title: "SCOPES", value: (t) => t.descriptor.scopes.join(",") || "-" },
-      { title: "REQUIRES", value: (t) => t.descriptor.requiredScopes.join(",") || "-" },
-    ]),
-  );
+  emit(io, values.json ?? false, { tools: records }, () => toolListText(records));
   return EXIT_OK;
 };
 

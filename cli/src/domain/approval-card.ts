@@ -1,4 +1,4 @@
-import type { PendingApproval } from "@warden/contracts";
+import { LEVEL_NAMES, type PendingApproval } from "@warden/contracts";
 import { cut } from "../output.js";
 
 const ARGS_CHARS = 2_000;
@@ -9,6 +9,7 @@ export function approvalCardText(a: PendingApproval): string {
   const lines = [
     `approval ${a.approvalId}  call ${a.callId}`,
     `  tool      ${a.title} (${a.tool}), grade ${a.grade}${flags.length === 0 ? "" : `, ${flags.join(", ")}`}`,
+    ...(a.level === undefined && a.actionType === undefined ? [] : [`  level     ${levelText(a)}`]),
     ...(a.description === undefined ? [] : [`  does      ${cut(a.description, 300)}`]),
     `  asked by  ${a.onBehalfOf ?? a.principal} (${a.principal}, mode ${a.mode})`,
     ...(a.intent === undefined
@@ -22,7 +23,11 @@ export function approvalCardText(a: PendingApproval): string {
     `  argsHash  ${a.argsHash}`,
     ...(a.preview === undefined
       ? []
-      : [a.preview.error === undefined ? `  preview   ${cut(JSON.stringify(a.preview.data ?? null), ARGS_CHARS)}  (the tool's dry run)` : `  preview   none: ${a.preview.error.code}: ${cut(a.preview.error.message, 300)}`]),
+      : [
+          a.preview.error === undefined
+            ? `  preview   ${cut(JSON.stringify(a.preview.data ?? null), ARGS_CHARS)}  (the tool's dry run${previewBinding(a)})`
+            : `  preview   none: ${a.preview.error.code}: ${cut(a.preview.error.message, 300)}`,
+        ]),
     `  policy    ${a.reason}${a.ruleIds === undefined ? "" : ` [${a.ruleIds.join(", ")}${a.policyVersion === undefined ? "" : ` @ ${a.policyVersion}`}]`}`,
     ...(a.riskReasons === undefined || a.riskReasons.length === 0 ? [] : [`  risk      ${a.riskReasons.join("; ")}`]),
     `  expires   ${a.expiresAt}`,
@@ -33,6 +38,23 @@ export function approvalCardText(a: PendingApproval): string {
 
 function decidersText(a: PendingApproval): string {
   const who = a.deciders === undefined ? "a human approver" : a.deciders.length === 0 ? "nobody named in the policy document" : a.deciders.join(", ");
-  const quorum = (a.quorum ?? 1) > 1 ? `; ${a.quorum} distinct approvers needed` : "";
-  return `${a.approvers.requesterMayConfirm ? `the requester or ${who}` : who}${quorum}`;
+  const n = a.quorum ?? 1;
+  // one approver by default says nothing; any other count says which entry asked for it
+  const rule = a.quorumRule === undefined || a.quorumRule.id === "default.quorum" ? "" : ` [${a.quorumRule.id}: ${cut(a.quorumRule.reason, 200)}]`;
+  const quorum = n > 1 ? `; ${n} distinct approvers needed${rule}` : rule === "" ? "" : `; 1 approver${rule}`;
+  // the requester's own confirmation never counts towards a quorum
+  return `${a.approvers.requesterMayConfirm && n === 1 ? `the requester or ${who}` : who}${quorum}`;
+}
+
+/** "L5 destructive_or_admin, action delete": the level by its name, and the action type when declared. */
+function levelText(a: PendingApproval): string {
+  const level = a.level === undefined ? [] : [`${a.level} ${LEVEL_NAMES[a.level]}`];
+  const action = a.actionType === undefined ? [] : [`action ${a.actionType}`];
+  return [...level, ...action].join(", ");
+}
+
+/** An L5 grant binds the dry run's hash: the executor runs the dry run again before the call. */
+function previewBinding(a: PendingApproval): string {
+  if (a.preview?.hash === undefined || a.level !== "L5") return "";
+  return `; a grant binds ${a.preview.hash.slice(0, 19)}…, checked again before it runs`;
 }

@@ -48,6 +48,7 @@ export function decideText(file: string, r: DecideResult, args?: ArgsVerdict): s
     `  rules:  ${r.ruleIds.join(", ")}`,
     `  reason: ${r.reason}`,
     `  policy: ${r.policyVersion} (${file})`,
+    ...(r.quorum === undefined ? [] : [`  quorum: ${r.quorum.approvers} distinct approver${r.quorum.approvers === 1 ? "" : "s"} [${r.quorum.ruleId}: ${r.quorum.reason}]`]),
   ];
   if (r.shadow !== undefined) {
     const agrees = r.shadow.decision === r.decision ? "agrees" : "disagrees";

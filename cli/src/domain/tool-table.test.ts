@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ToolView } from "@warden/contracts";
-import { toolViewText } from "./tool-table.js";
+import { descriptorHash, ToolDescriptorSchema, type ToolDescriptorInput, type ToolRecord, type ToolView } from "@warden/contracts";
+import { toolListText, toolViewText } from "./tool-table.js";
 
 const view: ToolView = {
   query: { principal: "support-bot", mode: "llm", flags: { kbAdmin: false }, scope: null },
@@ -32,5 +32,27 @@ describe("toolViewText", () => {
 
   it("adds hidden tools and their reasons when explaining", () => {
     expect(toolViewText(view, true)).toMatch(/customer\.message\s+1\.0\.0\s+send\s+send_never_listed_for_llm/);
+  });
+});
+
+describe("toolListText", () => {
+  const at = "2030-01-01T00:00:00.000Z";
+  const recordOf = (over: Partial<ToolDescriptorInput>): ToolRecord => {
+    const descriptor = ToolDescriptorSchema.parse({ version: "1.0.0", title: "T", description: "Use when testing the tool list of the CLI.", inputSchema: { type: "object" }, grade: "read", ...over });
+    return { descriptor, descriptorHash: descriptorHash(descriptor), status: "enabled", registeredAt: at, statusChangedAt: at };
+  };
+
+  it("shows each version's permission level, declared or derived, and its action type, within the text width", () => {
+    const text = toolListText([
+      recordOf({ name: "kb.search", actionType: "search" }),
+      recordOf({ name: "notes.erase", grade: "write", destructive: true, actionType: "delete" }),
+      recordOf({ name: "crm.sync", grade: "write", openWorld: true }),
+    ]);
+    const lines = text.split("\n");
+    expect(lines[0]).toMatch(/^NAME\s+VERSION\s+GRADE\s+LEVEL\s+ACTION\s+STATUS/);
+    expect(text).toMatch(/kb\.search\s+1\.0\.0\s+read\s+L0\s+search\s+enabled/);
+    expect(text).toMatch(/notes\.erase\s+1\.0\.0\s+write\s+L5\s+delete\s+enabled/);
+    expect(text).toMatch(/crm\.sync\s+1\.0\.0\s+write\s+L4\s+-\s+enabled/);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
   });
 });

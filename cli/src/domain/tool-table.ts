@@ -1,5 +1,5 @@
-import type { ToolView } from "@warden/contracts";
-import { renderTable } from "../output.js";
+import { levelOf, type ToolRecord, type ToolView } from "@warden/contracts";
+import { renderTable, TEXT_WIDTH } from "../output.js";
 
 /** The view for people: visible tools, then (with --explain) every hidden one and why. */
 export function toolViewText(view: ToolView, explain: boolean): string {
@@ -36,4 +36,26 @@ export function toolViewText(view: ToolView, explain: boolean): string {
     );
   }
   return parts.join("\n");
+}
+
+/**
+ * `warden tools list` for people: every registered version with its grade, permission level
+ * (declared, or derived as policy derives it) and action type, status and what gates it.
+ */
+export function toolListText(records: readonly ToolRecord[]): string {
+  return renderTable(
+    records,
+    [
+      { title: "NAME", value: (t) => t.descriptor.name, min: 12 },
+      { title: "VERSION", value: (t) => t.descriptor.version },
+      { title: "GRADE", value: (t) => t.descriptor.grade },
+      { title: "LEVEL", value: (t) => levelOf(t.descriptor) },
+      { title: "ACTION", value: (t) => t.descriptor.actionType ?? "-", min: 6 },
+      { title: "STATUS", value: (t) => t.status },
+      { title: "FLAG", value: (t) => t.descriptor.featureFlag ?? "-", min: 4 },
+      { title: "SCOPES", value: (t) => t.descriptor.scopes.join(",") || "-", min: 6 },
+      { title: "REQUIRES", value: (t) => t.descriptor.requiredScopes.join(",") || "-", min: 8 },
+    ],
+    { width: TEXT_WIDTH },
+  );
 }

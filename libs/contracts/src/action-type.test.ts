@@ -28,5 +28,9 @@ describe("permission levels", () => {
     expect(rules({ grade: "write", level: "L5" })).toEqual(["level-flags"]);
     expect(rules({ grade: "write", level: "L4" })).toEqual([]);
     expect(rules({ grade: "write", destructive: true, level: "L5" })).toEqual([]);
+    // a read may be raised to a reading level, never to one that writes
+    expect(rules({ level: "L3" })).toEqual([]);
+    expect(rules({ level: "L2" })).toEqual(["level-flags"]);
+    expect(rules({ level: "L4" })).toEqual(["level-flags"]);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { canonicalJson } from "./canonical-json.js";
 import { ApprovalPreviewSchema, DelegationLinkSchema, ToolFlagsSchema } from "./events.js";
 import { IntentSchema } from "./intent.js";
@@ -34,6 +35,7 @@ export const DECISION_REFUSALS = [
   "MALFORMED",
   "INVALID_ARGS",
   "SESSION_NOT_ALLOWED",
+  "EDIT_NOT_ALLOWED",
 ] as const;
 
 export const DecisionReplySchema = z.discriminatedUnion("ok", [
@@ -78,6 +80,8 @@ export interface GrantStatement {
   readonly session?: SessionTerms;
   /** Set on a grant a session grant gave: that session grant's id. */
   readonly bySession?: string;
+  /** Set on the grant of an L5 call with a dry run on its card: the preview's hash. */
+  readonly previewHash?: string;
 }
 
 /** The bytes an approver signs and an executor verifies. */
@@ -93,6 +97,7 @@ export function grantSigningPayload(s: GrantStatement): Buffer {
       descriptorHash: s.descriptorHash,
       expiresAt: s.expiresAt,
       nonce: s.nonce,
+      ...(s.previewHash === undefined ? {} : { previewHash: s.previewHash }),
       // only an edited grant signs it, so grants without an edit verify as they always did
       ...(s.originalArgsHash === undefined ? {} : { originalArgsHash: s.originalArgsHash }),
       ...(s.session === undefined ? {} : { session: { args: s.session.args, expiresAt: s.session.expiresAt, ...(s.session.argNames === undefined ? {} : { argNames: [...s.session.argNames] }) } }),
@@ -128,6 +133,11 @@ export const PendingApprovalSchema = z.object({
   riskReasons: z.array(z.string()).optional(),
   deciders: z.array(z.string()).optional(),
   quorum: z.int().optional(),
+  /** What set the quorum (an `approvalQuorum` entry or a default) and why. */
+  quorumRule: z.object({ id: z.string(), reason: z.string() }).optional(),
+  /** The tool's permission level L0–L5 and its action type (when declared). */
+  level: PermissionLevelSchema.optional(),
+  actionType: ActionTypeSchema.optional(),
   /** Grants given so far towards the quorum. */
   grantedBy: z.array(z.object({ approver: z.string(), at: z.string() })).optional(),
   reason: z.string(),

@@ -46,6 +46,11 @@ export const ToolDescriptorSchema = z.strictObject({
    * writes); the approver puts its answer on the approval card. Absent: no preview.
    */
   preview: z.literal(true).optional(),
+  /**
+   * The executor checks each output with the tool's own `verify(output, args)` (of `defineTool`)
+   * before recording it, and fails the call VERIFY_FAILED when it says the result is wrong.
+   */
+  verify: z.literal(true).optional(),
   /** What it does, in the Tool Manager's action types (`search`, `delete`, `external_send`, …); must agree with the grade. */
   actionType: ActionTypeSchema.optional(),
   /** Its permission level L0–L5, when declared; else derived from action type, grade and flags (`levelOf`). */
@@ -85,6 +90,10 @@ export function lintDescriptor(d: ToolDescriptor): DescriptorLintIssue[] {
     const derived = levelOf({ ...d, level: undefined });
     if (d.level === "L5" && !d.destructive && derived !== "L5") {
       issues.push({ rule: "level-flags", message: "level L5 (destructive_or_admin) is for a destructive tool or an admin, auth or delete action: set destructive, or an action type" });
+    }
+    // a read changes nothing: the levels that write (L2, L4) would make a read wait for what it never does
+    if (d.grade === "read" && (d.level === "L2" || d.level === "L4")) {
+      issues.push({ rule: "level-flags", message: `level ${d.level} (${LEVEL_NAMES[d.level]}) writes, and grade read changes nothing: a read is L0, L1 or L3` });
     }
     if (d.level < derived) {
       issues.push({ rule: "level-flags", message: `level ${d.level} (${LEVEL_NAMES[d.level]}) is below what its grade, flags and action type say (${derived}, ${LEVEL_NAMES[derived]}): a level may raise, never lower` });

@@ -25,10 +25,17 @@ export const ERROR_CODES = {
   /** The session grant that granted the call was revoked before the call ran; it did not run. */
   GRANT_REVOKED: { retryable: false },
   DESCRIPTOR_CHANGED: { retryable: false },
+  /**
+   * An L5 call's dry run, run again by the executor right before the call, no longer says what the
+   * people who approved it saw (its hash differs from the grant's `previewHash`): it did not run.
+   */
+  PREVIEW_CHANGED: { retryable: false },
   HANDLER_ERROR: { retryable: true },
   TIMEOUT: { retryable: true },
   OUTPUT_TOO_LARGE: { retryable: false },
   OUTPUT_INVALID: { retryable: false },
+  /** The tool ran, but its own `verify(output, args)` check says the result is wrong. */
+  VERIFY_FAILED: { retryable: false },
   OUTCOME_UNKNOWN: { retryable: false },
   /** The executor's claim ran out before the tool started (the executor was paused): it did not run. */
   CLAIM_EXPIRED: { retryable: true },

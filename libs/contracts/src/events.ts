@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CompensationSchema } from "./compensation.js";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
@@ -28,6 +29,7 @@ export const EVENT_TYPES = [
   "ToolCallLateResult",
   "ToolCallCancelled",
   "SessionGrantRevoked",
+  "ToolResultValidated",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -213,6 +215,11 @@ export const ApprovalPreviewSchema = z.object({
   error: z.object({ code: z.string(), message: z.string().max(2000) }).optional(),
   /** The executor that answered; absent when none did. */
   executorId: TokenSchema.optional(),
+  /**
+   * `sha256:` of the canonical JSON of `data`. An L5 call's grant binds it (`previewHash`), and the
+   * executor runs the dry run again before the call and refuses PREVIEW_CHANGED when it differs.
+   */
+  hash: HashSchema.optional(),
 });
 
 const ApprovalCardSchema = z.object({
@@ -231,6 +238,12 @@ const ApprovalCardSchema = z.object({
   deciders: z.array(TokenSchema).max(200).optional(),
   /** Distinct approvers needed before the call runs (quorum); 1 when absent. */
   quorum: z.int().min(1).max(10).optional(),
+  /** What set the quorum: an `approvalQuorum` entry (its id, or `approvalQuorum[i]`) or `default.quorum`, `default.quorum.L5`, and why. */
+  quorumRule: z.object({ id: z.string().min(1).max(100), reason: z.string().max(500) }).optional(),
+  /** The tool's permission level (declared, or derived from action type, grade and flags). */
+  level: PermissionLevelSchema.optional(),
+  /** The tool's action type, when its descriptor declares one. */
+  actionType: ActionTypeSchema.optional(),
 });
 
 export const ApprovalRequestedDataSchema = BoundCallSchema.extend({
@@ -282,6 +295,12 @@ export const ApprovalGrantedDataSchema = z.object({
   session: SessionTermsSchema.optional(),
   /** Set when a session grant covered this call: the approver named is the one who made it. Signed. */
   bySession: BySessionSchema.optional(),
+  /**
+   * Set on the grant of an L5 call whose card showed the tool's dry run: the hash of that preview
+   * (`preview.hash`). Signed; the executor runs the dry run again and refuses PREVIEW_CHANGED when
+   * its hash differs, so what runs is what the people approving saw.
+   */
+  previewHash: HashSchema.optional(),
 });
 
 export const ApprovalDeniedDataSchema = z.object({
@@ -336,6 +355,29 @@ export const ToolCallOutcomeUnknownDataSchema = z.object({
   reason: z.string(),
   startedEventId: TokenSchema,
   executorId: TokenSchema,
+});
+
+/** The checks a result goes through before it is recorded, in this order. */
+export const RESULT_CHECKS = ["outputSchema", "verify"] as const;
+
+/**
+ * What the executor of the call's domain found when it checked a run's output before recording it:
+ * against the tool's `outputSchema`, then with the tool's own `verify(output, args)`. Written after
+ * the run and before the outcome (both answer the claim), on its own subject, only when the tool
+ * has a check and its run returned an output. The outcome is still ToolCallFinished, which fails
+ * OUTPUT_INVALID / VERIFY_FAILED when a check did (`error` here is that error); this event is the
+ * record of the check itself (docs/architecture.md, "Verification").
+ */
+export const ToolResultValidatedDataSchema = z.object({
+  /** Every check that ran passed. */
+  ok: z.boolean(),
+  /** The checks that ran, in order; a failed one ends the list. */
+  checks: z.array(z.object({ check: z.enum(RESULT_CHECKS), ok: z.boolean(), message: z.string().max(2000).optional() })).min(1).max(RESULT_CHECKS.length),
+  /** The error the call's result records when a check failed. */
+  error: WardenErrorSchema.optional(),
+  executorId: TokenSchema,
+  /** The run it checked (2+ for an idempotent tool re-run after a crash; one record per call: the first check written stays). */
+  attempt: z.int().min(1),
 });
 
 /**
@@ -418,6 +460,7 @@ export const ToolViewCompiledSchema = event("ToolViewCompiled", ToolViewCompiled
 export const ToolCallLateResultSchema = event("ToolCallLateResult", ToolCallLateResultDataSchema);
 export const ToolCallCancelledSchema = event("ToolCallCancelled", ToolCallCancelledDataSchema);
 export const SessionGrantRevokedSchema = event("SessionGrantRevoked", SessionGrantRevokedDataSchema);
+export const ToolResultValidatedSchema = event("ToolResultValidated", ToolResultValidatedDataSchema);
 
 export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallRequestedSchema,
@@ -435,6 +478,7 @@ export const WardenEventSchema = z.discriminatedUnion("type", [
   ToolCallLateResultSchema,
   ToolCallCancelledSchema,
   SessionGrantRevokedSchema,
+  ToolResultValidatedSchema,
 ]);
 
 export type ToolCallRequested = z.infer<typeof ToolCallRequestedSchema>;
@@ -452,6 +496,7 @@ export type ToolViewCompiled = z.infer<typeof ToolViewCompiledSchema>;
 export type ToolCallLateResult = z.infer<typeof ToolCallLateResultSchema>;
 export type ToolCallCancelled = z.infer<typeof ToolCallCancelledSchema>;
 export type SessionGrantRevoked = z.infer<typeof SessionGrantRevokedSchema>;
+export type ToolResultValidated = z.infer<typeof ToolResultValidatedSchema>;
 export type WardenEvent = z.infer<typeof WardenEventSchema>;
 export type EventOfType<T extends EventType> = Extract<WardenEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOfType<T>["data"];
@@ -472,4 +517,5 @@ export const EVENT_SCHEMAS = {
   ToolCallLateResult: ToolCallLateResultSchema,
   ToolCallCancelled: ToolCallCancelledSchema,
   SessionGrantRevoked: SessionGrantRevokedSchema,
+  ToolResultValidated: ToolResultValidatedSchema,
 } as const satisfies Record<EventType, z.ZodType>;

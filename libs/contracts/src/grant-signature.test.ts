@@ -64,4 +64,15 @@ describe("verifyGrantSignature", () => {
     expect(grantSigningPayload(quorum).toString()).toContain('"coApprovers":["bob"]');
     expect(plain.toString()).not.toMatch(/originalArgsHash|coApprovers/);
   });
+
+  it("signs an L5 grant's preview hash, so a grant cannot be moved to another dry run", () => {
+    const k = keys();
+    const { callId, originalArgsHash: _o, coApprovers: _c, session: _s, bySession: _b, previewHash: _p, ...data } = statement;
+    const bound = grantStatementOf(callId, { ...data, previewHash: `sha256:${"e".repeat(64)}` });
+    expect(grantSigningPayload(bound).toString()).toContain(`"previewHash":"sha256:${"e".repeat(64)}"`);
+    const sig = sign(null, grantSigningPayload(bound), k.privateKey).toString("base64");
+    expect(verifyGrantSignature(k.b64, bound, sig)).toBe(true);
+    expect(verifyGrantSignature(k.b64, { ...bound, previewHash: `sha256:${"f".repeat(64)}` }, sig)).toBe(false);
+    expect(verifyGrantSignature(k.b64, grantStatementOf(callId, data), sig)).toBe(false);
+  });
 });

@@ -19,7 +19,8 @@ export function approverKeyId(publicKeyDer: Uint8Array): string {
 /** The statement an ApprovalGranted signs, from the call id and the event's data. */
 export function grantStatementOf(
   callId: string,
-  grant: Omit<GrantStatement, "callId" | "originalArgsHash" | "coApprovers" | "session" | "bySession"> & {
+  grant: Omit<GrantStatement, "callId" | "originalArgsHash" | "coApprovers" | "session" | "bySession" | "previewHash"> & {
+    readonly previewHash?: string | undefined;
     readonly edit?: { readonly originalArgsHash: string } | undefined;
     readonly coApprovers?: readonly { readonly approver: string }[] | undefined;
     readonly session?: SessionTerms | undefined;
@@ -31,6 +32,7 @@ export function grantStatementOf(
     ...(grant.bySession === undefined ? {} : { bySession: grant.bySession.grantId }),
     ...(grant.coApprovers === undefined ? {} : { coApprovers: grant.coApprovers.map((c) => c.approver) }),
     ...(grant.edit === undefined ? {} : { originalArgsHash: grant.edit.originalArgsHash }),
+    ...(grant.previewHash === undefined ? {} : { previewHash: grant.previewHash }),
     callId,
     approvalId: grant.approvalId,
     argsHash: grant.argsHash,

@@ -34,6 +34,7 @@ export {
   type SessionGrantRequest,
   type SessionTerms,
 } from "./session-grant.js";
+export type { QuorumCondition } from "./quorum-condition.js";
 export {
   DeliveryCursorSchema,
   DeliveryReplySchema,
@@ -142,6 +143,8 @@ export {
   ApprovalPreviewSchema,
   SessionGrantRevokedSchema,
   type SessionGrantRevoked,
+  ToolResultValidatedSchema,
+  type ToolResultValidated,
   SUFFIXED_EVENT_TYPES,
   WardenEventSchema,
   type ApprovalDenied,

@@ -216,6 +216,8 @@ function executorPub(domains: readonly string[]): string[] {
     // the outcome slot: a result, an outcome-unknown, or a refusal (a grant that does not hold)
     callEvent(d, OUTCOME_SLOT),
     callEvent(d, "ToolCallLateResult"),
+    // the record of the checks of a result (outputSchema, verify), before its outcome
+    callEvent(d, "ToolResultValidated"),
     `warden.registry.register.${d}`,
     `warden.registry.status.${d}`,
     // its heartbeat: the key of its own domain only

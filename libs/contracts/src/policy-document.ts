@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { DecisionSchema } from "./policy-decision.js";
+import { QuorumConditionSchema } from "./quorum-condition.js";
 import { MAX_SESSION_GRANT_SECONDS } from "./session-grant.js";
 import { TokenSchema } from "./tokens.js";
 
@@ -109,12 +110,25 @@ export type LedgerBudget = z.infer<typeof LedgerBudgetSchema>;
 
 /**
  * Separation of duties: how many distinct people must grant an approval before the call runs,
- * for the calls whose tool (globs) and grade match (the first entry that matches; 1 otherwise).
- * Nobody in the requester's delegation chain counts, and one person counts once.
+ * for the calls it matches (every field given must match, `when` on the call's args; the first
+ * entry that matches decides).
+ * Nobody in the requester's delegation chain counts, and one person counts once. An L5 call
+ * (destructive or admin) needs 2 by default (`default.quorum.L5`): an entry may ask more of it, and
+ * only an entry that names `level: L5` itself, with an `id` and a `reason`, may ask fewer.
  */
 export const ApprovalQuorumSchema = z.strictObject({
+  /** Names the entry on the approval card (`quorumRule`); `approvalQuorum[<index>]` when absent. */
+  id: z.string().regex(/^[A-Za-z0-9_.:-]{1,80}$/).optional(),
+  /** Why it asks this many people: shown on the card with the id. */
+  reason: z.string().min(1).max(300).optional(),
   tool: oneOrMany(z.string()).optional(),
   grade: oneOrMany(GradeSchema).optional(),
+  /** The tool's permission level, declared or derived (L0–L5). */
+  level: oneOrMany(PermissionLevelSchema).optional(),
+  /** The tool's action type; a tool that declares none matches no actionType. */
+  actionType: oneOrMany(ActionTypeSchema).optional(),
+  /** Only calls whose args meet it (`{ arg: amount, gt: 1000 }`): "a send over 1000 needs two". */
+  when: QuorumConditionSchema.optional(),
   approvers: z.int().min(1).max(10),
 });
 export type ApprovalQuorum = z.infer<typeof ApprovalQuorumSchema>;
@@ -141,11 +155,11 @@ export const PolicyDocumentSchema = z.strictObject({
     .default({}),
   /** Open (undecided, unexpired) approvals one requester may have; past it a call is refused APPROVAL_QUOTA. */
   approvalQuota: z.strictObject({ maxOpenPerRequester: z.int().positive().default(50) }).default({ maxOpenPerRequester: 50 }),
-  /** Distinct approvers per tool or grade (docs/approvals.md, Quorum); one when none matches. */
+  /** Distinct approvers per tool, grade or level (docs/approvals.md, Quorum); one when none matches, two for an L5 call. */
   approvalQuorum: z.array(ApprovalQuorumSchema).optional(),
   /**
    * Grants "for the session" (docs/approvals.md): the grades a person may grant that way and the
-   * longest such a grant may last. Never for a call that needs a quorum.
+   * longest such a grant may last. Never for a call that needs a quorum, nor for an L5 call.
    */
   sessionGrants: z
     .strictObject({
@@ -162,6 +176,17 @@ export const PolicyDocumentSchema = z.strictObject({
   doc.rules.forEach((r, i) => {
     if (seen.has(r.id)) ctx.addIssue({ code: "custom", path: ["rules", i, "id"], message: `duplicate rule id ${r.id}` });
     seen.add(r.id);
+  });
+  const quorumIds = new Set<string>();
+  doc.approvalQuorum?.forEach((q, i) => {
+    if (q.id !== undefined) {
+      if (quorumIds.has(q.id)) ctx.addIssue({ code: "custom", path: ["approvalQuorum", i, "id"], message: `duplicate approvalQuorum id ${q.id}` });
+      quorumIds.add(q.id);
+    }
+    // fewer than two people for a destructive or admin call is a loosening: said on purpose, and named
+    if (q.approvers < 2 && q.level?.includes("L5") === true && (q.id === undefined || q.reason === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["approvalQuorum", i], message: "an entry that lowers an L5 call's quorum below 2 needs an id and a reason (the card records them)" });
+    }
   });
   const ledgers = new Set<string>();
   doc.budgets.ledgers?.forEach((l, i) => {

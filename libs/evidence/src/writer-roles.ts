@@ -22,6 +22,7 @@ const WRITERS: Readonly<Record<EventType, readonly WriterRole[]>> = {
   ToolCallOutcomeUnknown: ["executor", "subagent"],
   ToolViewCompiled: ["subagent"],
   ToolCallLateResult: ["executor", "subagent"],
+  ToolResultValidated: ["executor", "subagent"],
   // the approver serves cancel requests; it shares the claim slot with ToolCallStarted
   ToolCallCancelled: ["approver"],
   SessionGrantRevoked: ["approver"],

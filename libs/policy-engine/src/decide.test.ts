@@ -43,6 +43,17 @@ describe("decideRequest", () => {
     expect(decide({ tool: "kb.search", principal: "bot", mode: "human" })).toMatchObject({ value: { decision: "deny", gate: "gate.human_mode_needs_person" } });
   });
 
+  it("says how many people a call that waits would need, its quorum's condition read with the request's args", () => {
+    const quorumDoc = PolicyDocumentSchema.parse({ ...doc, approvalQuorum: [{ id: "long-messages", tool: "customer.message", when: { arg: "chars", gt: 500 }, approvers: 2 }] });
+    const ask = (chars: number) => decide({ tool: "customer.message", principal: "bot", mode: "plan", args: { chars } }, quorumDoc);
+    expect(ask(900)).toMatchObject({ value: { decision: "require_approval", quorum: { approvers: 2, ruleId: "long-messages", reason: expect.stringContaining("chars is 900: chars > 500") } } });
+    expect(ask(100)).toMatchObject({ value: { quorum: { approvers: 1, ruleId: "default.quorum" } } });
+    // a call that runs or is refused waits for nobody: no quorum
+    expect(decide({ tool: "kb.search", principal: "bot", mode: "plan" })).toMatchObject({ value: { decision: "allow" } });
+    const allowed = decide({ tool: "kb.search", principal: "bot", mode: "plan" });
+    expect(allowed.ok && allowed.value.quorum).toBeUndefined();
+  });
+
   it("denies a model's call to what its view hides, as the stage does (view.not_shown)", () => {
     const r = decide({ tool: "ticket__submit", principal: "bot", mode: "llm" });
     expect(r).toMatchObject({ value: { decision: "deny", ruleIds: ["view.not_shown", "llm.show_write"], request: { tool: "ticket.submit" } } });

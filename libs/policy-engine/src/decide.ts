@@ -3,6 +3,7 @@ import {
   CallModeSchema,
   fail,
   JsonValueSchema,
+  levelOf,
   ok,
   resolveToolName,
   TokenSchema,
@@ -17,6 +18,7 @@ import {
   type ToolStatus,
   type ToolView,
 } from "@warden/contracts";
+import { quorumOf, type Quorum } from "./approval-authority.js";
 import { compileToolView } from "./compile-tool-view.js";
 import { evaluateCall } from "./evaluate-call.js";
 import type { GateRuleId } from "./evaluate.js";
@@ -93,6 +95,11 @@ export interface DecideResult {
   readonly policyVersion: string;
   /** Set when shadow rules matched: what they would have decided (they never decide). */
   readonly shadow?: ShadowDecision;
+  /**
+   * For a call that waits for a person: how many distinct people the approver would ask, the entry
+   * (or default) that says so and why, its conditions read with the request's args.
+   */
+  readonly quorum?: Quorum;
   /** The view the caller would be shown (same principal, mode, flags and scope), with every hidden tool explained. */
   readonly toolView: ToolView;
   /** What the live stage would also weigh and this cannot: rate limits, budgets, a delegation chain, the approval quota. */
@@ -135,6 +142,7 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
     policyVersion: doc.version,
     toolView,
     ...(e.shadow === undefined ? {} : { shadow: e.shadow }),
+    ...(e.decision === "require_approval" ? { quorum: quorumOf(doc, { tool: d.name, grade: d.grade, level: levelOf(d), actionType: d.actionType, args: request.args }) } : {}),
     notEvaluated: notEvaluated(doc, request, d.name, toolCost(d), e.decision),
   });
 }

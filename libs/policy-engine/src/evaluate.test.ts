@@ -232,6 +232,34 @@ describe("the L5 default", () => {
   });
 });
 
+describe("the L4 default", () => {
+  const sync = tool({ grade: "write", openWorld: true, description: "Use when the CRM must get the ticket; others see it there later." });
+  const deploy = tool({ grade: "write", actionType: "deploy", description: "Use when a reviewed build goes live; users get it at once." });
+
+  it("makes an external write (open-world write, deploy) wait for a person in plan and human modes too", () => {
+    for (const t of [sync, deploy]) {
+      for (const mode of ["human", "plan"] as const) {
+        expect(evaluatePolicy(doc(), facts({ tool: t, mode }))).toEqual({
+          decision: "require_approval",
+          ruleIds: [`default.level.L4.${mode}`],
+          reason: "external write (L4): a person confirms it, unless the policy document allows it",
+        });
+      }
+    }
+    // a model's write already waits, by the table's own rule
+    expect(evaluatePolicy(doc({ llm: { showWrite: ["kb.*"] } }), facts({ tool: sync, mode: "llm" })).ruleIds).toEqual(["default.write.llm"]);
+  });
+
+  it("lets an allow rule of the document lift it, unlike L5, and names that rule", () => {
+    const allowed = doc({ rules: [{ id: "crm-sync-ok", match: { level: "L4", mode: "plan" }, effect: "allow", reason: "the nightly plan syncs the CRM" }] });
+    expect(evaluatePolicy(allowed, facts({ tool: sync, mode: "plan" }))).toEqual({ decision: "allow", ruleIds: ["crm-sync-ok"], reason: "the nightly plan syncs the CRM" });
+    expect(evaluatePolicy(allowed, facts({ tool: sync, mode: "human" })).decision).toBe("require_approval");
+    // a send stays the table's: an allow never lifts it
+    const send = tool({ grade: "send", actionType: "external_send", openWorld: true, description: "Use when the customer must be told; they read it at once." });
+    expect(evaluatePolicy(doc({ rules: [{ id: "x", match: {}, effect: "allow", reason: "x" }] }), facts({ tool: send, mode: "plan" })).ruleIds).toEqual(["default.send.plan"]);
+  });
+});
+
 describe("rules that match on action type, level and flags", () => {
   const rules = doc({
     rules: [
@@ -244,7 +272,7 @@ describe("rules that match on action type, level and flags", () => {
 
   it("matches a declared action type, the declared or derived level, and the flags", () => {
     expect(decide({ grade: "write", actionType: "delete", destructive: true })).toMatchObject({ decision: "deny", ruleIds: expect.arrayContaining(["no-deletes"]) });
-    expect(decide({ grade: "write", openWorld: true })).toMatchObject({ decision: "require_approval", ruleIds: expect.arrayContaining(["l4-person"]) });
+    expect(decide({ grade: "write", openWorld: true })).toMatchObject({ decision: "require_approval", ruleIds: ["default.level.L4.plan", "l4-person"] });
     expect(decide({ grade: "write", level: "L4" })).toMatchObject({ decision: "require_approval", ruleIds: expect.arrayContaining(["l4-person"]) });
     expect(decide({ openWorld: true })).toMatchObject({ decision: "require_approval", ruleIds: expect.arrayContaining(["outside-reads"]) });
     expect(decide({ grade: "write" })).toMatchObject({ decision: "allow" });

@@ -105,19 +105,24 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
   );
 }
 
+/** The levels that raise an allowed call to a person's confirmation, whoever asks. */
+const CONFIRMED_LEVELS = new Set(["L4", "L5"]);
+
 /**
  * Decides a call: gates first, then the default table, then the document's rules (those in mode
  * `shadow` left out). Deny wins; require_approval tightens an allow; an explicit allow rule may
- * lift a write's approval, never a send's.
+ * lift a write's approval, never a send's. The level raises the table: an L4 call (external write)
+ * waits for a person in every mode unless an allow rule lifts it; an L5 one (destructive or admin)
+ * waits whatever the rules say.
  */
 export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   const gated = checkGates(doc, f);
   if (gated) return gated;
   const table = DEFAULT_TABLE[f.tool.grade][f.mode];
-  // L5 (destructive or admin): a person confirms whoever asks, on top of grade x mode, and no allow rule lifts it
-  const l5 = levelOf(f.tool) === "L5";
-  const raisedByLevel = l5 && table === "allow";
-  const defaultId = raisedByLevel ? `default.level.L5.${f.mode}` : `default.${f.tool.grade}.${f.mode}`;
+  const level = levelOf(f.tool);
+  const l5 = level === "L5";
+  const raisedByLevel = CONFIRMED_LEVELS.has(level) && table === "allow";
+  const defaultId = raisedByLevel ? `default.level.${level}.${f.mode}` : `default.${f.tool.grade}.${f.mode}`;
   const base: Decision = raisedByLevel ? "require_approval" : table;
   // shadow rules are evaluated apart (evaluateCall's `shadow`) and never decide
   const matched = doc.rules.filter((r) => r.mode !== "shadow" && ruleMatches(r, f));
@@ -134,7 +139,9 @@ export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluat
   const reasons: Record<Decision, string> = {
     allow: `${f.tool.grade} in ${f.mode} mode is allowed by default`,
     require_approval: raisedByLevel
-      ? "destructive or admin (L5): a person confirms it, whoever asks"
+      ? l5
+        ? "destructive or admin (L5): a person confirms it, whoever asks"
+        : "external write (L4): a person confirms it, unless the policy document allows it"
       : f.tool.grade === "send"
         ? "send cannot be undone or is seen at once: a person must confirm it"
         : "a model proposes a write, a person confirms it",

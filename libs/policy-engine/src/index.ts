@@ -1,4 +1,4 @@
-export { mayDecide, quorumOf, type ApprovalFacts } from "./approval-authority.js";
+export { mayDecide, quorumOf, type ApprovalFacts, type Quorum, type QuorumFacts } from "./approval-authority.js";
 export {
   CHECK_ERROR_CODES,
   checkPolicyText,

@@ -1,4 +1,4 @@
-import { fromWireName, GRADES, isSafeToken, parseToolName, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
+import { fromWireName, GRADES, isSafeToken, levelOf, parseToolName, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
 import { anyGlob, globMatch } from "./glob.js";
 import { closest } from "./closest.js";
 import { combosWithEffect, covers, isImpossibleToolName, reachableCombos, structuralMismatch, toolsMatched, type Combo } from "./match-analysis.js";
@@ -142,7 +142,7 @@ function lintRules(doc: PolicyDocument, tools: readonly ToolDescriptor[] | undef
       return;
     }
     const path = ["rules", i, "effect"];
-    if (combosWithEffect(r, combos).length === 0) {
+    if (combosWithEffect(r, combos, tools).length === 0) {
       out.push(finding(LINT_CODES.ruleNoEffect, path, `rule ${r.id} never changes a decision: ${noEffectText(r)}`));
       dead.add(i);
       return;
@@ -182,7 +182,7 @@ function gatedText(r: PolicyRule): string {
 
 function noEffectText(r: PolicyRule): string {
   if (r.effect === "allow") {
-    return "an allow only lifts the approval the default table asks for a model's write (write in llm mode, listed in llm.showWrite); reads, plan and human writes are allowed already and a send always waits for a person";
+    return "an allow only lifts the approval the default table asks for a model's write (write in llm mode, listed in llm.showWrite) or for an external write (L4); reads, other plan and human writes are allowed already, and a send or an L5 call always waits for a person";
   }
   return "every call it can match already waits for a person (a send, a model's write) or is refused";
 }
@@ -252,9 +252,14 @@ function gradesThatWait(doc: PolicyDocument, tools: readonly ToolDescriptor[] | 
   if (registered("send")) out.set("send", "a send in plan mode waits for a person");
   const shownWrite = tools === undefined ? doc.llm.showWrite.length > 0 : tools.some((t) => t.grade === "write" && anyGlob(doc.llm.showWrite, t.name));
   if (shownWrite) out.set("write", "a model's write (llm.showWrite) waits for a person");
+  // an external write (L4) or a destructive or admin call (L5) waits in every mode (an allow may lift L4)
+  for (const t of tools ?? []) {
+    const level = levelOf(t);
+    if ((level === "L4" || level === "L5") && !out.has(t.grade)) out.set(t.grade, `${t.name} is ${level}: its calls wait for a person in every mode`);
+  }
   for (const [i, r] of doc.rules.entries()) {
     if (r.effect !== "require_approval" || r.mode === "shadow" || dead.has(i)) continue;
-    for (const c of combosWithEffect(r, reachableCombos(doc, r, tools))) {
+    for (const c of combosWithEffect(r, reachableCombos(doc, r, tools), tools)) {
       if (!out.has(c.grade)) out.set(c.grade, `rule ${r.id} makes a ${c.grade} call in ${c.mode} mode wait for a person`);
     }
   }

@@ -13,6 +13,7 @@ const TOOLS = [
   record({ name: "ticket.fill", title: "Fill", grade: "write", description: sideEffects }).descriptor,
   record({ name: "ticket.submit", title: "Submit", grade: "write", description: sideEffects }).descriptor,
   record({ name: "customer.message", title: "Message", grade: "send", openWorld: true, description: sideEffects }).descriptor,
+  record({ name: "crm.sync", title: "Sync", grade: "write", openWorld: true, description: sideEffects }).descriptor,
 ];
 const PRINCIPALS = ["alice", "bob", "bot", "bot2", "mallory"];
 
@@ -63,6 +64,14 @@ describe("the lint's rule findings", () => {
         { id: "writes-wait", match: { grade: "write", mode: "plan" }, effect: "require_approval", reason: "x" },
       ],
     },
+    {
+      rules: [
+        // lifts the L4 default of crm.sync: it decides
+        { id: "sync-ok", match: { tool: "crm.sync", mode: "plan" }, effect: "allow", reason: "x" },
+        // crm.note is L2: plan writes are allowed already
+        { id: "note-ok", match: { tool: "crm.note", mode: "plan" }, effect: "allow", reason: "x" },
+      ],
+    },
   ];
 
   it.for(docs.map((d, i) => [i, d] as const))("name only rules that can be removed without changing any decision (document %i)", ([, over]) => {
@@ -86,6 +95,7 @@ describe("the lint's rule findings", () => {
     expect(ids).toEqual([
       ["rule.never_matches bot-as-person", "rule.never_matches model-sends", "rule.shadowed crm-export-bots", "rule.shadowed crm-again", "rule.no_effect allow-reads", "rule.no_effect approve-sends"],
       ["rule.never_matches submit-ok", "rule.shadowed bot2-fill"],
+      ["rule.no_effect note-ok"],
     ]);
   });
 });

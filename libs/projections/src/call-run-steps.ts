@@ -82,3 +82,6 @@ export const lateResult: CallStep<"ToolCallLateResult"> = (m, event) => {
   };
   return {};
 };
+
+/** The check of a run's output changes nothing of the call: its outcome (ToolCallFinished) says what it meant, the trace shows the check. */
+export const resultValidated: CallStep<"ToolResultValidated"> = () => ({});

@@ -51,6 +51,8 @@ export const ALLOWED_FROM: Record<EventType, readonly StateBefore[]> = {
   ToolCallCancelled: ["requested", "validated", "awaiting_approval", "approved"],
   // a session grant made on this call's approval withdrawn, whenever: the call itself is unchanged
   SessionGrantRevoked: [...CALL_STATES],
+  // the check of a run's output, before its outcome; a paused copy's may land after another's outcome
+  ToolResultValidated: ["running", "succeeded", "failed", "outcome_unknown", "rejected"],
 };
 
 export function isAllowed(type: EventType, before: StateBefore): boolean {

@@ -1,7 +1,7 @@
 import type { EventType } from "@warden/contracts";
 import { approvalClosed, approvalGranted, approvalRequested } from "./call-approval-steps.js";
 import { argsValidated, cancelled, policyChecked, rejected, requested, sessionRevoked, viewCompiled } from "./call-request-steps.js";
-import { ended, lateResult, started } from "./call-run-steps.js";
+import { ended, lateResult, resultValidated, started } from "./call-run-steps.js";
 import type { CallStep } from "./call-step.js";
 
 /** The step of each event type; the record makes a new event type a compile error until it has one. */
@@ -21,6 +21,7 @@ export const CALL_STEPS: { readonly [K in EventType]: CallStep<K> } = {
   ToolCallLateResult: lateResult,
   ToolCallCancelled: cancelled,
   SessionGrantRevoked: sessionRevoked,
+  ToolResultValidated: resultValidated,
 };
 
 export function stepOf<K extends EventType>(type: K): CallStep<K> {

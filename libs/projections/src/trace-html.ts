@@ -132,6 +132,7 @@ function kindOf(s: TraceStep): Kind {
     case "ToolCallStarted":
       return "run";
     case "ToolCallFinished":
+    case "ToolResultValidated":
       return s.ok === false ? "refused" : "run";
     case "ToolCallLateResult":
       return "late";

@@ -119,6 +119,7 @@ export function actorOf(e: WardenEvent): string {
     case "ToolCallFinished":
     case "ToolCallOutcomeUnknown":
     case "ToolCallLateResult":
+    case "ToolResultValidated":
       return e.data.executorId;
     case "ToolCallRejected":
       return e.data.stage;
@@ -182,6 +183,12 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         ok: e.data.ok,
         durationMs: e.data.durationMs,
         reason: `arrived after ${e.data.outcomeType}; the call's outcome stands`,
+        ...(e.data.error === undefined ? {} : { error: { code: e.data.error.code, message: e.data.error.message } }),
+      };
+    case "ToolResultValidated":
+      return {
+        ok: e.data.ok,
+        reason: e.data.checks.map((c) => `${c.check} ${c.ok ? "passed" : `failed${c.message === undefined ? "" : `: ${cut(c.message, 200)}`}`}`).join("; "),
         ...(e.data.error === undefined ? {} : { error: { code: e.data.error.code, message: e.data.error.message } }),
       };
     case "ToolCallRejected":

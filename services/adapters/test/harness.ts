@@ -99,6 +99,9 @@ export const TEST_POLICY: PolicyDocumentInput = {
   },
   rules: [],
   budgets: {},
+  // the fixture's notify says destructiveHint, so it is L5 and would need two people besides its
+  // requester; these tests are about versions, not quorum: alice confirms her own call, said here on purpose
+  approvalQuorum: [{ id: "fixture-notify-alone", tool: "fixture.notify", level: "L5", approvers: 1, reason: "the adapters tests' fixture: its requester confirms it alone" }],
 };
 
 /** A fresh temp folder. */

@@ -1,5 +1,5 @@
 import { requestRpc, type Bus } from "@warden/bus";
-import { canonicalJson, executorPreviewSubject, PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ApprovalRequested, type ToolDescriptor, type ToolPolicyChecked } from "@warden/contracts";
+import { canonicalJson, executorPreviewSubject, sha256Hex, PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ApprovalRequested, type ToolDescriptor, type ToolPolicyChecked } from "@warden/contracts";
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 
@@ -22,7 +22,9 @@ export async function previewForCard(bus: Bus, checked: ToolPolicyChecked, descr
   const parsed = PreviewReplySchema.safeParse(reply.value);
   if (!parsed.success) return { error: { code: "INTERNAL", message: "the executor's preview reply is not one" } };
   // whoever answered, the card holds no more than this (an oversized one would fail the request's append)
-  const bytes = Buffer.byteLength(canonicalJson(parsed.data.data));
+  const text = canonicalJson(parsed.data.data);
+  const bytes = Buffer.byteLength(text);
   if (bytes > PREVIEW_MAX_BYTES) return { error: { code: "OUTPUT_TOO_LARGE", message: `the preview is ${bytes} bytes, more than the card holds (${PREVIEW_MAX_BYTES})` } };
-  return { data: parsed.data.data, executorId: parsed.data.executorId };
+  // an L5 call's grant binds this hash, and its executor runs the dry run again to compare
+  return { data: parsed.data.data, executorId: parsed.data.executorId, hash: `sha256:${sha256Hex(text)}` };
 }

@@ -9,6 +9,7 @@ import {
   type Grade,
   type PermissionLevel,
   type JsonObject,
+  type JsonValue,
   type ToolDescriptor,
 } from "@warden/contracts";
 import type { ToolContext } from "./tool-context.js";
@@ -78,7 +79,19 @@ interface ToolDefinitionBase<A, O> {
    * @example { tool: "ticket.withdraw", args: { ticketId: "$output.ticketId" } }
    */
   readonly compensation?: Compensation;
+  /**
+   * A check of each result before it is recorded, after the `outputSchema` check: return nothing
+   * to accept it, or the reason it is wrong, and the call fails `VERIFY_FAILED` (the tool did run).
+   * It gets the output as it will be recorded (the handler's value as JSON keeps it: what callers
+   * receive), the args and the run's context; it may read the world (did the write land?), never
+   * change it. Bounded by `timeoutMs`; a throw or a timeout fails the result too. The executor
+   * records what it found as `ToolResultValidated`.
+   */
+  readonly verify?: (output: O, args: A, ctx: ToolContext) => VerifyVerdict | Promise<VerifyVerdict>;
 }
+
+/** What `verify` answers: nothing (or `true`) to accept the result, the reason it is wrong to refuse it. */
+export type VerifyVerdict = string | true | undefined | void;
 
 /** What a dry run gets besides its args: no call has started, so no callId of a run, only the asking call's. */
 export type PreviewContext = Pick<ToolContext, "signal" | "callId" | "principal" | "log" | "secrets">;
@@ -96,7 +109,12 @@ export interface JsonSchemaToolDefinition<O> extends ToolDefinitionBase<unknown,
 }
 
 export type PreparedCall =
-  | { readonly ok: true; readonly run: (ctx: ToolContext) => Promise<unknown> }
+  | {
+      readonly ok: true;
+      readonly run: (ctx: ToolContext) => Promise<unknown>;
+      /** The tool's `verify`, bound to the same args; undefined when it has none. */
+      readonly verify?: (output: JsonValue, ctx: ToolContext) => Promise<unknown>;
+    }
   | { readonly ok: false; readonly message: string };
 
 /** The type-erased form an executor runs: any tool, whatever its args type. */
@@ -155,19 +173,24 @@ export function defineTool<O>(def: JsonSchemaToolDefinition<O>): Tool<unknown, O
 export function defineTool<S extends z.ZodType, O>(
   def: ZodToolDefinition<S, O> | JsonSchemaToolDefinition<O>,
 ): Tool<z.output<S>, O> | Tool<unknown, O> {
-  const { handler, input, inputSchema, preview, ...rest } = def;
+  const { handler, input, inputSchema, preview, verify, ...rest } = def;
   if ((input === undefined) === (inputSchema === undefined)) {
     throw new ToolDefinitionError(`tool ${def.name}: give exactly one of input (zod) or inputSchema (JSON Schema)`);
   }
   const schema = input === undefined ? inputSchema : zodToInputSchema(def.name, input);
-  const descriptor = parseDescriptor({ ...rest, inputSchema: schema, ...(preview === undefined ? {} : { preview: true }) });
+  const descriptor = parseDescriptor({ ...rest, inputSchema: schema, ...(preview === undefined ? {} : { preview: true }), ...(verify === undefined ? {} : { verify: true }) });
   const domain = parseToolName(descriptor.name)?.domain;
   if (domain === undefined) throw new ToolDefinitionError(`tool ${def.name}: a name is <domain>.<capability>`);
+  const bind = (args: unknown): PreparedCall => ({
+    ok: true,
+    run: async (ctx) => (handler as (a: unknown, c: ToolContext) => unknown)(args, ctx),
+    ...(verify === undefined ? {} : { verify: async (output: JsonValue, ctx: ToolContext) => (verify as (o: unknown, a: unknown, c: ToolContext) => unknown)(output, args, ctx) }),
+  });
   const prepare = (args: unknown): PreparedCall => {
-    if (input === undefined) return { ok: true, run: async (ctx) => (handler as (a: unknown, c: ToolContext) => unknown)(args, ctx) };
+    if (input === undefined) return bind(args);
     const parsed = input.safeParse(args);
     if (!parsed.success) return { ok: false, message: z.prettifyError(parsed.error) };
-    return { ok: true, run: async (ctx) => (handler as (a: unknown, c: ToolContext) => unknown)(parsed.data, ctx) };
+    return bind(parsed.data);
   };
   const preparePreview =
     preview === undefined

@@ -9,6 +9,7 @@ export {
   type PreparedCall,
   type PreviewContext,
   type Tool,
+  type VerifyVerdict,
   type ZodToolDefinition,
 } from "./define-tool.js";
 export { Redactor } from "./domain/redactor.js";

@@ -1,9 +1,14 @@
-import { wardenError } from "@warden/contracts";
+import { wardenError, type JsonValue, type WardenError } from "@warden/contracts";
 import { JsonSchemaValidators, schemaErrorsText } from "@warden/service-kit";
 import type { ExecutableTool } from "./define-tool.js";
-import type { OutputCheck } from "./domain/shape-output.js";
 
 const validators = new JsonSchemaValidators();
+
+/** Why an output does not match the tool's outputSchema (the failing paths), and the error to record for it. */
+export interface OutputSchemaProblem {
+  readonly why: string;
+  readonly error: WardenError;
+}
 
 /**
  * The check of a tool's output against its declared `outputSchema` (what callers and MCP clients
@@ -11,16 +16,17 @@ const validators = new JsonSchemaValidators();
  * The tool did run, so the error is retryable only for an idempotent one. Undefined for a tool
  * that declares no outputSchema.
  */
-export function outputSchemaCheck(tool: ExecutableTool): OutputCheck | undefined {
+export function outputSchemaProblems(tool: ExecutableTool): ((output: JsonValue) => OutputSchemaProblem | undefined) | undefined {
   const schema = tool.descriptor.outputSchema;
   if (schema === undefined) return undefined;
   return (output) => {
     const check = validators.validate(tool.descriptorHash, schema, output);
     if (check.kind === "valid") return undefined;
     const why = check.kind === "broken" ? `its outputSchema does not compile: ${check.message}` : schemaErrorsText(check.errors);
-    return {
+    const error = {
       ...wardenError("OUTPUT_INVALID", `the tool ran, but its output does not match its outputSchema: ${why}`, check.kind === "invalid" ? { errors: check.errors.map((e) => ({ ...e })) } : {}),
       retryable: tool.descriptor.idempotent,
     };
+    return { why, error };
   };
 }

@@ -1,13 +1,12 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
-import { ACK, callAttributes, readOutcome, WARDEN_TRACER, type StageContext, type StageOutcome } from "@warden/bus";
-import { compensationArgs, nextCallEvent, OUTPUT_PREVIEW_BYTES, stampNow, tracingEnabled, wardenError, type Compensation, type EventData, type JsonValue, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
-import type { Logger } from "pino";
+import { ACK, appendEvent, callAttributes, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
+import { compensationArgs, nextCallEvent, stampNow, tracingEnabled, wardenError, type Compensation, type EventData, type JsonValue, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import { redactResult } from "./domain/redact-result.js";
-import { outputSchemaCheck } from "./output-schema-check.js";
-import { shapeOutput } from "./domain/shape-output.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { recordResult } from "./record-result.js";
+import { shapeAndCheck, type CheckedOutput, type Validation } from "./result-checks.js";
+import type { ToolContext } from "./tool-context.js";
 import { runWithTimeout, type HandlerResult } from "./run-with-timeout.js";
 import { CallSecrets } from "./tool-secrets.js";
 import { withBackoff } from "./with-backoff.js";
@@ -26,6 +25,9 @@ type Recorded = Omit<EventData<"ToolCallFinished">, "durationMs" | "executorId" 
 
 /** How long a known result is retried through an outage at least, past the claim if need be. */
 const RESULT_WRITE_MIN_MS = 30_000;
+
+/** How long the record of a result's checks is retried through an outage before it is given up. */
+const VALIDATION_WRITE_MS = 2_000;
 
 /** Below this much claim time left a first run is not started: it could not finish inside its claim. */
 const MIN_RUN_MS = 50;
@@ -59,29 +61,42 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
     return finish(deps, claim, { ok: false, error, outputBytes: 0, truncated: false, artifacts: [] }, 0, run.attempt, sctx);
   }
   const secrets = new CallSecrets(deps.secrets);
+  const ctx: Omit<ToolContext, "signal"> = {
+    callId: claim.callId,
+    principal: claim.principal,
+    mode: claim.mode,
+    correlationId: claim.correlationId,
+    attempt: run.attempt,
+    log,
+    secrets,
+  };
   const t0 = performance.now();
-  const runTool = () =>
-    runWithTimeout(
-      (signal) =>
-        run.prepared.run({
-          signal,
-          callId: claim.callId,
-          principal: claim.principal,
-          mode: claim.mode,
-          correlationId: claim.correlationId,
-          attempt: run.attempt,
-          log,
-          secrets,
-        }),
-      budgetMs,
-    );
+  const runTool = () => runWithTimeout((signal) => run.prepared.run({ ...ctx, signal }), budgetMs);
   const raw = tracingEnabled() ? await inToolSpan(claim, run.attempt, runTool) : await runTool();
   const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
   // before anything records or logs it: the handler may have echoed a secret it asked for
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
-  const recorded = await record(deps, claim.callId, result, tool, run.args, log);
+  // verify has what is left of the run's time (a re-run has its whole timeout, as its handler had)
+  const verifyMs = run.attempt === 1 ? Math.min(tool.descriptor.timeoutMs, Date.parse(claim.data.deadline) - Date.now()) : tool.descriptor.timeoutMs;
+  const checked = result.ok ? await shapeAndCheck(tool, run.prepared, result.value, { ...ctx, signal: deps.stopping }, () => secrets.redactor(), verifyMs) : undefined;
+  if (checked?.validation !== undefined) await recordValidation(deps, claim, run.attempt, checked.validation, log);
+  const recorded = await record(deps, claim.callId, result, checked, tool, run.args, log);
   return finish(deps, claim, recorded, durationMs, run.attempt, sctx);
+}
+
+/**
+ * ToolResultValidated, before the outcome: what the checks found. Kept through a short outage,
+ * then given up (logged): the outcome, which carries the same error, matters more than its record.
+ * One per call: a re-run after a crash that had recorded its check keeps that first record.
+ */
+async function recordValidation(deps: ExecutorDeps, claim: ToolCallStarted, attempt: number, validation: Validation, log: Logger): Promise<void> {
+  const event = nextCallEvent(claim, "ToolResultValidated", { ...validation, executorId: deps.executorId, attempt }, stampNow());
+  try {
+    await withBackoff(() => appendEvent(deps.bus, event), { untilMs: Date.now() + VALIDATION_WRITE_MS });
+  } catch (err) {
+    log.warn({ err, ok: validation.ok }, "result check not recorded, the outcome still carries it");
+  }
 }
 
 /**
@@ -120,12 +135,13 @@ async function finish(deps: ExecutorDeps, claim: ToolCallStarted, recorded: Reco
   return ACK;
 }
 
-async function record(deps: ExecutorDeps, callId: string, result: HandlerResult, tool: ExecutableTool, args: JsonValue, log: Logger): Promise<Recorded> {
+async function record(deps: ExecutorDeps, callId: string, result: HandlerResult, checked: CheckedOutput | undefined, tool: ExecutableTool, args: JsonValue, log: Logger): Promise<Recorded> {
   const none = { truncated: false, artifacts: [] };
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0, ...none };
-  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES, outputSchemaCheck(tool));
+  if (checked === undefined) throw new Error("bug: an ok result reached the record unchecked");
+  const shaped = checked.shaped;
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes, ...none };
-  const undo = undoOf(tool, args, shaped.output, log);
+  const undo = undoOf(tool, args, shaped.kind === "inline" ? shaped.output : shaped.value, log);
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, ...none, ...undo };
   try {
     const ref = await withBackoff(() => deps.artifacts.putOutput(callId, shaped.json, shaped.sha256), { untilMs: Date.now() + 2_000 });

@@ -1,4 +1,4 @@
-import type { DelegationLink, Grade, CallMode, PolicyDocument, ToolDescriptor } from "@warden/contracts";
+import { levelOf, type DelegationLink, type Grade, type CallMode, type PolicyDocument, type ToolDescriptor } from "@warden/contracts";
 import { mayDecide } from "@warden/policy-engine";
 
 /** "alice via agent.triage": the person or plan at the top of the chain, then each delegating tool. */
@@ -21,6 +21,9 @@ export function riskReasons(f: RiskFacts): string[] {
   if (f.grade === "send") out.push("send: cannot be undone, or is seen outside at once");
   const d = f.descriptor;
   if (d?.destructive) out.push("destructive: deletes or overwrites data");
+  const level = d === undefined ? undefined : levelOf(d);
+  if (level === "L5") out.push("L5 (destructive or admin): decided call by call, never for a session");
+  else if (level === "L4") out.push("L4 (external write): changes something outside");
   if (d?.openWorld) out.push("open world: reaches systems or people outside");
   if (d !== undefined && !d.idempotent && f.grade !== "read") out.push("not idempotent: running it twice does it twice");
   if (f.mode === "llm") out.push("a model chose this call and its args");

@@ -4,6 +4,7 @@ import {
   ARGS_PREVIEW_CHARS,
   argsHash,
   PolicyDocumentSchema,
+  ToolDescriptorSchema,
   type Grade,
   type ToolPolicyChecked,
 } from "@warden/contracts";
@@ -85,11 +86,30 @@ describe("approvalRequestedEvent", () => {
       riskReasons: ["send: cannot be undone, or is seen outside at once", "the registry does not describe this tool version"],
       deciders: ev.data.deciders,
       quorum: 1,
+      quorumRule: { id: "default.quorum", reason: "one person decides (no approvalQuorum entry matches)" },
       reason: "a person must confirm",
       requestedAt: NOW.toISOString(),
       expiresAt: ev.data.expiresAt,
       approvers: { human: true, requesterMayConfirm: false },
     });
+  });
+
+  it("puts the tool's level and action type on the card, and asks two people for an L5 call by default", () => {
+    const descriptor = ToolDescriptorSchema.parse({
+      name: "customer.message",
+      version: "1.0.0",
+      title: "Erase",
+      description: "Use when a customer asks to be forgotten; erases their messages.",
+      inputSchema: { type: "object" },
+      grade: "send",
+      destructive: true,
+      actionType: "delete",
+    });
+    const ev = approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Erase", doc, now: NOW, descriptor }, { eventId: "e1", ts: NOW.toISOString() });
+    expect(ApprovalRequestedSchema.parse(ev)).toEqual(ev);
+    expect(ev.data).toMatchObject({ level: "L5", actionType: "delete", quorum: 2, quorumRule: { id: "default.quorum.L5" } });
+    expect(ev.data.riskReasons).toContain("L5 (destructive or admin): decided call by call, never for a session");
+    expect(pendingApprovalOf(ev)).toMatchObject({ level: "L5", actionType: "delete", quorum: 2, quorumRule: { id: "default.quorum.L5" } });
   });
 
   it("shows the preview of the args themselves, not the preview the event carries", () => {

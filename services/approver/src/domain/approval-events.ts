@@ -15,6 +15,7 @@ import {
   type ToolDescriptor,
   type ToolPolicyChecked,
   type EventStamp,
+  levelOf,
   wardenError,
 } from "@warden/contracts";
 import { quorumOf } from "@warden/policy-engine";
@@ -51,6 +52,9 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
   const chain = [...(f.chain ?? [])];
   const authority = { grade: d.grade, mode: checked.mode, requester: checked.principal, chain };
   const desc = f.descriptor;
+  // the level and quorum come from the registered descriptor; a version the registry does not describe has neither
+  const level = desc === undefined ? undefined : levelOf(desc);
+  const quorum = quorumOf(f.doc, { tool: checked.tool, grade: d.grade, level, actionType: desc?.actionType, args: d.args });
   const data = {
     approvalId: f.approvalId,
     version: d.version,
@@ -73,7 +77,10 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
     onBehalfOf: onBehalfOf(checked.principal, chain),
     riskReasons: riskReasons({ grade: d.grade, mode: checked.mode, descriptor: desc, chain }),
     deciders: decidersOf(f.doc, authority).slice(0, 200),
-    quorum: quorumOf(f.doc, checked.tool, d.grade),
+    quorum: quorum.approvers,
+    quorumRule: { id: quorum.ruleId, reason: quorum.reason.slice(0, 500) },
+    ...(level === undefined ? {} : { level }),
+    ...(desc?.actionType === undefined ? {} : { actionType: desc.actionType }),
   };
   return nextCallEvent(checked, "ApprovalRequested", data, stamp);
 }

@@ -106,6 +106,8 @@ export interface GrantExtras {
   readonly session?: SessionTerms;
   /** The grant is given by a session grant. */
   readonly bySession?: BySession;
+  /** The hash of the dry run on the card, bound by an L5 call's grant. */
+  readonly previewHash?: string;
 }
 
 /** The signed grant for an approval: bound to its args (or the edited ones), descriptor and version, single nonce, short-lived. */
@@ -132,6 +134,7 @@ export function signGrant(
     ...(co === undefined ? {} : { coApprovers: co.map((c) => c.approver) }),
     ...(extras.session === undefined ? {} : { session: extras.session }),
     ...(extras.bySession === undefined ? {} : { bySession: extras.bySession.grantId }),
+    ...(extras.previewHash === undefined ? {} : { previewHash: extras.previewHash }),
   };
   return {
     approvalId: statement.approvalId,
@@ -148,7 +151,16 @@ export function signGrant(
     ...(co === undefined ? {} : { coApprovers: co }),
     ...(extras.session === undefined ? {} : { session: extras.session }),
     ...(extras.bySession === undefined ? {} : { bySession: extras.bySession }),
+    ...(extras.previewHash === undefined ? {} : { previewHash: extras.previewHash }),
   };
+}
+
+/**
+ * The preview hash an L5 call's grant binds: the dry run its card showed (none when the tool has
+ * no preview, or the dry run failed: then the quorum is the only second check).
+ */
+export function boundPreviewHash(requested: ApprovalRequested): string | undefined {
+  return requested.data.level === "L5" ? requested.data.preview?.hash : undefined;
 }
 
 /** What the inbox record becomes once a decision is taken. */

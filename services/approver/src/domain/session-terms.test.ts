@@ -42,6 +42,7 @@ function requested(grade: Grade = "write", args: Record<string, unknown> = { fol
       reason: "a model's write waits for a person",
       ruleIds: ["default.write.llm"],
       policyVersion: "v1",
+      level: "L2",
       chain: chain.map((principal, i) => ({ callId: `p${i}`, principal, mode: "llm" as const, tool: "agent.delegate" })),
     },
   };
@@ -99,6 +100,13 @@ describe("sessionGrantRefusal", () => {
     expect(sessionGrantRefusal(none, requested(), 1, { ttlSeconds: 60 }, {})).toMatch(/allows no session grants/);
   });
 
+  it("refuses an L5 call for the session whatever the document allows, even with a quorum of one", () => {
+    const l5 = requested("send");
+    const card = { ...l5, data: { ...l5.data, level: "L5" as const } };
+    const open = PolicyDocumentSchema.parse({ version: "v6", sessionGrants: { grades: ["write", "send"] } });
+    expect(sessionGrantRefusal(open, card, 1, { ttlSeconds: 60 }, {})).toBe("an L5 (destructive_or_admin) call is never granted for the session: each one needs its own decision");
+  });
+
   it("makes terms that end ttlSeconds from now and cover any args when none are given, or only the granted call's argument names when closed", () => {
     expect(sessionTermsOf({ ttlSeconds: 90 }, NOW)).toEqual({ expiresAt: "2030-01-01T00:01:30.000Z", args: {} });
     expect(sessionTermsOf({ ttlSeconds: 90, closed: true }, NOW, { n: 1, folder: "ops" })).toEqual({ expiresAt: "2030-01-01T00:01:30.000Z", args: {}, argNames: ["folder", "n"] });
@@ -109,27 +117,38 @@ describe("sessionMismatch", () => {
   const grant = sessionGrant({ expiresAt: "2030-01-01T00:30:00.000Z", args: { folder: { oneOf: ["ops", "dev"] } } });
 
   it("covers a later call of the same principal, mode and tool version whose args meet the constraints", () => {
-    expect(sessionMismatch(grant, checked(), doc, NOW)).toBeUndefined();
-    expect(sessionMismatch(grant, checked({ args: { folder: "dev", n: 9 } }), doc, NOW)).toBeUndefined();
+    expect(sessionMismatch(grant, checked(), doc, NOW, { level: "L2" })).toBeUndefined();
+    expect(sessionMismatch(grant, checked({ args: { folder: "dev", n: 9 } }), doc, NOW, { level: "L2" })).toBeUndefined();
   });
 
   it("does not cover another principal, mode, tool or version, args outside it, an expired grant, or what the document no longer allows", () => {
-    expect(sessionMismatch(grant, checked({ principal: "other" }), doc, NOW)).toBe("another principal");
-    expect(sessionMismatch(grant, checked({ mode: "plan" }), doc, NOW)).toBe("another mode");
-    expect(sessionMismatch(grant, checked({ tool: "notes.erase" }), doc, NOW)).toBe("another tool version");
-    expect(sessionMismatch(grant, checked({ version: "1.0.1" }), doc, NOW)).toBe("another tool version");
-    expect(sessionMismatch(grant, checked({ args: { folder: "hr", n: 1 } }), doc, NOW)).toMatch(/folder is not one of/);
-    expect(sessionMismatch(grant, checked(), doc, new Date("2030-01-01T00:30:00.000Z"))).toBe("expired");
+    expect(sessionMismatch(grant, checked({ principal: "other" }), doc, NOW, { level: "L2" })).toBe("another principal");
+    expect(sessionMismatch(grant, checked({ mode: "plan" }), doc, NOW, { level: "L2" })).toBe("another mode");
+    expect(sessionMismatch(grant, checked({ tool: "notes.erase" }), doc, NOW, { level: "L2" })).toBe("another tool version");
+    expect(sessionMismatch(grant, checked({ version: "1.0.1" }), doc, NOW, { level: "L2" })).toBe("another tool version");
+    expect(sessionMismatch(grant, checked({ args: { folder: "hr", n: 1 } }), doc, NOW, { level: "L2" })).toMatch(/folder is not one of/);
+    expect(sessionMismatch(grant, checked(), doc, new Date("2030-01-01T00:30:00.000Z"), { level: "L2" })).toBe("expired");
     const stricter = PolicyDocumentSchema.parse({ version: "v3", sessionGrants: { grades: ["send"] } });
-    expect(sessionMismatch(grant, checked(), stricter, NOW)).toMatch(/no longer allows session grants for write/);
+    expect(sessionMismatch(grant, checked(), stricter, NOW, { level: "L2" })).toMatch(/no longer allows session grants for write/);
     const quorum = PolicyDocumentSchema.parse({ version: "v4", approvalQuorum: [{ tool: "notes.*", approvers: 2 }] });
-    expect(sessionMismatch(grant, checked(), quorum, NOW)).toBe("the call needs a quorum");
+    expect(sessionMismatch(grant, checked(), quorum, NOW, { level: "L2" })).toBe("the call needs a quorum");
     // a document that shortened session grants shortens those in force
     const shorter = PolicyDocumentSchema.parse({ version: "v5", sessionGrants: { grades: ["write"], maxTtlSeconds: 60 } });
-    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 61_000))).toMatch(/older than the policy document's sessionGrants.maxTtlSeconds/);
-    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 59_000))).toBeUndefined();
+    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 61_000), { level: "L2" })).toMatch(/older than the policy document's sessionGrants.maxTtlSeconds/);
+    expect(sessionMismatch(grant, checked(), shorter, new Date(NOW.getTime() + 59_000), { level: "L2" })).toBeUndefined();
     const closed = sessionGrant({ expiresAt: "2030-01-01T00:30:00.000Z", args: {}, argNames: ["folder", "n"] });
-    expect(sessionMismatch(closed, checked({ args: { folder: "ops", n: 1, force: true } }), doc, NOW)).toBe("force is not an argument the approved call had");
+    expect(sessionMismatch(closed, checked({ args: { folder: "ops", n: 1, force: true } }), doc, NOW, { level: "L2" })).toBe("force is not an argument the approved call had");
+  });
+
+  it("never covers an L5 call, even with a grant that would cover it otherwise", () => {
+    expect(sessionMismatch(grant, checked(), doc, NOW, { level: "L5" })).toBe("an L5 call is never covered by a session grant");
+  });
+
+  it("does not cover a call whose args make it need a quorum", () => {
+    const over = PolicyDocumentSchema.parse({ version: "v7", approvalQuorum: [{ tool: "notes.write", when: { arg: "n", gt: 10 }, approvers: 2 }] });
+    expect(sessionMismatch(grant, checked({ args: { folder: "ops", n: 5 } }), over, NOW, { level: "L2" })).toBeUndefined();
+    expect(sessionMismatch(grant, checked({ args: { folder: "ops", n: 50 } }), over, NOW, { level: "L2" })).toBe("the call needs a quorum");
+    expect(sessionMismatch(grant, checked(), doc, NOW, undefined)).toMatch(/level is not known/);
   });
 });
 

@@ -2,7 +2,9 @@ import {
   unmetConstraint,
   type ApprovalGranted,
   type ApprovalRequested,
+  type ActionType,
   type JsonValue,
+  type PermissionLevel,
   type PolicyDocument,
   type SessionGrantRequest,
   type SessionTerms,
@@ -12,12 +14,16 @@ import { mayDecide, quorumOf } from "@warden/policy-engine";
 
 /**
  * Why a person may not grant this approval "for the session", or undefined when they may: the
- * policy document names the grades (`sessionGrants.grades`) and the longest lifetime, a call that
- * needs a quorum is never granted that way, and the constraints must hold for the args granted now.
+ * policy document names the grades (`sessionGrants.grades`) and the longest lifetime, an L5 call
+ * or one that needs a quorum is never granted that way, and the constraints must hold for the args
+ * granted now.
  */
 export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequested, quorum: number, asked: SessionGrantRequest, grantedArgs: JsonValue): string | undefined {
   const { grades, maxTtlSeconds } = doc.sessionGrants;
   const grade = requested.data.grade;
+  // whatever the document says: each destructive or admin call is looked at on its own
+  if (requested.data.level === "L5") return L5_NO_SESSION;
+  if (requested.data.level === undefined) return "the card does not say the tool's level (the registry did not describe it), so it cannot be granted for the session";
   if (!grades.includes(grade)) {
     return grades.length === 0
       ? "the policy document allows no session grants (sessionGrants.grades is empty)"
@@ -30,6 +36,8 @@ export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequ
   return undefined;
 }
 
+const L5_NO_SESSION = "an L5 (destructive_or_admin) call is never granted for the session: each one needs its own decision";
+
 export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArgs?: JsonValue): SessionTerms {
   const names = asked.closed === true && grantedArgs !== null && typeof grantedArgs === "object" && !Array.isArray(grantedArgs) ? Object.keys(grantedArgs).sort() : undefined;
   return { expiresAt: new Date(now.getTime() + asked.ttlSeconds * 1000).toISOString(), args: asked.args ?? {}, ...(names === undefined ? {} : { argNames: names }) };
@@ -38,10 +46,21 @@ export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArg
 /**
  * Why a session grant does not cover a call the policy sent for approval, or undefined when it
  * does: the same principal, mode, tool version and descriptor, unexpired, args that meet its
- * constraints, and a policy document that still allows it (grade, no quorum).
+ * constraints, a policy document that still allows it (grade, no quorum), and a tool below L5
+ * (`level`, of the registered descriptor: a session grant never covers an L5 call, even one made
+ * before the rule existed).
  */
-export function sessionMismatch(grant: ApprovalGranted & { readonly data: { readonly session: SessionTerms } }, checked: ToolPolicyChecked, doc: PolicyDocument, now: Date): string | undefined {
+export function sessionMismatch(
+  grant: ApprovalGranted & { readonly data: { readonly session: SessionTerms } },
+  checked: ToolPolicyChecked,
+  doc: PolicyDocument,
+  now: Date,
+  tool: { readonly level: PermissionLevel; readonly actionType?: ActionType | undefined } | undefined,
+): string | undefined {
   const d = checked.data;
+  const level = tool?.level;
+  if (level === "L5") return "an L5 call is never covered by a session grant";
+  if (level === undefined) return "the tool's level is not known (the registry does not describe this version)";
   if (grant.principal !== checked.principal) return "another principal";
   if (grant.mode !== checked.mode) return "another mode";
   if (grant.tool !== checked.tool || grant.data.version !== d.version || grant.data.descriptorHash !== d.descriptorHash) return "another tool version";
@@ -49,7 +68,8 @@ export function sessionMismatch(grant: ApprovalGranted & { readonly data: { read
   // a document that shortened session grants shortens the ones in force too
   if (!(Date.parse(grant.data.grantedAt) + doc.sessionGrants.maxTtlSeconds * 1000 > now.getTime())) return "older than the policy document's sessionGrants.maxTtlSeconds";
   if (!doc.sessionGrants.grades.includes(d.grade)) return `the policy document no longer allows session grants for ${d.grade}`;
-  if (quorumOf(doc, checked.tool, d.grade) > 1) return "the call needs a quorum";
+  // the args count: a send over a threshold that needs two is not covered by a grant made under it
+  if (quorumOf(doc, { tool: checked.tool, grade: d.grade, level, actionType: tool?.actionType, args: d.args }).approvers > 1) return "the call needs a quorum";
   return unmetConstraint(grant.data.session.args, d.args, grant.data.session.argNames);
 }
 

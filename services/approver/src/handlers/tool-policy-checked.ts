@@ -1,5 +1,5 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import { newId, type ApprovalRequested, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
+import { levelOf, newId, type ActionType, type ApprovalRequested, type PermissionLevel, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 import type { ApprovalStore } from "../approval-store.js";
@@ -49,11 +49,16 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     // read once per message: the dry run and the card both need the descriptor
     let factsRead: Promise<ToolFacts> | undefined;
     const facts = () => (factsRead ??= deps.factsOf(checked.tool, checked.data.version));
+    // what a session grant may cover depends on them: never an L5 call, nor one that needs a quorum
+    const level = async (): Promise<{ level: PermissionLevel; actionType?: ActionType | undefined } | undefined> => {
+      const { descriptor } = await facts();
+      return descriptor === undefined ? undefined : { level: levelOf(descriptor), actionType: descriptor.actionType };
+    };
     // the dry run waits outside the requester's turn: a slow one must not hold the turn, and so
     // every other call of that requester, behind it. Skipped where a session likely covers the call
     // (an in-memory look; the turn checks for real) or a redelivery finds its request written.
     const early =
-      coveringSessionInMemory(deps.documents.current()) ||
+      (await coveringSessionInMemory(deps.documents.current())) ||
       (ctx.possibleReplay && (await readEvent(bus, checked.domain, checked.callId, "ApprovalRequested")) !== undefined);
     const preview = early ? undefined : await boundedPreview();
     // inside the requester's turn, so two deliveries of one decision in this copy never both count
@@ -100,18 +105,23 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
     }
 
     /** Whether a session grant held here may cover this call, revocations not read (a hint, never a grant). */
-    function coveringSessionInMemory(doc: PolicyDocument): boolean {
+    async function coveringSessionInMemory(doc: PolicyDocument): Promise<boolean> {
       if (deps.sessions === undefined) return false;
       const now = new Date();
-      return deps.sessions.candidates(checked.domain, checked.tool, now).some((g) => sessionMismatch(g, checked, doc, now) === undefined);
+      const candidates = deps.sessions.candidates(checked.domain, checked.tool, now);
+      if (candidates.length === 0) return false;
+      const l = await level();
+      return candidates.some((g) => sessionMismatch(g, checked, doc, now, l) === undefined);
     }
 
     /** The oldest unrevoked session grant that covers this call, if any. */
     async function coveringSession(doc: PolicyDocument): Promise<SessionGrantEvent | undefined> {
       if (deps.sessions === undefined) return undefined;
       const now = new Date();
-      for (const g of deps.sessions.candidates(checked.domain, checked.tool, now)) {
-        if (sessionMismatch(g, checked, doc, now) !== undefined) continue;
+      const candidates = deps.sessions.candidates(checked.domain, checked.tool, now);
+      const l = candidates.length === 0 ? undefined : await level();
+      for (const g of candidates) {
+        if (sessionMismatch(g, checked, doc, now, l) !== undefined) continue;
         if ((await deps.sessions.revocationOf(g.domain, g.callId)) !== undefined) continue;
         return g;
       }

@@ -13,8 +13,9 @@ import {
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-events.js";
 import type { DecisionMade } from "../domain/approval-record.js";
-import { alreadyDecided, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
+import { alreadyDecided, boundPreviewHash, decidedRecord, denialReason, judgeDecision, signGrant, type GrantExtras, type Signer } from "../domain/decision.js";
 import { NO_OUTCOME } from "../domain/settled-on-stream.js";
+import { quorumOf } from "@warden/policy-engine";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import { sessionGrantRefusal, sessionTermsOf } from "../domain/session-terms.js";
 import type { SessionGrants } from "../session-grants.js";
@@ -72,6 +73,12 @@ export function decideHandler(deps: DecideDeps) {
     const record = entry.value;
     const request = requested;
     const grant = body.data.decision === "grant";
+    const previewHash = boundPreviewHash(request);
+    if (grant && body.data.args !== undefined && previewHash !== undefined) {
+      // the dry run the people approving saw was of the requested args; other args were never previewed
+      log.info({ refusal: "EDIT_NOT_ALLOWED" }, "decision refused");
+      return answer({ ok: false, refusal: "EDIT_NOT_ALLOWED", message: "an L5 call runs only the args its dry run showed: grant them as they are, or deny with the change as the reason so the caller asks again" });
+    }
     const edit = grant && body.data.args !== undefined ? await editOf(request, body.data.args) : undefined;
     if (edit !== undefined && !edit.ok) {
       log.info({ refusal: "INVALID_ARGS" }, "decision refused");
@@ -80,7 +87,10 @@ export function decideHandler(deps: DecideDeps) {
     const edited = edit?.ok === true && edit.argsHash !== request.data.argsHash ? { args: edit.args, argsHash: edit.argsHash } : undefined;
     const boundHash = edited?.argsHash ?? request.data.argsHash;
     const votes = record.votes ?? [];
-    const need = record.quorum ?? 1;
+    // an edit may change what the quorum's conditions see (an amount raised over a threshold): the
+    // args that will run count, never fewer people than the card asked
+    const runArgs = votes[0]?.args ?? edited?.args;
+    const need = Math.max(record.quorum ?? 1, runArgs === undefined ? 1 : quorumOf(deps.documents.current(), quorumFactsOf(request, runArgs)).approvers);
     const askedSession = body.data.session;
     if (askedSession !== undefined) {
       const refusal = grant
@@ -107,6 +117,7 @@ export function decideHandler(deps: DecideDeps) {
       ...(firstEdit === undefined ? {} : { edit: firstEdit }),
       ...(votes.length === 0 ? {} : { coApprovers: votes }),
       ...(session === undefined ? {} : { session }),
+      ...(previewHash === undefined ? {} : { previewHash }),
     };
     const made: DecisionMade = grant
       ? { decision: "grant", approver, decidedAt: now.toISOString(), grant: signGrant(request, approver, now, newId(), deps.signer, extras) }
@@ -152,6 +163,12 @@ export function decideHandler(deps: DecideDeps) {
     if (problem !== undefined) return { ok: false, message: `the edited args do not fit ${request.tool}@${request.data.version}: ${problem}` };
     return { ok: true, args, argsHash: argsHash(args) };
   }
+}
+
+/** What the quorum is decided on, from the card (its level and action type were read from the registered descriptor). */
+function quorumFactsOf(request: ApprovalRequested, args: JsonValue) {
+  const d = request.data;
+  return { tool: request.tool, grade: d.grade, level: d.level, actionType: d.actionType, args };
 }
 
 /** Appends the event of a decision the record already holds (appending again is harmless) and answers the event the stream holds. */

@@ -10,8 +10,8 @@ export type ShapedOutput =
       readonly bytes: number;
       readonly sha256: string;
       readonly preview: JsonValue;
-      /** The whole output, as JSON keeps it. */
-      readonly output: JsonValue;
+      /** The whole output, parsed (for a check that needs it). */
+      readonly value: JsonValue;
     }
   | { readonly kind: "error"; readonly error: WardenError; readonly bytes: number };
 
@@ -55,7 +55,7 @@ export function shapeOutput(value: unknown, maxOutputBytes: number, previewBytes
   const refused = check?.(parsed);
   if (refused !== undefined) return { kind: "error", bytes, error: refused };
   if (bytes <= previewBytes) return { kind: "inline", output: parsed, bytes };
-  return { kind: "artifact", json, bytes, sha256: sha256Hex(json), preview: previewJson(parsed, previewBytes) as JsonValue, output: parsed };
+  return { kind: "artifact", json, bytes, sha256: sha256Hex(json), preview: previewJson(parsed, previewBytes) as JsonValue, value: parsed };
 }
 
 function tooDeep(bytes: number): ShapedOutput {

@@ -29,6 +29,24 @@ describe("runTool", () => {
     });
   });
 
+  it("runs the tool's verify on the output with the parsed args: a reason fails the call VERIFY_FAILED", async () => {
+    const stock = new Map([["sku-1", 3]]);
+    const reserve = defineTool({
+      ...base,
+      name: "shop.reserve",
+      grade: "write",
+      description: "Use when a customer wants an item held for them; others see it as reserved.",
+      input: z.object({ sku: z.string(), qty: z.int().positive() }),
+      handler: ({ sku, qty }) => ({ sku, reserved: Math.min(qty, stock.get(sku) ?? 0) }),
+      verify: (output, { qty }) => (output.reserved === qty ? undefined : `reserved ${output.reserved} of the ${qty} asked for`),
+    });
+    expect(await runTool(reserve, { sku: "sku-1", qty: 2 })).toMatchObject({ ok: true, output: { reserved: 2 } });
+    expect(await runTool(reserve, { sku: "sku-1", qty: 5 })).toMatchObject({
+      ok: false,
+      error: { code: "VERIFY_FAILED", retryable: false, message: "the tool ran, but its verify check refused the result: reserved 3 of the 5 asked for" },
+    });
+  });
+
   it("checks the output against the tool's outputSchema: a match is recorded, a mismatch is OUTPUT_INVALID naming each path", async () => {
     const outputSchema = { type: "object", properties: { status: { type: "string", enum: ["paid", "open"] }, amount: { type: "number" } }, required: ["status", "amount"], additionalProperties: false };
     const lookup = (output: unknown, idempotent = true) =>

@@ -1,9 +1,8 @@
 import { silentLogger, type Logger } from "@warden/bus";
-import { OUTPUT_PREVIEW_BYTES, wardenError, type CallMode, type JsonValue, type WardenError } from "@warden/contracts";
+import { wardenError, type CallMode, type JsonValue, type WardenError } from "@warden/contracts";
 import type { ExecutableTool } from "../define-tool.js";
 import { redactResult } from "../domain/redact-result.js";
-import { shapeOutput } from "../domain/shape-output.js";
-import { outputSchemaCheck } from "../output-schema-check.js";
+import { shapeAndCheck } from "../result-checks.js";
 import { mayHaveActed } from "../run-and-finish.js";
 import { runWithTimeout } from "../run-with-timeout.js";
 import { SecretStore } from "../secret-store.js";
@@ -55,7 +54,8 @@ export type ToolRun =
  * Runs a tool the way its executor would once the call is authorised, without NATS: args parsed
  * (`INVALID_ARGS`), the handler under its timeout with an AbortSignal (`TIMEOUT`; not retryable
  * unless the tool is idempotent), a throw as `HANDLER_ERROR` or the {@link ToolError}'s own
- * code, the output checked and shaped (`OUTPUT_INVALID`, `OUTPUT_TOO_LARGE`; over 8 KiB a
+ * code, the output checked and shaped (`OUTPUT_INVALID` against its outputSchema, `VERIFY_FAILED`
+ * by its own verify, `OUTPUT_TOO_LARGE`; over 8 KiB a
  * preview with `truncated: true` and the whole output as `artifact`). Never throws for the
  * tool's failures: they come back as `{ ok: false, error }`.
  *
@@ -77,23 +77,20 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
   if (!prepared.ok) return { ok: false, error: wardenError("INVALID_ARGS", prepared.message), outputBytes: 0 };
   const outer = opts.signal;
   const secrets = new CallSecrets(secretStore(opts.secrets));
-  const raw = await runWithTimeout(
-    (signal) =>
-      prepared.run({
-        signal: outer === undefined ? signal : AbortSignal.any([signal, outer]),
-        callId: opts.callId ?? "test-call",
-        principal: opts.principal ?? "alice",
-        mode: opts.mode ?? "human",
-        correlationId: opts.correlationId ?? "test-run",
-        attempt: opts.attempt ?? 1,
-        log: opts.log ?? silentLogger(),
-        secrets,
-      }),
-    opts.timeoutMs ?? tool.descriptor.timeoutMs,
-  );
+  const ctx = {
+    callId: opts.callId ?? "test-call",
+    principal: opts.principal ?? "alice",
+    mode: opts.mode ?? "human",
+    correlationId: opts.correlationId ?? "test-run",
+    attempt: opts.attempt ?? 1,
+    log: opts.log ?? silentLogger(),
+    secrets,
+  };
+  const timeoutMs = opts.timeoutMs ?? tool.descriptor.timeoutMs;
+  const raw = await runWithTimeout((signal) => prepared.run({ ...ctx, signal: outer === undefined ? signal : AbortSignal.any([signal, outer]) }), timeoutMs);
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0 };
-  const shaped = shapeOutput(result.value, tool.descriptor.maxOutputBytes, OUTPUT_PREVIEW_BYTES, outputSchemaCheck(tool));
+  const { shaped } = await shapeAndCheck(tool, prepared, result.value, { ...ctx, signal: outer ?? new AbortController().signal }, () => secrets.redactor(), timeoutMs);
   if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes };
   if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, truncated: false };
   const artifact = JSON.parse(Buffer.from(shaped.json).toString("utf8")) as JsonValue;
