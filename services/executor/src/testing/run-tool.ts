@@ -94,13 +94,15 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
     effects: new EffectsLog(),
   };
   const timeoutMs = opts.timeoutMs ?? tool.descriptor.timeoutMs;
+  const t0 = performance.now();
   const refused = await preCallRefusal(prepared, ctx, timeoutMs, () => secrets.redactor());
   const effects = () => {
     const observed = ctx.effects.observed(secrets.redactor());
     return observed === undefined ? {} : { effectsObserved: observed };
   };
   if (refused !== undefined) return { ok: false, error: refused, outputBytes: 0, ...effects() };
-  const run = await runAndCheck(tool, prepared, ctx, timeoutMs, secrets, outer);
+  // as in the executor, the handler has what preCall left of the tool's time
+  const run = await runAndCheck(tool, prepared, ctx, prepared.preCall === undefined ? timeoutMs : Math.max(1, timeoutMs - (performance.now() - t0)), secrets, outer);
   await runPostCall(prepared, run.ok ? { ok: true, output: run.output, truncated: run.truncated } : { ok: false, error: run.error }, ctx, timeoutMs, ctx.log);
   return { ...run, ...effects() };
 }
