@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   OUTPUT_INVALID: { retryable: false },
   /** The tool ran, but its own `verify(output, args)` check says the result is wrong. */
   VERIFY_FAILED: { retryable: false },
+  /** The tool's own `preCall` check refused the call right before its handler (the reason is in the message): it did not run. */
+  PRECALL_REFUSED: { retryable: false },
   OUTCOME_UNKNOWN: { retryable: false },
   /** The executor's claim ran out before the tool started (the executor was paused): it did not run. */
   CLAIM_EXPIRED: { retryable: true },

@@ -332,6 +332,27 @@ export const ArtifactRefSchema = z.object({
 });
 export type ArtifactRef = z.infer<typeof ArtifactRefSchema>;
 
+/** How many targets of each kind a result's effectsObserved keeps, and how long each may be. */
+export const EFFECTS_MAX_TARGETS = 50;
+export const EFFECTS_MAX_TARGET_CHARS = 300;
+
+const EffectTargetsSchema = z.array(z.string().min(1).max(EFFECTS_MAX_TARGET_CHARS)).max(EFFECTS_MAX_TARGETS);
+
+/**
+ * What a run reported it touched (`ctx.effects` of a tool; the adapters report their own): what it
+ * read, what it wrote and which outside systems it called (`GET https://host/path`, never a query
+ * string or a header). The tool's own claim, for the audit, not an authority; past the bounds the
+ * rest is only counted in `dropped`.
+ */
+export const EffectsObservedSchema = z.object({
+  reads: EffectTargetsSchema,
+  writes: EffectTargetsSchema,
+  external: EffectTargetsSchema,
+  /** Targets reported past EFFECTS_MAX_TARGETS of their kind, not kept. */
+  dropped: z.int().min(1).optional(),
+});
+export type EffectsObserved = z.infer<typeof EffectsObservedSchema>;
+
 export const ToolCallFinishedDataSchema = z.object({
   ok: z.boolean(),
   /** The output, or a valid-JSON preview of it when it went to the object store. */
@@ -349,6 +370,8 @@ export const ToolCallFinishedDataSchema = z.object({
    * tool and the args built from this call's args and whole output (`warden undo` calls it).
    */
   undo: CompensationSchema.optional(),
+  /** What the run reported it read, wrote and called; absent when it reported nothing. */
+  effectsObserved: EffectsObservedSchema.optional(),
 });
 
 export const ToolCallOutcomeUnknownDataSchema = z.object({

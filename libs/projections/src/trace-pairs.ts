@@ -42,6 +42,13 @@ export function stepPairs(s: TraceStep, short = false): string[] {
   if (s.artifacts !== undefined) f.push(["artifacts", s.artifacts.map((a) => `${a.id}(${a.bytes}B)`).join(",")]);
   if (s.error !== undefined) f.push(["error", `${s.error.code}: ${s.error.message}`]);
   if (s.undo !== undefined) f.push(["undo", cut(s.undo, PREVIEW)]);
+  if (s.effects !== undefined) {
+    if (s.effects.reads.length > 0) f.push(["read", cut(s.effects.reads.join(", "), PREVIEW)]);
+    if (s.effects.writes.length > 0) f.push(["wrote", cut(s.effects.writes.join(", "), PREVIEW)]);
+    if (s.effects.external.length > 0) f.push(["called", cut(s.effects.external.join(", "), PREVIEW)]);
+    // reported past the bounds: only counted
+    if (s.effects.dropped !== undefined) f.push(["effectsDropped", s.effects.dropped]);
+  }
   if (s.turn !== undefined) f.push(["turn", s.turn], ["tools", (s.tools ?? []).join(",") || "-"], ["hidden", s.hidden ?? 0]);
   if (s.reason !== undefined) f.push(["reason", s.reason]);
   // JSON is already one token; other text with spaces is quoted so each pair reads as one

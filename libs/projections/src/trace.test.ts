@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { syntheticCall } from "@warden/testing";
+import { stepPairs } from "./trace-pairs.js";
 import { buildTrace } from "./trace.js";
 
 const entries = (events: ReturnType<typeof syntheticCall>, from = 1) => events.map((event, i) => ({ seq: from + i, event }));
@@ -31,6 +32,19 @@ describe("buildTrace", () => {
     expect(steps[2]).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.plan"], policyVersion: "p1" });
     expect(steps[4]).toMatchObject({ approver: "alice", approvalId: "c1-a", argsHash: steps[1]!.argsHash });
     expect(steps[6]).toMatchObject({ ok: true, resultPreview: '{"hits":["result of c1"]}', artifacts: [{ id: "c1.output.json", bytes: 99_000 }] });
+  });
+
+  it("shows what the run reported it read, wrote and called, as a step's pairs", () => {
+    const effectsObserved = { reads: ["invoices/INV-1"], writes: ["refunds/INV-1"], external: ["POST https://pay.example/v1/refunds"], dropped: 2 };
+    const events = syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message" }).map((e) =>
+      e.type === "ToolCallFinished" ? { ...e, data: { ...e.data, effectsObserved } } : e,
+    );
+    const steps = buildTrace(entries(events))!.steps;
+    expect(steps[6]).toMatchObject({ effects: effectsObserved });
+    expect(stepPairs(steps[6]!)).toEqual(
+      expect.arrayContaining(["read=invoices/INV-1", "wrote=refunds/INV-1", 'called="POST https://pay.example/v1/refunds"', "effectsDropped=2"]),
+    );
+    expect(stepPairs(steps[5]!).some((p) => p.startsWith("called="))).toBe(false);
   });
 
   it("carries the traces of child calls and the call's violations", () => {

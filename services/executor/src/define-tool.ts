@@ -11,6 +11,7 @@ import {
   type JsonObject,
   type JsonValue,
   type ToolDescriptor,
+  type WardenError,
 } from "@warden/contracts";
 import type { ToolContext } from "./tool-context.js";
 
@@ -88,7 +89,30 @@ interface ToolDefinitionBase<A, O> {
    * records what it found as `ToolResultValidated`.
    */
   readonly verify?: (output: O, args: A, ctx: ToolContext) => VerifyVerdict | Promise<VerifyVerdict>;
+  /**
+   * A last check right before the handler, after the executor claimed the call: return nothing to
+   * go ahead, or the reason not to, and the call fails `PRECALL_REFUSED` with that reason (the
+   * handler never runs). Use it for what only the domain knows at run time (the account is frozen,
+   * the record is locked). A throw or a timeout refuses too. Bounded by `timeoutMs`; the handler
+   * gets what is left of its time.
+   */
+  readonly preCall?: (args: A, ctx: ToolContext) => PreCallVerdict | Promise<PreCallVerdict>;
+  /**
+   * Follow-up work once the call's outcome is recorded (invalidate a cache, notify someone): it gets
+   * the result as recorded (`ok` with the output, or the error), the args and the run's context.
+   * It cannot change the outcome: a throw or a timeout is only logged. Runs after every run of the
+   * handler, failed ones too; not when preCall refused. Bounded by `timeoutMs`.
+   */
+  readonly postCall?: (result: RecordedResult, args: A, ctx: ToolContext) => unknown;
 }
+
+/** What `preCall` answers: nothing (or `true`) to go ahead, the reason to refuse the call. */
+export type PreCallVerdict = string | true | undefined | void;
+
+/** A call's result as ToolCallFinished records it, as `postCall` sees it. */
+export type RecordedResult =
+  | { readonly ok: true; readonly output: JsonValue; /** The output is a preview; the whole is in the artifact. */ readonly truncated: boolean }
+  | { readonly ok: false; readonly error: WardenError };
 
 /** What `verify` answers: nothing (or `true`) to accept the result, the reason it is wrong to refuse it. */
 export type VerifyVerdict = string | true | undefined | void;
@@ -114,6 +138,10 @@ export type PreparedCall =
       readonly run: (ctx: ToolContext) => Promise<unknown>;
       /** The tool's `verify`, bound to the same args; undefined when it has none. */
       readonly verify?: (output: JsonValue, ctx: ToolContext) => Promise<unknown>;
+      /** The tool's `preCall`, bound to the same args; undefined when it has none. */
+      readonly preCall?: (ctx: ToolContext) => Promise<unknown>;
+      /** The tool's `postCall`, bound to the same args; undefined when it has none. */
+      readonly postCall?: (result: RecordedResult, ctx: ToolContext) => Promise<unknown>;
     }
   | { readonly ok: false; readonly message: string };
 
@@ -173,7 +201,7 @@ export function defineTool<O>(def: JsonSchemaToolDefinition<O>): Tool<unknown, O
 export function defineTool<S extends z.ZodType, O>(
   def: ZodToolDefinition<S, O> | JsonSchemaToolDefinition<O>,
 ): Tool<z.output<S>, O> | Tool<unknown, O> {
-  const { handler, input, inputSchema, preview, verify, ...rest } = def;
+  const { handler, input, inputSchema, preview, verify, preCall, postCall, ...rest } = def;
   if ((input === undefined) === (inputSchema === undefined)) {
     throw new ToolDefinitionError(`tool ${def.name}: give exactly one of input (zod) or inputSchema (JSON Schema)`);
   }
@@ -185,6 +213,8 @@ export function defineTool<S extends z.ZodType, O>(
     ok: true,
     run: async (ctx) => (handler as (a: unknown, c: ToolContext) => unknown)(args, ctx),
     ...(verify === undefined ? {} : { verify: async (output: JsonValue, ctx: ToolContext) => (verify as (o: unknown, a: unknown, c: ToolContext) => unknown)(output, args, ctx) }),
+    ...(preCall === undefined ? {} : { preCall: async (ctx: ToolContext) => (preCall as (a: unknown, c: ToolContext) => unknown)(args, ctx) }),
+    ...(postCall === undefined ? {} : { postCall: async (result: RecordedResult, ctx: ToolContext) => postCall(result, args as never, ctx) }),
   });
   const prepare = (args: unknown): PreparedCall => {
     if (input === undefined) return bind(args);

@@ -10,6 +10,8 @@ export {
   type PreviewContext,
   type Tool,
   type VerifyVerdict,
+  type PreCallVerdict,
+  type RecordedResult,
   type ZodToolDefinition,
 } from "./define-tool.js";
 export { Redactor } from "./domain/redactor.js";
@@ -18,5 +20,6 @@ export type { Registered } from "./register.js";
 export { SecretStore, type SecretDeclaration, type SecretStoreOptions } from "./secret-store.js";
 export { ExecutorStartError, startExecutor, type Executor, type ExecutorOptions } from "./start-executor.js";
 export type { ToolContext } from "./tool-context.js";
+export type { ToolEffects } from "./tool-effects.js";
 export { ToolError } from "./tool-error.js";
 export type { ToolSecrets } from "./tool-secrets.js";

@@ -1,12 +1,14 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import { ACK, appendEvent, callAttributes, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
-import { compensationArgs, nextCallEvent, stampNow, tracingEnabled, wardenError, type Compensation, type EventData, type JsonValue, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
-import type { ExecutableTool, PreparedCall } from "./define-tool.js";
+import { compensationArgs, nextCallEvent, stampNow, tracingEnabled, wardenError, type Compensation, type EffectsObserved, type EventData, type JsonValue, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { preCallRefusal, runPostCall } from "./call-hooks.js";
+import type { ExecutableTool, PreparedCall, RecordedResult } from "./define-tool.js";
 import { redactResult } from "./domain/redact-result.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { recordResult } from "./record-result.js";
 import { shapeAndCheck, type CheckedOutput, type Validation } from "./result-checks.js";
 import type { ToolContext } from "./tool-context.js";
+import { EffectsLog } from "./tool-effects.js";
 import { runWithTimeout, type HandlerResult } from "./run-with-timeout.js";
 import { CallSecrets } from "./tool-secrets.js";
 import { withBackoff } from "./with-backoff.js";
@@ -61,6 +63,7 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
     return finish(deps, claim, { ok: false, error, outputBytes: 0, truncated: false, artifacts: [] }, 0, run.attempt, sctx);
   }
   const secrets = new CallSecrets(deps.secrets);
+  const effects = new EffectsLog();
   const ctx: Omit<ToolContext, "signal"> = {
     callId: claim.callId,
     principal: claim.principal,
@@ -69,11 +72,19 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
     attempt: run.attempt,
     log,
     secrets,
+    effects,
   };
   const t0 = performance.now();
-  const runTool = () => runWithTimeout((signal) => run.prepared.run({ ...ctx, signal }), budgetMs);
+  const refused = await preCallRefusal(run.prepared, ctx, budgetMs, () => secrets.redactor());
+  if (refused !== undefined) {
+    log.info({ reason: refused.message }, "preCall refused the call");
+    return finish(deps, claim, { ok: false, error: refused, outputBytes: 0, truncated: false, artifacts: [], ...effectsOf(effects, secrets) }, elapsedMs(t0), run.attempt, sctx);
+  }
+  // the handler has what preCall left of the run's time
+  const handlerMs = run.prepared.preCall === undefined ? budgetMs : Math.max(1, budgetMs - (performance.now() - t0));
+  const runTool = () => runWithTimeout((signal) => run.prepared.run({ ...ctx, signal }), handlerMs);
   const raw = tracingEnabled() ? await inToolSpan(claim, run.attempt, runTool) : await runTool();
-  const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
+  const durationMs = elapsedMs(t0);
   // before anything records or logs it: the handler may have echoed a secret it asked for
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
@@ -82,7 +93,25 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
   const checked = result.ok ? await shapeAndCheck(tool, run.prepared, result.value, { ...ctx, signal: deps.stopping }, () => secrets.redactor(), verifyMs) : undefined;
   if (checked?.validation !== undefined) await recordValidation(deps, claim, run.attempt, checked.validation, log);
   const recorded = await record(deps, claim.callId, result, checked, tool, run.args, log);
-  return finish(deps, claim, recorded, durationMs, run.attempt, sctx);
+  const acked = await finish(deps, claim, { ...recorded, ...effectsOf(effects, secrets) }, durationMs, run.attempt, sctx);
+  await runPostCall(run.prepared, recordedResult(recorded), ctx, tool.descriptor.timeoutMs, log);
+  return acked;
+}
+
+/** What the run reported it touched (preCall, handler, verify), cleaned of its secrets; nothing when it reported nothing. */
+function effectsOf(effects: EffectsLog, secrets: CallSecrets): { effectsObserved?: EffectsObserved } {
+  const observed = effects.observed(secrets.redactor());
+  return observed === undefined ? {} : { effectsObserved: observed };
+}
+
+function elapsedMs(t0: number): number {
+  return Math.round((performance.now() - t0) * 1000) / 1000;
+}
+
+/** The result as ToolCallFinished records it, as postCall sees it. */
+function recordedResult(recorded: Recorded): RecordedResult {
+  if (recorded.ok) return { ok: true, output: recorded.output ?? null, truncated: recorded.truncated };
+  return { ok: false, error: recorded.error ?? wardenError("INTERNAL", "the call failed without an error") };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from "@warden/bus";
 import type { CallMode } from "@warden/contracts";
+import type { ToolEffects } from "./tool-effects.js";
 import type { ToolSecrets } from "./tool-secrets.js";
 
 /** What a handler gets besides its args (the second argument of `defineTool`'s handler). */
@@ -28,4 +29,10 @@ export interface ToolContext {
    * net, not a wall: give the executor scoped, short-lived credentials.
    */
   readonly secrets: ToolSecrets;
+  /**
+   * Where the run tells what it touched, for the audit (ToolCallFinished's `effectsObserved`,
+   * shown by `warden trace`): `ctx.effects.read("invoices/INV-1")`, `.wrote(target)`,
+   * `.called("POST https://api.example.com/v1/refunds")`. Never a query string or a secret.
+   */
+  readonly effects: ToolEffects;
 }

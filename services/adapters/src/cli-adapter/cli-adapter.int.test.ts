@@ -170,9 +170,11 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     }
   });
 
-  it("reads a path arg inside the roots", async () => {
+  it("reads a path arg inside the roots, and records the confined path as what the read tool read", async () => {
     const r = await agent.call("clitest.cat", { file: "sub/hello.txt" });
     expect(r).toMatchObject({ ok: true, data: { exitCode: 0, stdout: "hello from inside\n" } });
+    const finished = await readEvent(w.bus, "clitest", r.callId, "ToolCallFinished");
+    expect(finished?.data.effectsObserved).toEqual({ reads: [realpathSync(join(work, "root", "sub", "hello.txt"))], writes: [], external: [] });
   });
 
   it("cuts the command off the network unless the manifest declares host, and says which it got", async () => {

@@ -17,7 +17,7 @@ import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import type { PidNamespace } from "../sandbox/pid-namespace.js";
 import { runProcess } from "../sandbox/run-process.js";
 import type { UnshareLayer } from "../sandbox/unshare.js";
-import { confinePathArgs } from "./confine-paths.js";
+import { confinedPaths, confinePathArgs } from "./confine-paths.js";
 
 export interface CliToolDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
@@ -67,10 +67,17 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
     if (!confined.ok) return { ok: false, message: confined.error.message };
     const argv = buildArgv(cli.argv, confined.value);
     if (!argv.ok) return { ok: false, message: argv.error.message };
-    return { ok: true, run: (ctx) => run(argv.value, cwd.path, ctx) };
+    const paths = confinedPaths(confined.value, pathArgs);
+    return { ok: true, run: (ctx) => run(argv.value, cwd.path, ctx, paths) };
   };
 
-  const run = async (argv: string[], cwd: string, ctx: ToolContext): Promise<JsonValue> => {
+  const run = async (argv: string[], cwd: string, ctx: ToolContext, paths: readonly string[]): Promise<JsonValue> => {
+    // the command's own reads and writes are unseen; the paths it was given are known. A read tool
+    // only reads them; for a write or send the adapter cannot tell which it only read: all count as written
+    for (const p of paths) {
+      if (descriptor.grade === "read") ctx.effects.read(p);
+      else ctx.effects.wrote(p);
+    }
     const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
     if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
     const redactor = new Redactor(secrets.value);

@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../test/harness.js";
-import { confinePath, confinePathArgs } from "./confine-paths.js";
+import { confinedPaths, confinePath, confinePathArgs } from "./confine-paths.js";
 
 describe("confinePath (a real file system)", () => {
   const work = realpathSync(tempDir("paths"));
@@ -50,5 +50,13 @@ describe("confinePath (a real file system)", () => {
       ok: false,
       error: { message: expect.stringMatching(/^files\[1\]: \/etc\/passwd is outside/) },
     });
+  });
+
+  it("lists the confined real paths of path args, the ones a call's effects report", () => {
+    const paths = { single: ["file"], lists: ["files"] };
+    const r = confinePathArgs({ file: "link-in", files: ["sub"], n: "x" }, paths, root, roots);
+    if (!r.ok) throw new Error(r.error.message);
+    expect(confinedPaths(r.value, paths)).toEqual([join(root, "sub", "a.txt"), join(root, "sub")]);
+    expect(confinedPaths({ n: "x" }, paths)).toEqual([]);
   });
 });

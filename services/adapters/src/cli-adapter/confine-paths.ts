@@ -34,6 +34,20 @@ export function confinePathArgs(args: Args, paths: PathArgs, cwd: string, roots:
   return ok(out);
 }
 
+/** The real paths of confined args (as {@link confinePathArgs} made them), in the args' order. */
+export function confinedPaths(confined: Args, paths: PathArgs): string[] {
+  const out: string[] = [];
+  for (const name of paths.single) {
+    const value = confined[name];
+    if (typeof value === "string") out.push(value);
+  }
+  for (const name of paths.lists) {
+    const value = confined[name];
+    if (Array.isArray(value)) for (const item of value) if (typeof item === "string") out.push(item);
+  }
+  return out;
+}
+
 /** One path: resolved with symlinks; one that does not exist yet resolves through its parent folder. */
 export function confinePath(name: string, value: unknown, cwd: string, roots: readonly string[]): Outcome<string> {
   const text = scalarText(name, value);

@@ -120,6 +120,13 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     expect(created).toMatchObject({ ok: true, data: { status: 200, body: { method: "POST", body: { name: "box", size: 3, label: "item box" } } } });
   });
 
+  it("records each request it sends as an external effect, METHOD origin/path without the query string", async () => {
+    const read = await agent.call("httptest.item", { id: "i-7", q: "token-in-query" });
+    expect(read).toMatchObject({ ok: true });
+    const finished = await readEvent(w.bus, "httptest", read.callId, "ToolCallFinished");
+    expect(finished?.data.effectsObserved).toEqual({ reads: [], writes: [], external: [`GET ${base}/items/i-7`] });
+  });
+
   it("refuses a path arg .. that would climb out of the URL template, before sending anything, and still sends an ordinary id", async () => {
     const before = seen.length;
     for (const id of ["..", ".", "../admin"]) {

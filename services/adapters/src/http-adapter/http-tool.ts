@@ -38,6 +38,9 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
       const headers = { ...plan.headers };
       for (const u of uses) if (u.header !== undefined) headers[u.header] = `${u.prefix}${secrets.value.get(u.secret)!}`;
       ctx.log.debug({ method: plan.method, host: plan.url.host }, "sending request");
+      // reported before it is sent: a request that failed may still have arrived. Never the query
+      // string, the fragment or the headers: they may carry secrets or personal data
+      ctx.effects.called(`${plan.method} ${plan.url.origin}${plan.url.pathname}`);
       let res: Response;
       try {
         res = await doFetch(plan.url, { method: plan.method, headers, body: plan.body ?? null, redirect: "manual", signal: ctx.signal });

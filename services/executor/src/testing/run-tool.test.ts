@@ -47,6 +47,90 @@ describe("runTool", () => {
     });
   });
 
+  it("runs preCall before the handler: a reason refuses the call PRECALL_REFUSED and the handler never runs", async () => {
+    const frozen = new Set(["acct-9"]);
+    const ran: string[] = [];
+    const transfer = defineTool({
+      ...base,
+      name: "bank.transfer",
+      grade: "write",
+      description: "Use when a customer moves money between their own accounts.",
+      input: z.object({ from: z.string(), amount: z.int() }),
+      preCall: ({ from }) => (frozen.has(from) ? `account ${from} is frozen` : undefined),
+      handler: ({ from, amount }) => {
+        ran.push(from);
+        return { from, moved: amount };
+      },
+    });
+    expect(await runTool(transfer, { from: "acct-1", amount: 5 })).toMatchObject({ ok: true, output: { moved: 5 } });
+    expect(await runTool(transfer, { from: "acct-9", amount: 5 })).toEqual({
+      ok: false,
+      error: { code: "PRECALL_REFUSED", retryable: false, message: "the tool's preCall check refused the call, it did not run: account acct-9 is frozen" },
+      outputBytes: 0,
+    });
+    expect(ran).toEqual(["acct-1"]);
+  });
+
+  it("refuses the call when preCall throws or outlives the tool's timeout", async () => {
+    let ran = false;
+    const tool = (preCall: (args: unknown, ctx: { signal: AbortSignal }) => unknown) =>
+      defineTool({ ...base, name: "kb.guarded", inputSchema: { type: "object" }, preCall: preCall as never, handler: () => (ran = true) });
+    expect(await runTool(tool(() => { throw new Error("lock service down"); }), {})).toMatchObject({
+      ok: false,
+      error: { code: "PRECALL_REFUSED", message: "the tool's preCall check refused the call, it did not run: preCall did not complete (HANDLER_ERROR: lock service down)" },
+    });
+    const hang = tool((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason as Error))));
+    expect(await runTool(hang, {}, { timeoutMs: 20 })).toMatchObject({ ok: false, error: { code: "PRECALL_REFUSED", message: expect.stringContaining("preCall did not complete (TIMEOUT") } });
+    expect(ran).toBe(false);
+  });
+
+  it("gives postCall the recorded result and the args, and a failing postCall leaves the result as it was", async () => {
+    const seen: unknown[] = [];
+    const save = defineTool({
+      ...base,
+      name: "kb.save",
+      grade: "write",
+      description: "Use when an article's text changes and readers should see the new text.",
+      input: z.object({ id: z.string(), fail: z.boolean().default(false) }),
+      handler: ({ id, fail }) => {
+        if (fail) throw new Error(`cannot save ${id}`);
+        return { id, saved: true };
+      },
+      postCall: (result, args) => {
+        seen.push({ result, args });
+        throw new Error("cache is down");
+      },
+    });
+    expect(await runTool(save, { id: "a1" })).toMatchObject({ ok: true, output: { id: "a1", saved: true } });
+    expect(await runTool(save, { id: "a2", fail: true })).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR" } });
+    expect(seen).toEqual([
+      { result: { ok: true, output: { id: "a1", saved: true }, truncated: false }, args: { id: "a1", fail: false } },
+      { result: { ok: false, error: { code: "HANDLER_ERROR", message: "cannot save a2", retryable: true } }, args: { id: "a2", fail: true } },
+    ]);
+  });
+
+  it("returns what the run reported through ctx.effects as effectsObserved, and none when it reported nothing", async () => {
+    const refund = defineTool({
+      ...base,
+      name: "pay.refund",
+      grade: "send",
+      description: "Use when a customer is owed money back for an invoice they paid.",
+      input: z.object({ invoiceId: z.string() }),
+      handler: ({ invoiceId }, ctx) => {
+        ctx.effects.read(`invoices/${invoiceId}`);
+        ctx.effects.wrote(`refunds/${invoiceId}`);
+        ctx.effects.called("POST https://pay.example/v1/refunds");
+        return { refunded: invoiceId };
+      },
+    });
+    expect(await runTool(refund, { invoiceId: "INV-1" })).toMatchObject({
+      ok: true,
+      effectsObserved: { reads: ["invoices/INV-1"], writes: ["refunds/INV-1"], external: ["POST https://pay.example/v1/refunds"] },
+    });
+    const quiet = defineTool({ ...base, name: "kb.quiet", input: z.object({}), handler: () => ({}) });
+    expect(await runTool(quiet, {})).not.toHaveProperty("effectsObserved");
+  });
+
   it("checks the output against the tool's outputSchema: a match is recorded, a mismatch is OUTPUT_INVALID naming each path", async () => {
     const outputSchema = { type: "object", properties: { status: { type: "string", enum: ["paid", "open"] }, amount: { type: "number" } }, required: ["status", "amount"], additionalProperties: false };
     const lookup = (output: unknown, idempotent = true) =>

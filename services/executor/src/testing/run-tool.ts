@@ -1,11 +1,14 @@
 import { silentLogger, type Logger } from "@warden/bus";
-import { wardenError, type CallMode, type JsonValue, type WardenError } from "@warden/contracts";
-import type { ExecutableTool } from "../define-tool.js";
+import { wardenError, type CallMode, type EffectsObserved, type JsonValue, type WardenError } from "@warden/contracts";
+import { preCallRefusal, runPostCall } from "../call-hooks.js";
+import type { ExecutableTool, PreparedCall } from "../define-tool.js";
 import { redactResult } from "../domain/redact-result.js";
 import { shapeAndCheck } from "../result-checks.js";
 import { mayHaveActed } from "../run-and-finish.js";
 import { runWithTimeout } from "../run-with-timeout.js";
 import { SecretStore } from "../secret-store.js";
+import type { ToolContext } from "../tool-context.js";
+import { EffectsLog } from "../tool-effects.js";
 import { CallSecrets } from "../tool-secrets.js";
 
 /** Options of {@link runTool}: the handler's context, and the test's control over time. */
@@ -47,14 +50,17 @@ export type ToolRun =
       readonly truncated: boolean;
       /** The whole output when `truncated`: what the executor writes to the artifact store. */
       readonly artifact?: JsonValue;
+      /** What the run reported through `ctx.effects`, as ToolCallFinished records it; absent when nothing. */
+      readonly effectsObserved?: EffectsObserved;
     }
-  | { readonly ok: false; readonly error: WardenError; readonly outputBytes: number };
+  | { readonly ok: false; readonly error: WardenError; readonly outputBytes: number; readonly effectsObserved?: EffectsObserved };
 
 /**
  * Runs a tool the way its executor would once the call is authorised, without NATS: args parsed
  * (`INVALID_ARGS`), the handler under its timeout with an AbortSignal (`TIMEOUT`; not retryable
  * unless the tool is idempotent), a throw as `HANDLER_ERROR` or the {@link ToolError}'s own
- * code, the output checked and shaped (`OUTPUT_INVALID` against its outputSchema, `VERIFY_FAILED`
+ * code, its `preCall` first (`PRECALL_REFUSED`, the handler not run) and its `postCall` last (on
+ * the result returned here; a failure only logged), the output checked and shaped (`OUTPUT_INVALID` against its outputSchema, `VERIFY_FAILED`
  * by its own verify, `OUTPUT_TOO_LARGE`; over 8 KiB a
  * preview with `truncated: true` and the whole output as `artifact`). Never throws for the
  * tool's failures: they come back as `{ ok: false, error }`.
@@ -85,8 +91,23 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
     attempt: opts.attempt ?? 1,
     log: opts.log ?? silentLogger(),
     secrets,
+    effects: new EffectsLog(),
   };
   const timeoutMs = opts.timeoutMs ?? tool.descriptor.timeoutMs;
+  const t0 = performance.now();
+  const refused = await preCallRefusal(prepared, ctx, timeoutMs, () => secrets.redactor());
+  const effects = () => {
+    const observed = ctx.effects.observed(secrets.redactor());
+    return observed === undefined ? {} : { effectsObserved: observed };
+  };
+  if (refused !== undefined) return { ok: false, error: refused, outputBytes: 0, ...effects() };
+  // as in the executor, the handler has what preCall left of the tool's time
+  const run = await runAndCheck(tool, prepared, ctx, prepared.preCall === undefined ? timeoutMs : Math.max(1, timeoutMs - (performance.now() - t0)), secrets, outer);
+  await runPostCall(prepared, run.ok ? { ok: true, output: run.output, truncated: run.truncated } : { ok: false, error: run.error }, ctx, timeoutMs, ctx.log);
+  return { ...run, ...effects() };
+}
+
+async function runAndCheck(tool: ExecutableTool, prepared: Extract<PreparedCall, { ok: true }>, ctx: Omit<ToolContext, "signal" | "effects"> & { effects: EffectsLog }, timeoutMs: number, secrets: CallSecrets, outer: AbortSignal | undefined): Promise<ToolRun> {
   const raw = await runWithTimeout((signal) => prepared.run({ ...ctx, signal: outer === undefined ? signal : AbortSignal.any([signal, outer]) }), timeoutMs);
   const result = redactResult(raw, secrets.redactor());
   if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0 };
