@@ -1,9 +1,13 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadManifestFile, startAdaptersService } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
 import { defineTool, startExecutor, ToolDefinitionError } from "@warden/executor";
 import { z } from "zod";
 import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient } from "@warden/sdk";
-import { eventually } from "@warden/testing";
+import { callEvents, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** Action types and permission levels: checked against the grade at registration, matched by policy rules. */
@@ -15,7 +19,12 @@ describe("action types and permission levels", () => {
       demo: true,
       policy: {
         version: "e2e-levels",
-        principals: { alice: { kind: "human", approves: ["write", "send"] }, planner: { kind: "agent" } },
+        principals: {
+          alice: { kind: "human", approves: ["write", "send"] },
+          planner: { kind: "agent" },
+          model: { kind: "agent" },
+          scout: { kind: "agent", scopes: ["external_read"] },
+        },
         rules: [
           { id: "l5.needs_person", match: { level: "L5" }, effect: "require_approval", reason: "destructive or admin: a person confirms first" },
           // the document lifts the L4 default for one external write, on purpose: an allow may, unlike for L5
@@ -42,6 +51,52 @@ describe("action types and permission levels", () => {
       }),
     );
     planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+
+    const contact = { name: "Jane Doe", contact: "jane.doe@example.com, +44 20 7946 0958", id: "C-100" };
+    const read = (name: string, extra: { actionType?: "compute"; openWorld?: boolean; personalData?: "keep" }, out: unknown) =>
+      defineTool({ name, version: "1.0.0", title: name, description: "Use when testing what a level asks of a read.", grade: "read", ...extra, input: z.strictObject({}), handler: async () => out });
+    w.track(
+      await startExecutor({
+        bus: await w.nats.connectAs({ kind: "executor", name: "calc-executor", domains: ["calc"] }),
+        log: silentLogger(),
+        domain: "calc",
+        approverKeys: w.approverKeys,
+        tools: [
+          read("calc.total", { actionType: "compute" }, { total: 42 }),
+          read("calc.company", { openWorld: true }, contact),
+          read("calc.company_raw", { openWorld: true, personalData: "keep" }, contact),
+        ],
+      }),
+    );
+    // the same local compute as a command the adapters run in their sandbox (no network)
+    const dir = mkdtempSync(join(tmpdir(), "warden-levels-"));
+    writeFileSync(
+      join(dir, "sbx.json"),
+      JSON.stringify({
+        domain: "sbx",
+        tools: [
+          {
+            name: "total",
+            version: "1.0.0",
+            title: "Total",
+            description: "Use when testing local compute inside the sandbox.",
+            grade: "read",
+            actionType: "compute",
+            inputSchema: { type: "object", additionalProperties: false },
+            cli: { command: "/bin/sh", argv: ["-c", "echo 42"], roots: ["."] },
+          },
+        ],
+      }),
+    );
+    w.track(
+      await startAdaptersService({
+        bus: await w.nats.connectAs({ kind: "executor", name: "sbx-adapters", domains: ["sbx"] }),
+        log: silentLogger(),
+        manifests: [await loadManifestFile(join(dir, "sbx.json"))],
+        env: {},
+        approverKeys: w.approverKeys,
+      }),
+    );
   });
   afterAll(async () => w.stop());
 
@@ -88,5 +143,36 @@ describe("action types and permission levels", () => {
       { name: "notes.purge", version: "1.0.0", title: "Purge", description: "Use when testing a contradiction.", inputSchema: { type: "object" }, grade: "read", actionType: "delete" },
     ]);
     expect(r).toMatchObject({ ok: false, error: { code: "DESCRIPTOR_INVALID", message: expect.stringContaining("action type delete changes something") } });
+  });
+
+  it("runs a model's L1 local compute without asking only inside a sandbox; in process, a person confirms it", async () => {
+    const model = createAgentClient({ bus: await w.agentBus("model"), principal: "model" });
+    expect(await model.call("sbx.total", {}, { mode: "llm" })).toMatchObject({ ok: true, status: "succeeded" });
+    const inProcess = await model.call("calc.total", {}, { mode: "llm" });
+    expect(inProcess.status).toBe("awaiting_approval");
+    const decided = (await callEvents(w.bus, inProcess.callId)).find((e) => e.type === "ToolPolicyChecked");
+    expect(decided?.data).toMatchObject({
+      decision: "require_approval",
+      ruleIds: ["default.level.L1.llm"],
+      reason: "local compute (L1) outside a sandbox: a person confirms a model's call, unless the policy document allows it",
+    });
+    // a fixed plan chose it: the grade's table runs it
+    expect(await planner.call("calc.total", {}, { mode: "plan" })).toMatchObject({ ok: true, status: "succeeded", data: { total: 42 } });
+  });
+
+  it("gives a model an L3 external read only with a scope, and masks the personal data it brings back", async () => {
+    const model = createAgentClient({ bus: await w.agentBus("model"), principal: "model" });
+    expect(await model.call("calc.company", {}, { mode: "llm" })).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED", message: expect.stringContaining("lacks external_read") } });
+    const view = await model.toolView({ mode: "llm", explain: true });
+    expect(view.ok && view.value.view.hidden.find((h) => h.name === "calc.company")).toMatchObject({ reason: "missing_principal_scope" });
+
+    const scout = createAgentClient({ bus: await w.agentBus("scout"), principal: "scout" });
+    const masked = await scout.call("calc.company", {}, { mode: "llm" });
+    expect(masked).toMatchObject({ ok: true, data: { name: "Jane Doe", contact: "[email], [phone]", id: "C-100" } });
+    const finished = (await callEvents(w.bus, masked.callId)).find((e) => e.type === "ToolCallFinished");
+    expect(finished?.data).toMatchObject({ output: { contact: "[email], [phone]" }, personalDataRedacted: { email: 1, phone: 1 } });
+    expect(JSON.stringify(await callEvents(w.bus, masked.callId))).not.toContain("jane.doe@example.com");
+    // a tool that declares it keeps personal data does, and says so in its descriptor
+    expect(await scout.call("calc.company_raw", {}, { mode: "llm" })).toMatchObject({ ok: true, data: { contact: "jane.doe@example.com, +44 20 7946 0958" } });
   });
 });

@@ -70,3 +70,22 @@ export function levelOf(d: LevelFacts): PermissionLevel {
   if (d.grade === "send") return "L4";
   return d.openWorld ? "L4" : "L2";
 }
+
+/**
+ * The permission scope a principal needs for a model's call of an L3 tool (external read) that
+ * names no `requiredScopes` of its own: data from outside reaches a model only by a grant.
+ */
+export const EXTERNAL_READ_SCOPE = "external_read";
+
+/**
+ * Whether an L1 tool (local compute) runs inside a sandbox: a process the adapters run in its own
+ * namespaces with no network (`network: none`). Only then does a model's call run without asking.
+ */
+export function runsSandboxed(d: { readonly network?: "none" | "host" | undefined }): boolean {
+  return d.network === "none";
+}
+
+/** Whether the executor masks personal data in the tool's results: declared, else for an L3 tool (external read). */
+export function redactsPersonalData(d: LevelFacts & { readonly personalData?: "redact" | "keep" | undefined }): boolean {
+  return d.personalData === undefined ? levelOf(d) === "L3" : d.personalData === "redact";
+}

@@ -60,6 +60,12 @@ export const ToolDescriptorSchema = z.strictObject({
    * from this call's args and output; the undo is a governed call of its own, linked to this one.
    */
   compensation: CompensationSchema.optional(),
+  /**
+   * What the executor does with personal data (e-mail addresses, phone numbers, payment cards,
+   * IBANs) in the tool's results before anything records them: `redact` masks them, `keep` leaves
+   * them. Absent: `redact` for an L3 tool (external read), `keep` otherwise ({@link redactsPersonalData}).
+   */
+  personalData: z.enum(["redact", "keep"]).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

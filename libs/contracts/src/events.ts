@@ -353,6 +353,17 @@ export const EffectsObservedSchema = z.object({
 });
 export type EffectsObserved = z.infer<typeof EffectsObservedSchema>;
 
+/** The kinds of personal data the executor masks in results, with the mark each is replaced by (`[email]`). */
+export const PERSONAL_DATA_KINDS = ["email", "phone", "card", "iban"] as const;
+export type PersonalDataKind = (typeof PERSONAL_DATA_KINDS)[number];
+export const PersonalDataCountsSchema = z.object({
+  email: z.int().min(1).optional(),
+  phone: z.int().min(1).optional(),
+  card: z.int().min(1).optional(),
+  iban: z.int().min(1).optional(),
+});
+export type PersonalDataCounts = z.infer<typeof PersonalDataCountsSchema>;
+
 export const ToolCallFinishedDataSchema = z.object({
   ok: z.boolean(),
   /** The output, or a valid-JSON preview of it when it went to the object store. */
@@ -372,6 +383,11 @@ export const ToolCallFinishedDataSchema = z.object({
   undo: CompensationSchema.optional(),
   /** What the run reported it read, wrote and called; absent when it reported nothing. */
   effectsObserved: EffectsObservedSchema.optional(),
+  /**
+   * How many pieces of personal data of each kind the executor masked in the result before it was
+   * recorded (an L3 tool's default, `personalData` of its descriptor); absent when none was found.
+   */
+  personalDataRedacted: PersonalDataCountsSchema.optional(),
 });
 
 export const ToolCallOutcomeUnknownDataSchema = z.object({

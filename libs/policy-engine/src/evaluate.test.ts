@@ -260,6 +260,54 @@ describe("the L4 default", () => {
   });
 });
 
+describe("the L1 default", () => {
+  const sum = (over: Partial<ToolDescriptorInput> = {}) => tool({ actionType: "compute", description: "Use it to total the invoice lines you have.", ...over });
+
+  it("runs a model's local compute without asking only inside a sandbox (a process with no network)", () => {
+    expect(evaluatePolicy(doc(), facts({ tool: sum({ network: "none" }), mode: "llm" }))).toMatchObject({ decision: "allow", ruleIds: ["default.read.llm"] });
+    for (const outside of [sum(), sum({ network: "host" })]) {
+      expect(evaluatePolicy(doc(), facts({ tool: outside, mode: "llm" }))).toEqual({
+        decision: "require_approval",
+        ruleIds: ["default.level.L1.llm"],
+        reason: "local compute (L1) outside a sandbox: a person confirms a model's call, unless the policy document allows it",
+      });
+    }
+    // a person or a fixed plan chose the call: the grade's table decides
+    expect(evaluatePolicy(doc(), facts({ tool: sum(), mode: "plan" })).decision).toBe("allow");
+    // a plain read is L0, not compute
+    expect(evaluatePolicy(doc(), facts({ tool: tool(), mode: "llm" })).decision).toBe("allow");
+  });
+
+  it("lets an allow rule lift it for an in-process tool the document trusts", () => {
+    const trusted = doc({ rules: [{ id: "sum-in-process", match: { tool: "kb.search", level: "L1" }, effect: "allow", reason: "our own code, reviewed" }] });
+    expect(evaluatePolicy(trusted, facts({ tool: sum(), mode: "llm" }))).toEqual({ decision: "allow", ruleIds: ["sum-in-process"], reason: "our own code, reviewed" });
+  });
+});
+
+describe("the L3 default", () => {
+  const lookup = (over: Partial<ToolDescriptorInput> = {}) => tool({ openWorld: true, description: "Use it to look a company up in the public registry.", ...over });
+  const scoped = (scopes: string[]) => doc({ principals: { alice: { kind: "human" }, bot: { kind: "agent", scopes } } });
+
+  it("gives a model an external read only with a scope: the tool's own, else external_read", () => {
+    expect(evaluatePolicy(scoped([]), facts({ tool: lookup(), principal: "bot", mode: "llm" }))).toMatchObject({
+      decision: "deny",
+      gate: "gate.level.L3.scope",
+      reason: "an external read (L3) by a model needs a scope: kb.search requires none of its own, and bot lacks external_read",
+    });
+    expect(evaluatePolicy(scoped(["external_read"]), facts({ tool: lookup(), principal: "bot", mode: "llm" })).decision).toBe("allow");
+    // a tool naming its own scope is gated by that one alone
+    const own = lookup({ requiredScopes: ["registry:read"] });
+    expect(evaluatePolicy(scoped(["external_read"]), facts({ tool: own, principal: "bot", mode: "llm" })).gate).toBe("gate.principal_scope");
+    expect(evaluatePolicy(scoped(["registry:read"]), facts({ tool: own, principal: "bot", mode: "llm" })).decision).toBe("allow");
+  });
+
+  it("leaves a person's and a fixed plan's external reads to the table, and local reads alone", () => {
+    expect(evaluatePolicy(scoped([]), facts({ tool: lookup(), principal: "bot", mode: "plan" })).decision).toBe("allow");
+    expect(evaluatePolicy(scoped([]), facts({ tool: lookup(), mode: "human" })).decision).toBe("allow");
+    expect(evaluatePolicy(scoped([]), facts({ tool: tool(), principal: "bot", mode: "llm" })).decision).toBe("allow");
+  });
+});
+
 describe("rules that match on action type, level and flags", () => {
   const rules = doc({
     rules: [

@@ -1,6 +1,8 @@
 import {
   decisionRank,
+  EXTERNAL_READ_SCOPE,
   levelOf,
+  runsSandboxed,
   parseToolName,
   type CallMode,
   type Decision,
@@ -24,6 +26,7 @@ export const GATE_RULES = {
   featureFlag: "gate.feature_flag",
   scope: "gate.scope",
   principalScope: "gate.principal_scope",
+  externalReadScope: "gate.level.L3.scope",
   sendNeverForLlm: "invariant.send_never_llm",
   humanModeNeedsPerson: "gate.human_mode_needs_person",
 } as const;
@@ -83,6 +86,13 @@ export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation 
   if (missing.length > 0) {
     return gate(GATE_RULES.principalScope, `${f.principal} lacks scope ${missing.join(", ")}`);
   }
+  if (f.mode === "llm" && t.requiredScopes.length === 0 && levelOf(t) === "L3" && !held.includes(EXTERNAL_READ_SCOPE)) {
+    // data from outside reaches a model only by a grant: the tool's own scopes, else this one
+    return gate(
+      GATE_RULES.externalReadScope,
+      `an external read (L3) by a model needs a scope: ${t.name} requires none of its own, and ${f.principal} lacks ${EXTERNAL_READ_SCOPE}`,
+    );
+  }
   if (t.grade === "send" && f.mode === "llm") {
     return gate(GATE_RULES.sendNeverForLlm, "a model never runs a send tool: it cannot be undone or is seen at once");
   }
@@ -109,11 +119,21 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
 const CONFIRMED_LEVELS = new Set(["L4", "L5"]);
 
 /**
+ * Whether the tool's level makes an allowed call wait for a person: L4 and L5 always; L1 (local
+ * compute) when a model asks and the tool does not run inside a sandbox.
+ */
+function raisesToConfirm(level: string, f: CallFacts): boolean {
+  if (CONFIRMED_LEVELS.has(level)) return true;
+  return level === "L1" && f.mode === "llm" && !runsSandboxed(f.tool);
+}
+
+/**
  * Decides a call: gates first, then the default table, then the document's rules (those in mode
  * `shadow` left out). Deny wins; require_approval tightens an allow; an explicit allow rule may
  * lift a write's approval, never a send's. The level raises the table: an L4 call (external write)
  * waits for a person in every mode unless an allow rule lifts it; an L5 one (destructive or admin)
- * waits whatever the rules say.
+ * waits whatever the rules say; an L1 one (local compute) a model asks for runs without asking only
+ * inside a sandbox, else waits unless an allow rule lifts it.
  */
 export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   const gated = checkGates(doc, f);
@@ -121,7 +141,7 @@ export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluat
   const table = DEFAULT_TABLE[f.tool.grade][f.mode];
   const level = levelOf(f.tool);
   const l5 = level === "L5";
-  const raisedByLevel = CONFIRMED_LEVELS.has(level) && table === "allow";
+  const raisedByLevel = table === "allow" && raisesToConfirm(level, f);
   const defaultId = raisedByLevel ? `default.level.${level}.${f.mode}` : `default.${f.tool.grade}.${f.mode}`;
   const base: Decision = raisedByLevel ? "require_approval" : table;
   // shadow rules are evaluated apart (evaluateCall's `shadow`) and never decide
@@ -141,7 +161,9 @@ export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluat
     require_approval: raisedByLevel
       ? l5
         ? "destructive or admin (L5): a person confirms it, whoever asks"
-        : "external write (L4): a person confirms it, unless the policy document allows it"
+        : level === "L1"
+          ? "local compute (L1) outside a sandbox: a person confirms a model's call, unless the policy document allows it"
+          : "external write (L4): a person confirms it, unless the policy document allows it"
       : f.tool.grade === "send"
         ? "send cannot be undone or is seen at once: a person must confirm it"
         : "a model proposes a write, a person confirms it",

@@ -10,6 +10,7 @@ const GATE_REASONS: Record<string, HiddenTool["reason"]> = {
   [GATE_RULES.featureFlag]: "feature_flag_off",
   [GATE_RULES.scope]: "out_of_scope",
   [GATE_RULES.principalScope]: "missing_principal_scope",
+  [GATE_RULES.externalReadScope]: "missing_principal_scope",
   [GATE_RULES.sendNeverForLlm]: "send_never_listed_for_llm",
   [GATE_RULES.humanModeNeedsPerson]: "policy_denied",
 };

@@ -49,6 +49,9 @@ export function stepPairs(s: TraceStep, short = false): string[] {
     // reported past the bounds: only counted
     if (s.effects.dropped !== undefined) f.push(["effectsDropped", s.effects.dropped]);
   }
+  if (s.personalDataRedacted !== undefined) {
+    f.push(["masked", Object.entries(s.personalDataRedacted).map(([kind, n]) => `${n} ${kind}`).join(", ")]);
+  }
   if (s.turn !== undefined) f.push(["turn", s.turn], ["tools", (s.tools ?? []).join(",") || "-"], ["hidden", s.hidden ?? 0]);
   if (s.reason !== undefined) f.push(["reason", s.reason]);
   // JSON is already one token; other text with spaces is quoted so each pair reads as one

@@ -36,6 +36,8 @@ export interface TraceStep {
   readonly undoes?: string;
   /** On a result: how the call is undone (`tool(args)`), when its tool declares a compensation. */
   readonly undo?: string;
+  /** On a result: how much personal data of each kind the executor masked before recording it. */
+  readonly personalDataRedacted?: Readonly<Partial<Record<string, number>>>;
   /** On a result: what the run reported it read, wrote and called (`effectsObserved`). */
   readonly effects?: { readonly reads: readonly string[]; readonly writes: readonly string[]; readonly external: readonly string[]; readonly dropped?: number };
   /** On a grant: the session grant it made, or the one that gave it. */
@@ -178,6 +180,7 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         ...(e.data.error === undefined ? {} : { error: { code: e.data.error.code, message: e.data.error.message } }),
         ...(e.data.undo === undefined ? {} : { undo: cut(`${e.data.undo.tool}(${JSON.stringify(e.data.undo.args)})`, RESULT_PREVIEW_CHARS) }),
         ...(e.data.effectsObserved === undefined ? {} : { effects: e.data.effectsObserved }),
+        ...(e.data.personalDataRedacted === undefined ? {} : { personalDataRedacted: e.data.personalDataRedacted }),
       };
     case "ToolCallOutcomeUnknown":
       return { reason: e.data.reason };

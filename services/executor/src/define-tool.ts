@@ -46,6 +46,12 @@ interface ToolDefinitionBase<A, O> {
   readonly actionType?: ActionType;
   /** Its permission level L0–L5, to raise what grade, flags and action type derive (never to lower it). */
   readonly level?: PermissionLevel;
+  /**
+   * Personal data (e-mail addresses, phone numbers, payment cards, IBANs) in its results: `redact`
+   * masks it before anything records it (`[email]`, …), `keep` leaves it.
+   * @default "redact" for an L3 tool (an external read), "keep" otherwise
+   */
+  readonly personalData?: "redact" | "keep";
   /** A flag the policy document must grant the principal (and the call not turn off), else the tool is off. */
   readonly featureFlag?: string;
   /** The contexts (pages, screens) where the tool applies. @default [] (everywhere) */

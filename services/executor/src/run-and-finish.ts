@@ -1,9 +1,9 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import { ACK, appendEvent, callAttributes, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
-import { compensationArgs, nextCallEvent, stampNow, tracingEnabled, wardenError, type Compensation, type EffectsObserved, type EventData, type JsonValue, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { compensationArgs, nextCallEvent, redactsPersonalData, stampNow, tracingEnabled, wardenError, type Compensation, type EffectsObserved, type EventData, type JsonValue, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import { preCallRefusal, runPostCall } from "./call-hooks.js";
 import type { ExecutableTool, PreparedCall, RecordedResult } from "./define-tool.js";
-import { redactResult } from "./domain/redact-result.js";
+import { maskResultPersonalData, redactResult } from "./domain/redact-result.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { recordResult } from "./record-result.js";
 import { shapeAndCheck, type CheckedOutput, type Validation } from "./result-checks.js";
@@ -85,15 +85,17 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
   const runTool = () => runWithTimeout((signal) => run.prepared.run({ ...ctx, signal }), handlerMs);
   const raw = tracingEnabled() ? await inToolSpan(claim, run.attempt, runTool) : await runTool();
   const durationMs = elapsedMs(t0);
-  // before anything records or logs it: the handler may have echoed a secret it asked for
-  const result = redactResult(raw, secrets.redactor());
+  // before anything records or logs it: the handler may have echoed a secret it asked for, and an
+  // external read brings back other people's data, masked unless the tool says to keep it
+  const unsecret = redactResult(raw, secrets.redactor());
+  const { result, counts } = redactsPersonalData(tool.descriptor) ? maskResultPersonalData(unsecret) : { result: unsecret, counts: {} };
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
   // verify has what is left of the run's time (a re-run has its whole timeout, as its handler had)
   const verifyMs = run.attempt === 1 ? Math.min(tool.descriptor.timeoutMs, Date.parse(claim.data.deadline) - Date.now()) : tool.descriptor.timeoutMs;
   const checked = result.ok ? await shapeAndCheck(tool, run.prepared, result.value, { ...ctx, signal: deps.stopping }, () => secrets.redactor(), verifyMs) : undefined;
   if (checked?.validation !== undefined) await recordValidation(deps, claim, run.attempt, checked.validation, log);
   const recorded = await record(deps, claim.callId, result, checked, tool, run.args, log);
-  const acked = await finish(deps, claim, { ...recorded, ...effectsOf(effects, secrets) }, durationMs, run.attempt, sctx);
+  const acked = await finish(deps, claim, { ...recorded, ...effectsOf(effects, secrets), ...personalDataOf(counts) }, durationMs, run.attempt, sctx);
   await runPostCall(run.prepared, recordedResult(recorded), ctx, tool.descriptor.timeoutMs, log);
   return acked;
 }
@@ -102,6 +104,10 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
 function effectsOf(effects: EffectsLog, secrets: CallSecrets): { effectsObserved?: EffectsObserved } {
   const observed = effects.observed(secrets.redactor());
   return observed === undefined ? {} : { effectsObserved: observed };
+}
+
+function personalDataOf(counts: PersonalDataCounts): { personalDataRedacted?: PersonalDataCounts } {
+  return Object.keys(counts).length === 0 ? {} : { personalDataRedacted: counts };
 }
 
 function elapsedMs(t0: number): number {

@@ -1,5 +1,6 @@
-import type { JsonValue } from "@warden/contracts";
+import type { JsonValue, PersonalDataCounts, PersonalDataKind } from "@warden/contracts";
 import type { HandlerResult } from "../run-with-timeout.js";
+import { maskPersonalData, maskText } from "./personal-data.js";
 import type { Redactor } from "./redactor.js";
 
 /** A handler's result with its secrets taken out: the value, or the error's message and details. */
@@ -12,6 +13,22 @@ export function redactResult(result: HandlerResult, redactor: Redactor): Handler
   }
   const { message, details, ...rest } = result.error;
   return { ok: false, error: { ...rest, message: redactMessage(message, redactor), ...(details === undefined ? {} : { details: redactor.value(details) }) } };
+}
+
+/** A handler's result with its personal data masked (an L3 tool's default), and how much was found of each kind. */
+export function maskResultPersonalData(result: HandlerResult): { readonly result: HandlerResult; readonly counts: PersonalDataCounts } {
+  if (result.ok) {
+    const json = asRecorded(result.value);
+    if (!json.ok) return { result, counts: {} };
+    const masked = maskPersonalData(json.value as JsonValue);
+    return { result: { ok: true, value: masked.value }, counts: masked.counts };
+  }
+  const counts: Partial<Record<PersonalDataKind, number>> = {};
+  const { message, details, ...rest } = result.error;
+  const maskedDetails = details === undefined ? undefined : maskPersonalData(details);
+  for (const [kind, n] of Object.entries(maskedDetails?.counts ?? {})) counts[kind as PersonalDataKind] = n;
+  const error = { ...rest, message: maskText(message, counts), ...(maskedDetails === undefined ? {} : { details: maskedDetails.value }) };
+  return { result: { ok: false, error }, counts };
 }
 
 /** A long thrown message is cut (with "…") before it gets here: a secret's start at the cut is redacted too. */

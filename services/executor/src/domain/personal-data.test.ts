@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { maskPersonalData } from "./personal-data.js";
+
+describe("maskPersonalData", () => {
+  it("masks e-mail addresses, phone numbers, valid card numbers and valid IBANs, and counts them", () => {
+    const found = maskPersonalData({
+      contact: "Write to jane.doe+billing@example.co.uk or call +44 20 7946 0958, (555) 123-4567",
+      payment: { card: "4111 1111 1111 1111", iban: "GB82 WEST 1234 5698 7654 32" },
+      notes: ["ok"],
+    });
+    expect(found.value).toEqual({
+      contact: "Write to [email] or call [phone], [phone]",
+      payment: { card: "[card]", iban: "[iban]" },
+      notes: ["ok"],
+    });
+    expect(found.counts).toEqual({ email: 1, phone: 2, card: 1, iban: 1 });
+  });
+
+  it("leaves ids, order numbers, dates and amounts that only look alike: the checksums must hold", () => {
+    const plain = {
+      order: "4111 1111 1111 1112",
+      account: "GB00 WEST 1234 5698 7654 32",
+      at: "2026-12-02T07:05:57Z",
+      id: "INV-2026-000123",
+      amount: 1234567.89,
+      key: "user@host",
+    };
+    expect(maskPersonalData(plain)).toEqual({ value: plain, counts: {} });
+  });
+});
