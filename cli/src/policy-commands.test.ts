@@ -18,7 +18,7 @@ const sideEffects = "Use when the change is wanted; it changes what others see l
 const TOOLS: ToolDescriptorInput[] = [
   { name: "kb.search", version: "1.0.0", title: "Search", description: "Use when the customer asks a question.", grade: "read", inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"], additionalProperties: false } },
   { name: "kb.reindex", version: "1.0.0", title: "Reindex", description: "Use when the articles changed.", grade: "read", featureFlag: "kbAdmin", inputSchema: { type: "object" } },
-  { name: "ticket.fill", version: "1.0.0", title: "Fill", description: sideEffects, grade: "write", scopes: ["ticket_page"], inputSchema: { type: "object" } },
+  { name: "ticket.fill", version: "1.0.0", title: "Fill", description: sideEffects, grade: "write", preview: true, scopes: ["ticket_page"], inputSchema: { type: "object" } },
   { name: "customer.message", version: "1.0.0", title: "Message", description: sideEffects, grade: "send", openWorld: true, inputSchema: { type: "object" } },
 ];
 

@@ -6,7 +6,7 @@ import { lintPolicyDocument, type LintContext } from "./lint-document.js";
 const sideEffects = "Use when the change is wanted; it changes what others see later.";
 const TOOLS: ToolDescriptor[] = [
   record().descriptor,
-  record({ name: "ticket.fill", title: "Fill", grade: "write", description: sideEffects }).descriptor,
+  record({ name: "ticket.fill", title: "Fill", grade: "write", description: sideEffects, preview: true }).descriptor,
   record({ name: "ticket.submit", title: "Submit", grade: "write", description: sideEffects }).descriptor,
   record({ name: "customer.message", title: "Message", grade: "send", openWorld: true, description: sideEffects }).descriptor,
 ];
@@ -90,6 +90,22 @@ describe("lintPolicyDocument", () => {
       "llm.show_write_not_write llm.showWrite.1",
       "tool.unknown rateLimits.perTool.0.tool.0",
     ]);
+  });
+});
+
+describe("lint of the L2 default", () => {
+  it("warns when llm.showWrite lets a model propose a workspace write with no dry run, and not when it has one", () => {
+    // ticket.fill offers a dry run, ticket.submit none
+    const findings = lintPolicyDocument(PolicyDocumentSchema.parse({ version: "l2", principals: PEOPLE, llm: { showWrite: ["ticket.*"] } }), { tools: TOOLS });
+    expect(findings.filter((f) => f.code === "llm.show_write_no_preview")).toEqual([
+      {
+        code: "llm.show_write_no_preview",
+        path: ["llm", "showWrite", 0],
+        message: "llm.showWrite ticket.* lets a model propose ticket.submit: it offers no dry run (preview), so the person approving a workspace write (L2) sees its args, not the diff it makes",
+      },
+    ]);
+    const previewed = lintPolicyDocument(PolicyDocumentSchema.parse({ version: "l2", principals: PEOPLE, llm: { showWrite: ["ticket.fill"] } }), { tools: TOOLS });
+    expect(previewed.map((f) => f.code)).not.toContain("llm.show_write_no_preview");
   });
 });
 

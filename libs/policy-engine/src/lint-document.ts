@@ -29,6 +29,8 @@ export const LINT_CODES = {
   domainUnknown: "domain.unknown",
   /** llm.showWrite names tools that are not write tools. */
   showWriteNotWrite: "llm.show_write_not_write",
+  /** llm.showWrite lets a model propose an L2 write that offers no dry run: its approver sees args, not the diff. */
+  showWriteNoPreview: "llm.show_write_no_preview",
 } as const;
 export type LintCode = (typeof LINT_CODES)[keyof typeof LINT_CODES];
 
@@ -107,6 +109,17 @@ function lintToolNames(doc: PolicyDocument, tools: readonly ToolDescriptor[] | u
     if (hit.length > 0 && !hit.some((t) => t.grade === "write")) {
       const listed = [...new Set(hit.map((t) => `${t.name} (${t.grade})`))].join(", ");
       out.push(finding(LINT_CODES.showWriteNotWrite, ["llm", "showWrite", k], `llm.showWrite ${p} matches only ${listed}: it lists write tools for a model; reads are shown anyway, sends never`));
+    }
+    // L2's default: a person confirms the key diff of a model's workspace write, which only a dry run shows
+    const blind = [...new Set(hit.filter((t) => t.grade === "write" && levelOf(t) === "L2" && t.preview !== true).map((t) => t.name))];
+    if (blind.length > 0) {
+      out.push(
+        finding(
+          LINT_CODES.showWriteNoPreview,
+          ["llm", "showWrite", k],
+          `llm.showWrite ${p} lets a model propose ${blind.join(", ")}: ${blind.length === 1 ? "it offers" : "they offer"} no dry run (preview), so the person approving a workspace write (L2) sees its args, not the diff it makes`,
+        ),
+      );
     }
   });
   doc.rateLimits.perTool.forEach((t, k) => t.tool.forEach((p, j) => checkTool(p, ["rateLimits", "perTool", k, "tool", j], `rateLimits.perTool[${k}]`)));
