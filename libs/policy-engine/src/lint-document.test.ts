@@ -44,7 +44,12 @@ describe("lintPolicyDocument", () => {
   });
 
   it("finds rules whose effect never changes a decision", () => {
-    expect(lint({ rules: [rule("allow-reads", { grade: "read" }, "allow")] })).toEqual(["rule.no_effect rules.0.effect"]);
+    // with the tools known, no read is an L1 tool outside a sandbox: the allow lifts nothing
+    expect(lint({ rules: [rule("allow-reads", { grade: "read" }, "allow")] }, { tools: TOOLS })).toEqual(["rule.no_effect rules.0.effect"]);
+    // offline, a model's read may be one, which an allow lifts
+    expect(lint({ rules: [rule("allow-reads", { grade: "read" }, "allow")] })).toEqual([]);
+    const inProcessCompute = record({ name: "kb.total", title: "Total", actionType: "compute" }).descriptor;
+    expect(only(["rule."], lint({ rules: [rule("allow-total", { tool: "kb.total", mode: "llm" }, "allow")] }, { tools: [...TOOLS, inProcessCompute] }))).toEqual([]);
     expect(lint({ rules: [rule("approve-sends", { grade: "send" }, "require_approval")] })).toEqual(["rule.no_effect rules.0.effect"]);
     expect(only(["rule."], lint({ llm: { showWrite: ["ticket.*"] }, rules: [rule("lift", { tool: "ticket.fill" }, "allow")] }))).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { fromWireName, GRADES, isSafeToken, levelOf, parseToolName, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
+import { fromWireName, GRADES, isSafeToken, levelOf, parseToolName, runsSandboxed, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
 import { anyGlob, globMatch } from "./glob.js";
 import { closest } from "./closest.js";
 import { combosWithEffect, covers, isImpossibleToolName, reachableCombos, structuralMismatch, toolsMatched, type Combo } from "./match-analysis.js";
@@ -195,7 +195,7 @@ function gatedText(r: PolicyRule): string {
 
 function noEffectText(r: PolicyRule): string {
   if (r.effect === "allow") {
-    return "an allow only lifts the approval the default table asks for a model's write (write in llm mode, listed in llm.showWrite) or for an external write (L4); reads, other plan and human writes are allowed already, and a send or an L5 call always waits for a person";
+    return "an allow only lifts the approval the default table asks for a model's write (write in llm mode, listed in llm.showWrite), for an external write (L4) or for a model's local compute outside a sandbox (L1); other reads, plan and human writes are allowed already, and a send or an L5 call always waits for a person";
   }
   return "every call it can match already waits for a person (a send, a model's write) or is refused";
 }
@@ -269,6 +269,8 @@ function gradesThatWait(doc: PolicyDocument, tools: readonly ToolDescriptor[] | 
   for (const t of tools ?? []) {
     const level = levelOf(t);
     if ((level === "L4" || level === "L5") && !out.has(t.grade)) out.set(t.grade, `${t.name} is ${level}: its calls wait for a person in every mode`);
+    // a model's local compute outside a sandbox waits too (an allow may lift it)
+    if (level === "L1" && !runsSandboxed(t) && !out.has(t.grade)) out.set(t.grade, `${t.name} is L1 outside a sandbox: a model's calls wait for a person`);
   }
   for (const [i, r] of doc.rules.entries()) {
     if (r.effect !== "require_approval" || r.mode === "shadow" || dead.has(i)) continue;

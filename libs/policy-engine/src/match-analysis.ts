@@ -1,4 +1,4 @@
-import { CALL_MODES, GRADES, levelOf, parseToolName, type CallMode, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
+import { CALL_MODES, GRADES, levelOf, parseToolName, runsSandboxed, type CallMode, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
 import { DEFAULT_TABLE } from "./evaluate.js";
 import { anyGlob, globMatch } from "./glob.js";
 import { isNamedHuman } from "./principals.js";
@@ -108,16 +108,21 @@ function mayBeShownWrite(doc: PolicyDocument, rule: PolicyRule, matched: readonl
 
 /**
  * The combos where an effect changes the default table's answer (a deny always does). An allow
- * lifts what the table asks a person for, never for a send: a model's write, and an L4 call (an
- * external write) in any mode. With the registered tools known, only where a matched tool of that
- * grade is L4; without, any write may be (a read never is: the registry refuses a read at L4).
+ * lifts what the table asks a person for, never for a send: a model's write, an L4 call (an
+ * external write) in any mode, and a model's L1 call (local compute) outside a sandbox. With the
+ * registered tools known, only where a matched tool of that grade is raised so; without, any write
+ * may be L4 and any read a model asks for an L1 tool outside a sandbox.
  */
 export function combosWithEffect(rule: PolicyRule, combos: readonly Combo[], tools?: readonly ToolDescriptor[]): Combo[] {
   if (rule.effect === "deny") return [...combos];
   if (rule.effect === "require_approval") return combos.filter((c) => DEFAULT_TABLE[c.grade][c.mode] === "allow");
   const matched = tools === undefined ? undefined : toolsMatched(rule, tools);
-  const mayBeL4 = (g: Grade) => (matched === undefined ? g === "write" : matched.some((t) => t.grade === g && levelOf(t) === "L4"));
-  return combos.filter((c) => c.grade !== "send" && (DEFAULT_TABLE[c.grade][c.mode] === "require_approval" || mayBeL4(c.grade)));
+  const raisedByLevel = (c: Combo) => {
+    const l1 = (t: ToolDescriptor) => c.mode === "llm" && levelOf(t) === "L1" && !runsSandboxed(t);
+    if (matched === undefined) return c.grade === "write" || (c.grade === "read" && c.mode === "llm");
+    return matched.some((t) => t.grade === c.grade && (levelOf(t) === "L4" || l1(t)));
+  };
+  return combos.filter((c) => c.grade !== "send" && (DEFAULT_TABLE[c.grade][c.mode] === "require_approval" || raisedByLevel(c)));
 }
 
 /** Whether every call `inner` matches (within its reachable combos) is matched by `outer` too. */
