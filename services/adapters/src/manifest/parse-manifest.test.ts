@@ -128,11 +128,6 @@ describe("parseManifest", () => {
       expect(descriptorHash(toolDescriptor("files", without))).not.toBe(descriptorHash(d));
     });
 
-    it("refuses an HTTP dry run that would change something, on the method's line", () => {
-      const r = errorsOf(withHooks.replace("      method: HEAD\n", "      method: POST\n"));
-      expect(r.issues).toEqual([expect.objectContaining({ path: "tools[1].preview.method", line: 38, message: "a dry run only reads: its method is GET or HEAD, not POST" })]);
-    });
-
     it("refuses a dry run of the wrong kind, a hook with no folder to run in, and a hook argv that expects placeholders", () => {
       const r = errorsOf(
         withHooks
