@@ -60,7 +60,10 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
   const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, log: log.child({ mcp: true }) }) : undefined;
   const mcp: DomainMcpSource | undefined =
     section && connection
-      ? { file: o.loaded.file, domain, section, connection, registry, log, reserved: new Set(manifest.tools.map((t) => fullToolName(domain, t.name))), onChanged: () => void refresh() }
+      ? { file: o.loaded.file, domain, section, connection, registry, log, reserved: new Set(manifest.tools.map((t) => fullToolName(domain, t.name))),
+          onChanged: () => void refresh(),
+          hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir },
+        }
       : undefined;
   const discover = async () => (mcp === undefined ? [] : discoverDomainMcpTools(mcp));
   const slot = new ExecutorSlot({
@@ -99,7 +102,7 @@ async function registerStaticTools(o: DomainExecutorOptions, secrets: SecretStor
   const domain = manifest.domain;
   const tools: ExecutableTool[] = manifest.tools.map((entry) => {
     if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, dir });
-    return httpTool(domain, { ...entry, http: entry.http! }, { secrets });
+    return httpTool(domain, { ...entry, http: entry.http! }, { secrets, hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir } });
   });
   if (tools.length > 0) {
     const r = await registry.register(

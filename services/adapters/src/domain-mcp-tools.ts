@@ -1,5 +1,7 @@
 import type { ExecutableTool } from "@warden/executor";
 import { AdapterConfigError } from "./adapter-errors.js";
+import type { HookCommandDeps } from "./hooks/hook-command.js";
+import { manifestHooks } from "./hooks/manifest-hooks.js";
 import { describeMcpTool } from "./mcp-adapter/mcp-catalog.js";
 import { discoverMcpTools, type DiscoveredTool, type DiscoverOptions } from "./mcp-adapter/mcp-discovery.js";
 import { mcpTool } from "./mcp-adapter/mcp-tool.js";
@@ -9,6 +11,8 @@ export interface DomainMcpSource extends DiscoverOptions {
   readonly file: string;
   /** Called when a tool sees the server changed it (right before a call). */
   readonly onChanged: () => void;
+  /** Where the tools' preCall, verify and postCall commands run. */
+  readonly hooks: HookCommandDeps;
 }
 
 /** Lists the MCP server's tools, registers new versions, and makes each one runnable. */
@@ -25,6 +29,9 @@ export async function discoverDomainMcpTools(s: DomainMcpSource): Promise<Execut
 
 /** The tool, or none when its inputSchema does not compile (the others still run). */
 function executableOf(s: DomainMcpSource, t: DiscoveredTool): ExecutableTool[] {
+  const override = s.section.tools[t.mcpName] ?? {};
+  // a hook that cannot run here (a missing root, no network sandbox) is the operator's to fix: refused at start
+  const hooks = manifestHooks(t.descriptor.name, override, undefined, s.hooks, async () => s.connection.redactor);
   try {
     return [
       mcpTool({
@@ -33,6 +40,8 @@ function executableOf(s: DomainMcpSource, t: DiscoveredTool): ExecutableTool[] {
         connection: s.connection,
         describe: (info) => describeMcpTool(s.domain, s.section, info, t.capability, t.descriptor.version),
         onChanged: s.onChanged,
+        hooks,
+        ...(override.preview === undefined ? {} : { dryRun: { section: s.section, preview: override.preview } }),
       }),
     ];
   } catch (err) {

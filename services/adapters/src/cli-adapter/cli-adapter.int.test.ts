@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson } from "@warden/executor";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import type { PendingApproval } from "@warden/contracts";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processesTagged, startAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService } from "../service.js";
@@ -23,15 +24,18 @@ const tool = (name: string, description: string, extra: Record<string, unknown>)
 describe("CLI adapter: commands run sandboxed through the full chain", () => {
   let w: AdaptersWarden;
   let agent: AgentClient;
+  let alice: ApproverClient;
   let work: string;
   let tcp: Server;
   let port: number;
 
   beforeAll(async () => {
-    w = await startAdaptersWarden(TEST_POLICY);
+    // a model's call of the note tool waits for alice, so its card shows the dry run
+    w = await startAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["clitest.note"] } });
     work = tempDir("cli");
     mkdirSync(join(work, "root", "sub"), { recursive: true });
     mkdirSync(join(work, "outside"));
+    mkdirSync(join(work, "notes"));
     symlinkSync(join(work, "outside"), join(work, "root", "escape"));
     writeFileSync(join(work, "outside", "secret.txt"), "outside the roots\n");
     writeFileSync(join(work, "root", "sub", "hello.txt"), "hello from inside\n");
@@ -88,6 +92,15 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
           inputSchema: obj({ n: { type: "integer", minimum: 1 } }, ["n"]),
           cli: { command: NODE, argv: [join(FIXTURES, "big-output.mjs"), "FIXED", "{n}"], roots: ["root"], env: { set: { FIXED: "x" } }, output: "jsonl" },
         }),
+        tool("note", "Use to write a short note file into the notes folder, for tests of dry runs and hooks.", {
+          grade: "write",
+          inputSchema: obj({ name: { type: "string", pattern: "^[a-z0-9-]+$" }, text: { type: "string" } }, ["name", "text"]),
+          cli: { command: NODE, argv: [join(FIXTURES, "note.mjs"), "{name}", "{text}"], roots: ["notes"], output: "json" },
+          preview: { argv: [join(FIXTURES, "note.mjs"), "--dry-run", "{name}", "{text}"] },
+          preCall: { command: NODE, argv: [join(FIXTURES, "note-hook.mjs"), "preCall"] },
+          verify: { command: NODE, argv: [join(FIXTURES, "note-hook.mjs"), "verify"] },
+          postCall: { command: NODE, argv: [join(FIXTURES, "note-hook.mjs"), "postCall"] },
+        }),
       ],
     });
     w.track(
@@ -101,6 +114,7 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
       }),
     );
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
+    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
   afterAll(async () => {
     delete process.env["WARDEN_TEST_LEAK"];
@@ -201,5 +215,60 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     const artifact = r.artifacts![0]!;
     const full = await readArtifactJson(w.bus, artifact.id);
     expect(full.ok && (full.value as { stdout: unknown[] }).stdout).toHaveLength(2_000);
+  });
+
+  describe("a write tool with a dry run and preCall, verify and postCall commands", () => {
+    const notes = () => join(work, "notes");
+    const hooksRan = () => (existsSync(join(notes(), "hooks.log")) ? readFileSync(join(notes(), "hooks.log"), "utf8").trim().split("\n") : []);
+    const cardOf = (callId: string) =>
+      eventually(async () => {
+        const p = await alice.pending();
+        const found = p.ok ? p.value.find((a: PendingApproval) => a.callId === callId) : undefined;
+        expect(found).toBeDefined();
+        return found!;
+      }, 15_000);
+
+    it("puts the command's own dry run on the approval card, changing nothing, and runs preCall, verify and postCall once approved", async () => {
+      const asked = await agent.call("clitest.note", { name: "first", text: "hello" }, { mode: "llm" });
+      expect(asked).toMatchObject({ status: "awaiting_approval" });
+      const card = await cardOf(asked.callId);
+      expect(card.preview).toMatchObject({ data: { wouldWrite: "first.txt", exists: false, text: "hello" }, executorId: expect.any(String) });
+      // the dry run wrote nothing and ran no hook
+      expect(existsSync(join(notes(), "first.txt"))).toBe(false);
+      expect(hooksRan()).toEqual([]);
+
+      expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true });
+      expect(await agent.awaitCall(asked.callId, "clitest.note", { timeoutMs: 15_000 })).toMatchObject({ ok: true, data: { stdout: { wrote: "first.txt" } } });
+      expect(readFileSync(join(notes(), "first.txt"), "utf8")).toBe("hello");
+      const validated = await readEvent(w.bus, "clitest", asked.callId, "ToolResultValidated");
+      expect(validated?.data).toMatchObject({ ok: true, checks: [{ check: "verify", ok: true }] });
+      // postCall runs once the outcome is recorded, and gets the result as recorded
+      const postCall = join(notes(), "first.postcall.json");
+      await eventually(() => expect(existsSync(postCall)).toBe(true));
+      expect(JSON.parse(readFileSync(postCall, "utf8"))).toEqual({
+        tool: "clitest.note",
+        callId: asked.callId,
+        principal: "agent",
+        args: { name: "first", text: "hello" },
+        result: { ok: true, truncated: false, output: expect.objectContaining({ exitCode: 0, stdout: { wrote: "first.txt" } }) },
+      });
+      expect(hooksRan()).toEqual(["preCall first", "verify first", "postCall first"]);
+    });
+
+    it("fails PRECALL_REFUSED with the first line of the preCall command's stderr, and the tool's command never runs", async () => {
+      const r = await agent.call("clitest.note", { name: "locked-one", text: "x" });
+      expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "PRECALL_REFUSED", message: expect.stringMatching(/: note locked-one is locked$/) } });
+      expect(existsSync(join(notes(), "locked-one.txt"))).toBe(false);
+      expect(hooksRan().filter((l) => l.endsWith(" locked-one"))).toEqual(["preCall locked-one"]);
+    });
+
+    it("fails VERIFY_FAILED when the verify command refuses the result, and records what it found as ToolResultValidated", async () => {
+      const r = await agent.call("clitest.note", { name: "long", text: "more than ten characters" });
+      expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "VERIFY_FAILED", message: expect.stringMatching(/long\.txt holds "more than ", not what was asked/) } });
+      const validated = await readEvent(w.bus, "clitest", r.callId, "ToolResultValidated");
+      expect(validated?.data).toMatchObject({ ok: false, checks: [{ check: "verify", ok: false, message: 'long.txt holds "more than ", not what was asked' }], error: { code: "VERIFY_FAILED" } });
+      // postCall still follows a failed outcome
+      await eventually(() => expect(hooksRan().filter((l) => l.endsWith(" long"))).toEqual(["preCall long", "verify long", "postCall long"]));
+    });
   });
 });

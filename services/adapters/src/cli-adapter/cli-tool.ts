@@ -1,8 +1,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
-import { adapterTool, type Args } from "../adapter-tool.js";
+import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext, type ToolEffects } from "@warden/executor";
+import { adapterTool, type Args, type PreparedPreview } from "../adapter-tool.js";
 import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter-errors.js";
 import { buildArgv } from "../domain/argv.js";
 import { buildChildEnv } from "../domain/child-env.js";
@@ -12,6 +12,7 @@ import { isInside } from "../domain/paths.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
 import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
+import { manifestHooks } from "../hooks/manifest-hooks.js";
 import { confineCommand } from "../sandbox/confine-command.js";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import type { PidNamespace } from "../sandbox/pid-namespace.js";
@@ -50,7 +51,7 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
       throw new AdapterConfigError(`${descriptor.name}: root ${r} does not exist (relative to ${deps.dir})`);
     }
   });
-  const command = cli.command.includes("/") && !isAbsolute(cli.command) ? resolve(deps.dir, cli.command) : cli.command;
+  const command = resolveCommand(cli.command, deps.dir);
   const cwdParsed = cli.cwd === undefined ? undefined : parseTemplate(cli.cwd);
   if (cwdParsed !== undefined && !cwdParsed.ok) throw new AdapterConfigError(`${descriptor.name}: cli.cwd: ${cwdParsed.error.message}`);
   const cwdTemplate = cwdParsed?.ok ? cwdParsed.value : undefined;
@@ -60,23 +61,41 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
   if (cli.network === "none" && deps.sandbox.available) layers.push(deps.sandbox);
   if (deps.pidNamespace.available) layers.push(deps.pidNamespace);
 
-  const prepare = (args: Args): PreparedCall => {
+  /** The argv, working directory and confined paths of a run of `argvTemplate` with these args. */
+  const plan = (argvTemplate: CliSection["argv"], args: Args): { ok: true; argv: string[]; cwd: string; paths: readonly string[] } | { ok: false; message: string } => {
     const cwd = workingDirectory(cwdTemplate, args, roots);
     if (!cwd.ok) return { ok: false, message: cwd.message };
     const confined = confinePathArgs(args, pathArgs, cwd.path, roots);
     if (!confined.ok) return { ok: false, message: confined.error.message };
-    const argv = buildArgv(cli.argv, confined.value);
+    const argv = buildArgv(argvTemplate, confined.value);
     if (!argv.ok) return { ok: false, message: argv.error.message };
-    const paths = confinedPaths(confined.value, pathArgs);
-    return { ok: true, run: (ctx) => run(argv.value, cwd.path, ctx, paths) };
+    return { ok: true, argv: argv.value, cwd: cwd.path, paths: confinedPaths(confined.value, pathArgs) };
   };
 
-  const run = async (argv: string[], cwd: string, ctx: ToolContext, paths: readonly string[]): Promise<JsonValue> => {
+  const prepare = (args: Args): PreparedCall => {
+    const p = plan(cli.argv, args);
+    if (!p.ok) return p;
+    return { ok: true, run: (ctx) => run(command, p.argv, p.cwd, ctx, p.paths) };
+  };
+
+  // the dry run is the same sandbox, roots, env and secrets with its own argv (and command): its stdout is the preview
+  const dryRun = entry.preview;
+  const previewCommand = dryRun?.command === undefined ? command : resolveCommand(dryRun.command, deps.dir);
+  const preview =
+    dryRun === undefined
+      ? undefined
+      : (args: Args): PreparedPreview => {
+          const p = plan(dryRun.argv ?? [], args);
+          if (!p.ok) return p;
+          return { ok: true, run: async (ctx) => (await run(previewCommand, p.argv, p.cwd, ctx, []))["stdout"] ?? null };
+        };
+
+  const run = async (program: string, argv: string[], cwd: string, ctx: Pick<ToolContext, "signal" | "log"> & { readonly effects?: ToolEffects }, paths: readonly string[]): Promise<Record<string, JsonValue>> => {
     // the command's own reads and writes are unseen; the paths it was given are known. A read tool
     // only reads them; for a write or send the adapter cannot tell which it only read: all count as written
     for (const p of paths) {
-      if (descriptor.grade === "read") ctx.effects.read(p);
-      else ctx.effects.wrote(p);
+      if (descriptor.grade === "read") ctx.effects?.read(p);
+      else ctx.effects?.wrote(p);
     }
     const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
     if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
@@ -85,8 +104,8 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
       const injected: Record<string, string> = {};
       for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.value.get(u.secret)!}`;
       const env = buildChildEnv(cli.env, deps.hostEnv, injected);
-      const line = confineCommand(command, argv, layers);
-      ctx.log.debug({ command, argc: argv.length, cwd, network: cli.network, pidNamespace: deps.pidNamespace.available }, "running command");
+      const line = confineCommand(program, argv, layers);
+      ctx.log.debug({ command: program, argc: argv.length, cwd, network: cli.network, pidNamespace: deps.pidNamespace.available }, "running command");
       const r = await runProcess({ ...line, cwd, env, signal: ctx.signal, maxStdoutBytes: cli.maxStdoutBytes, maxStderrBytes: cli.maxStderrBytes });
       if (r.aborted) throw toolFailure(redactor, "TIMEOUT", deps.pidNamespace.available ? "the command was killed with everything it started: the call timed out" : "the command was killed with its process group and descendants: the call timed out", true);
       const stdout = redactor.text(r.stdout.toString("utf8"), r.stdoutTruncated);
@@ -114,7 +133,17 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
     }
   };
 
-  return adapterTool(descriptor, prepare);
+  const redactor = async () => {
+    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
+    return secrets.ok ? new Redactor(secrets.value) : Redactor.none();
+  };
+  const hooks = manifestHooks(descriptor.name, entry, roots, deps, redactor);
+  return adapterTool(descriptor, prepare, { hooks, ...(preview === undefined ? {} : { preview }) });
+}
+
+/** A command with a `/` that is not absolute is relative to the manifest; a bare name is looked up on PATH. */
+function resolveCommand(command: string, dir: string): string {
+  return command.includes("/") && !isAbsolute(command) ? resolve(dir, command) : command;
 }
 
 /** The call's working directory: the template filled (default: the first root), resolved, and inside a root. */

@@ -3,6 +3,8 @@ import { hostAllowed } from "./host-allow.js";
 import { fillTemplate, parseTemplate, scalarText, templateArgNames } from "./template.js";
 
 export const SAFE_METHODS = ["GET", "HEAD", "OPTIONS"] as const;
+/** What a dry run may send: it only reads. */
+export const PREVIEW_METHODS = ["GET", "HEAD"] as const;
 export const HTTP_METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** The request part of an HTTP tool's manifest; every string is a template over the args. */

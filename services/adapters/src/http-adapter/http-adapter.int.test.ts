@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson, startExecutor } from "@warden/executor";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { eventually } from "@warden/testing";
 import { startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { SecretStore } from "@warden/executor";
 import { startAdaptersService } from "../service.js";
@@ -21,6 +22,7 @@ const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
 describe("HTTP adapter: requests from args, to allowed hosts only", () => {
   let w: AdaptersWarden;
   let agent: AgentClient;
+  let alice: ApproverClient;
   let server: Server;
   let base: string;
   const seen: Seen[] = [];
@@ -42,7 +44,8 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     const port = (server.address() as { port: number }).port;
     base = `http://127.0.0.1:${port}`;
 
-    w = await startAdaptersWarden(TEST_POLICY);
+    // a model's create waits for alice, so its card shows the dry run
+    w = await startAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["httptest.create"] } });
     const loaded = await writeManifest(tempDir("http"), "httptest.yaml", {
       domain: "httptest",
       tools: [
@@ -81,6 +84,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           grade: "write",
           inputSchema: obj({ name: { type: "string" }, size: { type: "integer" } }, ["name"]),
           http: { method: "POST", url: `${base}/items`, body: { name: "{name}", size: "{size}", label: "item {name}" }, allowHosts: ["127.0.0.1"] },
+          preview: { url: `${base}/items/would-create`, query: { name: "{name}" } },
         },
         {
           name: "status",
@@ -107,6 +111,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     // the adapters run as their domain's executor identity, the agent as itself
     w.track(await startAdaptersService({ bus: await w.executorBus([loaded.manifest.domain]), log: w.log, manifests: [loaded], env: {}, approverKeys: w.approverKeys }));
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
+    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
   afterAll(async () => {
     await w?.stop();
@@ -156,6 +161,40 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     };
     await expect(writeManifest(dir, "bad.yaml", manifest)).rejects.toThrow(ManifestError);
     await expect(writeManifest(dir, "bad.yaml", manifest)).rejects.toThrow(/bad\.yaml:\d+:\d+: tools\[0\]\.http\.method: method DELETE is not allowed for a read tool/);
+  });
+
+  it("shows a write tool's dry run, a GET to its host, on the approval card, and sends nothing else", async () => {
+    const before = seen.length;
+    const asked = await agent.call("httptest.create", { name: "crate" }, { mode: "llm" });
+    expect(asked).toMatchObject({ status: "awaiting_approval" });
+    const card = await eventually(async () => {
+      const p = await alice.pending();
+      const found = p.ok ? p.value.find((a) => a.callId === asked.callId) : undefined;
+      expect(found?.preview).toBeDefined();
+      return found!;
+    }, 15_000);
+    expect(card.preview).toMatchObject({ data: { method: "GET", path: "/items/would-create", query: { name: "crate" } } });
+    expect(seen.slice(before).map((r) => r.method)).toEqual(["GET"]);
+    expect(await alice.deny(card.approvalId, card.argsHash, "not now")).toMatchObject({ ok: true });
+  });
+
+  it("refuses a dry run that is not GET or HEAD when the manifest is loaded, naming the line", async () => {
+    const manifest = {
+      domain: "httpbad",
+      tools: [
+        {
+          name: "remove",
+          version: "1.0.0",
+          title: "Remove",
+          description: "Use to remove an item; its dry run should only look.",
+          grade: "write",
+          inputSchema: obj({}),
+          http: { method: "DELETE", url: `${base}/x`, allowHosts: ["127.0.0.1"] },
+          preview: { method: "POST", url: `${base}/x/dry-run` },
+        },
+      ],
+    };
+    await expect(writeManifest(tempDir("http-bad-preview"), "bad.yaml", manifest)).rejects.toThrow(/bad\.yaml:\d+:\d+: tools\[0\]\.preview\.method: a dry run only reads: its method is GET or HEAD, not POST/);
   });
 
   it("refuses an unsafe method for a read tool at run time too, when a tool was built without the manifest check", async () => {

@@ -1,8 +1,10 @@
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
-import { adapterTool, type Args } from "../adapter-tool.js";
+import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext, type ToolEffects } from "@warden/executor";
+import { adapterTool, type Args, type PreparedPreview } from "../adapter-tool.js";
 import { redactedError, tail, toolFailure } from "../adapter-errors.js";
 import { buildHttpRequest, checkMethodForGrade, type HttpRequestPlan } from "../domain/http-request.js";
+import type { HookCommandDeps } from "../hooks/hook-command.js";
+import { manifestHooks } from "../hooks/manifest-hooks.js";
 import type { HttpSection, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { readCapped } from "./read-body.js";
@@ -10,6 +12,8 @@ import { readCapped } from "./read-body.js";
 export interface HttpToolDeps {
   readonly secrets: SecretStore;
   readonly fetch?: typeof fetch;
+  /** Where the tool's preCall, verify and postCall commands run; needed only when it declares any. */
+  readonly hooks?: HookCommandDeps;
 }
 
 const ERROR_TEXT = 2_000;
@@ -27,9 +31,25 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
     return { ok: true, run: (ctx) => run(plan.value, ctx) };
   };
 
-  const run = async (plan: HttpRequestPlan, ctx: ToolContext): Promise<JsonValue> => {
+  // the dry run is a GET or HEAD (refused otherwise at load, and by the read grade here) to the same hosts, with the same secrets: its body is the preview
+  const dryRun = entry.preview;
+  const preview =
+    dryRun === undefined
+      ? undefined
+      : (args: Args): PreparedPreview => {
+          const template = { method: dryRun.method ?? "GET", url: dryRun.url ?? "", allowHosts: http.allowHosts, ...(dryRun.query === undefined ? {} : { query: dryRun.query }), ...(dryRun.headers === undefined ? {} : { headers: dryRun.headers }) };
+          const plan = buildHttpRequest(template, args, "read");
+          if (!plan.ok) return { ok: false, message: plan.error.message };
+          return { ok: true, run: async (ctx) => (await run(plan.value, ctx, "read")).body };
+        };
+
+  const run = async (
+    plan: HttpRequestPlan,
+    ctx: Pick<ToolContext, "signal" | "log"> & { readonly effects?: ToolEffects },
+    grade = descriptor.grade,
+  ): Promise<{ status: number; contentType: string; body: JsonValue }> => {
     // checked again right before sending: the plan may come from anywhere, the rule may not bend
-    const method = checkMethodForGrade(plan.method, descriptor.grade);
+    const method = checkMethodForGrade(plan.method, grade);
     if (!method.ok) throw toolFailure(Redactor.none(), "INVALID_ARGS", method.error.message, false);
     const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
     if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
@@ -40,7 +60,7 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
       ctx.log.debug({ method: plan.method, host: plan.url.host }, "sending request");
       // reported before it is sent: a request that failed may still have arrived. Never the query
       // string, the fragment or the headers: they may carry secrets or personal data
-      ctx.effects.called(`${plan.method} ${plan.url.origin}${plan.url.pathname}`);
+      ctx.effects?.called(`${plan.method} ${plan.url.origin}${plan.url.pathname}`);
       let res: Response;
       try {
         res = await doFetch(plan.url, { method: plan.method, headers, body: plan.body ?? null, redirect: "manual", signal: ctx.signal });
@@ -75,7 +95,14 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
     }
   };
 
-  return adapterTool(descriptor, prepare);
+  const hasHooks = entry.preCall !== undefined || entry.verify !== undefined || entry.postCall !== undefined;
+  if (hasHooks && deps.hooks === undefined) throw new Error(`bug: ${descriptor.name} declares hooks, and nothing says where they run`);
+  const redactor = async () => {
+    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
+    return secrets.ok ? new Redactor(secrets.value) : Redactor.none();
+  };
+  const hooks = hasHooks && deps.hooks !== undefined ? manifestHooks(descriptor.name, entry, undefined, deps.hooks, redactor) : {};
+  return adapterTool(descriptor, prepare, { hooks, ...(preview === undefined ? {} : { preview }) });
 }
 
 type Decoded = { ok: true; value: JsonValue } | { ok: false; message: string; value: JsonValue };

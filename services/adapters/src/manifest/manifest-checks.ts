@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import { lintDescriptor, parseToolName, ToolDescriptorSchema, type JsonObject } from "@warden/contracts";
 import { argvArgNames } from "../domain/argv.js";
-import { checkMethodForGrade, checkUrl, httpArgNames } from "../domain/http-request.js";
+import { checkMethodForGrade, checkUrl, httpArgNames, PREVIEW_METHODS } from "../domain/http-request.js";
 import { PATH_FORMAT, pathArgsOf } from "../domain/path-args.js";
 import { parseTemplate, templateArgNames } from "../domain/template.js";
-import type { Manifest, SecretUse, ToolEntry } from "./manifest-schema.js";
+import type { HookCommand, Manifest, SecretUse, ToolEntry, ToolHooks, ToolPreview } from "./manifest-schema.js";
 import { fullToolName, toolDescriptor } from "./tool-descriptor.js";
 
 type Path = (string | number)[];
@@ -41,6 +41,14 @@ export function checkManifest(m: Manifest, ctx: z.RefinementCtx): void {
     if (mcp.transport === "http" && mcp.url === undefined) report(["mcp", "url"], "an http server needs a url");
     if (mcp.transport === "http" && mcp.command !== undefined) report(["mcp", "command"], "an http server has a url, not a command");
     checkSecretUses(mcp.secrets, declared, mcp.transport === "stdio" ? "env" : "header", ["mcp", "secrets"], report);
+    for (const [name, o] of Object.entries(mcp.tools)) {
+      checkHooks(o, ["mcp", "tools", name], "an MCP tool", report);
+      if (o.preview?.tool === name) report(["mcp", "tools", name, "preview", "tool"], `${name} cannot be its own dry run: name another tool of the server, one that only reads`);
+      for (const s of templateStrings(o.preview?.args)) {
+        const parsed = parseTemplate(s);
+        if (!parsed.ok) report(["mcp", "tools", name, "preview", "args"], parsed.error.message);
+      }
+    }
   }
 }
 
@@ -90,17 +98,76 @@ function checkTool(domain: string, t: ToolEntry, at: Path, report: Report): void
         report([...at, "http", "method"], `a read tool's method from {${name}} needs an enum of safe methods (GET, HEAD, OPTIONS) in the inputSchema`);
       }
     }
-    const authority = /^[a-z]+:\/\/[^/?#]*/i.exec(http.url)?.[0];
-    if (authority === undefined) report([...at, "http", "url"], "the url must start with http:// or https://");
-    else if (!authority.includes("{")) {
-      try {
-        const checked = checkUrl(new URL(authority), http.allowHosts);
-        if (!checked.ok) report([...at, "http", "url"], checked.error.message);
-      } catch {
-        report([...at, "http", "url"], `${authority} is not a URL`);
-      }
+    checkFixedAuthority(http.url, http.allowHosts, [...at, "http", "url"], report);
+  }
+  if (t.preview !== undefined) checkPreview(t, t.preview, [...at, "preview"], report, unknownArgs);
+  checkHooks(t, at, t.cli ? undefined : "an HTTP tool", report);
+}
+
+const CLI_PREVIEW_KEYS = ["command", "argv"] as const;
+const HTTP_PREVIEW_KEYS = ["method", "url", "query", "headers"] as const;
+
+/** A CLI tool's dry run is a command, an HTTP tool's a GET or HEAD request to the tool's hosts. */
+function checkPreview(t: ToolEntry, p: ToolPreview, at: Path, report: Report, unknownArgs: (names: readonly string[], path: Path) => void): void {
+  if (t.cli) {
+    for (const k of HTTP_PREVIEW_KEYS) if (p[k] !== undefined) report([...at, k], `a CLI tool's dry run is a command: give argv (and command if it is another), not ${k}`);
+    if (p.argv === undefined) {
+      report(at, "a CLI tool's dry run needs argv, e.g. the command's own --dry-run flag");
+      return;
+    }
+    const argv = argvArgNames(p.argv);
+    if (!argv.ok) report([...at, "argv"], argv.error.message);
+    else unknownArgs(argv.value, [...at, "argv"]);
+    return;
+  }
+  const http = t.http!;
+  for (const k of CLI_PREVIEW_KEYS) if (p[k] !== undefined) report([...at, k], `an HTTP tool's dry run is a GET or HEAD request: give url (and query, headers), not ${k}`);
+  const method = (p.method ?? "GET").toUpperCase();
+  if (!(PREVIEW_METHODS as readonly string[]).includes(method)) report([...at, "method"], `a dry run only reads: its method is GET or HEAD, not ${method}`);
+  if (p.url === undefined) {
+    report(at, "an HTTP tool's dry run needs a url");
+    return;
+  }
+  const args = httpArgNames({ method: "GET", url: p.url, ...(p.query === undefined ? {} : { query: p.query }), ...(p.headers === undefined ? {} : { headers: p.headers }), allowHosts: http.allowHosts });
+  if (!args.ok) report(at, args.error.message);
+  else unknownArgs(args.value, at);
+  checkFixedAuthority(p.url, http.allowHosts, [...at, "url"], report);
+}
+
+/** Hooks run with no network in roots of their own; only a CLI tool's hooks may default to the tool's roots. */
+function checkHooks(hooks: ToolHooks, at: Path, rootless: string | undefined, report: Report): void {
+  for (const kind of ["preCall", "verify", "postCall"] as const) {
+    const hook: HookCommand | undefined = hooks[kind];
+    if (hook === undefined) continue;
+    if (hook.roots === undefined && rootless !== undefined) report([...at, kind], `${kind} of ${rootless} needs roots: the folders its command runs in (relative to the manifest)`);
+    hook.argv.forEach((a, j) => {
+      const placeholder = PLACEHOLDER.exec(a)?.[0];
+      if (placeholder !== undefined) report([...at, kind, "argv", j], `a hook's argv is fixed: it reads the call's args as JSON on stdin, not from ${placeholder}`);
+    });
+  }
+}
+
+const PLACEHOLDER = /\{[A-Za-z_][A-Za-z0-9_-]*\}/;
+
+/** A URL whose host is written out must be on the allow-list already at load. */
+function checkFixedAuthority(url: string, allowHosts: readonly string[], at: Path, report: Report): void {
+  const authority = /^[a-z]+:\/\/[^/?#]*/i.exec(url)?.[0];
+  if (authority === undefined) report(at, "the url must start with http:// or https://");
+  else if (!authority.includes("{")) {
+    try {
+      const checked = checkUrl(new URL(authority), allowHosts);
+      if (!checked.ok) report(at, checked.error.message);
+    } catch {
+      report(at, `${authority} is not a URL`);
     }
   }
+}
+
+function templateStrings(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(templateStrings);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(templateStrings);
+  return [];
 }
 
 function checkSecretUses(uses: readonly SecretUse[], declared: ReadonlySet<string>, kind: "env" | "header", at: Path, report: Report): void {

@@ -62,12 +62,52 @@ export const HttpSectionSchema = z.strictObject({
 });
 export type HttpSection = z.infer<typeof HttpSectionSchema>;
 
+/**
+ * A command run around a call (preCall, verify, postCall): sandboxed like a CLI tool with no
+ * network, given the call as JSON on stdin; exit 0 goes ahead, any other exit refuses with the
+ * first line of stderr. Its argv is fixed (no placeholders): the args come on stdin.
+ */
+export const HookCommandSchema = z.strictObject({
+  /** An absolute path, a path relative to the manifest, or a name looked up on the process's PATH. */
+  command: z.string().min(1),
+  argv: z.array(z.string()).default([]),
+  /** Where it runs (relative to the manifest; the first is its working directory); default: a CLI tool's roots. */
+  roots: z.array(z.string().min(1)).min(1).optional(),
+  env: EnvSpecSchema.default({ allow: [], set: {} }),
+});
+export type HookCommand = z.infer<typeof HookCommandSchema>;
+
+/**
+ * A tool's dry run, shown on the approval card. A CLI tool's is a command (`argv`, templated as
+ * the tool's, and optionally another `command`) run in the tool's sandbox; an HTTP tool's is a
+ * GET or HEAD request (`url`, `query`, `headers`) to the tool's allowed hosts.
+ */
+export const ToolPreviewSchema = z.strictObject({
+  command: z.string().min(1).optional(),
+  argv: z.array(ArgvElementSchema).optional(),
+  method: z.string().min(1).optional(),
+  url: z.string().min(1).optional(),
+  query: z.record(z.string(), z.string()).optional(),
+  headers: z.record(HeaderNameSchema, z.string()).optional(),
+});
+export type ToolPreview = z.infer<typeof ToolPreviewSchema>;
+
+/** The hooks a tool entry (or an MCP tool's override) may declare. */
+const hookFields = {
+  verify: HookCommandSchema.optional(),
+  preCall: HookCommandSchema.optional(),
+  postCall: HookCommandSchema.optional(),
+};
+export type ToolHooks = { readonly [K in keyof typeof hookFields]?: HookCommand | undefined };
+
 /** A tool of a manifest: its descriptor (name may omit the domain) plus one adapter section. */
-export const ToolEntrySchema = ToolDescriptorSchema.omit({ name: true, network: true, secrets: true }).extend({
+export const ToolEntrySchema = ToolDescriptorSchema.omit({ name: true, network: true, secrets: true, preview: true, verify: true }).extend({
   name: z.string().min(1),
   cli: CliSectionSchema.optional(),
   http: HttpSectionSchema.optional(),
   secrets: z.array(SecretUseSchema).default([]),
+  preview: ToolPreviewSchema.optional(),
+  ...hookFields,
 });
 export type ToolEntry = z.infer<typeof ToolEntrySchema>;
 
@@ -78,7 +118,11 @@ const McpOverrideSchema = z.strictObject({
   openWorld: z.boolean().optional(),
   timeoutMs: z.int().min(1).max(3_600_000).optional(),
   maxOutputBytes: z.int().min(1).max(64 * MiB).optional(),
+  /** The dry run: another tool of the same server, one that only reads, with args built from the call's (default: the call's args). */
+  preview: z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), JsonValueSchema).optional() }).optional(),
+  ...hookFields,
 });
+export type McpOverride = z.infer<typeof McpOverrideSchema>;
 
 /** An MCP server whose tools are discovered at start and registered as `discovered`. */
 export const McpSectionSchema = z.strictObject({

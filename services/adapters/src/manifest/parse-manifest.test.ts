@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { descriptorHash } from "@warden/contracts";
 import { parseManifest } from "./parse-manifest.js";
 import { toolDescriptor } from "./tool-descriptor.js";
 
@@ -104,5 +105,47 @@ describe("parseManifest", () => {
     const r = errorsOf(`domain: d\nsecrets: [{ name: tok_en, env: T }]\nmcp:\n  transport: stdio\n  secrets: [{ secret: tok_en, header: X-Token }]\n`);
     expect(r.issues.map((i) => i.path)).toEqual(["mcp.command", "mcp.secrets[0].header"]);
     expect(r.issues[0]!.line).toBe(4);
+  });
+
+  describe("dry runs and hooks", () => {
+    const withHooks = good
+      .replace("      okExitCodes: [0, 1]\n", "      okExitCodes: [0, 1]\n    preview:\n      argv: [\"-rnc\", \"--\", \"{pattern}\", \".\"]\n    verify: { command: ./check.sh, argv: [--strict] }\n    preCall: { command: ./gate.sh }\n")
+      .replace("      allowHosts: [api.example.com]\n", "      allowHosts: [api.example.com]\n    preview:\n      method: HEAD\n      url: https://api.example.com/files/{id}\n    postCall: { command: ./notify.sh, roots: [.] }\n");
+
+    it("accepts a CLI tool's command dry run and an HTTP tool's HEAD, and flags the descriptor as defineTool does: preview and verify, not the commands", () => {
+      const r = parseManifest(withHooks, "m.yaml");
+      if (!r.ok) throw new Error(r.message);
+      const [grep, lookup] = r.manifest.tools;
+      expect(grep!.preview).toEqual({ argv: ["-rnc", "--", "{pattern}", "."] });
+      expect(grep!.verify).toEqual({ command: "./check.sh", argv: ["--strict"], env: { allow: [], set: {} } });
+      const d = toolDescriptor("files", grep!);
+      expect(d).toMatchObject({ preview: true, verify: true });
+      expect(d).not.toHaveProperty("preCall");
+      expect(toolDescriptor("files", lookup!)).toMatchObject({ preview: true });
+      expect(toolDescriptor("files", lookup!)).not.toHaveProperty("verify");
+      // declaring a check changes the descriptor, so its hash and the approvals bound to it
+      const { verify: _verify, ...without } = grep!;
+      expect(descriptorHash(toolDescriptor("files", without))).not.toBe(descriptorHash(d));
+    });
+
+    it("refuses a dry run of the wrong kind, a hook with no folder to run in, and a hook argv that expects placeholders", () => {
+      const r = errorsOf(
+        withHooks
+          .replace("    preview:\n      argv: [", "    preview:\n      url: https://api.example.com/\n      argv: [")
+          .replace("    postCall: { command: ./notify.sh, roots: [.] }", "    postCall: { command: ./notify.sh }")
+          .replace("argv: [--strict]", "argv: [\"--id={pattern}\"]"),
+      );
+      expect(r.issues.map((i) => [i.path, i.message])).toEqual([
+        ["tools[0].preview.url", "a CLI tool's dry run is a command: give argv (and command if it is another), not url"],
+        ["tools[0].verify.argv[0]", "a hook's argv is fixed: it reads the call's args as JSON on stdin, not from {pattern}"],
+        ["tools[1].postCall", "postCall of an HTTP tool needs roots: the folders its command runs in (relative to the manifest)"],
+      ]);
+    });
+
+    it("refuses an MCP tool that is its own dry run, and an MCP hook with no roots", () => {
+      const r = errorsOf(`domain: d\nmcp:\n  transport: stdio\n  command: node\n  tools:\n    delete:\n      preview: { tool: delete }\n      verify: { command: ./check.sh }\n`);
+      expect(r.issues.map((i) => i.path)).toEqual(["mcp.tools.delete.verify", "mcp.tools.delete.preview.tool"]);
+      expect(r.issues[1]).toMatchObject({ line: 7, message: expect.stringMatching(/cannot be its own dry run/) });
+    });
   });
 });

@@ -6,10 +6,15 @@ export function fullToolName(domain: string, name: string): string {
   return name.includes(".") ? name : `${domain}.${name}`;
 }
 
-/** The descriptor a manifest tool registers: its descriptor fields, plus the network it gets and the secret names it needs. */
+/**
+ * The descriptor a manifest tool registers: its descriptor fields, plus the network it gets, the
+ * secret names it needs, and `preview` / `verify` flags when it declares them (as `defineTool` sets them).
+ */
 export function toolDescriptor(domain: string, entry: ToolEntry): ToolDescriptor {
-  const { cli, http: _http, secrets, name, ...fields } = entry;
+  const { cli, http: _http, secrets, name, preview, verify, preCall: _preCall, postCall: _postCall, ...fields } = entry;
   const d: ToolDescriptor = { ...fields, name: fullToolName(domain, name) };
+  if (preview !== undefined) d.preview = true;
+  if (verify !== undefined) d.verify = true;
   if (cli !== undefined) d.network = cli.network;
   const names = [...new Set(secrets.map((s) => s.secret))].sort();
   if (names.length > 0) d.secrets = names;

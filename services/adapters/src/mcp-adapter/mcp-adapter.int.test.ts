@@ -51,7 +51,17 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
     beforeAll(async () => {
       const loaded = await writeManifest(tempDir("mcp-everything"), "everything.yaml", {
         domain: "everything",
-        mcp: { transport: "stdio", command: NODE, args: [MCP_EVERYTHING, "stdio"], exclude: ["trigger-long-running-operation"] },
+        mcp: {
+          transport: "stdio",
+          command: NODE,
+          args: [MCP_EVERYTHING, "stdio"],
+          exclude: ["trigger-long-running-operation"],
+          tools: {
+            // a dry run by another tool of the server, one that only reads; and one that would write, refused
+            "gzip-file-as-resource": { preview: { tool: "echo", args: { message: "would compress {data} into {name}" } } },
+            "get-tiny-image": { preview: { tool: "toggle-subscriber-updates" } },
+          },
+        },
       });
       await start(loaded);
     });
@@ -75,6 +85,24 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
       expect(after).toMatchObject({ ok: true, status: "succeeded", data: { content: [{ type: "text", text: "Echo: hi" }] } });
       await enable("everything.get-sum");
       expect(await human.call("everything.get-sum", { a: 2, b: 40 })).toMatchObject({ ok: true, data: { content: [{ text: expect.stringMatching(/42/) }] } });
+    });
+
+    it("puts the dry run of another, read-only tool of the server on the approval card, and skips a tool whose dry run would write", async () => {
+      const byName = new Map((await records("everything.")).map((r) => [r.descriptor.name, r]));
+      expect(byName.get("everything.gzip-file-as-resource")?.descriptor).toMatchObject({ grade: "send", preview: true });
+      expect(byName.has("everything.get-tiny-image")).toBe(false);
+      expect(w.logs()).toMatch(/"mcpTool":"get-tiny-image","reason":"its dry run toggle-subscriber-updates is graded write; a dry run must only read/);
+      await enable("everything.gzip-file-as-resource");
+      const asked = await human.call("everything.gzip-file-as-resource", { name: "notes.gz", data: "https://example.com/notes.txt" });
+      expect(asked).toMatchObject({ status: "awaiting_approval" });
+      const card = await eventually(async () => {
+        const p = await alice.pending();
+        const found = p.ok ? p.value.find((a) => a.callId === asked.callId) : undefined;
+        expect(found?.preview).toBeDefined();
+        return found!;
+      }, 15_000);
+      expect(card.preview).toMatchObject({ data: { content: [{ type: "text", text: "Echo: would compress https://example.com/notes.txt into notes.gz" }] } });
+      expect(await alice.deny(card.approvalId, card.argsHash, "not now")).toMatchObject({ ok: true });
     });
 
     it("lets the registry reject args that do not fit the server's schema before the server sees them", async () => {

@@ -1,5 +1,6 @@
 import { lintDescriptor, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts";
 import { mcpDescriptor, type McpToolInfo } from "../domain/mcp-descriptor.js";
+import { gradeFromHints } from "../domain/mcp-grade.js";
 import { capabilityNames } from "../domain/mcp-names.js";
 import type { McpSection } from "../manifest/manifest-schema.js";
 
@@ -20,7 +21,7 @@ export interface McpCatalog {
 /** How one server tool is described, given its capability name; used at discovery and to re-check before each call. */
 export function describeMcpTool(domain: string, section: McpSection, info: McpToolInfo, capability: string, version: string): ToolDescriptor {
   const o = section.tools[info.name] ?? {};
-  return mcpDescriptor(domain, capability, version, info, {
+  const d = mcpDescriptor(domain, capability, version, info, {
     grade: o.grade,
     destructive: o.destructive,
     idempotent: o.idempotent,
@@ -30,6 +31,23 @@ export function describeMcpTool(domain: string, section: McpSection, info: McpTo
     network: section.transport === "stdio" ? section.network : undefined,
     secrets: [...new Set(section.secrets.map((s) => s.secret))].sort(),
   });
+  // as defineTool sets them: the registry, the card and `warden tools` see a dry run and a verify the same way
+  if (o.preview !== undefined) d.preview = true;
+  if (o.verify !== undefined) d.verify = true;
+  return d;
+}
+
+/**
+ * Why an MCP tool cannot be the dry run it is named for, or undefined when it can: the server must
+ * offer it and it must only read (readOnlyHint, or an operator's grade read; an operator's other
+ * grade wins over the hint). Checked at discovery and again right before each dry run.
+ */
+export function dryRunProblem(section: McpSection, target: string, infos: readonly McpToolInfo[]): string | undefined {
+  const info = infos.find((t) => t.name === target);
+  if (info === undefined) return `its dry run ${target} is not a tool the server offers`;
+  const grade = section.tools[target]?.grade ?? gradeFromHints(info.annotations).grade;
+  if (grade !== "read") return `its dry run ${target} is graded ${grade}; a dry run must only read (readOnlyHint: true, or grade: read in the manifest's tools.${target})`;
+  return undefined;
 }
 
 /** Normalises a server's tool list into descriptor drafts for a domain. */
@@ -47,6 +65,12 @@ export function catalogMcpTools(domain: string, section: McpSection, infos: read
     const draft = describeMcpTool(domain, section, info, capability, section.firstVersion);
     if (reserved.has(draft.name)) {
       skipped.push({ mcpName: info.name, reason: `${draft.name} is defined by the manifest's tools` });
+      continue;
+    }
+    const dryRun = section.tools[info.name]?.preview;
+    const problem = dryRun === undefined ? undefined : dryRunProblem(section, dryRun.tool, infos);
+    if (problem !== undefined) {
+      skipped.push({ mcpName: info.name, reason: problem });
       continue;
     }
     const parsed = ToolDescriptorSchema.safeParse(draft);

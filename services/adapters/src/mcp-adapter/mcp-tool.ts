@@ -1,8 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, ToolDescriptor } from "@warden/contracts";
-import type { ExecutableTool, Redactor, ToolContext } from "@warden/executor";
-import { adapterTool, type Args } from "../adapter-tool.js";
+import type { ExecutableTool, PreviewContext, Redactor, ToolContext } from "@warden/executor";
+import { adapterTool, type AdapterHooks, type Args } from "../adapter-tool.js";
 import { redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { fillBody } from "../domain/http-request.js";
+import type { McpOverride, McpSection } from "../manifest/manifest-schema.js";
+import { dryRunProblem } from "./mcp-catalog.js";
 import { contentHash } from "../domain/mcp-descriptor.js";
 import type { McpToolInfo } from "../domain/mcp-descriptor.js";
 import type { McpConnection } from "./mcp-connection.js";
@@ -15,6 +18,9 @@ export interface McpToolOptions {
   readonly describe: (info: McpToolInfo) => ToolDescriptor;
   /** Called when the server's tool no longer matches the descriptor: a new version must be discovered. */
   readonly onChanged: () => void;
+  /** The manifest's MCP section, when the tool has a dry run (another tool of the server that only reads). */
+  readonly dryRun?: { readonly section: McpSection; readonly preview: NonNullable<McpOverride["preview"]> };
+  readonly hooks?: AdapterHooks;
 }
 
 const ERROR_TEXT = 2_000;
@@ -43,7 +49,27 @@ export function mcpTool(o: McpToolOptions): ExecutableTool {
       throw redactedError(connection.redactor, err);
     }
   };
-  return adapterTool(o.descriptor, (args) => ({ ok: true, run: (ctx) => run(args, ctx) }));
+  const dryRun = o.dryRun;
+  const preview = async (args: Args, ctx: PreviewContext): Promise<JsonValue> => {
+    const { connection } = o;
+    try {
+      // the server may have changed the dry run's tool since discovery: it must still only read
+      const problem = dryRunProblem(dryRun!.section, dryRun!.preview.tool, await connection.listTools());
+      if (problem !== undefined) throw toolFailure(connection.redactor, "DESCRIPTOR_CHANGED", `${problem}; nothing was called`, false);
+      const filled = dryRun!.preview.args === undefined ? { ok: true as const, value: { ...args } } : fillBody(dryRun!.preview.args, args);
+      if (!filled.ok) throw toolFailure(connection.redactor, "INVALID_ARGS", filled.error.message, false);
+      const previewArgs = (filled.value ?? {}) as Record<string, unknown>;
+      const result = await connection.callTool(dryRun!.preview.tool, previewArgs, ctx.signal, o.descriptor.timeoutMs + REQUEST_SLACK_MS);
+      return shapeResult(result, connection.redactor);
+    } catch (err) {
+      if (ctx.signal.aborted) throw toolFailure(connection.redactor, "TIMEOUT", "the MCP dry run was cancelled: it timed out", true);
+      throw redactedError(connection.redactor, err);
+    }
+  };
+  return adapterTool(o.descriptor, (args) => ({ ok: true, run: (ctx) => run(args, ctx) }), {
+    ...(o.hooks === undefined ? {} : { hooks: o.hooks }),
+    ...(dryRun === undefined ? {} : { preview: (args: Args) => ({ ok: true, run: (ctx: PreviewContext) => preview(args, ctx) }) }),
+  });
 }
 
 /** The call's output: the server's content (and structured content), redacted; an `isError` result fails the call. */

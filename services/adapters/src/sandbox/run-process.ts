@@ -10,6 +10,8 @@ export interface ProcessSpec {
   readonly signal: AbortSignal;
   readonly maxStdoutBytes: number;
   readonly maxStderrBytes: number;
+  /** Written to the child's stdin, which is then closed; without it the child reads end-of-file at once. */
+  readonly stdin?: Buffer;
 }
 
 export interface ProcessResult {
@@ -47,9 +49,13 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
       shell: false,
     });
+    // a child that exits without reading all of it closes the pipe: EPIPE is its answer, not ours to fail on
+    child.stdin.on("error", () => undefined);
+    // closed at once without input: the child reads end-of-file, as from /dev/null
+    child.stdin.end(spec.stdin);
     const out = capped(spec.maxStdoutBytes);
     const err = capped(spec.maxStderrBytes);
     child.stdout.on("data", out.push);

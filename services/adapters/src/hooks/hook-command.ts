@@ -1,0 +1,73 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { JsonValue } from "@warden/contracts";
+import type { Redactor } from "@warden/executor";
+import { AdapterConfigError } from "../adapter-errors.js";
+import { buildChildEnv } from "../domain/child-env.js";
+import type { HookCommand } from "../manifest/manifest-schema.js";
+import { confineCommand } from "../sandbox/confine-command.js";
+import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
+import type { PidNamespace } from "../sandbox/pid-namespace.js";
+import { runProcess } from "../sandbox/run-process.js";
+import type { UnshareLayer } from "../sandbox/unshare.js";
+
+export type HookKind = "preCall" | "verify" | "postCall";
+
+export interface HookCommandDeps {
+  /** The manifest's folder: relative roots and commands are resolved against it. */
+  readonly dir: string;
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly sandbox: NetworkSandbox;
+  readonly pidNamespace: PidNamespace;
+}
+
+/** Runs the hook on the call's JSON; answers why it refused (a non-zero exit), or undefined when it exited 0. */
+export type HookRun = (input: JsonValue, signal: AbortSignal, redactor: Redactor) => Promise<string | undefined>;
+
+/** A hook reads the call, it does not print a result: what it prints is read and dropped past these. */
+const MAX_STDOUT = 64 * 1024;
+const MAX_STDERR = 16 * 1024;
+const MAX_REASON = 500;
+
+/**
+ * Builds a manifest hook's runner: its command, with its fixed argv, in its first root, with only
+ * its allow-listed env and no network (always: a hook's network would be a capability the
+ * descriptor does not show), in a PID namespace where the machine allows. Refused at start
+ * (AdapterConfigError) when it cannot run so here.
+ */
+export function hookCommand(tool: string, kind: HookKind, hook: HookCommand, toolRoots: readonly string[] | undefined, deps: HookCommandDeps): HookRun {
+  if (!deps.sandbox.available) {
+    throw new AdapterConfigError(
+      `${tool}: its ${kind} command runs with no network, but this machine cannot start a process without network (${deps.sandbox.reason}); run the executor as root or where user namespaces are allowed`,
+    );
+  }
+  const roots =
+    hook.roots?.map((r) => {
+      try {
+        return realpathSync(resolve(deps.dir, r));
+      } catch {
+        throw new AdapterConfigError(`${tool}: ${kind}.roots: ${r} does not exist (relative to ${deps.dir})`);
+      }
+    }) ?? toolRoots;
+  const cwd = roots?.[0];
+  if (cwd === undefined) throw new AdapterConfigError(`${tool}: ${kind} needs roots: the folders its command runs in`);
+  const command = hook.command.includes("/") && !isAbsolute(hook.command) ? resolve(deps.dir, hook.command) : hook.command;
+  const layers: UnshareLayer[] = [deps.sandbox];
+  if (deps.pidNamespace.available) layers.push(deps.pidNamespace);
+  const env = buildChildEnv(hook.env, deps.hostEnv);
+
+  return async (input, signal, redactor) => {
+    const line = confineCommand(command, hook.argv, layers);
+    const r = await runProcess({ ...line, cwd, env, signal, maxStdoutBytes: MAX_STDOUT, maxStderrBytes: MAX_STDERR, stdin: Buffer.from(JSON.stringify(input)) });
+    if (r.aborted) return `the ${kind} command was killed: it ran out of time`;
+    if (r.exitCode === 0) return undefined;
+    const first = redactor
+      .text(r.stderr.toString("utf8"), r.stderrTruncated)
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l !== "");
+    const how = r.exitCode === null ? `was killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}`;
+    if (first === undefined) return `the ${kind} command ${how}`;
+    return first.length <= MAX_REASON ? first : `${first.slice(0, MAX_REASON - 1)}…`;
+  };
+}
