@@ -118,7 +118,7 @@ export type RecordedResult =
 export type VerifyVerdict = string | true | undefined | void;
 
 /** What a dry run gets besides its args: no call has started, so no callId of a run, only the asking call's. */
-export type PreviewContext = Pick<ToolContext, "signal" | "callId" | "principal" | "log" | "secrets">;
+export type PreviewContext = Pick<ToolContext, "signal" | "callId" | "principal" | "onBehalfOf" | "log" | "secrets">;
 
 /** A tool whose args are a zod schema: the descriptor gets its JSON Schema, the handler its parsed value. */
 export interface ZodToolDefinition<S extends z.ZodType, O> extends ToolDefinitionBase<z.output<S>, O> {

@@ -1,16 +1,16 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type ToolContext } from "@warden/executor";
 import { adapterTool, type Args } from "../adapter-tool.js";
-import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { AdapterConfigError, redactedError, secretValues, tail, toolFailure } from "../adapter-errors.js";
 import { buildArgv } from "../domain/argv.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import { parseOutput } from "../domain/output-parsers.js";
 import { pathArgsOf } from "../domain/path-args.js";
 import { isInside } from "../domain/paths.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
-import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
+import type { CliSection, SecretSource, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { confineCommand } from "../sandbox/confine-command.js";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
@@ -21,7 +21,8 @@ import { confinedPaths, confinePathArgs } from "./confine-paths.js";
 
 export interface CliToolDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
-  readonly secrets: SecretStore;
+  /** The manifest's secrets (values are read through `ctx.secrets`, from the executor's store). */
+  readonly secretSources: readonly SecretSource[];
   readonly sandbox: NetworkSandbox;
   /** Where available, each command runs as PID 1 of its own namespace: all it starts dies with it. */
   readonly pidNamespace: PidNamespace;
@@ -37,7 +38,7 @@ const ERROR_TEXT = 2_000;
  */
 export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, deps: CliToolDeps): ExecutableTool {
   const cli = entry.cli;
-  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
+  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry, deps.secretSources));
   if (cli.network === "none" && !deps.sandbox.available) {
     throw new AdapterConfigError(
       `${descriptor.name} declares network: none, but this machine cannot start a process without network (${deps.sandbox.reason}); run the executor as root or where user namespaces are allowed, or declare network: host`,
@@ -78,12 +79,11 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
       if (descriptor.grade === "read") ctx.effects.read(p);
       else ctx.effects.wrote(p);
     }
-    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
-    if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
-    const redactor = new Redactor(secrets.value);
+    const secrets = await secretValues(uses, ctx);
+    const redactor = new Redactor(secrets);
     try {
       const injected: Record<string, string> = {};
-      for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.value.get(u.secret)!}`;
+      for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.get(u.secret)!}`;
       const env = buildChildEnv(cli.env, deps.hostEnv, injected);
       const line = confineCommand(command, argv, layers);
       ctx.log.debug({ command, argc: argv.length, cwd, network: cli.network, pidNamespace: deps.pidNamespace.available }, "running command");

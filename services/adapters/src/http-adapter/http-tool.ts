@@ -1,14 +1,15 @@
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type ToolContext } from "@warden/executor";
 import { adapterTool, type Args } from "../adapter-tool.js";
-import { redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { redactedError, secretValues, tail, toolFailure } from "../adapter-errors.js";
 import { buildHttpRequest, checkMethodForGrade, type HttpRequestPlan } from "../domain/http-request.js";
-import type { HttpSection, ToolEntry } from "../manifest/manifest-schema.js";
+import type { HttpSection, SecretSource, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { readCapped } from "./read-body.js";
 
 export interface HttpToolDeps {
-  readonly secrets: SecretStore;
+  /** The manifest's secrets (values are read through `ctx.secrets`, from the executor's store). */
+  readonly secretSources: readonly SecretSource[];
   readonly fetch?: typeof fetch;
 }
 
@@ -17,7 +18,7 @@ const ERROR_TEXT = 2_000;
 /** A manifest tool that makes one HTTP request: allow-listed hosts, safe methods for reads, capped bodies. */
 export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection }, deps: HttpToolDeps): ExecutableTool {
   const http = entry.http;
-  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
+  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry, deps.secretSources));
   const doFetch = deps.fetch ?? fetch;
   const uses = entry.secrets;
 
@@ -31,12 +32,11 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
     // checked again right before sending: the plan may come from anywhere, the rule may not bend
     const method = checkMethodForGrade(plan.method, descriptor.grade);
     if (!method.ok) throw toolFailure(Redactor.none(), "INVALID_ARGS", method.error.message, false);
-    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
-    if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
-    const redactor = new Redactor(secrets.value);
+    const secrets = await secretValues(uses, ctx);
+    const redactor = new Redactor(secrets);
     try {
       const headers = { ...plan.headers };
-      for (const u of uses) if (u.header !== undefined) headers[u.header] = `${u.prefix}${secrets.value.get(u.secret)!}`;
+      for (const u of uses) if (u.header !== undefined) headers[u.header] = `${u.prefix}${secrets.get(u.secret)!}`;
       ctx.log.debug({ method: plan.method, host: plan.url.host }, "sending request");
       // reported before it is sent: a request that failed may still have arrived. Never the query
       // string, the fragment or the headers: they may carry secrets or personal data

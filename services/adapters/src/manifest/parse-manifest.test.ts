@@ -51,9 +51,9 @@ describe("parseManifest", () => {
     if (!r.ok) return;
     const [grep, lookup] = r.manifest.tools;
     expect(grep!.cli).toMatchObject({ network: "none", output: "text", maxStdoutBytes: 1024 * 1024, env: { allow: [], set: {} } });
-    expect(toolDescriptor("files", grep!)).toMatchObject({ name: "files.grep", network: "none" });
-    expect(toolDescriptor("files", lookup!)).toMatchObject({ name: "files.lookup", secrets: ["api_token"] });
-    expect(toolDescriptor("files", lookup!)).not.toHaveProperty("network");
+    expect(toolDescriptor("files", grep!, [])).toMatchObject({ name: "files.grep", network: "none" });
+    expect(toolDescriptor("files", lookup!, [])).toMatchObject({ name: "files.lookup", secrets: ["api_token"] });
+    expect(toolDescriptor("files", lookup!, [])).not.toHaveProperty("network");
   });
 
   it("reads JSON manifests too", () => {
