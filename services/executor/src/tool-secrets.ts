@@ -1,4 +1,4 @@
-import { wardenError, type CredentialUse } from "@warden/contracts";
+import type { CredentialUse } from "@warden/contracts";
 import { Redactor } from "./domain/redactor.js";
 import type { SecretStore } from "./secret-store.js";
 import { ToolError } from "./tool-error.js";
@@ -30,7 +30,8 @@ export class CallSecrets implements ToolSecrets {
 
   async get(name: string): Promise<string> {
     const r = await this.store.resolve([name], this.onBehalfOf);
-    if (!r.ok) throw new ToolError(wardenError(r.error.code, r.error.message));
+    // as the store said it, retryable included: a missing credential does not appear on a retry
+    if (!r.ok) throw new ToolError(r.error);
     const value = r.value.get(name)!;
     this.values.set(name, value);
     return value;
