@@ -105,4 +105,26 @@ describe("parseManifest", () => {
     expect(r.issues.map((i) => i.path)).toEqual(["mcp.command", "mcp.secrets[0].header"]);
     expect(r.issues[0]!.line).toBe(4);
   });
+
+  it("marks a tool using a secret bound to the principal as acting for the caller, and only that tool", () => {
+    const r = parseManifest(good.replace("    env: FILES_API_TOKEN\n", "    file: api_token\n    bind: principal\n"), "m.yaml");
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const [grep, lookup] = r.manifest.tools;
+    expect(r.manifest.secrets[0]).toMatchObject({ name: "api_token", bind: "principal" });
+    expect(toolDescriptor("files", lookup!, r.manifest.secrets)).toMatchObject({ secrets: ["api_token"], actsAs: "caller" });
+    expect(toolDescriptor("files", grep!, r.manifest.secrets)).not.toHaveProperty("actsAs");
+    // a tool acting with its executor's secret keeps the descriptor it had
+    const plain = parseManifest(good, "m.yaml");
+    expect(plain.ok && toolDescriptor("files", plain.manifest.tools[1]!, plain.manifest.secrets)).not.toHaveProperty("actsAs");
+  });
+
+  it("refuses a principal-bound secret from an environment variable, one given to an MCP server, and actsAs written by hand", () => {
+    const env = errorsOf(good.replace("    env: FILES_API_TOKEN\n", "    env: FILES_API_TOKEN\n    bind: principal\n"));
+    expect(env.issues[0]).toMatchObject({ path: "secrets[0].bind", message: expect.stringMatching(/bound to the principal comes from a key of the secrets file/) });
+    const mcp = errorsOf(`domain: d\nsecrets: [{ name: tok_en, file: tok_en, bind: principal }]\nmcp:\n  transport: stdio\n  command: x\n  secrets: [{ secret: tok_en, env: TOKEN }]\n`);
+    expect(mcp.issues[0]).toMatchObject({ path: "mcp.secrets[0].secret", message: expect.stringMatching(/serves every caller/) });
+    const byHand = errorsOf(good.replace("    grade: read\n    inputSchema: { type: object", "    grade: read\n    actsAs: caller\n    inputSchema: { type: object"));
+    expect(byHand.issues[0]!.message).toMatch(/actsAs/);
+  });
 });
