@@ -6,11 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callEvents } from "@warden/testing";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import type { PolicyDocumentInput } from "@warden/contracts";
+import { canaryLeaks } from "../../test/canary.js";
 import { FIXTURES, NODE, rawCallsStream, startAdaptersWarden, tempDir, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService } from "../service.js";
 
 const TOKENS = { alice: `alice-${randomBytes(12).toString("hex")}`, bob: `bob-${randomBytes(12).toString("hex")}` };
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+// symbols that URL, JSON and base64 treat differently, as in the canary suite
+const CANARY = `canary-${randomBytes(12).toString("base64url")}/+=`;
+const { ENCODINGS } = (await import(join(FIXTURES, "canary-encodings.mjs"))) as { readonly ENCODINGS: readonly string[] };
 
 const POLICY: PolicyDocumentInput = {
   version: "principal-secrets-test",
@@ -36,7 +40,7 @@ describe("adapters: secrets bound to the calling principal", () => {
     w = await startAdaptersWarden(POLICY);
     const dir = tempDir("principal-secrets");
     const secretsFile = join(dir, "secrets.yaml");
-    writeFileSync(secretsFile, `crm_token:\n  alice: ${TOKENS.alice}\n  bob: ${TOKENS.bob}\n`);
+    writeFileSync(secretsFile, `crm_token:\n  alice: ${TOKENS.alice}\n  bob: ${TOKENS.bob}\ncanary:\n  alice: ${JSON.stringify(CANARY)}\n`);
     const read = (name: string, description: string, extra: Record<string, unknown>) => ({
       name,
       version: "1.0.0",
@@ -48,7 +52,10 @@ describe("adapters: secrets bound to the calling principal", () => {
     });
     const manifest = await writeManifest(dir, "crm.yaml", {
       domain: "crm",
-      secrets: [{ name: "crm_token", file: "crm_token", bind: "principal" }],
+      secrets: [
+        { name: "crm_token", file: "crm_token", bind: "principal" },
+        { name: "canary", file: "canary", bind: "principal" },
+      ],
       tools: [
         read("whoami", "Use to see which CRM account the API sees for the caller.", {
           http: { url: `${base}/me`, allowHosts: ["127.0.0.1"] },
@@ -62,6 +69,11 @@ describe("adapters: secrets bound to the calling principal", () => {
             output: "json",
           },
           secrets: [{ secret: "crm_token", env: "CRM_TOKEN" }],
+        }),
+        read("canary", "Use to echo alice's canary credential in an encoding, for the redaction tests.", {
+          inputSchema: { type: "object", properties: { encoding: { type: "string", enum: [...ENCODINGS] }, where: { type: "string", enum: ["result", "error"] } }, required: ["encoding", "where"] },
+          cli: { command: NODE, argv: [join(FIXTURES, "canary-echo.mjs"), "{encoding}", "{where}"], roots: ["."] },
+          secrets: [{ secret: "canary", env: "CANARY" }],
         }),
       ],
     });
@@ -121,6 +133,15 @@ describe("adapters: secrets bound to the calling principal", () => {
     expect(listed.ok && listed.value.find((t) => t.descriptor.name === "crm.whoami")?.descriptor).toMatchObject({ actsAs: "caller", secrets: ["crm_token"] });
     const view = await people.alice.toolView({ format: "openai" });
     expect(view.ok && view.value.view.tools.find((t) => t.name === "crm.whoami")).toMatchObject({ actsAs: "caller", description: expect.stringContaining("with their own credentials") });
+  });
+
+  it.each(ENCODINGS)("redacts a principal-bound credential echoed as %s in a result or an error, as the canary suite does an executor's", async (encoding) => {
+    for (const where of ["result", "error"]) {
+      const r = await people.alice.call("crm.canary", { encoding, where });
+      const places = [JSON.stringify(r), JSON.stringify(await callEvents(w.bus, r.callId)), w.logs()];
+      expect(places[0], `${encoding} ${where} shows a redaction`).toContain("[REDACTED:canary]");
+      for (const text of places) expect(canaryLeaks(text, CANARY), `${encoding} ${where}`).toEqual([]);
+    }
   });
 
   it("leaves no principal's token in WARDEN_CALLS or the logs", async () => {
