@@ -76,7 +76,9 @@ describe("executor: secrets bound to the calling principal", () => {
     const bob = await run({ principal: "bob" });
     expect(bob.data).toMatchObject({ ok: true, output: { token: "[REDACTED:crm_token]", tokenSha: sha(BOB) } });
     expect(bob.data.credentials).toContainEqual({ secret: "crm_token", bind: "principal", principal: "bob" });
-    const recorded = JSON.stringify([...(await callEvents(bus, "crm", alice.callId)), ...(await callEvents(bus, "crm", bob.callId))]);
+    const recorded = JSON.stringify([...(await callEvents(bus, alice.callId)), ...(await callEvents(bus, bob.callId))]);
+    // the scan must have something to look at, or it would pass vacuously
+    expect(recorded).toContain("[REDACTED:crm_token]");
     for (const value of [ALICE, BOB, SERVICE]) expect(recorded.includes(value)).toBe(false);
   });
 
