@@ -17,7 +17,7 @@ export function skillDescriptors(skill: LoadedSkill): Outcome<ToolDescriptor[]> 
   if (skill.frontMatter.tools.length === 0) return ok([]);
   const m = skillManifest(skill);
   if (!m.ok) return fail("DESCRIPTOR_INVALID", `the skill is invalid:\n${m.message}`);
-  return ok(m.loaded.manifest.tools.map((t) => ToolDescriptorSchema.parse(toolDescriptor(m.loaded.manifest.domain, t))));
+  return ok(m.loaded.manifest.tools.map((t) => ToolDescriptorSchema.parse(toolDescriptor(m.loaded.manifest.domain, t, m.loaded.manifest.secrets))));
 }
 
 /**

@@ -70,7 +70,7 @@ async function manifestTools(text: string, path: string): Promise<ToolRecord[]> 
   const parsed = parseManifest(text, path);
   if (!parsed.ok) throw new CliError("DESCRIPTOR_INVALID", `the manifest is invalid:\n${parsed.message}`);
   const m = parsed.manifest;
-  return m.tools.map((t) => enabledRecord(ToolDescriptorSchema.parse(toolDescriptor(m.domain, t))));
+  return m.tools.map((t) => enabledRecord(ToolDescriptorSchema.parse(toolDescriptor(m.domain, t, m.secrets))));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

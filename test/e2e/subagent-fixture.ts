@@ -40,9 +40,13 @@ export const SUBAGENT_TEST_POLICY: PolicyDocumentInput = {
   llm: { showWrite: ["ticket.fill", "ticket.submit"] },
 };
 
-/** Every core service, the support desk and a subagent service whose model is the scripted server. */
-export async function startSubagentWarden(agents: readonly SubagentDescriptorInput[], policy = SUBAGENT_TEST_POLICY): Promise<SubagentWarden> {
+/**
+ * Every core service, the support desk and a subagent service whose model is the scripted server;
+ * `beforeSubagents` starts what the agents' allowed tools need (their executors register them).
+ */
+export async function startSubagentWarden(agents: readonly SubagentDescriptorInput[], policy = SUBAGENT_TEST_POLICY, beforeSubagents?: (w: TestWarden) => Promise<void>): Promise<SubagentWarden> {
   const w = await startTestWarden({ demo: true, policy });
+  await beforeSubagents?.(w);
   const model = await startScriptedOpenAi();
   const level = process.env["WARDEN_TEST_LOG"];
   const log = level ? createLogger("subagent-test", level) : silentLogger();

@@ -37,7 +37,7 @@ export const registerCommand: Command<typeof REGISTER_OPTIONS> = async ({ values
   if (!parsed.ok) throw new CliError("DESCRIPTOR_INVALID", `the manifest is invalid:\n${parsed.message}`);
   const manifest = parsed.manifest;
   const status = parseStatus(values.status, manifest.status);
-  const descriptors = manifest.tools.map((t) => ToolDescriptorSchema.parse(toolDescriptor(manifest.domain, t)));
+  const descriptors = manifest.tools.map((t) => ToolDescriptorSchema.parse(toolDescriptor(manifest.domain, t, manifest.secrets)));
 
   if (values["dry-run"]) {
     emit(io, json, { ok: true, domain: manifest.domain, descriptors, mcp: manifest.mcp !== undefined }, () => dryRunText(manifest, descriptors));

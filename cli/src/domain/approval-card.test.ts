@@ -46,4 +46,11 @@ describe("approvalCardText", () => {
     const text = approvalCardText({ ...base, mode: "human", approvers: { human: true, requesterMayConfirm: true }, quorum: 2, quorumRule: { id: "q", reason: "two" } });
     expect(text).toMatch(/decides {3}alice, bob; 2 distinct approvers needed \[q: two\]/);
   });
+
+  it("says whose credentials the tool acts with: those of the principal at the top of the chain, or the service's", () => {
+    const chain = [{ callId: "p1", principal: "alice", mode: "human" as const, tool: "agent.triage" }];
+    expect(approvalCardText({ ...base, principal: "agent-triage", chain, onBehalfOf: "alice via agent.triage", actsAs: "caller" })).toContain("  acts as   alice, with alice's own credentials");
+    expect(approvalCardText({ ...base, actsAs: "service" })).toContain("  acts as   the service (its executor's own credentials)");
+    expect(approvalCardText(base)).not.toContain("acts as");
+  });
 });

@@ -12,6 +12,7 @@ export function approvalCardText(a: PendingApproval): string {
     ...(a.level === undefined && a.actionType === undefined ? [] : [`  level     ${levelText(a)}`]),
     ...(a.description === undefined ? [] : [`  does      ${cut(a.description, 300)}`]),
     `  asked by  ${a.onBehalfOf ?? a.principal} (${a.principal}, mode ${a.mode})`,
+    ...(a.actsAs === undefined ? [] : [`  acts as   ${actsAsText(a)}`]),
     ...(a.intent === undefined
       ? ["  intent    (none given)"]
       : [
@@ -34,6 +35,13 @@ export function approvalCardText(a: PendingApproval): string {
     `  decides   ${decidersText(a)}`,
   ];
   return lines.join("\n");
+}
+
+/** Whose credentials the tool would use: those of the top of the chain (whom the call runs for), or the service's. */
+function actsAsText(a: PendingApproval): string {
+  if (a.actsAs === "service") return "the service (its executor's own credentials)";
+  const top = a.chain?.[0]?.principal ?? a.principal;
+  return `${top}, with ${top}'s own credentials`;
 }
 
 function decidersText(a: PendingApproval): string {

@@ -26,8 +26,15 @@ describe("toolViewText", () => {
   it("lists visible tools with their decision and rule", () => {
     const text = toolViewText(view, false);
     expect(text).toContain("tools for support-bot in llm mode");
-    expect(text).toMatch(/kb\.search\s+kb__search\s+1\.0\.0\s+read\s+allow\s+reads are allowed \[default\.read\.llm\]/);
+    expect(text).toMatch(/kb\.search\s+kb__search\s+1\.0\.0\s+read\s+allow\s+-\s+reads are allowed \[default\.read\.llm\]/);
     expect(text).not.toContain("customer.message");
+  });
+
+  it("says whether a tool acts as the caller, with their own credentials, or as the service", () => {
+    const crm = { ...view.tools[0]!, name: "crm.lookup", wireName: "crm__lookup", actsAs: "caller" as const };
+    const text = toolViewText({ ...view, tools: [...view.tools, crm] }, false);
+    expect(text).toMatch(/ON CALL\s+ACTS AS\s+WHY/);
+    expect(text).toMatch(/crm\.lookup\s+crm__lookup\s+1\.0\.0\s+read\s+allow\s+caller\s+reads are allowed/);
   });
 
   it("adds hidden tools and their reasons when explaining", () => {

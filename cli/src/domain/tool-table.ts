@@ -15,6 +15,8 @@ export function toolViewText(view: ToolView, explain: boolean): string {
           { title: "VERSION", value: (t) => t.version },
           { title: "GRADE", value: (t) => t.grade },
           { title: "ON CALL", value: (t) => t.decision },
+          // whose credentials it acts with: the caller's own, or the service's (TM-26)
+          { title: "ACTS AS", value: (t) => t.actsAs ?? "-" },
           { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100 },
         ]);
   const parts = [header, "", shown];

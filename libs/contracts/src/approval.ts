@@ -127,6 +127,8 @@ export const PendingApprovalSchema = z.object({
   intent: IntentSchema.optional(),
   chain: z.array(DelegationLinkSchema).optional(),
   onBehalfOf: z.string().optional(),
+  /** `caller`: the tool acts with the credentials of the principal the call runs for; `service`: with its executor's. */
+  actsAs: z.enum(["caller", "service"]).optional(),
   /** The policy rules and their reason (`reason`) that asked for a person. */
   ruleIds: z.array(z.string()).optional(),
   policyVersion: z.string().optional(),

@@ -42,6 +42,12 @@ export const ToolDescriptorSchema = z.strictObject({
   /** Names of the secrets the executor injects at run time; their values never travel. */
   secrets: z.array(TokenSchema).optional(),
   /**
+   * On whose behalf the tool acts: `caller` when a secret it uses is bound to the calling principal
+   * (the credential of the person or agent the call runs for, docs/security.md); `service` or
+   * absent when it acts with its executor's own credentials or none. Shown in views and on cards.
+   */
+  actsAs: z.enum(["caller", "service"]).optional(),
+  /**
    * The executor answers a dry run of a call (`preview(args)` of `defineTool`: reads, never
    * writes); the approver puts its answer on the approval card. Absent: no preview.
    */

@@ -38,6 +38,12 @@ export const ERROR_CODES = {
   VERIFY_FAILED: { retryable: false },
   /** The tool's own `preCall` check refused the call right before its handler (the reason is in the message): it did not run. */
   PRECALL_REFUSED: { retryable: false },
+  /**
+   * The tool acts with the credentials of the principal the call runs for (a secret bound to the
+   * principal), and that principal has none: it did not run. The message names the secret and the
+   * principal, never a value; another principal's or the executor's credential is never used instead.
+   */
+  CREDENTIAL_UNAVAILABLE: { retryable: false },
   OUTCOME_UNKNOWN: { retryable: false },
   /** The executor's claim ran out before the tool started (the executor was paused): it did not run. */
   CLAIM_EXPIRED: { retryable: true },

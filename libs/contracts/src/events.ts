@@ -177,6 +177,12 @@ export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
   reservations: z.array(LedgerReservationSchema).min(1).optional(),
   /** A deny for a ledger budget (rule `budget.ledger`): which ledger, what is left, when it resets. */
   exceeded: LedgerExceededSchema.optional(),
+  /**
+   * Set on a delegated call (it has a parentCallId) the policy admitted: the principal at the top of
+   * its checked delegation chain, on whose behalf it runs (its credentials bound to the caller are
+   * that principal's). Absent: the call runs for its own principal.
+   */
+  onBehalfOf: TokenSchema.optional(),
 });
 
 export const ApproverRequirementSchema = z.object({
@@ -232,6 +238,8 @@ const ApprovalCardSchema = z.object({
   chain: z.array(DelegationLinkSchema).max(8).optional(),
   /** The requester with the chain read aloud: "alice via agent.triage". */
   onBehalfOf: z.string().max(1000).optional(),
+  /** `caller` when the tool acts with the credentials of the principal the call runs for (the top of the chain), `service` with its executor's. */
+  actsAs: z.enum(["caller", "service"]).optional(),
   /** Why a person should look closely, from the grade, the flags, the mode and the chain. */
   riskReasons: z.array(z.string().max(300)).max(16).optional(),
   /** The principals the policy document lets decide (besides a requester who may confirm). */
@@ -363,6 +371,15 @@ export const PersonalDataCountsSchema = z.object({
   iban: z.int().min(1).optional(),
 });
 export type PersonalDataCounts = z.infer<typeof PersonalDataCountsSchema>;
+/**
+ * A secret a run used and whose it was: the executor's own, or the credential of the principal the
+ * call ran for (a secret bound to the caller). Names only.
+ */
+export const CredentialUseSchema = z.discriminatedUnion("bind", [
+  z.strictObject({ secret: TokenSchema, bind: z.literal("executor") }),
+  z.strictObject({ secret: TokenSchema, bind: z.literal("principal"), principal: TokenSchema }),
+]);
+export type CredentialUse = z.infer<typeof CredentialUseSchema>;
 
 export const ToolCallFinishedDataSchema = z.object({
   ok: z.boolean(),
@@ -388,6 +405,8 @@ export const ToolCallFinishedDataSchema = z.object({
    * recorded (an L3 tool's default, `personalData` of its descriptor); absent when none was found.
    */
   personalDataRedacted: PersonalDataCountsSchema.optional(),
+  /** Which credentials the run used and whose they were (names only, never values); absent when it used none. */
+  credentials: z.array(CredentialUseSchema).max(EFFECTS_MAX_TARGETS).optional(),
 });
 
 export const ToolCallOutcomeUnknownDataSchema = z.object({

@@ -16,6 +16,8 @@ export const PreviewRequestSchema = z.strictObject({
   descriptorHash: z.string(),
   args: JsonValueSchema,
   principal: TokenSchema,
+  /** The principal the call runs for, as the policy decided it (a delegated call's `onBehalfOf`); absent: `principal`. */
+  onBehalfOf: TokenSchema.optional(),
 });
 export type PreviewRequest = z.infer<typeof PreviewRequestSchema>;
 

@@ -51,6 +51,12 @@ export const ToolViewEntrySchema = z.object({
   decision: z.enum(["allow", "require_approval"]),
   reason: z.string(),
   ruleIds: z.array(z.string()),
+  /**
+   * `caller` when the tool acts with the caller's own credentials (a secret bound to the calling
+   * principal, or the principal a subagent's caller delegated for); `service` when with its
+   * executor's. Absent for a tool that uses no secrets.
+   */
+  actsAs: z.enum(["caller", "service"]).optional(),
 });
 export type ToolViewEntry = z.infer<typeof ToolViewEntrySchema>;
 

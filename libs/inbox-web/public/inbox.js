@@ -8,7 +8,7 @@
   const LAID_OUT = new Set([
     "approvalId", "callId", "domain", "tool", "title", "grade", "principal", "mode", "argsHash", "argsPreview",
     "reason", "requestedAt", "expiresAt", "approvers", "description", "intent", "args", "flags", "riskReasons",
-    "onBehalfOf", "noLiveExecutor", "preview",
+    "onBehalfOf", "actsAs", "noLiveExecutor", "preview",
   ]);
 
   const $ = (id) => document.getElementById(id);
@@ -80,6 +80,7 @@
     const facts = el("dl", { class: "facts" },
       el("dt", { text: "Requested by" }), el("dd", {}, el("strong", { text: card.principal }), el("span", { class: "muted", text: ` · ${card.mode} mode` })),
       ...(typeof card.onBehalfOf === "string" && card.onBehalfOf !== card.principal ? [el("dt", { text: "On behalf of" }), el("dd", { class: "on-behalf-of", text: card.onBehalfOf })] : []),
+      ...(card.actsAs === "caller" || card.actsAs === "service" ? [el("dt", { text: "Credentials" }), el("dd", { class: "acts-as", text: card.actsAs === "caller" ? "the caller's own (acts as them)" : "the service's own" })] : []),
       el("dt", { text: "Why it waits" }), el("dd", { class: "policy-reason", text: card.reason }),
       el("dt", { text: "Who may decide" }), el("dd", {}, whoMayDecide(card.approvers)),
       el("dt", { text: "Asked at" }), el("dd", { text: `${clock(card.requestedAt)}` }),

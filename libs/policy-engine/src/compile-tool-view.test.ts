@@ -97,6 +97,19 @@ describe("compileToolView", () => {
     expect(reasonOf(widened, "kb.reindex")).toBe("feature_flag_off");
   });
 
+  it("tells the model a tool acts with its caller's own credentials, and marks one using its executor's as service", () => {
+    const tools = [
+      record({ name: "crm.lookup", title: "CRM lookup", secrets: ["crm_token"], actsAs: "caller", inputSchema: obj() }),
+      record({ name: "crm.stats", title: "CRM stats", secrets: ["crm_service"], inputSchema: obj() }),
+    ];
+    const v = compileToolView([...registry, ...tools], EMPTY_POLICY_DOCUMENT, q());
+    const lookup = v.tools.find((t) => t.name === "crm.lookup");
+    expect(lookup).toMatchObject({ actsAs: "caller" });
+    expect(lookup?.description).toMatch(/acts on behalf of the person or agent you work for, with their own credentials/);
+    expect(v.tools.find((t) => t.name === "crm.stats")).toMatchObject({ actsAs: "service" });
+    expect(v.tools.find((t) => t.name === "kb.search")).not.toHaveProperty("actsAs");
+  });
+
   it("lists each name once, at its newest enabled version", () => {
     const v = compileToolView([...registry, record({ version: "3.0.0" }, "disabled")], EMPTY_POLICY_DOCUMENT, q(), explained);
     expect(v.tools.filter((t) => t.name === "kb.search").map((t) => t.version)).toEqual(["1.0.0"]);

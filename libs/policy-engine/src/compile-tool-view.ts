@@ -4,6 +4,7 @@ import {
   toWireName,
   type HiddenTool,
   type PolicyDocument,
+  type ToolDescriptor,
   type ToolIntent,
   type ToolRecord,
   type ToolView,
@@ -25,13 +26,23 @@ function entry(r: ToolRecord, decision: ToolViewEntry["decision"], reason: strin
     wireName: toWireName(d.name),
     version: d.version,
     title: d.title,
-    description: d.description,
+    description: d.actsAs === "caller" ? `${d.description} ${ACTS_AS_CALLER_NOTE}` : d.description,
     grade: d.grade,
     inputSchema: d.inputSchema,
     decision,
     reason,
     ruleIds: [...ruleIds],
+    ...actsAsOf(d),
   };
+}
+
+/** What the model reads of a tool that acts with its caller's credentials (TM-26: on whose behalf it acts). */
+const ACTS_AS_CALLER_NOTE = "It acts on behalf of the person or agent you work for, with their own credentials.";
+
+/** `caller` or `service` for a tool that uses credentials; nothing for one that uses none. */
+function actsAsOf(d: ToolDescriptor): Pick<ToolViewEntry, "actsAs"> {
+  if (d.actsAs !== undefined) return { actsAs: d.actsAs };
+  return d.secrets !== undefined && d.secrets.length > 0 ? { actsAs: "service" } : {};
 }
 
 /**

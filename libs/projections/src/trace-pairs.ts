@@ -42,6 +42,7 @@ export function stepPairs(s: TraceStep, short = false): string[] {
   if (s.artifacts !== undefined) f.push(["artifacts", s.artifacts.map((a) => `${a.id}(${a.bytes}B)`).join(",")]);
   if (s.error !== undefined) f.push(["error", `${s.error.code}: ${s.error.message}`]);
   if (s.undo !== undefined) f.push(["undo", cut(s.undo, PREVIEW)]);
+  if (s.credentials !== undefined) f.push(["credentials", s.credentials.join(",")]);
   if (s.effects !== undefined) {
     if (s.effects.reads.length > 0) f.push(["read", cut(s.effects.reads.join(", "), PREVIEW)]);
     if (s.effects.writes.length > 0) f.push(["wrote", cut(s.effects.writes.join(", "), PREVIEW)]);

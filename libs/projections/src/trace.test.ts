@@ -47,6 +47,24 @@ describe("buildTrace", () => {
     expect(stepPairs(steps[5]!).some((p) => p.startsWith("called="))).toBe(false);
   });
 
+  it("names whom a delegated call ran for and whose credentials its run used, never a value", () => {
+    const credentials = [
+      { secret: "crm_token", bind: "principal" as const, principal: "alice" },
+      { secret: "stats_key", bind: "executor" as const },
+    ];
+    const events = syntheticCall({ callId: "c1", outcome: "succeeded", parentCallId: "p1" }).map((e) => {
+      if (e.type === "ToolCallFinished") return { ...e, data: { ...e.data, credentials } };
+      if (e.type === "ToolPolicyChecked") return { ...e, data: { ...e.data, onBehalfOf: "alice" } };
+      return e;
+    });
+    const steps = buildTrace(entries(events))!.steps;
+    const decided = steps.find((s) => s.type === "ToolPolicyChecked")!;
+    const finished = steps.find((s) => s.type === "ToolCallFinished")!;
+    expect(stepPairs(decided)).toContain("for=alice");
+    expect(finished).toMatchObject({ credentials: ["crm_token:alice", "stats_key:executor"] });
+    expect(stepPairs(finished)).toContain("credentials=crm_token:alice,stats_key:executor");
+  });
+
   it("carries the traces of child calls and the call's violations", () => {
     const child = buildTrace(entries(syntheticCall({ callId: "k1", outcome: "failed", parentCallId: "p1" }), 10))!;
     const parent = buildTrace(entries(syntheticCall({ callId: "p1", outcome: "succeeded" }).filter((e) => e.type !== "ToolCallStarted")), [child])!;

@@ -42,8 +42,10 @@ export interface TraceStep {
   readonly effects?: { readonly reads: readonly string[]; readonly writes: readonly string[]; readonly external: readonly string[]; readonly dropped?: number };
   /** On a grant: the session grant it made, or the one that gave it. */
   readonly session?: string;
-  /** On an approval card: on whose behalf ("alice via agent.triage"). */
+  /** On an approval card: on whose behalf ("alice via agent.triage"); on a delegated call's decision, the principal it runs for. */
   readonly onBehalfOf?: string;
+  /** On a result: the credentials the run used, `secret:principal` or `secret:executor` (names, never values). */
+  readonly credentials?: readonly string[];
   readonly approvalId?: string;
   readonly approver?: string;
   readonly expiresAt?: string;
@@ -146,7 +148,14 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
     case "ToolArgsValidated":
       return { argsHash: e.data.argsHash };
     case "ToolPolicyChecked":
-      return { decision: e.data.decision, ruleIds: e.data.ruleIds, policyVersion: e.data.policyVersion, reason: e.data.reason, argsHash: e.data.argsHash };
+      return {
+        decision: e.data.decision,
+        ruleIds: e.data.ruleIds,
+        policyVersion: e.data.policyVersion,
+        reason: e.data.reason,
+        argsHash: e.data.argsHash,
+        ...(e.data.onBehalfOf === undefined ? {} : { onBehalfOf: e.data.onBehalfOf }),
+      };
     case "ApprovalRequested":
       return {
         approvalId: e.data.approvalId,
@@ -181,6 +190,7 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         ...(e.data.undo === undefined ? {} : { undo: cut(`${e.data.undo.tool}(${JSON.stringify(e.data.undo.args)})`, RESULT_PREVIEW_CHARS) }),
         ...(e.data.effectsObserved === undefined ? {} : { effects: e.data.effectsObserved }),
         ...(e.data.personalDataRedacted === undefined ? {} : { personalDataRedacted: e.data.personalDataRedacted }),
+        ...(e.data.credentials === undefined ? {} : { credentials: e.data.credentials.map((c) => `${c.secret}:${c.bind === "principal" ? c.principal : "executor"}`) }),
       };
     case "ToolCallOutcomeUnknown":
       return { reason: e.data.reason };

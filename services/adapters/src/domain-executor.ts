@@ -55,7 +55,7 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
   const secrets = new SecretStore(manifest.secrets, { env: o.env, secretsFile: o.secretsFile });
   const registry = createRegistryClient(o.bus, { patienceMs: o.registryPatienceMs ?? DEFAULT_REGISTRY_PATIENCE_MS, log });
   const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
-  const staticTools = await registerStaticTools(o, secrets, registry, pidNamespace);
+  const staticTools = await registerStaticTools(o, registry, pidNamespace);
   const section = manifest.mcp;
   const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, log: log.child({ mcp: true }) }) : undefined;
   const mcp: DomainMcpSource | undefined =
@@ -70,6 +70,8 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
     bus: o.bus,
     log,
     domain,
+    // ctx.secrets of every tool of the domain: the manifest tools read their secrets through it
+    secrets,
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
     ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
     ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
@@ -97,12 +99,12 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
 }
 
 /** Builds the manifest's CLI and HTTP tools and registers them with the manifest's status. */
-async function registerStaticTools(o: DomainExecutorOptions, secrets: SecretStore, registry: RegistryClient, pidNamespace: PidNamespace): Promise<ExecutableTool[]> {
+async function registerStaticTools(o: DomainExecutorOptions, registry: RegistryClient, pidNamespace: PidNamespace): Promise<ExecutableTool[]> {
   const { manifest, dir } = o.loaded;
   const domain = manifest.domain;
   const tools: ExecutableTool[] = manifest.tools.map((entry) => {
-    if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, dir });
-    return httpTool(domain, { ...entry, http: entry.http! }, { secrets, hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir } });
+    if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secretSources: manifest.secrets, sandbox: o.sandbox, pidNamespace, dir });
+    return httpTool(domain, { ...entry, http: entry.http! }, { secretSources: manifest.secrets, hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir } });
   });
   if (tools.length > 0) {
     const r = await registry.register(

@@ -15,7 +15,7 @@ export async function previewForCard(bus: Bus, checked: ToolPolicyChecked, descr
   const reply = await requestRpc(
     bus,
     executorPreviewSubject(checked.domain),
-    { callId: checked.callId, tool: checked.tool, version: d.version, descriptorHash: d.descriptorHash, args: d.args, principal: checked.principal },
+    { callId: checked.callId, tool: checked.tool, version: d.version, descriptorHash: d.descriptorHash, args: d.args, principal: checked.principal, ...(d.onBehalfOf === undefined ? {} : { onBehalfOf: d.onBehalfOf }) },
     timeoutMs,
   );
   if (!reply.ok) return { error: { code: reply.error.code, message: reply.error.message.slice(0, 2000) } };

@@ -7,6 +7,8 @@ export interface Binding {
   readonly argsHash: string;
   readonly version: string;
   readonly descriptorHash: string;
+  /** The principal the call runs for (the policy decision's `onBehalfOf`, else its own principal). */
+  readonly onBehalfOf: string;
 }
 
 /** An event that lets a call run, with how to read its args and what to re-check before running. */

@@ -64,6 +64,13 @@ interface ToolDefinitionBase<A, O> {
   readonly maxOutputBytes?: number;
   /** Cost units one call uses, against the policy's cost budgets (docs/policy.md, Budgets). @default 1 */
   readonly cost?: number;
+  /** The names of the secrets it reads with `ctx.secrets.get` (names only; shown in its descriptor). */
+  readonly secrets?: readonly string[];
+  /**
+   * On whose behalf it acts: `caller` when it uses a secret bound to the principal (the executor
+   * refuses to start a tool that lists one in `secrets` without saying so), else `service`.
+   */
+  readonly actsAs?: "caller" | "service";
   /**
    * Does the work. Return a JSON-serialisable value (the call's output); throw a
    * {@link ToolError} to fail with a chosen code, anything else fails it with `HANDLER_ERROR`.
@@ -124,7 +131,7 @@ export type RecordedResult =
 export type VerifyVerdict = string | true | undefined | void;
 
 /** What a dry run gets besides its args: no call has started, so no callId of a run, only the asking call's. */
-export type PreviewContext = Pick<ToolContext, "signal" | "callId" | "principal" | "log" | "secrets">;
+export type PreviewContext = Pick<ToolContext, "signal" | "callId" | "principal" | "onBehalfOf" | "log" | "secrets">;
 
 /** A tool whose args are a zod schema: the descriptor gets its JSON Schema, the handler its parsed value. */
 export interface ZodToolDefinition<S extends z.ZodType, O> extends ToolDefinitionBase<z.output<S>, O> {

@@ -53,7 +53,7 @@ export async function executeCall(deps: ExecutorDeps, auth: Authorisation, sctx:
   }, stampNow());
   const claim = await appendEvent(deps.bus, started);
   if (claim.status === "written" || claim.existing?.eventId === started.eventId) {
-    return runAndFinish(deps, { tool, prepared, claim: started, attempt: 1, args: b.args }, sctx);
+    return runAndFinish(deps, { tool, prepared, claim: started, attempt: 1, args: b.args, onBehalfOf: b.onBehalfOf }, sctx);
   }
   if (claim.existing === undefined) return { kind: "retry", reason: "the call is claimed but its ToolCallStarted could not be read" };
   // cancelled before we claimed it: the cancel holds the claim slot, so the call never runs
@@ -118,7 +118,7 @@ async function rerunnableCall(auth: Authorisation, prior: ToolCallStarted, tool:
   // a re-run is a run: the grant (signature, expiry, binding) is checked again, as before the first
   if (!(await auth.verify(bound.value, tool)).ok) return undefined;
   const prepared = tool.prepare(bound.value.args);
-  return prepared.ok ? { tool, prepared, args: bound.value.args } : undefined;
+  return prepared.ok ? { tool, prepared, args: bound.value.args, onBehalfOf: bound.value.onBehalfOf } : undefined;
 }
 
 async function reject(deps: ExecutorDeps, auth: Authorisation, error: WardenError, sctx: StageContext): Promise<StageOutcome> {

@@ -91,7 +91,7 @@ describe("executor: one outcome per call", () => {
     expect((await appendEvent(bus, claim)).status).toBe("written");
     const prepared = gated.prepare(pc.data.args);
     if (!prepared.ok) throw new Error(prepared.message);
-    return { pc, claim, run: { tool: gated, prepared, claim, attempt: 1, args: pc.data.args } };
+    return { pc, claim, run: { tool: gated, prepared, claim, attempt: 1, args: pc.data.args, onBehalfOf: pc.principal } };
   }
 
   it("never starts a run whose claim ran out while the executor was paused: the tool did not run, and says so", async () => {

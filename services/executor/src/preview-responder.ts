@@ -24,13 +24,13 @@ export function startPreviewResponder(deps: PreviewResponderDeps): ReturnType<ty
   return serveRpc(deps.bus, executorPreviewSubject(deps.domain), queue, deps.log, async (payload): Promise<Reply> => {
     const req = PreviewRequestSchema.safeParse(payload);
     if (!req.success) return { ok: false, error: wardenError("INVALID_REQUEST", `bad preview request: ${req.error.issues[0]?.message ?? "invalid"}`) };
-    const { tool: name, version, descriptorHash, args, callId, principal } = req.data;
+    const { tool: name, version, descriptorHash, args, callId, principal, onBehalfOf } = req.data;
     const found = deps.tools.get(name);
     const tool = found?.descriptor.version === version ? found : undefined;
     if (tool === undefined) return { ok: false, error: wardenError("UNKNOWN_TOOL", `this executor does not run ${name}@${version}`) };
     if (tool.descriptorHash !== descriptorHash) return { ok: false, error: wardenError("DESCRIPTOR_CHANGED", `${name}@${version} here has another descriptor than the call is bound to`) };
     const log = deps.log.child({ callId, tool: name, preview: true });
-    const answer = await runPreview(tool, args, { callId, principal, log, secrets: deps.secrets });
+    const answer = await runPreview(tool, args, { callId, principal, onBehalfOf: onBehalfOf ?? principal, log, secrets: deps.secrets });
     if (!answer.ok) {
       log.info({ code: answer.error.code }, "preview failed");
       return answer;

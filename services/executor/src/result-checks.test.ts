@@ -11,7 +11,7 @@ import { CallSecrets } from "./tool-secrets.js";
 
 const base = { version: "1.0.0", title: "Count", description: "Use when a test needs a tool that counts.", grade: "read" as const };
 const outputSchema = { type: "object", properties: { count: { type: "integer" } }, required: ["count"] };
-const ctx: ToolContext = { signal: new AbortController().signal, callId: "c1", principal: "alice", mode: "plan", correlationId: "r1", attempt: 1, log: silentLogger(), secrets: new CallSecrets(SecretStore.none()), effects: new EffectsLog() };
+const ctx: ToolContext = { signal: new AbortController().signal, callId: "c1", principal: "alice", onBehalfOf: "alice", mode: "plan", correlationId: "r1", attempt: 1, log: silentLogger(), secrets: new CallSecrets(SecretStore.none(), "alice"), effects: new EffectsLog() };
 const none = () => Redactor.none();
 
 function prepared(tool: ExecutableTool, args: unknown = { n: 2 }): Extract<PreparedCall, { ok: true }> {

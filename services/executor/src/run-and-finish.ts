@@ -1,6 +1,6 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import { ACK, appendEvent, callAttributes, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
-import { compensationArgs, nextCallEvent, redactsPersonalData, stampNow, tracingEnabled, wardenError, type Compensation, type EffectsObserved, type EventData, type JsonValue, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { compensationArgs, nextCallEvent, redactsPersonalData, stampNow, tracingEnabled, wardenError, type Compensation, type CredentialUse, type EffectsObserved, type EventData, type JsonValue, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import { preCallRefusal, runPostCall } from "./call-hooks.js";
 import type { ExecutableTool, PreparedCall, RecordedResult } from "./define-tool.js";
 import { maskResultPersonalData, redactResult } from "./domain/redact-result.js";
@@ -21,6 +21,8 @@ export interface ClaimedRun {
   readonly attempt: number;
   /** The args the call is bound to (what the tool's compensation reads). */
   readonly args: JsonValue;
+  /** The principal the call runs for (its Binding's). */
+  readonly onBehalfOf: string;
 }
 
 type Recorded = Omit<EventData<"ToolCallFinished">, "durationMs" | "executorId" | "attempt">;
@@ -62,11 +64,12 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
     const error = wardenError("CLAIM_EXPIRED", `the executor's claim ran out (deadline ${claim.data.deadline}) before the tool started; it did not run`);
     return finish(deps, claim, { ok: false, error, outputBytes: 0, truncated: false, artifacts: [] }, 0, run.attempt, sctx);
   }
-  const secrets = new CallSecrets(deps.secrets);
+  const secrets = new CallSecrets(deps.secrets, run.onBehalfOf);
   const effects = new EffectsLog();
   const ctx: Omit<ToolContext, "signal"> = {
     callId: claim.callId,
     principal: claim.principal,
+    onBehalfOf: run.onBehalfOf,
     mode: claim.mode,
     correlationId: claim.correlationId,
     attempt: run.attempt,
@@ -100,10 +103,14 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
   return acked;
 }
 
-/** What the run reported it touched (preCall, handler, verify), cleaned of its secrets; nothing when it reported nothing. */
-function effectsOf(effects: EffectsLog, secrets: CallSecrets): { effectsObserved?: EffectsObserved } {
+/**
+ * What the run reported it touched (preCall, handler, verify), cleaned of its secrets, and whose
+ * credentials it used (names only); each absent when there is nothing to say.
+ */
+function effectsOf(effects: EffectsLog, secrets: CallSecrets): { effectsObserved?: EffectsObserved; credentials?: CredentialUse[] } {
   const observed = effects.observed(secrets.redactor());
-  return observed === undefined ? {} : { effectsObserved: observed };
+  const used = secrets.used();
+  return { ...(observed === undefined ? {} : { effectsObserved: observed }), ...(used.length === 0 ? {} : { credentials: used }) };
 }
 
 function personalDataOf(counts: PersonalDataCounts): { personalDataRedacted?: PersonalDataCounts } {

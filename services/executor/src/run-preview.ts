@@ -21,15 +21,15 @@ export interface PreviewAnswer {
 export async function runPreview(
   tool: ExecutableTool,
   args: JsonValue,
-  who: { readonly callId: string; readonly principal: string; readonly log: Logger; readonly secrets: SecretStore },
+  who: { readonly callId: string; readonly principal: string; readonly onBehalfOf: string; readonly log: Logger; readonly secrets: SecretStore },
 ): Promise<Outcome<PreviewAnswer>> {
   const { name, version } = tool.descriptor;
   const prepared = tool.preparePreview?.(args);
   if (prepared === undefined) return fail("NOT_FOUND", `${name}@${version} has no preview`);
   if (!prepared.ok) return fail("INVALID_ARGS", prepared.message);
-  const secrets = new CallSecrets(who.secrets);
+  const secrets = new CallSecrets(who.secrets, who.onBehalfOf);
   const raw = await runWithTimeout(
-    (signal) => prepared.run({ signal, callId: who.callId, principal: who.principal, log: who.log, secrets }),
+    (signal) => prepared.run({ signal, callId: who.callId, principal: who.principal, onBehalfOf: who.onBehalfOf, log: who.log, secrets }),
     Math.min(tool.descriptor.timeoutMs, PREVIEW_TIMEOUT_MS),
   );
   const result = redactResult(raw, secrets.redactor());

@@ -1,13 +1,22 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
-import { fail, ok, type Outcome } from "@warden/contracts";
+import { fail, ok, type CredentialUse, type Outcome } from "@warden/contracts";
 import { MIN_SECRET_BYTES } from "./domain/secret-patterns.js";
+
+/** Whose a secret is: the executor's own (one value for every call), or each calling principal's. */
+export type SecretBinding = "executor" | "principal";
 
 /** Where a secret's value comes from: an environment variable of the executor, or a key of the secrets file (exactly one). */
 export interface SecretDeclaration {
   readonly name: string;
   readonly env?: string | undefined;
   readonly file?: string | undefined;
+  /**
+   * `principal`: the secrets file's key holds a map of principal → value, and a call gets the value
+   * of the principal it runs for (never another's, never a fallback); only a `file` secret can be.
+   * @default "executor"
+   */
+  readonly bind?: SecretBinding | undefined;
 }
 
 export interface SecretStoreOptions {
@@ -28,7 +37,22 @@ export class SecretStore {
     declarations: readonly SecretDeclaration[],
     private readonly o: SecretStoreOptions,
   ) {
+    for (const s of declarations) {
+      // a variable holds one value: it cannot tell one principal's credential from another's
+      if (s.bind === "principal" && s.env !== undefined) throw new Error(`secret ${s.name}: a secret bound to the principal comes from a key of the secrets file (file), not an environment variable`);
+    }
     this.declared = new Map(declarations.map((s) => [s.name, s]));
+  }
+
+  /** Whose the secret is; undefined when it is not declared. */
+  bindingOf(name: string): SecretBinding | undefined {
+    const s = this.declared.get(name);
+    return s === undefined ? undefined : (s.bind ?? "executor");
+  }
+
+  /** What a call running for `onBehalfOf` records of the secret it used: the executor's, or that principal's. */
+  useOf(name: string, onBehalfOf: string): CredentialUse {
+    return this.bindingOf(name) === "principal" ? { secret: name, bind: "principal", principal: onBehalfOf } : { secret: name, bind: "executor" };
   }
 
   /** A store that declares nothing: every secret is unavailable. */
@@ -36,8 +60,12 @@ export class SecretStore {
     return new SecretStore([], { env: {} });
   }
 
-  /** The values of `names`; a missing or unusable secret fails with a message naming the secret, not its value. */
-  async resolve(names: readonly string[]): Promise<Outcome<Map<string, string>>> {
+  /**
+   * The values of `names` for a call running on behalf of `onBehalfOf` (used by the secrets bound
+   * to the principal); a missing or unusable secret fails with a message naming the secret, not its
+   * value, and a principal-bound one the principal has no value for fails CREDENTIAL_UNAVAILABLE.
+   */
+  async resolve(names: readonly string[], onBehalfOf?: string): Promise<Outcome<Map<string, string>>> {
     const out = new Map<string, string>();
     if (names.length === 0) return ok(out);
     let file: Record<string, unknown> | undefined;
@@ -55,8 +83,14 @@ export class SecretStore {
           if (!read.ok) return read;
           file = read.value;
         }
-        value = file[source.file ?? name];
-        if (value === undefined) return missing(name, `the secrets file has no key ${source.file ?? name}`);
+        const key = source.file ?? name;
+        value = Object.hasOwn(file, key) ? file[key] : undefined;
+        if (value === undefined) return missing(name, `the secrets file has no key ${key}`);
+        if (source.bind === "principal") {
+          const own = principalValue(name, key, value, onBehalfOf);
+          if (!own.ok) return own;
+          value = own.value;
+        }
       }
       if (typeof value !== "string") return missing(name, "its value is not a string");
       if (Buffer.byteLength(value, "utf8") < MIN_SECRET_BYTES) {
@@ -66,6 +100,18 @@ export class SecretStore {
     }
     return ok(out);
   }
+}
+
+/** The calling principal's entry of a principal-bound secret's map: its own, or a refusal naming the principal. */
+function principalValue(name: string, key: string, map: unknown, onBehalfOf: string | undefined): Outcome<unknown> {
+  if (map === null || typeof map !== "object" || Array.isArray(map)) return missing(name, `it is bound to the principal, but the secrets file's key ${key} is not a map of principal: value`);
+  if (onBehalfOf === undefined) return missing(name, "it is bound to the principal, and no principal was given");
+  // an own key only: a principal named like an Object property must not reach the prototype
+  const value = Object.hasOwn(map, onBehalfOf) ? (map as Record<string, unknown>)[onBehalfOf] : undefined;
+  if (value === undefined) {
+    return { ok: false, error: { code: "CREDENTIAL_UNAVAILABLE", message: `${onBehalfOf} has no credential for secret ${name}: it is bound to the principal the call runs for, and no other credential is used instead`, retryable: false } };
+  }
+  return ok(value);
 }
 
 function missing(name: string, why: string): Outcome<never> {

@@ -76,6 +76,8 @@ export interface ExecutorOptions {
    * The secrets handlers may read with `ctx.secrets.get(name)`: declared by name, each from an
    * environment variable or a key of a secrets file, e.g.
    * `new SecretStore([{ name: "stripe_key", env: "STRIPE_KEY" }], { env: process.env, secretsFile: process.env.WARDEN_SECRETS_FILE })`.
+   * A secret declared `bind: "principal"` gives each call the value of the principal it runs for
+   * (`ctx.onBehalfOf`); a tool listing one in its descriptor's `secrets` must declare `actsAs: "caller"`.
    * @default none (every `ctx.secrets.get` fails the call)
    */
   readonly secrets?: SecretStore;
@@ -139,7 +141,7 @@ export class ExecutorStartError extends Error {
  * ```
  */
 export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
-  const tools = toolMap(o.domain, o.tools);
+  const tools = toolMap(o.domain, o.tools, o.secrets ?? SecretStore.none());
   const approverKeys = pinApproverKeys(o.approverKeys ?? []);
   const executorId = o.executorId ?? `${o.domain}-${newId()}`;
   if (!isSafeToken(executorId)) throw new Error(`executorId ${JSON.stringify(executorId)} is not a safe subject token`);
@@ -234,13 +236,18 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
   };
 }
 
-function toolMap(domain: string, list: readonly ExecutableTool[]): Map<string, ExecutableTool> {
+function toolMap(domain: string, list: readonly ExecutableTool[], secrets: SecretStore): Map<string, ExecutableTool> {
   if (!DomainSchema.safeParse(domain).success || !isSafeToken(domain)) throw new Error(`domain ${JSON.stringify(domain)} is not a valid domain`);
   if (list.length === 0) throw new Error(`the ${domain} executor has no tools`);
   const tools = new Map<string, ExecutableTool>();
   for (const t of list) {
     if (t.domain !== domain) throw new Error(`tool ${t.descriptor.name} is not in domain ${domain}`);
     if (tools.has(t.descriptor.name)) throw new Error(`tool ${t.descriptor.name} is given twice; run one version per executor`);
+    // the descriptor tells the model and the approver on whose behalf the tool acts: it must not say "service" wrongly
+    const perCaller = (t.descriptor.secrets ?? []).find((s) => secrets.bindingOf(s) === "principal");
+    if (perCaller !== undefined && t.descriptor.actsAs !== "caller") {
+      throw new Error(`tool ${t.descriptor.name} uses secret ${perCaller}, which is bound to the principal: declare actsAs: "caller" in its descriptor`);
+    }
     tools.set(t.descriptor.name, t);
   }
   return tools;

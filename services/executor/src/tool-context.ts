@@ -14,6 +14,12 @@ export interface ToolContext {
   readonly callId: string;
   /** Who asked for the call (the identity the server authenticated). */
   readonly principal: string;
+  /**
+   * The principal the call runs for: `principal`, or for a subagent's child call the principal at
+   * the top of its delegation chain (as the policy stage checked it). Secrets bound to the
+   * principal give this principal's credential.
+   */
+  readonly onBehalfOf: string;
   /** `human`, `plan` or `llm`: who decided to make the call. */
   readonly mode: CallMode;
   /** The id of the run the call belongs to (the caller's runId). */

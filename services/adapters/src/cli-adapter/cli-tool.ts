@@ -1,16 +1,16 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext, type ToolEffects } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type ToolContext, type ToolEffects } from "@warden/executor";
 import { adapterTool, type Args, type PreparedPreview } from "../adapter-tool.js";
-import { AdapterConfigError, redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { AdapterConfigError, callRedactor, redactedError, secretValues, tail, toolFailure } from "../adapter-errors.js";
 import { buildArgv } from "../domain/argv.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import { parseOutput } from "../domain/output-parsers.js";
 import { pathArgsOf } from "../domain/path-args.js";
 import { isInside } from "../domain/paths.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
-import type { CliSection, ToolEntry } from "../manifest/manifest-schema.js";
+import type { CliSection, SecretSource, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { manifestHooks } from "../hooks/manifest-hooks.js";
 import { confineCommand } from "../sandbox/confine-command.js";
@@ -22,7 +22,8 @@ import { confinedPaths, confinePathArgs } from "./confine-paths.js";
 
 export interface CliToolDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
-  readonly secrets: SecretStore;
+  /** The manifest's secrets (values are read through `ctx.secrets`, from the executor's store). */
+  readonly secretSources: readonly SecretSource[];
   readonly sandbox: NetworkSandbox;
   /** Where available, each command runs as PID 1 of its own namespace: all it starts dies with it. */
   readonly pidNamespace: PidNamespace;
@@ -38,7 +39,7 @@ const ERROR_TEXT = 2_000;
  */
 export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, deps: CliToolDeps): ExecutableTool {
   const cli = entry.cli;
-  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
+  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry, deps.secretSources));
   if (cli.network === "none" && !deps.sandbox.available) {
     throw new AdapterConfigError(
       `${descriptor.name} declares network: none, but this machine cannot start a process without network (${deps.sandbox.reason}); run the executor as root or where user namespaces are allowed, or declare network: host`,
@@ -90,19 +91,18 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
           return { ok: true, run: async (ctx) => (await run(previewCommand, p.argv, p.cwd, ctx, []))["stdout"] ?? null };
         };
 
-  const run = async (program: string, argv: string[], cwd: string, ctx: Pick<ToolContext, "signal" | "log"> & { readonly effects?: ToolEffects }, paths: readonly string[]): Promise<Record<string, JsonValue>> => {
+  const run = async (program: string, argv: string[], cwd: string, ctx: Pick<ToolContext, "signal" | "log" | "secrets"> & { readonly effects?: ToolEffects }, paths: readonly string[]): Promise<Record<string, JsonValue>> => {
     // the command's own reads and writes are unseen; the paths it was given are known. A read tool
     // only reads them; for a write or send the adapter cannot tell which it only read: all count as written
     for (const p of paths) {
       if (descriptor.grade === "read") ctx.effects?.read(p);
       else ctx.effects?.wrote(p);
     }
-    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
-    if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
-    const redactor = new Redactor(secrets.value);
+    const secrets = await secretValues(uses, ctx);
+    const redactor = new Redactor(secrets);
     try {
       const injected: Record<string, string> = {};
-      for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.value.get(u.secret)!}`;
+      for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.get(u.secret)!}`;
       const env = buildChildEnv(cli.env, deps.hostEnv, injected);
       const line = confineCommand(program, argv, layers);
       ctx.log.debug({ command: program, argc: argv.length, cwd, network: cli.network, pidNamespace: deps.pidNamespace.available }, "running command");
@@ -133,10 +133,7 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
     }
   };
 
-  const redactor = async () => {
-    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
-    return secrets.ok ? new Redactor(secrets.value) : Redactor.none();
-  };
+  const redactor = (ctx: ToolContext) => callRedactor(uses, ctx);
   const hooks = manifestHooks(descriptor.name, entry, roots, deps, redactor);
   return adapterTool(descriptor, prepare, { hooks, ...(preview === undefined ? {} : { preview }) });
 }

@@ -14,22 +14,22 @@ export function manifestHooks(
   hooks: ToolHooks,
   toolRoots: readonly string[] | undefined,
   deps: HookCommandDeps,
-  redactor: () => Promise<Redactor>,
+  redactor: (ctx: ToolContext) => Promise<Redactor>,
 ): AdapterHooks {
   const call = (args: Args, ctx: ToolContext) => ({ tool, callId: ctx.callId, principal: ctx.principal, args: args as JsonValue });
   const out: { -readonly [K in keyof AdapterHooks]: AdapterHooks[K] } = {};
   if (hooks.preCall !== undefined) {
     const run = hookCommand(tool, "preCall", hooks.preCall, toolRoots, deps);
-    out.preCall = async (args, ctx) => run(call(args, ctx), ctx.signal, await redactor());
+    out.preCall = async (args, ctx) => run(call(args, ctx), ctx.signal, await redactor(ctx));
   }
   if (hooks.verify !== undefined) {
     const run = hookCommand(tool, "verify", hooks.verify, toolRoots, deps);
-    out.verify = async (args, output, ctx) => run({ ...call(args, ctx), output }, ctx.signal, await redactor());
+    out.verify = async (args, output, ctx) => run({ ...call(args, ctx), output }, ctx.signal, await redactor(ctx));
   }
   if (hooks.postCall !== undefined) {
     const run = hookCommand(tool, "postCall", hooks.postCall, toolRoots, deps);
     out.postCall = async (args, result, ctx) => {
-      const reason = await run({ ...call(args, ctx), result: result as unknown as JsonValue }, ctx.signal, await redactor());
+      const reason = await run({ ...call(args, ctx), result: result as unknown as JsonValue }, ctx.signal, await redactor(ctx));
       if (reason !== undefined) throw new Error(reason);
     };
   }

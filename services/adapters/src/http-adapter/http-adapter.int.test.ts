@@ -5,7 +5,6 @@ import { readArtifactJson, startExecutor } from "@warden/executor";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { SecretStore } from "@warden/executor";
 import { startAdaptersService } from "../service.js";
 import { ManifestError } from "../manifest/load-manifests.js";
 import { ToolEntrySchema } from "../manifest/manifest-schema.js";
@@ -212,7 +211,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
         bus: await w.executorBus(["httpraw"]),
         log: w.log,
         domain: "httpraw",
-        tools: [httpTool("httpraw", { ...entry, http: entry.http! }, { secrets: new SecretStore([], { env: {} }) })],
+        tools: [httpTool("httpraw", { ...entry, http: entry.http! }, { secretSources: [] })],
         approverKeys: w.approverKeys,
       }),
     );

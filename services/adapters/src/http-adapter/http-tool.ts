@@ -1,16 +1,17 @@
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
-import { Redactor, type ExecutableTool, type PreparedCall, type SecretStore, type ToolContext, type ToolEffects } from "@warden/executor";
+import { Redactor, type ExecutableTool, type PreparedCall, type ToolContext, type ToolEffects } from "@warden/executor";
 import { adapterTool, type Args, type PreparedPreview } from "../adapter-tool.js";
-import { redactedError, tail, toolFailure } from "../adapter-errors.js";
+import { callRedactor, redactedError, secretValues, tail, toolFailure } from "../adapter-errors.js";
 import { buildHttpRequest, checkMethodForGrade, type HttpRequestPlan } from "../domain/http-request.js";
 import type { HookCommandDeps } from "../hooks/hook-command.js";
 import { manifestHooks } from "../hooks/manifest-hooks.js";
-import type { HttpSection, ToolEntry } from "../manifest/manifest-schema.js";
+import type { HttpSection, SecretSource, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { readCapped } from "./read-body.js";
 
 export interface HttpToolDeps {
-  readonly secrets: SecretStore;
+  /** The manifest's secrets (values are read through `ctx.secrets`, from the executor's store). */
+  readonly secretSources: readonly SecretSource[];
   readonly fetch?: typeof fetch;
   /** Where the tool's preCall, verify and postCall commands run; needed only when it declares any. */
   readonly hooks?: HookCommandDeps;
@@ -21,7 +22,7 @@ const ERROR_TEXT = 2_000;
 /** A manifest tool that makes one HTTP request: allow-listed hosts, safe methods for reads, capped bodies. */
 export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection }, deps: HttpToolDeps): ExecutableTool {
   const http = entry.http;
-  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry));
+  const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry, deps.secretSources));
   const doFetch = deps.fetch ?? fetch;
   const uses = entry.secrets;
 
@@ -45,18 +46,17 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
 
   const run = async (
     plan: HttpRequestPlan,
-    ctx: Pick<ToolContext, "signal" | "log"> & { readonly effects?: ToolEffects },
+    ctx: Pick<ToolContext, "signal" | "log" | "secrets"> & { readonly effects?: ToolEffects },
     grade = descriptor.grade,
   ): Promise<{ status: number; contentType: string; body: JsonValue }> => {
     // checked again right before sending: the plan may come from anywhere, the rule may not bend
     const method = checkMethodForGrade(plan.method, grade);
     if (!method.ok) throw toolFailure(Redactor.none(), "INVALID_ARGS", method.error.message, false);
-    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
-    if (!secrets.ok) throw toolFailure(Redactor.none(), secrets.error.code, secrets.error.message, false);
-    const redactor = new Redactor(secrets.value);
+    const secrets = await secretValues(uses, ctx);
+    const redactor = new Redactor(secrets);
     try {
       const headers = { ...plan.headers };
-      for (const u of uses) if (u.header !== undefined) headers[u.header] = `${u.prefix}${secrets.value.get(u.secret)!}`;
+      for (const u of uses) if (u.header !== undefined) headers[u.header] = `${u.prefix}${secrets.get(u.secret)!}`;
       ctx.log.debug({ method: plan.method, host: plan.url.host }, "sending request");
       // reported before it is sent: a request that failed may still have arrived. Never the query
       // string, the fragment or the headers: they may carry secrets or personal data
@@ -97,10 +97,7 @@ export function httpTool(domain: string, entry: ToolEntry & { http: HttpSection 
 
   const hasHooks = entry.preCall !== undefined || entry.verify !== undefined || entry.postCall !== undefined;
   if (hasHooks && deps.hooks === undefined) throw new Error(`bug: ${descriptor.name} declares hooks, and nothing says where they run`);
-  const redactor = async () => {
-    const secrets = await deps.secrets.resolve(uses.map((u) => u.secret));
-    return secrets.ok ? new Redactor(secrets.value) : Redactor.none();
-  };
+  const redactor = (ctx: ToolContext) => callRedactor(uses, ctx);
   const hooks = hasHooks && deps.hooks !== undefined ? manifestHooks(descriptor.name, entry, undefined, deps.hooks, redactor) : {};
   return adapterTool(descriptor, prepare, { hooks, ...(preview === undefined ? {} : { preview }) });
 }

@@ -49,6 +49,11 @@ export function checkManifest(m: Manifest, ctx: z.RefinementCtx): void {
         if (!parsed.ok) report(["mcp", "tools", name, "preview", "args"], parsed.error.message);
       }
     }
+    const perPrincipal = new Set(m.secrets.filter((s) => s.bind === "principal").map((s) => s.name));
+    mcp.secrets.forEach((s, j) => {
+      // one connection serves every caller, so it cannot carry one caller's credential
+      if (perPrincipal.has(s.secret)) report(["mcp", "secrets", j, "secret"], `secret ${s.secret} is bound to the principal: an MCP server's connection serves every caller, so it takes only the executor's own secrets`);
+    });
   }
 }
 
@@ -61,7 +66,8 @@ function checkTool(domain: string, t: ToolEntry, at: Path, report: Report): void
   const parsed = parseToolName(full);
   if (parsed === undefined) report([...at, "name"], `${full} is not a tool name (<domain>.<capability>, letters, digits, - and single _)`);
   else if (parsed.domain !== domain) report([...at, "name"], `${full} is not in domain ${domain}`);
-  const descriptor = ToolDescriptorSchema.safeParse(toolDescriptor(domain, t));
+  // only linted here: which secrets are bound to the principal changes no lint rule
+  const descriptor = ToolDescriptorSchema.safeParse(toolDescriptor(domain, t, []));
   if (descriptor.success) {
     for (const issue of lintDescriptor(descriptor.data)) report(at, `${issue.rule}: ${issue.message}`);
   }

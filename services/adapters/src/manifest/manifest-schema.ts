@@ -15,10 +15,15 @@ export const EnvSpecSchema = z.strictObject({
   set: z.record(EnvNameSchema, z.string()).default({}),
 });
 
-/** Where a secret's value comes from: an environment variable of the executor, or a key of the secrets file. */
+/**
+ * Where a secret's value comes from: an environment variable of the executor, or a key of the
+ * secrets file. `bind: principal`: that key holds a map of principal → value and each call gets
+ * the value of the principal it runs for (docs/security.md); only a file key can be.
+ */
 export const SecretSourceSchema = z
-  .strictObject({ name: TokenSchema, env: EnvNameSchema.optional(), file: z.string().min(1).optional() })
-  .refine((s) => (s.env === undefined) !== (s.file === undefined), "give exactly one of env (a variable) or file (a key of the secrets file)");
+  .strictObject({ name: TokenSchema, env: EnvNameSchema.optional(), file: z.string().min(1).optional(), bind: z.enum(["executor", "principal"]).default("executor") })
+  .refine((s) => (s.env === undefined) !== (s.file === undefined), "give exactly one of env (a variable) or file (a key of the secrets file)")
+  .refine((s) => s.bind !== "principal" || s.env === undefined, { message: "a secret bound to the principal comes from a key of the secrets file (file: a map of principal: value), not an environment variable", path: ["bind"] });
 export type SecretSource = z.infer<typeof SecretSourceSchema>;
 
 /** How a tool gets a secret: as an environment variable of its process, or as an HTTP header. */
@@ -101,7 +106,7 @@ const hookFields = {
 export type ToolHooks = { readonly [K in keyof typeof hookFields]?: HookCommand | undefined };
 
 /** A tool of a manifest: its descriptor (name may omit the domain) plus one adapter section. */
-export const ToolEntrySchema = ToolDescriptorSchema.omit({ name: true, network: true, secrets: true, preview: true, verify: true }).extend({
+export const ToolEntrySchema = ToolDescriptorSchema.omit({ name: true, network: true, secrets: true, preview: true, verify: true, actsAs: true }).extend({
   name: z.string().min(1),
   cli: CliSectionSchema.optional(),
   http: HttpSectionSchema.optional(),

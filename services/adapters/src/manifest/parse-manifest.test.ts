@@ -52,9 +52,9 @@ describe("parseManifest", () => {
     if (!r.ok) return;
     const [grep, lookup] = r.manifest.tools;
     expect(grep!.cli).toMatchObject({ network: "none", output: "text", maxStdoutBytes: 1024 * 1024, env: { allow: [], set: {} } });
-    expect(toolDescriptor("files", grep!)).toMatchObject({ name: "files.grep", network: "none" });
-    expect(toolDescriptor("files", lookup!)).toMatchObject({ name: "files.lookup", secrets: ["api_token"] });
-    expect(toolDescriptor("files", lookup!)).not.toHaveProperty("network");
+    expect(toolDescriptor("files", grep!, [])).toMatchObject({ name: "files.grep", network: "none" });
+    expect(toolDescriptor("files", lookup!, [])).toMatchObject({ name: "files.lookup", secrets: ["api_token"] });
+    expect(toolDescriptor("files", lookup!, [])).not.toHaveProperty("network");
   });
 
   it("reads JSON manifests too", () => {
@@ -118,14 +118,14 @@ describe("parseManifest", () => {
       const [grep, lookup] = r.manifest.tools;
       expect(grep!.preview).toEqual({ argv: ["-rnc", "--", "{pattern}", "."] });
       expect(grep!.verify).toEqual({ command: "./check.sh", argv: ["--strict"], env: { allow: [], set: {} } });
-      const d = toolDescriptor("files", grep!);
+      const d = toolDescriptor("files", grep!, []);
       expect(d).toMatchObject({ preview: true, verify: true });
       expect(d).not.toHaveProperty("preCall");
-      expect(toolDescriptor("files", lookup!)).toMatchObject({ preview: true });
-      expect(toolDescriptor("files", lookup!)).not.toHaveProperty("verify");
+      expect(toolDescriptor("files", lookup!, [])).toMatchObject({ preview: true });
+      expect(toolDescriptor("files", lookup!, [])).not.toHaveProperty("verify");
       // declaring a check changes the descriptor, so its hash and the approvals bound to it
       const { verify: _verify, ...without } = grep!;
-      expect(descriptorHash(toolDescriptor("files", without))).not.toBe(descriptorHash(d));
+      expect(descriptorHash(toolDescriptor("files", without, []))).not.toBe(descriptorHash(d));
     });
 
     it("refuses a dry run of the wrong kind, a hook with no folder to run in, and a hook argv that expects placeholders", () => {
@@ -147,5 +147,27 @@ describe("parseManifest", () => {
       expect(r.issues.map((i) => i.path)).toEqual(["mcp.tools.delete.verify", "mcp.tools.delete.preview.tool"]);
       expect(r.issues[1]).toMatchObject({ line: 7, message: expect.stringMatching(/cannot be its own dry run/) });
     });
+  });
+
+  it("marks a tool using a secret bound to the principal as acting for the caller, and only that tool", () => {
+    const r = parseManifest(good.replace("    env: FILES_API_TOKEN\n", "    file: api_token\n    bind: principal\n"), "m.yaml");
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const [grep, lookup] = r.manifest.tools;
+    expect(r.manifest.secrets[0]).toMatchObject({ name: "api_token", bind: "principal" });
+    expect(toolDescriptor("files", lookup!, r.manifest.secrets)).toMatchObject({ secrets: ["api_token"], actsAs: "caller" });
+    expect(toolDescriptor("files", grep!, r.manifest.secrets)).not.toHaveProperty("actsAs");
+    // a tool acting with its executor's secret keeps the descriptor it had
+    const plain = parseManifest(good, "m.yaml");
+    expect(plain.ok && toolDescriptor("files", plain.manifest.tools[1]!, plain.manifest.secrets)).not.toHaveProperty("actsAs");
+  });
+
+  it("refuses a principal-bound secret from an environment variable, one given to an MCP server, and actsAs written by hand", () => {
+    const env = errorsOf(good.replace("    env: FILES_API_TOKEN\n", "    env: FILES_API_TOKEN\n    bind: principal\n"));
+    expect(env.issues[0]).toMatchObject({ path: "secrets[0].bind", message: expect.stringMatching(/bound to the principal comes from a key of the secrets file/) });
+    const mcp = errorsOf(`domain: d\nsecrets: [{ name: tok_en, file: tok_en, bind: principal }]\nmcp:\n  transport: stdio\n  command: x\n  secrets: [{ secret: tok_en, env: TOKEN }]\n`);
+    expect(mcp.issues[0]).toMatchObject({ path: "mcp.secrets[0].secret", message: expect.stringMatching(/serves every caller/) });
+    const byHand = errorsOf(good.replace("    grade: read\n    inputSchema: { type: object", "    grade: read\n    actsAs: caller\n    inputSchema: { type: object"));
+    expect(byHand.issues[0]!.message).toMatch(/actsAs/);
   });
 });

@@ -112,6 +112,19 @@ describe("approvalRequestedEvent", () => {
     expect(pendingApprovalOf(ev)).toMatchObject({ level: "L5", actionType: "delete", quorum: 2, quorumRule: { id: "default.quorum.L5" } });
   });
 
+  it("says on the card whose credentials the tool acts with: the caller's, the service's, or nothing for a tool without secrets", () => {
+    const described = (extra: Record<string, unknown>) =>
+      ToolDescriptorSchema.parse({ name: "customer.message", version: "1.0.0", title: "Message", description: "Use when a customer should hear from us.", inputSchema: { type: "object" }, grade: "send", ...extra });
+    const card = (extra: Record<string, unknown>) =>
+      approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW, descriptor: described(extra) }, { eventId: "e1", ts: NOW.toISOString() });
+    const caller = card({ secrets: ["mail_token"], actsAs: "caller" });
+    expect(ApprovalRequestedSchema.parse(caller)).toEqual(caller);
+    expect(caller.data.actsAs).toBe("caller");
+    expect(pendingApprovalOf(caller)).toMatchObject({ actsAs: "caller" });
+    expect(card({ secrets: ["mail_token"] }).data.actsAs).toBe("service");
+    expect(card({}).data).not.toHaveProperty("actsAs");
+  });
+
   it("shows the preview of the args themselves, not the preview the event carries", () => {
     const ev = approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW }, { eventId: "e1", ts: NOW.toISOString() });
     const doctored = { ...ev, data: { ...ev.data, argsPreview: '{"customerId":"c2","text":"harmless"}' } };

@@ -75,6 +75,7 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
     ...(f.intent === undefined ? {} : { intent: f.intent }),
     chain,
     onBehalfOf: onBehalfOf(checked.principal, chain),
+    ...actsAsOf(desc),
     riskReasons: riskReasons({ grade: d.grade, mode: checked.mode, descriptor: desc, chain }),
     deciders: decidersOf(f.doc, authority).slice(0, 200),
     quorum: quorum.approvers,
@@ -83,6 +84,12 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
     ...(desc?.actionType === undefined ? {} : { actionType: desc.actionType }),
   };
   return nextCallEvent(checked, "ApprovalRequested", data, stamp);
+}
+
+/** With whose credentials the tool acts, for the card: nothing for a tool that uses none. */
+function actsAsOf(desc: ToolDescriptor | undefined): { actsAs?: "caller" | "service" } {
+  if (desc?.actsAs !== undefined) return { actsAs: desc.actsAs };
+  return desc?.secrets !== undefined && desc.secrets.length > 0 ? { actsAs: "service" } : {};
 }
 
 export function approvalGrantedEvent(requested: ApprovalRequested, grant: ApprovalGranted["data"], stamp: Stamp): ApprovalGranted {

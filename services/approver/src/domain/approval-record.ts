@@ -108,6 +108,7 @@ export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalR
     ...(d.intent === undefined ? {} : { intent: d.intent }),
     ...(d.chain === undefined ? {} : { chain: d.chain }),
     onBehalfOf: d.onBehalfOf ?? requested.principal,
+    ...(d.actsAs === undefined ? {} : { actsAs: d.actsAs }),
     ruleIds: d.ruleIds,
     policyVersion: d.policyVersion,
     ...(d.riskReasons === undefined ? {} : { riskReasons: d.riskReasons }),

@@ -48,6 +48,8 @@ export function handleApprovalGranted(deps: ExecutorDeps) {
           argsHash: edit === undefined ? r.argsHash : grant.data.argsHash,
           version: grant.data.version,
           descriptorHash: grant.data.descriptorHash,
+          // the policy stage, which checked the delegation chain, says whom a delegated call runs for
+          onBehalfOf: checked?.data.onBehalfOf ?? grant.principal,
         });
       },
       verify: async (binding, tool) => {
@@ -76,7 +78,7 @@ export function handleApprovalGranted(deps: ExecutorDeps) {
       }
       const bound = grant.data.previewHash;
       if (bound === undefined) return ok(undefined);
-      const again = await runPreview(tool, binding.args, { callId: grant.callId, principal: grant.principal, log: sctx.log.child({ preview: true }), secrets: deps.secrets });
+      const again = await runPreview(tool, binding.args, { callId: grant.callId, principal: grant.principal, onBehalfOf: binding.onBehalfOf, log: sctx.log.child({ preview: true }), secrets: deps.secrets });
       if (!again.ok) {
         return fail("PREVIEW_CHANGED", `the dry run the approval bound could not be run again before the call (${again.error.code}: ${again.error.message}); it did not run`, { approvedHash: bound });
       }

@@ -19,7 +19,7 @@ export function handleToolPolicyChecked(deps: ExecutorDeps) {
         const validated = await readEvent(deps.bus, event.domain, event.callId, "ToolArgsValidated");
         const linked = checkChain({ validated, checked: event });
         if (!linked.ok) return linked;
-        return ok({ args: d.args, argsHash: d.argsHash, version: d.version, descriptorHash: d.descriptorHash });
+        return ok({ args: d.args, argsHash: d.argsHash, version: d.version, descriptorHash: d.descriptorHash, onBehalfOf: d.onBehalfOf ?? event.principal });
       },
       verify: async (b, tool) => {
         if (argsHash(b.args) !== b.argsHash) return fail("INVALID_ARGS", "the args do not hash to the argsHash the policy decided on");

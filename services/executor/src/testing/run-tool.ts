@@ -17,6 +17,8 @@ export interface RunToolOptions {
   readonly callId?: string;
   /** `ctx.principal`. @default "alice" */
   readonly principal?: string;
+  /** `ctx.onBehalfOf`, whose values principal-bound secrets give. @default the principal */
+  readonly onBehalfOf?: string;
   /** `ctx.mode`. @default "human" */
   readonly mode?: CallMode;
   /** `ctx.correlationId`. @default "test-run" */
@@ -82,10 +84,13 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
   const prepared = tool.prepare(args);
   if (!prepared.ok) return { ok: false, error: wardenError("INVALID_ARGS", prepared.message), outputBytes: 0 };
   const outer = opts.signal;
-  const secrets = new CallSecrets(secretStore(opts.secrets));
+  const principal = opts.principal ?? "alice";
+  const onBehalfOf = opts.onBehalfOf ?? principal;
+  const secrets = new CallSecrets(secretStore(opts.secrets), onBehalfOf);
   const ctx = {
     callId: opts.callId ?? "test-call",
-    principal: opts.principal ?? "alice",
+    principal,
+    onBehalfOf,
     mode: opts.mode ?? "human",
     correlationId: opts.correlationId ?? "test-run",
     attempt: opts.attempt ?? 1,

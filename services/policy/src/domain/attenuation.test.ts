@@ -128,6 +128,16 @@ describe("checkChain", () => {
     expect(tightened.kind === "pass" && tightened.verdict.ruleIds).toContain("attenuation.tool");
   });
 
+  it("says the call runs on behalf of the principal at the top of the chain, however deep", () => {
+    const direct = checkChain(facts(call("kb.search"), tool("kb.search")));
+    expect(direct).toMatchObject({ kind: "pass", verdict: { onBehalfOf: "support-bot" } });
+    // lead1 (by alice) delegated to agent.researcher (by agent-lead), which makes the call
+    const nested: ChainLink = { ...lead, callId: "res1", tool: "agent.lead", principal: "agent-lead", mode: "llm", parentCallId: "lead1" };
+    const top: ChainLink = { ...lead, principal: "alice" };
+    const deep = checkChain(facts(call("kb.search"), tool("kb.search"), { kind: "found", links: [nested, top], tooDeep: false }));
+    expect(deep).toMatchObject({ kind: "pass", verdict: { onBehalfOf: "alice" } });
+  });
+
   it("caps the delegation depth, counting every delegating call above", () => {
     const link = (i: number): ChainLink => ({ ...lead, callId: `a${i}`, tool: "agent.lead", principal: "agent-lead" });
     const chain = (n: number): Chain => ({ kind: "found", links: Array.from({ length: n }, (_, i) => link(i)), tooDeep: false });

@@ -117,7 +117,9 @@ export function checkChain(f: ChainFacts): ChainCheck {
   }
   const asDelegators = asEveryDelegator(f, chain.links);
   if (asDelegators.kind === "deny") return asDelegators;
-  return checkTime(f, chain.links, asDelegators.verdict);
+  // the top of the chain is whom the call runs for: its credentials bound to the caller are that principal's
+  const top = chain.links[chain.links.length - 1]!;
+  return checkTime(f, chain.links, { ...asDelegators.verdict, onBehalfOf: top.principal });
 }
 
 /**

@@ -24,6 +24,7 @@ export function policyCheckedEvent(
     ...(verdict.shadow === undefined ? {} : { shadow: verdict.shadow }),
     ...(verdict.reservations === undefined || verdict.reservations.length === 0 ? {} : { reservations: [...verdict.reservations] }),
     ...(verdict.exceeded === undefined ? {} : { exceeded: verdict.exceeded }),
+    ...(verdict.onBehalfOf === undefined || verdict.decision === "deny" ? {} : { onBehalfOf: verdict.onBehalfOf }),
   };
   return nextCallEvent(validated, "ToolPolicyChecked", data, stamp);
 }

@@ -23,6 +23,8 @@ export interface Verdict {
   readonly reservations?: readonly LedgerReservation[];
   /** The ledger that refused the call. */
   readonly exceeded?: LedgerExceeded;
+  /** A delegated call's principal at the top of its checked chain, on whose behalf it runs. */
+  readonly onBehalfOf?: string;
 }
 
 /**
