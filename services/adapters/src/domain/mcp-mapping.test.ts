@@ -4,6 +4,8 @@ import { mcpDescriptor, type McpToolInfo } from "./mcp-descriptor.js";
 import { gradeFromHints } from "./mcp-grade.js";
 import { capabilityNames, sanitiseToolName } from "./mcp-names.js";
 import { chooseVersion } from "./mcp-versions.js";
+import { McpSectionSchema } from "../manifest/manifest-schema.js";
+import { describeMcpTool } from "../mcp-adapter/mcp-catalog.js";
 
 describe("gradeFromHints", () => {
   it("grades a tool without hints as send: nothing is known about its effects", () => {
@@ -78,5 +80,16 @@ describe("chooseVersion", () => {
       isNew: true,
       superseded: ["1.0.0"],
     });
+  });
+});
+
+describe("an operator's L3 settings for a discovered tool", () => {
+  it("gives an open-world read the scopes a caller needs and keeps its personal data only when told", () => {
+    const info: McpToolInfo = { name: "lookup", description: "Looks a company up in the public registry", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } };
+    const plain = describeMcpTool("reg", McpSectionSchema.parse({ transport: "stdio", command: "node" }), info, "lookup", "1.0.0");
+    expect(plain).toMatchObject({ grade: "read", openWorld: true, requiredScopes: [] });
+    expect(plain).not.toHaveProperty("personalData");
+    const set = McpSectionSchema.parse({ transport: "stdio", command: "node", tools: { lookup: { requiredScopes: ["registry:read"], personalData: "keep" } } });
+    expect(describeMcpTool("reg", set, info, "lookup", "1.0.0")).toMatchObject({ requiredScopes: ["registry:read"], personalData: "keep" });
   });
 });

@@ -123,6 +123,10 @@ const McpOverrideSchema = z.strictObject({
   openWorld: z.boolean().optional(),
   timeoutMs: z.int().min(1).max(3_600_000).optional(),
   maxOutputBytes: z.int().min(1).max(64 * MiB).optional(),
+  /** Permission scopes a caller must hold (a model's open-world read needs one: else `external_read`). */
+  requiredScopes: z.array(z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, "a scope is letters, digits, _, : and -")).optional(),
+  /** Personal data in its results: `redact` (an open-world read's default) or `keep`. */
+  personalData: ToolDescriptorSchema.shape.personalData,
   /** The dry run: another tool of the same server, one that only reads, with args built from the call's (default: the call's args). */
   preview: z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), JsonValueSchema).optional() }).optional(),
   ...hookFields,

@@ -34,6 +34,8 @@ export function describeMcpTool(domain: string, section: McpSection, info: McpTo
   // as defineTool sets them: the registry, the card and `warden tools` see a dry run and a verify the same way
   if (o.preview !== undefined) d.preview = true;
   if (o.verify !== undefined) d.verify = true;
+  if (o.requiredScopes !== undefined) d.requiredScopes = [...o.requiredScopes];
+  if (o.personalData !== undefined) d.personalData = o.personalData;
   return d;
 }
 
