@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // the workspace packages' built dist/ is plain JS: Node imports it, as it does node_modules,
+    // instead of Vite transforming and evaluating it again in every file
+    server: { deps: { external: [/\/dist\//] } },
   },
 });
