@@ -1,11 +1,37 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Two projects, so the fast files stop paying for the slow ones' isolation:
+ *
+ * - `unit`: files that touch no nats-server, child process, browser or process-wide tracer share
+ *   one module graph per worker thread (isolate: false): they import the libraries once, not once
+ *   per file.
+ * - `int`: *.int.test.ts, test/** and the unit files below that hold a process-wide thing (the
+ *   OpenTelemetry global provider, a Chromium) each get a fresh process (forks, isolated).
+ *
+ * Int files mostly wait (on a nats-server, a heartbeat running out, a child process), so more of
+ * them run at once than there are cores; the default (cores - 1) ran one at a time on CI's 2 cores.
+ */
+const UNIT = ["libs/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "cli/src/**/*.test.ts", "examples/*/src/**/*.test.ts"];
+const NEEDS_ISOLATION = ["**/*.int.test.ts", "libs/service-kit/src/tracing.test.ts", "libs/inbox-web/src/*-page.test.ts"];
+const EXCLUDE = ["**/node_modules/**", "**/dist/**"];
+// one more than the cores: enough to overlap the waits, few enough that a timed test still gets
+// its share of CPU (cores + 2 on 2 cores ran a claim past its 2 s grace under load)
+const WORKERS = Math.min(availableParallelism() + 1, 8);
 
 export default defineConfig({
   test: {
-    include: ["libs/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "cli/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "**/dist/**"],
+    exclude: EXCLUDE,
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    pool: "forks",
+    maxWorkers: WORKERS,
+    // the workspace packages' built dist/ is plain JS: Node imports it, as it does node_modules,
+    // instead of Vite transforming and evaluating it again in every file
+    server: { deps: { external: [/\/dist\//] } },
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT, exclude: [...EXCLUDE, ...NEEDS_ISOLATION], pool: "threads", isolate: false } },
+      { extends: true, test: { name: "int", include: [...NEEDS_ISOLATION, "test/**/*.test.ts"], pool: "forks" } },
+    ],
   },
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import { consumerName, newId, STREAM_DLQ, subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { consumerName, newId, STREAM_CALLS, STREAM_DLQ, subjectOfEvent, type WardenEvent } from "@warden/contracts";
 import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
 import { callEvents, eventually, syntheticCall, type SyntheticOutcome } from "@warden/testing";
@@ -58,13 +58,17 @@ describe("an event with invalid content on a stage's subject", () => {
       const subject = subjectOfEvent(event);
       const ack = await bus.js.publish(subject, new TextEncoder().encode(JSON.stringify(event)), { msgID: event.eventId, expect: { lastSubjectSequence: 0 } });
       expect(ack.seq).toBeGreaterThan(0);
-      const letter = { stage: c.stage, reason: expect.stringMatching(/^SCHEMA_INVALID: schema-invalid /) };
-      await eventually(async () => expect(await lettersOf(w.bus, subject)).toContainEqual(letter));
-      // once by the stage that acts on it; the projector, which leaves it out of the read models,
-      // may letter it too (in either order), for the same reason
-      const letters = await lettersOf(w.bus, subject);
-      expect(letters.filter((l) => l.stage === c.stage)).toEqual([letter]);
-      expect(letters.filter((l) => l.stage !== c.stage)).toEqual(letters.filter((l) => l.stage === "projector").map(() => ({ stage: "projector", reason: expect.stringMatching(/^SCHEMA_INVALID: schema-invalid /) })));
+      // the stage that acts on it takes it and terminates it: its durable holds nothing of it
+      await eventually(async () => {
+        const info = await w.bus.jsm.consumers.info(STREAM_CALLS, c.stage);
+        expect(info.delivered.stream_seq).toBeGreaterThanOrEqual(ack.seq);
+        expect({ pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered }).toEqual({ pending: 0, ackPending: 0, redelivered: 0 });
+      });
+      // and it is dead-lettered once, as SCHEMA_INVALID: the DLQ keeps one letter per message
+      // (test/bus/dlq.int.test.ts), so the projector, which leaves it out of the read models and
+      // letters it too, holds that letter when it gets there first (CI saw it do so under load)
+      const letter = { stage: expect.toSatisfy((stage: string) => stage === c.stage || stage === "projector"), reason: expect.stringMatching(/^SCHEMA_INVALID: schema-invalid /) };
+      await eventually(async () => expect(await lettersOf(w.bus, subject)).toEqual([letter]));
       // nothing answered it: the call has no valid event (the forged one is not)
       expect((await callEvents(w.bus, event.callId)).map((e) => e.type)).toEqual([]);
     });
