@@ -47,6 +47,15 @@ describe("buildTrace", () => {
     expect(stepPairs(steps[5]!).some((p) => p.startsWith("called="))).toBe(false);
   });
 
+  it("says how much personal data of each kind the executor masked in a result", () => {
+    const events = syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message" }).map((e) =>
+      e.type === "ToolCallFinished" ? { ...e, data: { ...e.data, personalDataRedacted: { email: 2, iban: 1 } } } : e,
+    );
+    const steps = buildTrace(entries(events))!.steps;
+    expect(stepPairs(steps[6]!)).toContain('masked="2 email, 1 iban"');
+    expect(stepPairs(steps[5]!).some((p) => p.startsWith("masked="))).toBe(false);
+  });
+
   it("names whom a delegated call ran for and whose credentials its run used, never a value", () => {
     const credentials = [
       { secret: "crm_token", bind: "principal" as const, principal: "alice" },
