@@ -6,7 +6,9 @@ import type { JsonValue, PersonalDataCounts, PersonalDataKind } from "@warden/co
  * back, not a classifier: a name or an address in prose is not found.
  */
 const FINDERS: readonly { readonly kind: PersonalDataKind; readonly pattern: RegExp; readonly holds?: (match: string) => boolean }[] = [
-  { kind: "email", pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
+  // starts only where a run of address characters starts: tried at every position, a long run
+  // with no @ would be scanned again from each (quadratic on a large output)
+  { kind: "email", pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
   { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g, holds: ibanHolds },
   { kind: "card", pattern: /\b\d(?:[ -]?\d){12,18}\b/g, holds: luhnHolds },
   // international (+ and 8-15 digits), or the North American (555) 123-4567 / 555-123-4567
