@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { canonicalJson } from "./canonical-json.js";
 import { JsonValueSchema, type JsonValue } from "./json.js";
+import { TokenSchema } from "./tokens.js";
 
 /**
  * The longest a session grant may last, whatever a policy document says: approvers index session
@@ -59,6 +60,12 @@ export const SessionTermsSchema = z.strictObject({
   args: ArgsConstraintsSchema,
   /** Set for a closed session: the only top-level argument names a later call may have. */
   argNames: z.array(z.string()).optional(),
+  /**
+   * On whose behalf the granted call ran (the top of its delegation chain): a later call is covered
+   * only when it runs for the same principal, so one person's grant never spends another's
+   * credentials. Absent (older grants): the grant's own principal.
+   */
+  onBehalfOf: TokenSchema.optional(),
 });
 export type SessionTerms = z.infer<typeof SessionTermsSchema>;
 

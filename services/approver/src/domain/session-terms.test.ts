@@ -121,6 +121,16 @@ describe("sessionMismatch", () => {
     expect(sessionMismatch(grant, checked({ args: { folder: "dev", n: 9 } }), doc, NOW, { level: "L2" })).toBeUndefined();
   });
 
+  it("covers a delegated call only for the principal the granted call ran for, whose credentials it would spend", () => {
+    const forAlice = (c: ToolPolicyChecked): ToolPolicyChecked => ({ ...c, data: { ...c.data, onBehalfOf: "alice" } });
+    const grantedForAlice = sessionGrant({ ...grant.data.session, onBehalfOf: "alice" });
+    expect(sessionMismatch(grantedForAlice, forAlice(checked()), doc, NOW, { level: "L2" })).toBeUndefined();
+    expect(sessionMismatch(grantedForAlice, { ...forAlice(checked()), data: { ...checked().data, onBehalfOf: "bob" } }, doc, NOW, { level: "L2" })).toBe("runs on behalf of another principal");
+    // a grant that says for no one covers only calls that run for its own principal
+    expect(sessionMismatch(grant, forAlice(checked()), doc, NOW, { level: "L2" })).toBe("runs on behalf of another principal");
+    expect(sessionTermsOf({ ttlSeconds: 90 }, NOW, undefined, "alice")).toMatchObject({ onBehalfOf: "alice" });
+  });
+
   it("does not cover another principal, mode, tool or version, args outside it, an expired grant, or what the document no longer allows", () => {
     expect(sessionMismatch(grant, checked({ principal: "other" }), doc, NOW, { level: "L2" })).toBe("another principal");
     expect(sessionMismatch(grant, checked({ mode: "plan" }), doc, NOW, { level: "L2" })).toBe("another mode");

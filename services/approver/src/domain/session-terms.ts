@@ -38,14 +38,19 @@ export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequ
 
 const L5_NO_SESSION = "an L5 (destructive_or_admin) call is never granted for the session: each one needs its own decision";
 
-export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArgs?: JsonValue): SessionTerms {
+export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArgs?: JsonValue, runsFor?: string): SessionTerms {
   const names = asked.closed === true && grantedArgs !== null && typeof grantedArgs === "object" && !Array.isArray(grantedArgs) ? Object.keys(grantedArgs).sort() : undefined;
-  return { expiresAt: new Date(now.getTime() + asked.ttlSeconds * 1000).toISOString(), args: asked.args ?? {}, ...(names === undefined ? {} : { argNames: names }) };
+  return {
+    expiresAt: new Date(now.getTime() + asked.ttlSeconds * 1000).toISOString(),
+    args: asked.args ?? {},
+    ...(names === undefined ? {} : { argNames: names }),
+    ...(runsFor === undefined ? {} : { onBehalfOf: runsFor }),
+  };
 }
 
 /**
  * Why a session grant does not cover a call the policy sent for approval, or undefined when it
- * does: the same principal, mode, tool version and descriptor, unexpired, args that meet its
+ * does: the same principal, on behalf of the same principal, mode, tool version and descriptor, unexpired, args that meet its
  * constraints, a policy document that still allows it (grade, no quorum), and a tool below L5
  * (`level`, of the registered descriptor: a session grant never covers an L5 call, even one made
  * before the rule existed).
@@ -62,6 +67,8 @@ export function sessionMismatch(
   if (level === "L5") return "an L5 call is never covered by a session grant";
   if (level === undefined) return "the tool's level is not known (the registry does not describe this version)";
   if (grant.principal !== checked.principal) return "another principal";
+  // a delegated call spends the credentials of the principal it runs for: only that one's grant covers it
+  if ((grant.data.session.onBehalfOf ?? grant.principal) !== (d.onBehalfOf ?? checked.principal)) return "runs on behalf of another principal";
   if (grant.mode !== checked.mode) return "another mode";
   if (grant.tool !== checked.tool || grant.data.version !== d.version || grant.data.descriptorHash !== d.descriptorHash) return "another tool version";
   if (!(Date.parse(grant.data.session.expiresAt) > now.getTime())) return "expired";

@@ -112,7 +112,7 @@ export function decideHandler(deps: DecideDeps) {
       return answer({ ok: true, approvalId, callId: record.callId, decision: "grant", argsHash: boundHash, quorum: { have: votes.length + 1, need } });
     }
     const firstEdit = votes[0]?.args === undefined ? edited : { args: votes[0].args, argsHash: votes[0].argsHash };
-    const session = askedSession === undefined ? undefined : sessionTermsOf(askedSession, now, votes[0]?.args ?? edited?.args ?? request.data.args);
+    const session = askedSession === undefined ? undefined : sessionTermsOf(askedSession, now, votes[0]?.args ?? edited?.args ?? request.data.args, request.data.chain?.[0]?.principal ?? request.principal);
     const extras: GrantExtras = {
       ...(firstEdit === undefined ? {} : { edit: firstEdit }),
       ...(votes.length === 0 ? {} : { coApprovers: votes }),
