@@ -55,4 +55,9 @@ describe("defineTool", () => {
     expect(() => defineTool({ ...base, destructive: true, inputSchema: { type: "object" }, handler: () => null })).toThrow(/read-not-destructive/);
     expect(() => defineTool({ ...base, inputSchema: { type: "string" }, handler: () => null })).toThrow(ToolDefinitionError);
   });
+
+  it("refuses a network claim: only the adapters' sandbox runs a tool with none, which makes a model's L1 call run unasked", () => {
+    const claimed = { ...base, actionType: "compute" as const, network: "none", inputSchema: { type: "object" }, handler: () => null };
+    expect(() => defineTool(claimed as Parameters<typeof defineTool>[0])).toThrow(/network is set by the adapters/);
+  });
 });

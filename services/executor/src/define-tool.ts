@@ -218,6 +218,10 @@ export function defineTool<S extends z.ZodType, O>(
   if ((input === undefined) === (inputSchema === undefined)) {
     throw new ToolDefinitionError(`tool ${def.name}: give exactly one of input (zod) or inputSchema (JSON Schema)`);
   }
+  if (Object.hasOwn(def, "network")) {
+    // the adapters say where a process runs; a handler runs in this process, whatever it claims
+    throw new ToolDefinitionError(`tool ${def.name}: network is set by the adapters for the commands they sandbox; a defineTool handler runs in the executor's process`);
+  }
   const schema = input === undefined ? inputSchema : zodToInputSchema(def.name, input);
   const descriptor = parseDescriptor({ ...rest, inputSchema: schema, ...(preview === undefined ? {} : { preview: true }), ...(verify === undefined ? {} : { verify: true }) });
   const domain = parseToolName(descriptor.name)?.domain;

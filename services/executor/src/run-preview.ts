@@ -1,7 +1,7 @@
 import type { Logger } from "@warden/bus";
-import { canonicalJson, fail, ok, PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, sha256Hex, wardenError, type JsonValue, type Outcome } from "@warden/contracts";
+import { canonicalJson, fail, ok, PREVIEW_MAX_BYTES, redactsPersonalData, PREVIEW_TIMEOUT_MS, sha256Hex, wardenError, type JsonValue, type Outcome } from "@warden/contracts";
 import type { ExecutableTool } from "./define-tool.js";
-import { redactResult } from "./domain/redact-result.js";
+import { maskResultPersonalData, redactResult } from "./domain/redact-result.js";
 import { runWithTimeout } from "./run-with-timeout.js";
 import type { SecretStore } from "./secret-store.js";
 import { CallSecrets } from "./tool-secrets.js";
@@ -14,7 +14,7 @@ export interface PreviewAnswer {
 
 /**
  * Runs a tool's `preview(args)` once: bounded by the tool's `timeoutMs` and PREVIEW_TIMEOUT_MS, its
- * output redacted as a result is, refused past PREVIEW_MAX_BYTES. The one place a dry run runs, for
+ * output redacted (and masked of personal data) as a result is, refused past PREVIEW_MAX_BYTES. The one place a dry run runs, for
  * the approver's card and for the executor's check of an L5 grant's `previewHash`, so the two hash
  * the same bytes. Errors are values.
  */
@@ -32,7 +32,9 @@ export async function runPreview(
     (signal) => prepared.run({ signal, callId: who.callId, principal: who.principal, onBehalfOf: who.onBehalfOf, log: who.log, secrets }),
     Math.min(tool.descriptor.timeoutMs, PREVIEW_TIMEOUT_MS),
   );
-  const result = redactResult(raw, secrets.redactor());
+  const unsecret = redactResult(raw, secrets.redactor());
+  // the card is recorded as the result is: a tool that masks personal data masks it in its dry run too
+  const result = redactsPersonalData(tool.descriptor) ? maskResultPersonalData(unsecret).result : unsecret;
   if (!result.ok) return { ok: false, error: result.error };
   let text: string;
   try {

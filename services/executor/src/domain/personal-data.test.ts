@@ -28,6 +28,14 @@ describe("maskPersonalData", () => {
     expect(maskPersonalData(plain)).toEqual({ value: plain, counts: {} });
   });
 
+  it("finds a card or an IBAN followed by more text, and leaves long ids and millisecond times that pass Luhn", () => {
+    expect(maskPersonalData("card 4111 1111 1111 1111 12/26, iban DE89 3704 0044 0532 0130 00 BIC COBADEFF").value).toBe("card [card] 12/26, iban [iban] BIC COBADEFF");
+    expect(maskPersonalData("amex 3782 822463 10005").value).toBe("amex [card]");
+    // 19-digit snowflake-style ids and a 13-digit epoch-ms time, each passing Luhn
+    const ids = ["1234567890123456785", "1701475200004", "4111111111111111000"];
+    expect(maskPersonalData(ids)).toEqual({ value: ids, counts: {} });
+  });
+
   it("gets through an output of the executor's largest size made of what the patterns look for, leaving it whole", () => {
     // long runs of address characters, digits and spaced digits: a pattern tried afresh at each
     // position of such a run would never finish on 4 MiB

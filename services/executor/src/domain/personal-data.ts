@@ -9,8 +9,11 @@ const FINDERS: readonly { readonly kind: PersonalDataKind; readonly pattern: Reg
   // starts only where a run of address characters starts: tried at every position, a long run
   // with no @ would be scanned again from each (quadratic on a large output)
   { kind: "email", pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
-  { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g, holds: ibanHolds },
-  { kind: "card", pattern: /\b\d(?:[ -]?\d){12,18}\b/g, holds: luhnHolds },
+  // in groups of four as written (spaced or not), so text after it is never swallowed into it
+  { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g, holds: ibanHolds },
+  // the shapes cards are written in (16 digits in fours, Amex 4-6-5) with a card network's first
+  // digit: a 19-digit id or a 13-digit millisecond time is no card, and "… 1111 12/26" still is one
+  { kind: "card", pattern: /\b(?:[3-6]\d{3}(?:[ -]?\d{4}){3}|3[47]\d{2}[ -]?\d{6}[ -]?\d{5})\b/g, holds: luhnHolds },
   // international (+ and 8-15 digits), or the North American (555) 123-4567 / 555-123-4567
   { kind: "phone", pattern: /\+\d(?:[ .-]?\(?\d\)?){7,14}|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b/g },
 ];
