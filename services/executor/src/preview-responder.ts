@@ -1,4 +1,4 @@
-import { serveRpc, type Bus, type Logger } from "@warden/bus";
+import { readEvent, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { executorPreviewSubject, PreviewRequestSchema, wardenError, type Reply } from "@warden/contracts";
 import type { ExecutableTool } from "./define-tool.js";
 import { runPreview } from "./run-preview.js";
@@ -24,7 +24,15 @@ export function startPreviewResponder(deps: PreviewResponderDeps): ReturnType<ty
   return serveRpc(deps.bus, executorPreviewSubject(deps.domain), queue, deps.log, async (payload): Promise<Reply> => {
     const req = PreviewRequestSchema.safeParse(payload);
     if (!req.success) return { ok: false, error: wardenError("INVALID_REQUEST", `bad preview request: ${req.error.issues[0]?.message ?? "invalid"}`) };
-    const { tool: name, version, descriptorHash, args, callId, principal, onBehalfOf } = req.data;
+    const { tool: name, version, descriptorHash, callId } = req.data;
+    // whose credentials and which args come from the policy's decision on the stream, not from the
+    // request: the asker names the call, the stage that checked it says who it runs for
+    const checked = await readEvent(deps.bus, deps.domain, callId, "ToolPolicyChecked");
+    if (checked === undefined || checked.tool !== name || checked.data.version !== version || checked.data.descriptorHash !== descriptorHash || checked.data.decision !== "require_approval") {
+      return { ok: false, error: wardenError("NOT_FOUND", `call ${callId} has no decision waiting for approval on ${name}@${version}: a dry run is only for such a call`) };
+    }
+    const { args, onBehalfOf } = checked.data;
+    const principal = checked.principal;
     const found = deps.tools.get(name);
     const tool = found?.descriptor.version === version ? found : undefined;
     if (tool === undefined) return { ok: false, error: wardenError("UNKNOWN_TOOL", `this executor does not run ${name}@${version}`) };

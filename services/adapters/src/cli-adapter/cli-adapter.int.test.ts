@@ -249,6 +249,7 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         tool: "clitest.note",
         callId: asked.callId,
         principal: "agent",
+        onBehalfOf: "agent",
         args: { name: "first", text: "hello" },
         result: { ok: true, truncated: false, output: expect.objectContaining({ exitCode: 0, stdout: { wrote: "first.txt" } }) },
       });

@@ -6,7 +6,7 @@ import { hookCommand, type HookCommandDeps } from "./hook-command.js";
 
 /**
  * The commands a manifest declares around a call, each given the call as JSON on stdin:
- * `{ tool, callId, principal, args }`, plus `output` for verify and `result` for postCall.
+ * `{ tool, callId, principal, onBehalfOf, args }`, plus `output` for verify and `result` for postCall.
  * `redactor` cleans a refusal's reason of the tool's secrets, as its other output is.
  */
 export function manifestHooks(
@@ -16,7 +16,7 @@ export function manifestHooks(
   deps: HookCommandDeps,
   redactor: (ctx: ToolContext) => Promise<Redactor>,
 ): AdapterHooks {
-  const call = (args: Args, ctx: ToolContext) => ({ tool, callId: ctx.callId, principal: ctx.principal, args: args as JsonValue });
+  const call = (args: Args, ctx: ToolContext) => ({ tool, callId: ctx.callId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, args: args as JsonValue });
   const out: { -readonly [K in keyof AdapterHooks]: AdapterHooks[K] } = {};
   if (hooks.preCall !== undefined) {
     const run = hookCommand(tool, "preCall", hooks.preCall, toolRoots, deps);
