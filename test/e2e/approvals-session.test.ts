@@ -79,7 +79,8 @@ describe("approvals: grants for the session", () => {
     expect(granted).toMatchObject({ ok: true, decision: "grant", session: { grantId: first.callId } });
     expect(await settled(first)).toMatchObject({ ok: true, data: { folder: "ops", n: 1 } });
     const made = await grantOf(first.callId);
-    expect(made?.data.session).toEqual({ args: { folder: { equals: "ops" } }, expiresAt: granted.ok ? granted.session?.expiresAt : "" });
+    // for whom the granted call ran: a later call is covered only when it runs for the same principal
+    expect(made?.data.session).toEqual({ args: { folder: { equals: "ops" } }, expiresAt: granted.ok ? granted.session?.expiresAt : "", onBehalfOf: "planner" });
 
     // the same principal, mode and tool, args within the constraints: granted in alice's name, nobody asked
     const second = await write("ops", 2);
