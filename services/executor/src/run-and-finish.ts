@@ -3,7 +3,7 @@ import { ACK, appendEvent, callAttributes, readOutcome, WARDEN_TRACER, type Logg
 import { compensationArgs, nextCallEvent, redactsPersonalData, stampNow, tracingEnabled, wardenError, type Compensation, type CredentialUse, type EffectsObserved, type EventData, type JsonValue, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import { preCallRefusal, runPostCall } from "./call-hooks.js";
 import type { ExecutableTool, PreparedCall, RecordedResult } from "./define-tool.js";
-import { maskResultPersonalData, redactResult } from "./domain/redact-result.js";
+import { cleanResult } from "./domain/redact-result.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { recordResult } from "./record-result.js";
 import { shapeAndCheck, type CheckedOutput, type Validation } from "./result-checks.js";
@@ -90,8 +90,7 @@ async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContex
   const durationMs = elapsedMs(t0);
   // before anything records or logs it: the handler may have echoed a secret it asked for, and an
   // external read brings back other people's data, masked unless the tool says to keep it
-  const unsecret = redactResult(raw, secrets.redactor());
-  const { result, counts } = redactsPersonalData(tool.descriptor) ? maskResultPersonalData(unsecret) : { result: unsecret, counts: {} };
+  const { result, counts } = cleanResult(raw, secrets.redactor(), redactsPersonalData(tool.descriptor));
   if (!result.ok) log.info({ code: result.error.code, reason: result.error.message }, "tool failed");
   // verify has what is left of the run's time (a re-run has its whole timeout, as its handler had)
   const verifyMs = run.attempt === 1 ? Math.min(tool.descriptor.timeoutMs, Date.parse(claim.data.deadline) - Date.now()) : tool.descriptor.timeoutMs;

@@ -1,7 +1,7 @@
 import type { Logger } from "@warden/bus";
 import { canonicalJson, fail, ok, PREVIEW_MAX_BYTES, redactsPersonalData, PREVIEW_TIMEOUT_MS, sha256Hex, wardenError, type JsonValue, type Outcome } from "@warden/contracts";
 import type { ExecutableTool } from "./define-tool.js";
-import { maskResultPersonalData, redactResult } from "./domain/redact-result.js";
+import { cleanResult } from "./domain/redact-result.js";
 import { runWithTimeout } from "./run-with-timeout.js";
 import type { SecretStore } from "./secret-store.js";
 import { CallSecrets } from "./tool-secrets.js";
@@ -32,9 +32,8 @@ export async function runPreview(
     (signal) => prepared.run({ signal, callId: who.callId, principal: who.principal, onBehalfOf: who.onBehalfOf, log: who.log, secrets }),
     Math.min(tool.descriptor.timeoutMs, PREVIEW_TIMEOUT_MS),
   );
-  const unsecret = redactResult(raw, secrets.redactor());
   // the card is recorded as the result is: a tool that masks personal data masks it in its dry run too
-  const result = redactsPersonalData(tool.descriptor) ? maskResultPersonalData(unsecret).result : unsecret;
+  const { result } = cleanResult(raw, secrets.redactor(), redactsPersonalData(tool.descriptor));
   if (!result.ok) return { ok: false, error: result.error };
   let text: string;
   try {

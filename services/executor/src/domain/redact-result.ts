@@ -15,6 +15,15 @@ export function redactResult(result: HandlerResult, redactor: Redactor): Handler
   return { ok: false, error: { ...rest, message: redactMessage(message, redactor), ...(details === undefined ? {} : { details: redactor.value(details) }) } };
 }
 
+/**
+ * A handler's (or a dry run's) result cleaned before anything records or logs it: its secrets
+ * redacted, then, for a tool that masks personal data (`maskPersonal`), that masked and counted.
+ */
+export function cleanResult(raw: HandlerResult, redactor: Redactor, maskPersonal: boolean): { readonly result: HandlerResult; readonly counts: PersonalDataCounts } {
+  const unsecret = redactResult(raw, redactor);
+  return maskPersonal ? maskResultPersonalData(unsecret) : { result: unsecret, counts: {} };
+}
+
 /** A handler's result with its personal data masked (an L3 tool's default), and how much was found of each kind. */
 export function maskResultPersonalData(result: HandlerResult): { readonly result: HandlerResult; readonly counts: PersonalDataCounts } {
   if (result.ok) {

@@ -220,4 +220,11 @@ describe("runTool with secrets", () => {
       error: { message: expect.stringContaining("shorter than 8 bytes") },
     });
   });
+
+  it("masks an external read's personal data as the executor does, and counts it", async () => {
+    const lookup = defineTool({ ...base, name: "crm.lookup", openWorld: true, input: z.object({}), handler: () => ({ contact: "jane@example.com" }) });
+    expect(await runTool(lookup, {})).toMatchObject({ ok: true, output: { contact: "[email]" }, personalDataRedacted: { email: 1 } });
+    const kept = defineTool({ ...base, name: "crm.lookup_raw", openWorld: true, personalData: "keep", input: z.object({}), handler: () => ({ contact: "jane@example.com" }) });
+    expect(await runTool(kept, {})).toEqual({ ok: true, output: { contact: "jane@example.com" }, outputBytes: expect.any(Number), truncated: false });
+  });
 });

@@ -1,8 +1,8 @@
 import { silentLogger, type Logger } from "@warden/bus";
-import { wardenError, type CallMode, type EffectsObserved, type JsonValue, type WardenError } from "@warden/contracts";
+import { redactsPersonalData, wardenError, type CallMode, type EffectsObserved, type JsonValue, type PersonalDataCounts, type WardenError } from "@warden/contracts";
 import { preCallRefusal, runPostCall } from "../call-hooks.js";
 import type { ExecutableTool, PreparedCall } from "../define-tool.js";
-import { redactResult } from "../domain/redact-result.js";
+import { cleanResult } from "../domain/redact-result.js";
 import { shapeAndCheck } from "../result-checks.js";
 import { mayHaveActed } from "../run-and-finish.js";
 import { runWithTimeout } from "../run-with-timeout.js";
@@ -54,8 +54,10 @@ export type ToolRun =
       readonly artifact?: JsonValue;
       /** What the run reported through `ctx.effects`, as ToolCallFinished records it; absent when nothing. */
       readonly effectsObserved?: EffectsObserved;
+      /** How much personal data of each kind was masked (an L3 tool's default), as ToolCallFinished records it; absent when none. */
+      readonly personalDataRedacted?: PersonalDataCounts;
     }
-  | { readonly ok: false; readonly error: WardenError; readonly outputBytes: number; readonly effectsObserved?: EffectsObserved };
+  | { readonly ok: false; readonly error: WardenError; readonly outputBytes: number; readonly effectsObserved?: EffectsObserved; readonly personalDataRedacted?: PersonalDataCounts };
 
 /**
  * Runs a tool the way its executor would once the call is authorised, without NATS: args parsed
@@ -114,13 +116,15 @@ export async function runTool(tool: ExecutableTool, args: unknown, opts: RunTool
 
 async function runAndCheck(tool: ExecutableTool, prepared: Extract<PreparedCall, { ok: true }>, ctx: Omit<ToolContext, "signal" | "effects"> & { effects: EffectsLog }, timeoutMs: number, secrets: CallSecrets, outer: AbortSignal | undefined): Promise<ToolRun> {
   const raw = await runWithTimeout((signal) => prepared.run({ ...ctx, signal: outer === undefined ? signal : AbortSignal.any([signal, outer]) }), timeoutMs);
-  const result = redactResult(raw, secrets.redactor());
-  if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0 };
+  // cleaned as the executor cleans it: secrets redacted, personal data masked where the tool says
+  const { result, counts } = cleanResult(raw, secrets.redactor(), redactsPersonalData(tool.descriptor));
+  const masked = Object.keys(counts).length === 0 ? {} : { personalDataRedacted: counts };
+  if (!result.ok) return { ok: false, error: mayHaveActed(result.error, tool), outputBytes: 0, ...masked };
   const { shaped } = await shapeAndCheck(tool, prepared, result.value, { ...ctx, signal: outer ?? new AbortController().signal }, () => secrets.redactor(), timeoutMs);
-  if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes };
-  if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, truncated: false };
+  if (shaped.kind === "error") return { ok: false, error: shaped.error, outputBytes: shaped.bytes, ...masked };
+  if (shaped.kind === "inline") return { ok: true, output: shaped.output, outputBytes: shaped.bytes, truncated: false, ...masked };
   const artifact = JSON.parse(Buffer.from(shaped.json).toString("utf8")) as JsonValue;
-  return { ok: true, output: shaped.preview, outputBytes: shaped.bytes, truncated: true, artifact };
+  return { ok: true, output: shaped.preview, outputBytes: shaped.bytes, truncated: true, artifact, ...masked };
 }
 
 function secretStore(given: RunToolOptions["secrets"]): SecretStore {
