@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
 import { Redactor, type ExecutableTool, type PreparedCall, type ToolContext, type ToolEffects } from "@warden/executor";
 import { adapterTool, type Args, type PreparedPreview } from "../adapter-tool.js";
@@ -8,7 +8,7 @@ import { buildArgv } from "../domain/argv.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import { parseOutput } from "../domain/output-parsers.js";
 import { pathArgsOf } from "../domain/path-args.js";
-import { isInside } from "../domain/paths.js";
+import { isInside, resolveCommand, resolveRoot } from "../domain/paths.js";
 import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/template.js";
 import type { CliSection, SecretSource, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
@@ -46,11 +46,9 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
     );
   }
   const roots = cli.roots.map((r) => {
-    try {
-      return realpathSync(resolve(deps.dir, r));
-    } catch {
-      throw new AdapterConfigError(`${descriptor.name}: root ${r} does not exist (relative to ${deps.dir})`);
-    }
+    const real = resolveRoot(r, deps.dir);
+    if (real === undefined) throw new AdapterConfigError(`${descriptor.name}: root ${r} does not exist (relative to ${deps.dir})`);
+    return real;
   });
   const command = resolveCommand(cli.command, deps.dir);
   const cwdParsed = cli.cwd === undefined ? undefined : parseTemplate(cli.cwd);
@@ -136,11 +134,6 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
   const redactor = (ctx: ToolContext) => callRedactor(uses, ctx);
   const hooks = manifestHooks(descriptor.name, entry, roots, deps, redactor);
   return adapterTool(descriptor, prepare, { hooks, ...(preview === undefined ? {} : { preview }) });
-}
-
-/** A command with a `/` that is not absolute is relative to the manifest; a bare name is looked up on PATH. */
-function resolveCommand(command: string, dir: string): string {
-  return command.includes("/") && !isAbsolute(command) ? resolve(dir, command) : command;
 }
 
 /** The call's working directory: the template filled (default: the first root), resolved, and inside a root. */

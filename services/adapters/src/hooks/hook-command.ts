@@ -1,9 +1,8 @@
-import { realpathSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
 import type { JsonValue } from "@warden/contracts";
 import type { Redactor } from "@warden/executor";
 import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";
+import { resolveCommand, resolveRoot } from "../domain/paths.js";
 import type { HookCommand } from "../manifest/manifest-schema.js";
 import { confineCommand } from "../sandbox/confine-command.js";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
@@ -43,15 +42,13 @@ export function hookCommand(tool: string, kind: HookKind, hook: HookCommand, too
   }
   const roots =
     hook.roots?.map((r) => {
-      try {
-        return realpathSync(resolve(deps.dir, r));
-      } catch {
-        throw new AdapterConfigError(`${tool}: ${kind}.roots: ${r} does not exist (relative to ${deps.dir})`);
-      }
+      const real = resolveRoot(r, deps.dir);
+      if (real === undefined) throw new AdapterConfigError(`${tool}: ${kind}.roots: ${r} does not exist (relative to ${deps.dir})`);
+      return real;
     }) ?? toolRoots;
   const cwd = roots?.[0];
   if (cwd === undefined) throw new AdapterConfigError(`${tool}: ${kind} needs roots: the folders its command runs in`);
-  const command = hook.command.includes("/") && !isAbsolute(hook.command) ? resolve(deps.dir, hook.command) : hook.command;
+  const command = resolveCommand(hook.command, deps.dir);
   const layers: UnshareLayer[] = [deps.sandbox];
   if (deps.pidNamespace.available) layers.push(deps.pidNamespace);
   const env = buildChildEnv(hook.env, deps.hostEnv);
