@@ -51,7 +51,8 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   for (const entry of entries) {
     const idDir = join(dir, "identities", entry.spec.name);
     mkdirSync(idDir, { recursive: true, mode: 0o700 });
-    copyFileSync(entry.creds, join(idDir, "nats.creds"));
+    // the home keeps each identity's credentials in this folder already; an older home elsewhere
+    if (resolve(entry.creds) !== join(idDir, "nats.creds")) copyFileSync(entry.creds, join(idDir, "nats.creds"));
     chmodSync(join(idDir, "nats.creds"), 0o600);
     writeFileSync(join(idDir, "approver-public-keys"), keysFile, { mode: 0o644 });
     writeFileSync(join(idDir, "notary-public-keys"), notaryKeysFile, { mode: 0o644 });

@@ -1,4 +1,4 @@
-import { ConfigError, ensureTopology, type Bus } from "@warden/bus";
+import { ConfigError, type Bus } from "@warden/bus";
 import { loadManifestDir, loadSkillsDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome } from "@warden/identity";
 import { createRegistryClient } from "@warden/sdk";
@@ -12,6 +12,7 @@ import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
 import { approverSigningKey, notarySigningKey, provisionIdentities } from "../up/identities.js";
 import { checkServerRefusesAnonymous, provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
+import { addSkills, provisionTopology } from "../up/provision-topology.js";
 import { startServices, type StartedServices } from "../up/start-services.js";
 
 const SERVICES_STOP_MS = 10_000;
@@ -80,12 +81,21 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       buses.push(bus);
       return bus;
     };
+    // the admin provisions, then its connection closes: no running service holds the admin's rights
     const admin = await connectAs("admin");
-    await ensureTopology(admin);
+    const provisioned = await provisionTopology(admin, { demo });
+    const asAdminThenClose = async () => {
+      await addSkills(admin, skills);
+      buses.splice(buses.indexOf(admin), 1);
+      await admin.close();
+    };
+    const observer = await connectAs("auditor");
     // WARDEN_HEALTH_PORT: one health and metrics endpoint for every service of this process
     const served = busConfig({ LOG_LEVEL: "warn", ...io.env }, { NATS_URL: url });
     services = await startServices({
-      admin,
+      observer,
+      ...provisioned,
+      asAdminThenClose,
       connectAs,
       log,
       demo,
@@ -97,7 +107,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       env: io.env,
       ...(served.WARDEN_HEALTH_PORT === undefined ? {} : { healthPort: served.WARDEN_HEALTH_PORT, healthHost: served.WARDEN_HEALTH_HOST }),
     });
-    const tools = await createRegistryClient(admin).list();
+    const tools = await createRegistryClient(observer).list();
     const approver = exampleApprover(services.policy);
     const summary: UpSummary = {
       url,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedManifest } from "@warden/adapters";
 import { skillDomain } from "@warden/contracts";
@@ -37,7 +37,11 @@ interface HomeKey {
 
 /** A signing key made once per home (keys/<name>.pem, 0600). */
 function homeSigningKey(home: WardenHome, name: string): HomeKey {
-  const path = join(home.dir, "keys", `${name}.pem`);
+  return signingKeyAt(join(home.dir, "keys", `${name}.pem`));
+}
+
+/** The signing key in this file (0600), made on first use. */
+function signingKeyAt(path: string): HomeKey {
   let privateKeyPem: string;
   if (existsSync(path)) privateKeyPem = readFileSync(path, "utf8");
   else {
@@ -47,9 +51,15 @@ function homeSigningKey(home: WardenHome, name: string): HomeKey {
   return { privateKeyPem, publicKeyDerBase64: publicKeyOf(privateKeyPem).publicKeyDerBase64 };
 }
 
-/** The approver's signing key (keys/approver.pem); its public half is what executors pin. */
+/**
+ * The approver's signing key, in the approver's own folder (identities/approver/approver.pem; a
+ * home made before moves its keys/approver.pem there); its public half is what executors pin.
+ */
 export function approverSigningKey(home: WardenHome): HomeKey {
-  const key = homeSigningKey(home, "approver");
+  const path = join(home.identityDir("approver"), "approver.pem");
+  const legacy = join(home.dir, "keys", "approver.pem");
+  if (!existsSync(path) && existsSync(legacy)) renameSync(legacy, path);
+  const key = signingKeyAt(path);
   if (!home.env().approverPublicKeys.includes(key.publicKeyDerBase64)) home.setApproverPublicKeys([key.publicKeyDerBase64]);
   return key;
 }

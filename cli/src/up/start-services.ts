@@ -2,16 +2,14 @@ import { observeBus, type Bus, type Logger } from "@warden/bus";
 import { createServiceMetrics, startHealthServer } from "@warden/service-kit";
 import { startAdaptersService, type LoadedManifest } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
-import { putPolicyDocument, startPolicyService } from "@warden/policy";
+import { startPolicyService } from "@warden/policy";
 import { startNotaryService } from "@warden/notary";
 import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
-import { startSupportDesk, supportDeskPolicy } from "@warden/example-support-desk";
+import { startSupportDesk } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
 import type { PolicyDocument } from "@warden/contracts";
 import type { LoadedSkill } from "@warden/skills";
-import { CliError } from "../errors.js";
-import { addSkillFolder } from "../skill-add.js";
 
 interface Running {
   readonly name: string;
@@ -32,8 +30,18 @@ export interface StartedServices {
 export type ConnectAs = (name: string) => Promise<Bus>;
 
 export interface StartServicesOptions {
-  /** The admin connection: stores the demo's policy document. */
-  readonly admin: Bus;
+  /**
+   * A read-only connection (the auditor's) for the process's health and metrics: the admin's was
+   * closed once the topology was provisioned, so no running service can use it.
+   */
+  readonly observer: Bus;
+  /** The demo's policy document, stored by the admin before the services start. */
+  readonly policy?: PolicyDocument;
+  /**
+   * Done as the admin once the core services run (the skills need the registry), then the admin's
+   * connection closes: before the adapters and the demo's executors, which run others' code, start.
+   */
+  readonly asAdminThenClose: () => Promise<void>;
   readonly connectAs: ConnectAs;
   readonly log: Logger;
   readonly demo: boolean;
@@ -44,7 +52,7 @@ export interface StartServicesOptions {
   readonly notarySigningKeyPem: string;
   /** Manifests the adapters run, already loaded (WARDEN_MANIFESTS_DIR). */
   readonly manifests?: readonly LoadedManifest[];
-  /** Skills (WARDEN_SKILLS_DIR), already loaded: added as the admin, their scripts run by the adapters. */
+  /** Skills (WARDEN_SKILLS_DIR), already loaded and added by the admin: their scripts run by the adapters. */
   readonly skills?: readonly LoadedSkill[];
   /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
   readonly env: NodeJS.ProcessEnv;
@@ -75,10 +83,10 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
   try {
     // one health server and one set of metrics for the whole process (WARDEN_HEALTH_PORT), as each
     // service process has its own; it answers /healthz while the services start, /readyz once all have
-    const metrics = o.healthPort === undefined ? undefined : createServiceMetrics({ service: "warden-up", bus: o.admin, log });
+    const metrics = o.healthPort === undefined ? undefined : createServiceMetrics({ service: "warden-up", bus: o.observer, log });
     if (metrics !== undefined) {
       const undo = observeBus(metrics.observer);
-      const health = await startHealthServer({ bus: o.admin, log, metrics, port: o.healthPort!, host: o.healthHost ?? "127.0.0.1" });
+      const health = await startHealthServer({ bus: o.observer, log, metrics, port: o.healthPort!, host: o.healthHost ?? "127.0.0.1" });
       healthPort = health.port;
       markReady = () => health.markStarted();
       running.push({
@@ -99,13 +107,9 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     await start("notary", async () =>
       startNotaryService({ bus: await connectAs("notary"), log: log.child({ service: "notary" }), signingKeyPem: o.notarySigningKeyPem }),
     );
+    await o.asAdminThenClose();
     const manifests = o.manifests ?? [];
     const skills = o.skills ?? [];
-    // the operator's folder of skills, added as \`warden skills add\` would (a changed version is refused)
-    for (const skill of skills) {
-      const added = await addSkillFolder(o.admin, skill, new Date().toISOString());
-      if (!added.ok) throw new CliError(added.error.code, `${skill.dir}: ${added.error.message}`);
-    }
     if (manifests.length > 0 || skills.some((s) => s.frontMatter.tools.length > 0)) {
       // tools from manifests (CLI commands, HTTP APIs, MCP servers), as the adapters container runs them
       await start("adapters", async () =>
@@ -120,11 +124,7 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
         }),
       );
     }
-    let policy: PolicyDocument | undefined;
     if (o.demo) {
-      const put = await putPolicyDocument(o.admin, supportDeskPolicy);
-      if (!put.ok) throw new Error(`demo policy refused: ${put.error.message}`);
-      policy = put.value.document;
       await start("support-desk", async () =>
         startSupportDesk({ bus: await connectAs("support-desk"), log: log.child({ service: "support-desk" }), approverKeys }),
       );
@@ -141,7 +141,7 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     }
     const names = running.map((r) => r.name).filter((n) => n !== "health");
     markReady();
-    return { names, ...(policy === undefined ? {} : { policy }), ...(healthPort === undefined ? {} : { healthPort }), stop: stopAll };
+    return { names, ...(o.policy === undefined ? {} : { policy: o.policy }), ...(healthPort === undefined ? {} : { healthPort }), stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -4,6 +4,7 @@ export { accountJwts, createTrustRoot, mintSystemUser, mintUser, type AccountJwt
 export {
   DEFAULT_WARDEN_HOME,
   EnvFileSchema,
+  IDENTITY_CREDS_FILE,
   IdentityError,
   openWardenHome,
   type EnvFile,

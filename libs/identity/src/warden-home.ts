@@ -6,9 +6,11 @@ import { renderServerConfig } from "./server-config.js";
 import { accountJwts, createTrustRoot, mintSystemUser, mintUser, seedsOf, trustRootFromSeeds, type AccountJwts, type TrustRoot } from "./trust-root.js";
 
 /**
- * WARDEN_HOME (default ./.warden): the keys, the server's configuration and store, every
- * identity's credentials and `env.json`, the file CLI commands find their connection in.
- * Secrets are written 0600 in 0700 folders.
+ * WARDEN_HOME (default ./.warden): the trust root (`keys/`), the server's configuration and store
+ * (`nats/`), one folder per identity (`identities/<name>/`: its credentials and, for a service
+ * that signs, its key) and `env.json`, the file CLI commands find their connection in. Secrets are
+ * written 0600 in 0700 folders, so one identity's folder can be handed to (mounted into, or chowned
+ * for) that identity's process alone.
  */
 
 const TrustFileSchema = z.object({ operator: z.string(), system: z.string(), warden: z.string(), clients: z.string() });
@@ -38,6 +40,9 @@ export type EnvFile = z.infer<typeof EnvFileSchema>;
 
 export const DEFAULT_WARDEN_HOME = ".warden";
 
+/** An identity's credentials file in its folder (the name `warden provision` mounts too). */
+export const IDENTITY_CREDS_FILE = "nats.creds";
+
 export class IdentityError extends Error {
   override readonly name = "IdentityError";
 }
@@ -54,6 +59,8 @@ export interface WardenHome {
    */
   addIdentity(spec: IdentitySpecInput, opts?: { replace?: boolean }): Promise<IdentityEntry>;
   identity(name: string): IdentityEntry | undefined;
+  /** The identity's own folder (0700), created on first use: its credentials and keys, nothing of another's. */
+  identityDir(name: string): string;
   /** Marks an identity revoked; returns the account JWTs to push so the server refuses it. */
   revoke(name: string): Promise<AccountJwts>;
   jwts(): Promise<AccountJwts>;
@@ -81,7 +88,12 @@ function ensureDir(path: string): void {
 export function openWardenHome(dir: string): WardenHome {
   const home = resolve(dir);
   ensureDir(join(home, "keys"));
-  ensureDir(join(home, "creds"));
+  ensureDir(join(home, "identities"));
+  const identityDir = (name: string) => {
+    const dir = join(home, "identities", TokenSchema.parse(name));
+    ensureDir(dir);
+    return dir;
+  };
   const trustPath = join(home, "keys", "trust.json");
   const envPath = join(home, "env.json");
   let root: TrustRoot;
@@ -113,6 +125,7 @@ export function openWardenHome(dir: string): WardenHome {
     storeDir: join(home, "nats", "store"),
     env: () => env,
     identity: (name) => env.identities[name],
+    identityDir,
     async addIdentity(input, opts = {}) {
       const spec: IdentitySpec = IdentitySpecSchema.parse(input);
       const existing = env.identities[spec.name];
@@ -121,11 +134,20 @@ export function openWardenHome(dir: string): WardenHome {
         if (!same && !opts.replace) {
           throw new IdentityError(`identity ${spec.name} already exists as ${existing.spec.kind} with other rights; pick another name or revoke it first`);
         }
-        if (same && existsSync(existing.creds)) return existing;
+        if (same && existsSync(existing.creds)) {
+          // a home made before identities had folders: the credentials move into their own
+          const own = join(identityDir(spec.name), IDENTITY_CREDS_FILE);
+          if (existing.creds === own) return existing;
+          renameSync(existing.creds, own);
+          const moved: IdentityEntry = { ...existing, creds: own };
+          env = { ...env, identities: { ...env.identities, [spec.name]: moved } };
+          save();
+          return moved;
+        }
         if (!same) env = { ...env, retiredKeys: { ...env.retiredKeys, [existing.publicKey]: new Date().toISOString() } };
       }
       const user = await mintUser(root, spec);
-      const credsPath = join(home, "creds", `${spec.name}.creds`);
+      const credsPath = join(identityDir(spec.name), IDENTITY_CREDS_FILE);
       writeSecret(credsPath, user.creds);
       const entry: IdentityEntry = { spec, creds: credsPath, publicKey: user.publicKey };
       env = { ...env, identities: { ...env.identities, [spec.name]: entry } };

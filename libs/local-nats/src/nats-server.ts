@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 export const NATS_INSTALL_HINT =
   "install nats-server (Debian/Ubuntu: `apt-get install nats-server`; or download it from https://github.com/nats-io/nats-server/releases), or set NATS_URL to a running server with JetStream";
@@ -57,8 +57,12 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Loca
   const tempStore = opts.storeDir === undefined;
   const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "warden-nats-"));
   mkdirSync(storeDir, { recursive: true });
-  const args = opts.configFile !== undefined ? ["-c", opts.configFile] : ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir];
+  // started in its config's folder with the bare file name and no environment of ours: its command
+  // line and environment (world-readable in /proc) name neither WARDEN_HOME nor any credentials
+  const args = opts.configFile !== undefined ? ["-c", basename(opts.configFile)] : ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir];
   const child = spawn(binary, args, {
+    cwd: opts.configFile !== undefined ? dirname(resolve(opts.configFile)) : storeDir,
+    env: serverEnv(),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";
@@ -93,4 +97,11 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Loca
       if (tempStore) rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What nats-server needs of the environment: nothing but where programs are and the time zone. */
+function serverEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
+  if (process.env["TZ"] !== undefined) env["TZ"] = process.env["TZ"];
+  return env;
 }

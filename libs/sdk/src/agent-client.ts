@@ -31,7 +31,7 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 export interface AgentClientOptions {
   /**
    * A connection made with the principal's own credentials (`NATS_CREDS`, e.g.
-   * `.warden/creds/support-bot.creds`): the server lets it ask for calls only as that principal.
+   * `.warden/identities/support-bot/nats.creds`): the server lets it ask for calls only as that principal.
    */
   readonly bus: Bus;
   /**
@@ -276,7 +276,7 @@ export interface AgentClient {
  * import { connectBus, loadBusConfig } from "@warden/bus";
  * import { createAgentClient, toModelMessage } from "@warden/sdk";
  *
- * // NATS_CREDS=.warden/creds/support-bot.creds
+ * // NATS_CREDS=.warden/identities/support-bot/nats.creds
  * const bus = await connectBus(loadBusConfig(process.env), "my-agent");
  * const agent = createAgentClient({ bus, principal: "support-bot" });
  * const tools = await agent.toolView({ format: "openai" });

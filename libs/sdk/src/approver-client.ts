@@ -69,7 +69,7 @@ export interface ApproveOptions {
 }
 
 export interface ApproverClientOptions {
-  /** A connection made with the approver's own credentials (`.warden/creds/<approver>.creds`). */
+  /** A connection made with the approver's own credentials (`.warden/identities/<approver>/nats.creds`). */
   readonly bus: Bus;
   /**
    * The deciding person; the second token of `warden.decide.<approver>.<approvalId>`, which the
@@ -129,7 +129,7 @@ const SessionListSchema = z.array(SessionGrantViewSchema);
  *
  * @example
  * ```ts
- * // NATS_CREDS=.warden/creds/alice.creds
+ * // NATS_CREDS=.warden/identities/alice/nats.creds
  * const bus = await connectBus(loadBusConfig(process.env), "alice-inbox");
  * const approver = createApproverClient({ bus, approver: "alice" });
  * const inbox = await approver.pending();
