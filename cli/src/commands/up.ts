@@ -96,6 +96,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       observer,
       ...provisioned,
       asAdminThenClose,
+      hidden: [home.dir],
       connectAs,
       log,
       demo,

@@ -56,6 +56,8 @@ export interface StartServicesOptions {
   readonly skills?: readonly LoadedSkill[];
   /** The subagent's model endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and the adapters' allow-listed env. */
   readonly env: NodeJS.ProcessEnv;
+  /** Paths no tool's sandbox may show (WARDEN_HOME and key folders), besides those the env names. */
+  readonly hidden: readonly string[];
   /** Serve health and metrics for the whole process on this port (0: a free one). */
   readonly healthPort?: number;
   readonly healthHost?: string;
@@ -121,6 +123,7 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
           env: o.env,
           secretsFile: o.env["WARDEN_SECRETS_FILE"],
           approverKeys,
+          hidden: o.hidden,
         }),
       );
     }

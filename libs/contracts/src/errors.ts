@@ -44,6 +44,8 @@ export const ERROR_CODES = {
    * principal, never a value; another principal's or the executor's credential is never used instead.
    */
   CREDENTIAL_UNAVAILABLE: { retryable: false },
+  /** The tool runs others' code and this machine cannot confine it (no bubblewrap or user namespaces); only a tool marked trusted runs unconfined. */
+  SANDBOX_UNAVAILABLE: { retryable: false },
   OUTCOME_UNKNOWN: { retryable: false },
   /** The executor's claim ran out before the tool started (the executor was paused): it did not run. */
   CLAIM_EXPIRED: { retryable: true },

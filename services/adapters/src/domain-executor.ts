@@ -12,6 +12,9 @@ import { McpConnection } from "./mcp-adapter/mcp-connection.js";
 import { ToolRefreshQueue } from "./tool-refresh-queue.js";
 import type { NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
+import type { ToolConfinement } from "./sandbox/confine-tool-process.js";
+import { hiddenPaths } from "./sandbox/hidden-paths.js";
+import { probeToolSandbox, type ToolSandbox } from "./sandbox/tool-sandbox.js";
 
 const DEFAULT_REGISTRY_PATIENCE_MS = 30_000;
 
@@ -25,6 +28,9 @@ export interface DomainExecutorOptions {
   readonly sandbox: NetworkSandbox;
   /** Whether CLI tools run in a PID namespace of their own; probed when not given. */
   readonly pidNamespace?: PidNamespace;
+  /** The tools' sandbox every command runs in (probed when not given) and the paths it hides (default: {@link hiddenPaths} of env). */
+  readonly toolSandbox?: ToolSandbox;
+  readonly hidden?: readonly string[];
   /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
   readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
@@ -55,14 +61,15 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
   const secrets = new SecretStore(manifest.secrets, { env: o.env, secretsFile: o.secretsFile });
   const registry = createRegistryClient(o.bus, { patienceMs: o.registryPatienceMs ?? DEFAULT_REGISTRY_PATIENCE_MS, log });
   const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
-  const staticTools = await registerStaticTools(o, registry, pidNamespace);
+  const confinement: ToolConfinement = { toolSandbox: o.toolSandbox ?? (await probeToolSandbox()), hidden: o.hidden ?? hiddenPaths(o.env, o.secretsFile) };
+  const staticTools = await registerStaticTools(o, registry, pidNamespace, confinement);
   const section = manifest.mcp;
-  const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, log: log.child({ mcp: true }) }) : undefined;
+  const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, confinement, log: log.child({ mcp: true }) }) : undefined;
   const mcp: DomainMcpSource | undefined =
     section && connection
       ? { file: o.loaded.file, domain, section, connection, registry, log, reserved: new Set(manifest.tools.map((t) => fullToolName(domain, t.name))),
           onChanged: () => void refresh(),
-          hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir },
+          hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir, confinement },
         }
       : undefined;
   const discover = async () => (mcp === undefined ? [] : discoverDomainMcpTools(mcp));
@@ -99,12 +106,12 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
 }
 
 /** Builds the manifest's CLI and HTTP tools and registers them with the manifest's status. */
-async function registerStaticTools(o: DomainExecutorOptions, registry: RegistryClient, pidNamespace: PidNamespace): Promise<ExecutableTool[]> {
+async function registerStaticTools(o: DomainExecutorOptions, registry: RegistryClient, pidNamespace: PidNamespace, confinement: ToolConfinement): Promise<ExecutableTool[]> {
   const { manifest, dir } = o.loaded;
   const domain = manifest.domain;
   const tools: ExecutableTool[] = manifest.tools.map((entry) => {
-    if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secretSources: manifest.secrets, sandbox: o.sandbox, pidNamespace, dir });
-    return httpTool(domain, { ...entry, http: entry.http! }, { secretSources: manifest.secrets, hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir } });
+    if (entry.cli) return cliTool(domain, { ...entry, cli: entry.cli }, { hostEnv: o.env, secretSources: manifest.secrets, sandbox: o.sandbox, pidNamespace, dir, confinement });
+    return httpTool(domain, { ...entry, http: entry.http! }, { secretSources: manifest.secrets, hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir, confinement } });
   });
   if (tools.length > 0) {
     const r = await registry.register(

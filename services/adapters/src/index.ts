@@ -10,5 +10,6 @@ export { fullToolName, toolDescriptor } from "./manifest/tool-descriptor.js";
 export type { DiscoveredTool, McpDiscovery } from "./mcp-adapter/mcp-discovery.js";
 export { registerMcpTools, type RegisterMcpOptions } from "./mcp-adapter/register-mcp-tools.js";
 export { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
+export { probeToolSandbox, type ToolSandbox } from "./sandbox/tool-sandbox.js";
 export { loadSkillsDir, skillManifests } from "./skill/load-skills.js";
 export { skillManifest, type SkillManifest } from "./skill/skill-manifest.js";

@@ -29,6 +29,7 @@ await runServiceProcess({
       secretsFile: config.WARDEN_SECRETS_FILE,
       concurrency: config.WARDEN_ADAPTERS_CONCURRENCY,
       approverKeys: config.approverKeys,
+      ...(config.WARDEN_SANDBOX_UID === undefined ? {} : { sandboxUid: config.WARDEN_SANDBOX_UID }),
     }),
   operatorErrors: [ManifestError, AdapterConfigError, ApproverKeyError],
 });

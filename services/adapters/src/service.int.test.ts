@@ -13,7 +13,7 @@ import { loadManifestDir, ManifestError } from "./manifest/load-manifests.js";
 const MAIN = join(import.meta.dirname, "../dist/main.js");
 const EXAMPLES = join(import.meta.dirname, "../examples/manifests");
 
-const echoTool = (domain: string) => ({
+const echoTool = (domain: string, trusted = false) => ({
   domain,
   tools: [
     {
@@ -23,7 +23,7 @@ const echoTool = (domain: string) => ({
       description: "Use to echo a word back from a command.",
       grade: "read",
       inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
-      cli: { command: NODE, argv: ["-e", "process.stdout.write(process.argv[1])", "{word}"], roots: ["."] },
+      cli: { command: NODE, argv: ["-e", "process.stdout.write(process.argv[1])", "{word}"], roots: ["."], trusted },
     },
   ],
 });
@@ -69,9 +69,22 @@ describe("the adapters service: a folder of manifests, one executor per domain",
     expect((err as Error).message).toMatch(/b\.yaml: domain same is already declared by .*a\.yaml/);
   });
 
-  it("refuses to start a tool that needs no network where no network sandbox is available", async () => {
+  it("never runs an untrusted tool unconfined where the tools' sandbox is unavailable: SANDBOX_UNAVAILABLE, while a trusted one runs", async () => {
+    const dir = tempDir("no-bwrap");
+    writeFileSync(join(dir, "a.yaml"), stringify(echoTool("nobwrap")));
+    writeFileSync(join(dir, "b.yaml"), stringify(echoTool("nobwraptrusted", true)));
+    w.track(
+      await startAdaptersService({ ...(await asAdapters(["nobwrap", "nobwraptrusted"])), manifests: dir, env: {}, toolSandbox: { available: false, reason: "no bwrap on this test machine" } }),
+    );
+    const refused = await agent.call("nobwrap.echo", { word: "hello" });
+    expect(refused).toMatchObject({ ok: false, error: { code: "SANDBOX_UNAVAILABLE", retryable: false } });
+    expect(refused.error?.message).toMatch(/no bwrap on this test machine.*trusted: true/);
+    expect(await agent.call("nobwraptrusted.echo", { word: "hello" })).toMatchObject({ ok: true, data: { stdout: "hello" } });
+  });
+
+  it("refuses to start a trusted tool that needs no network where no network sandbox is available", async () => {
     const dir = tempDir("no-sandbox");
-    writeFileSync(join(dir, "x.yaml"), stringify(echoTool("nosandbox")));
+    writeFileSync(join(dir, "x.yaml"), stringify(echoTool("nosandbox", true)));
     await expect(
       startAdaptersService({ ...(await asAdapters(["nosandbox"])), manifests: dir, env: {}, sandbox: { available: false, reason: "test machine" } }),
     ).rejects.toThrow(AdapterConfigError);

@@ -4,6 +4,8 @@ import { startDomainExecutor, type DomainExecutor } from "./domain-executor.js";
 import { loadManifestDir, ManifestError, type LoadedManifest } from "./manifest/load-manifests.js";
 import { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
+import { hiddenPaths } from "./sandbox/hidden-paths.js";
+import { probeToolSandbox, type ToolSandbox } from "./sandbox/tool-sandbox.js";
 import { loadSkillsDir, skillManifests } from "./skill/load-skills.js";
 
 export interface AdaptersServiceDeps {
@@ -23,6 +25,12 @@ export interface AdaptersServiceDeps {
   readonly sandbox?: NetworkSandbox;
   /** Whether CLI tools run in a PID namespace of their own (nothing they start outlives them); probed when not given. */
   readonly pidNamespace?: PidNamespace;
+  /** The sandbox every tool's process runs in unless its manifest marks it trusted; probed when not given (as `sandboxUid` when set). */
+  readonly toolSandbox?: ToolSandbox;
+  /** As root, tools run as this unprivileged uid (and gid): writable roots must be that user's to write. */
+  readonly sandboxUid?: number;
+  /** Paths no tool may see besides WARDEN_HOME, the secrets file and key files named in env (e.g. the notary's key folder). */
+  readonly hidden?: readonly string[];
   /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
   readonly approverKeys?: readonly string[];
   readonly concurrency?: number;
@@ -34,6 +42,7 @@ export interface AdaptersService {
   readonly domains: readonly DomainExecutor[];
   readonly sandbox: NetworkSandbox;
   readonly pidNamespace: PidNamespace;
+  readonly toolSandbox: ToolSandbox;
   stop(): Promise<void>;
 }
 
@@ -50,10 +59,15 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
   }
   const sandbox = o.sandbox ?? (await probeNetworkSandbox());
   const pidNamespace = o.pidNamespace ?? (await probePidNamespace());
+  const toolSandbox = o.toolSandbox ?? (await probeToolSandbox(o.sandboxUid === undefined ? {} : { uid: o.sandboxUid }));
+  const hidden = [...hiddenPaths(o.env, o.secretsFile), ...(o.hidden ?? [])];
+  // never a silent fallback: untrusted tools are refused SANDBOX_UNAVAILABLE, and the operator is told why here
+  if (!toolSandbox.available) o.log.warn({ reason: toolSandbox.reason }, "tools' sandbox unavailable: only tools marked trusted will run");
   o.log.info(
     {
       manifests: own.length,
       skills: skills.length,
+      toolSandbox: toolSandbox.available ? `${toolSandbox.method}${toolSandbox.uid === undefined ? "" : ` as uid ${toolSandbox.uid}`}` : `unavailable: ${toolSandbox.reason}`,
       networkSandbox: sandbox.available ? sandbox.method : `unavailable: ${sandbox.reason}`,
       // without it a timed-out command's orphaned descendants can survive: see docs/security.md
       pidNamespace: pidNamespace.available ? pidNamespace.method : `unavailable: ${pidNamespace.reason}`,
@@ -72,6 +86,8 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
           secretsFile: o.secretsFile,
           sandbox,
           pidNamespace,
+          toolSandbox,
+          hidden,
           ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
           ...(o.registryPatienceMs === undefined ? {} : { registryPatienceMs: o.registryPatienceMs }),
           ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
@@ -86,6 +102,7 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
   return {
     domains: executors,
     sandbox,
+    toolSandbox,
     pidNamespace,
     async stop() {
       await Promise.all(executors.map((d) => d.stop()));

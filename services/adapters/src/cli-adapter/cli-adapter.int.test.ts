@@ -137,7 +137,9 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
     expect(env).toMatchObject({ ALLOWED_VAR: "allowed-value", FIXED: "fixed-value" });
     expect(env).not.toHaveProperty("WARDEN_TEST_LEAK");
     expect(env).not.toHaveProperty("HOME");
-    expect(Object.keys(env).sort()).toEqual(["ALLOWED_VAR", "FIXED", "PATH"]);
+    // PWD is set by the sandbox (bubblewrap) to the working directory the command runs in
+    expect(Object.keys(env).sort()).toEqual(["ALLOWED_VAR", "FIXED", "PATH", "PWD"]);
+    expect(env["PWD"]).toBe(realpathSync(join(work, "root")));
   });
 
   it("refuses a working directory outside its roots before running anything, also through a symlink", async () => {

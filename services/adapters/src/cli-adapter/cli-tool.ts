@@ -13,7 +13,8 @@ import { fillTemplate, parseTemplate, type TemplatePart } from "../domain/templa
 import type { CliSection, SecretSource, ToolEntry } from "../manifest/manifest-schema.js";
 import { toolDescriptor } from "../manifest/tool-descriptor.js";
 import { manifestHooks } from "../hooks/manifest-hooks.js";
-import { confineCommand } from "../sandbox/confine-command.js";
+import { confineToolProcess, type ToolConfinement } from "../sandbox/confine-tool-process.js";
+import { startupPaths } from "../sandbox/tool-sandbox.js";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import type { PidNamespace } from "../sandbox/pid-namespace.js";
 import { runProcess } from "../sandbox/run-process.js";
@@ -29,6 +30,8 @@ export interface CliToolDeps {
   readonly pidNamespace: PidNamespace;
   /** The manifest's folder: relative roots and commands are resolved against it. */
   readonly dir: string;
+  /** The tools' sandbox (every command runs in it unless its manifest marks it trusted) and what it hides. */
+  readonly confinement: ToolConfinement;
 }
 
 const ERROR_TEXT = 2_000;
@@ -40,7 +43,7 @@ const ERROR_TEXT = 2_000;
 export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, deps: CliToolDeps): ExecutableTool {
   const cli = entry.cli;
   const descriptor = ToolDescriptorSchema.parse(toolDescriptor(domain, entry, deps.secretSources));
-  if (cli.network === "none" && !deps.sandbox.available) {
+  if (cli.trusted && cli.network === "none" && !deps.sandbox.available) {
     throw new AdapterConfigError(
       `${descriptor.name} declares network: none, but this machine cannot start a process without network (${deps.sandbox.reason}); run the executor as root or where user namespaces are allowed, or declare network: host`,
     );
@@ -102,9 +105,19 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
       const injected: Record<string, string> = {};
       for (const u of uses) if (u.env !== undefined) injected[u.env] = `${u.prefix}${secrets.get(u.secret)!}`;
       const env = buildChildEnv(cli.env, deps.hostEnv, injected);
-      const line = confineCommand(program, argv, layers);
-      ctx.log.debug({ command: program, argc: argv.length, cwd, network: cli.network, pidNamespace: deps.pidNamespace.available }, "running command");
-      const r = await runProcess({ ...line, cwd, env, signal: ctx.signal, maxStdoutBytes: cli.maxStdoutBytes, maxStderrBytes: cli.maxStderrBytes });
+      const line = confineToolProcess(deps.confinement, {
+        command: program,
+        args: argv,
+        cwd,
+        network: cli.network,
+        writable: roots,
+        readable: startupPaths([program, ...literalArgv(cli.argv), ...literalArgv(entry.preview?.argv ?? [])], deps.dir),
+        trusted: cli.trusted,
+        layers,
+      });
+      if (!line.ok) throw toolFailure(redactor, line.error.code, line.error.message, false);
+      ctx.log.debug({ command: program, argc: argv.length, cwd, network: cli.network, sandbox: cli.trusted ? "trusted" : "bubblewrap" }, "running command");
+      const r = await runProcess({ ...line.value, env, signal: ctx.signal, maxStdoutBytes: cli.maxStdoutBytes, maxStderrBytes: cli.maxStderrBytes });
       if (r.aborted) throw toolFailure(redactor, "TIMEOUT", deps.pidNamespace.available ? "the command was killed with everything it started: the call timed out" : "the command was killed with its process group and descendants: the call timed out", true);
       const stdout = redactor.text(r.stdout.toString("utf8"), r.stdoutTruncated);
       const stderr = redactor.text(r.stderr.toString("utf8"), r.stderrTruncated);
@@ -160,4 +173,9 @@ function workingDirectory(
   }
   if (!statSync(real).isDirectory()) return { ok: false, message: `working directory ${real} is not a directory` };
   return { ok: true, path: real };
+}
+
+/** The manifest's own argv strings (never what a call fills in): a script it names must be readable in the sandbox. */
+function literalArgv(argv: CliSection["argv"]): string[] {
+  return argv.flatMap((a) => (typeof a === "string" ? [a] : "argv" in a ? a.argv : [])).filter((a) => !a.includes("{"));
 }

@@ -4,7 +4,8 @@ import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import { resolveCommand, resolveRoot } from "../domain/paths.js";
 import type { HookCommand } from "../manifest/manifest-schema.js";
-import { confineCommand } from "../sandbox/confine-command.js";
+import { confineToolProcess, type ToolConfinement } from "../sandbox/confine-tool-process.js";
+import { startupPaths } from "../sandbox/tool-sandbox.js";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import type { PidNamespace } from "../sandbox/pid-namespace.js";
 import { runProcess } from "../sandbox/run-process.js";
@@ -18,6 +19,8 @@ export interface HookCommandDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly sandbox: NetworkSandbox;
   readonly pidNamespace: PidNamespace;
+  /** The tools' sandbox, which every hook runs in unless marked trusted, and what it hides. */
+  readonly confinement: ToolConfinement;
 }
 
 /** Runs the hook on the call's JSON; answers why it refused (a non-zero exit), or undefined when it exited 0. */
@@ -35,7 +38,7 @@ const MAX_REASON = 500;
  * (AdapterConfigError) when it cannot run so here.
  */
 export function hookCommand(tool: string, kind: HookKind, hook: HookCommand, toolRoots: readonly string[] | undefined, deps: HookCommandDeps): HookRun {
-  if (!deps.sandbox.available) {
+  if (hook.trusted && !deps.sandbox.available) {
     throw new AdapterConfigError(
       `${tool}: its ${kind} command runs with no network, but this machine cannot start a process without network (${deps.sandbox.reason}); run the executor as root or where user namespaces are allowed`,
     );
@@ -49,13 +52,24 @@ export function hookCommand(tool: string, kind: HookKind, hook: HookCommand, too
   const cwd = roots?.[0];
   if (cwd === undefined) throw new AdapterConfigError(`${tool}: ${kind} needs roots: the folders its command runs in`);
   const command = resolveCommand(hook.command, deps.dir);
-  const layers: UnshareLayer[] = [deps.sandbox];
+  const layers: UnshareLayer[] = deps.sandbox.available ? [deps.sandbox] : [];
   if (deps.pidNamespace.available) layers.push(deps.pidNamespace);
   const env = buildChildEnv(hook.env, deps.hostEnv);
+  const line = confineToolProcess(deps.confinement, {
+    command,
+    args: hook.argv,
+    cwd,
+    network: "none",
+    writable: roots ?? [],
+    readable: startupPaths([command, ...hook.argv], deps.dir),
+    trusted: hook.trusted,
+    layers,
+  });
+  // an operator's manifest that cannot run here is refused at start, as a missing root is
+  if (!line.ok) throw new AdapterConfigError(`${tool}: its ${kind} command cannot run: ${line.error.message}`);
 
   return async (input, signal, redactor) => {
-    const line = confineCommand(command, hook.argv, layers);
-    const r = await runProcess({ ...line, cwd, env, signal, maxStdoutBytes: MAX_STDOUT, maxStderrBytes: MAX_STDERR, stdin: Buffer.from(JSON.stringify(input)) });
+    const r = await runProcess({ ...line.value, env, signal, maxStdoutBytes: MAX_STDOUT, maxStderrBytes: MAX_STDERR, stdin: Buffer.from(JSON.stringify(input)) });
     if (r.aborted) return `the ${kind} command was killed: it ran out of time`;
     if (r.exitCode === 0) return undefined;
     const first = redactor

@@ -48,6 +48,8 @@ export const CliSectionSchema = z.strictObject({
   cwd: z.string().min(1).optional(),
   env: EnvSpecSchema.default({ allow: [], set: {} }),
   network: NetworkSchema.default("none"),
+  /** Runs unconfined, as the adapters' own user with their view of the files, where the tools' sandbox is unavailable or too tight: only for code the operator trusts as much as the adapters. */
+  trusted: z.boolean().default(false),
   output: z.enum(OUTPUT_PARSERS).default("text"),
   okExitCodes: z.array(z.int().min(0).max(255)).min(1).default([0]),
   maxStdoutBytes: z.int().min(1).max(64 * MiB).default(MiB),
@@ -79,6 +81,8 @@ export const HookCommandSchema = z.strictObject({
   /** Where it runs (relative to the manifest; the first is its working directory); default: a CLI tool's roots. */
   roots: z.array(z.string().min(1)).min(1).optional(),
   env: EnvSpecSchema.default({ allow: [], set: {} }),
+  /** Runs unconfined where the tools' sandbox is unavailable or too tight (see a CLI tool's `trusted`). */
+  trusted: z.boolean().default(false),
 });
 export type HookCommand = z.infer<typeof HookCommandSchema>;
 
@@ -141,6 +145,8 @@ export const McpSectionSchema = z.strictObject({
   cwd: z.string().min(1).optional(),
   env: EnvSpecSchema.default({ allow: [], set: {} }),
   network: NetworkSchema.default("none"),
+  /** Runs unconfined, as the adapters' own user with their view of the files, where the tools' sandbox is unavailable or too tight: only for code the operator trusts as much as the adapters. */
+  trusted: z.boolean().default(false),
   url: z.url({ protocol: /^https?$/ }).optional(),
   headers: z.record(HeaderNameSchema, z.string()).optional(),
   secrets: z.array(SecretUseSchema).default([]),

@@ -117,7 +117,7 @@ describe("parseManifest", () => {
       if (!r.ok) throw new Error(r.message);
       const [grep, lookup] = r.manifest.tools;
       expect(grep!.preview).toEqual({ argv: ["-rnc", "--", "{pattern}", "."] });
-      expect(grep!.verify).toEqual({ command: "./check.sh", argv: ["--strict"], env: { allow: [], set: {} } });
+      expect(grep!.verify).toEqual({ command: "./check.sh", argv: ["--strict"], env: { allow: [], set: {} }, trusted: false });
       const d = toolDescriptor("files", grep!, []);
       expect(d).toMatchObject({ preview: true, verify: true });
       expect(d).not.toHaveProperty("preCall");

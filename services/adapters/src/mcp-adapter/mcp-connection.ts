@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -10,7 +11,8 @@ import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";
 import type { McpToolInfo } from "../domain/mcp-descriptor.js";
 import type { McpSection } from "../manifest/manifest-schema.js";
-import { confineCommand } from "../sandbox/confine-command.js";
+import { confineToolProcess, type ToolConfinement } from "../sandbox/confine-tool-process.js";
+import { startupPaths } from "../sandbox/tool-sandbox.js";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import type { PidNamespace } from "../sandbox/pid-namespace.js";
 import type { UnshareLayer } from "../sandbox/unshare.js";
@@ -26,6 +28,8 @@ export interface McpConnectionOptions {
   readonly sandbox: NetworkSandbox;
   /** Where available, a stdio server runs as PID 1 of its own namespace: what it starts dies with it. */
   readonly pidNamespace?: PidNamespace;
+  /** The tools' sandbox, which a stdio server runs in unless marked trusted, and what it hides. */
+  readonly confinement: ToolConfinement;
   readonly log: Logger;
   readonly clientVersion?: string;
 }
@@ -42,7 +46,7 @@ export class McpConnection {
 
   constructor(private readonly o: McpConnectionOptions) {
     const s = o.section;
-    if (s.transport === "stdio" && s.network === "none" && !o.sandbox.available) {
+    if (s.transport === "stdio" && s.trusted && s.network === "none" && !o.sandbox.available) {
       throw new AdapterConfigError(
         `the ${o.domain} MCP server declares network: none, but this machine cannot start a process without network (${o.sandbox.reason}); run as root, allow user namespaces, or declare network: host`,
       );
@@ -122,10 +126,22 @@ export class McpConnection {
     const layers: UnshareLayer[] = [];
     if (s.network === "none" && this.o.sandbox.available) layers.push(this.o.sandbox);
     if (this.o.pidNamespace?.available) layers.push(this.o.pidNamespace);
-    const line = confineCommand(command, s.args, layers);
+    const cwd = resolve(this.o.dir, s.cwd ?? ".");
+    // the folders its args name are the operator's to give it (as a CLI tool's roots); its working folder and files it reads
+    const argPaths = s.args.map((a) => resolve(cwd, a)).filter((p) => existsSync(p));
+    const line = confineToolProcess(this.o.confinement, {
+      command,
+      args: s.args,
+      cwd,
+      network: s.network,
+      writable: argPaths.filter((p) => statSync(p).isDirectory()),
+      readable: [cwd, ...startupPaths([command, ...argPaths])],
+      trusted: s.trusted,
+      layers,
+    });
+    if (!line.ok) throw new Error(`the ${this.o.domain} MCP server cannot start: ${line.error.message}`);
     return new ProcessTransport({
-      ...line,
-      cwd: resolve(this.o.dir, s.cwd ?? "."),
+      ...line.value,
       env,
       onStderrLine: (text) => this.o.log.debug({ line: this.redactor.text(text).slice(0, 2_000) }, "mcp server stderr"),
     });

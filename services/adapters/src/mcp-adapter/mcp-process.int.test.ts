@@ -5,6 +5,7 @@ import { silentLogger } from "@warden/bus";
 import { SecretStore } from "@warden/executor";
 import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processesTagged, tempDir, uniqueTag } from "../../test/harness.js";
+import { probeToolSandbox } from "../sandbox/tool-sandbox.js";
 import { probeNetworkSandbox } from "../sandbox/network-sandbox.js";
 import { probePidNamespace } from "../sandbox/pid-namespace.js";
 import { McpSectionSchema } from "../manifest/manifest-schema.js";
@@ -26,6 +27,7 @@ describe("a stdio MCP server in a PID namespace of its own", () => {
       secrets: SecretStore.none(),
       sandbox: await probeNetworkSandbox(),
       pidNamespace,
+      confinement: { toolSandbox: await probeToolSandbox(), hidden: [] },
       log: silentLogger(),
     });
     const tag = uniqueTag("mcp-detach");

@@ -10,6 +10,9 @@ export interface ProcessTransportOptions {
   readonly cwd: string;
   /** The server's whole environment (the SDK's own stdio transport would add HOME, USER and more). */
   readonly env: Readonly<Record<string, string>>;
+  /** Run as this user and group (the tools' sandbox sets them when root drops to a sandbox uid). */
+  readonly uid?: number;
+  readonly gid?: number;
   /** Each line the server writes to stderr. */
   readonly onStderrLine?: (line: string) => void;
 }
@@ -40,6 +43,7 @@ export class ProcessTransport implements Transport {
         cwd: this.o.cwd,
         env: this.o.env,
         detached: true,
+        ...(this.o.uid === undefined ? {} : { uid: this.o.uid, gid: this.o.gid ?? this.o.uid }),
         stdio: ["pipe", "pipe", "pipe"],
         shell: false,
       });

@@ -5,6 +5,8 @@ import { fullToolName } from "../manifest/tool-descriptor.js";
 import { SecretStore } from "@warden/executor";
 import { createRegistryClient } from "@warden/sdk";
 import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
+import { hiddenPaths } from "../sandbox/hidden-paths.js";
+import { probeToolSandbox, type ToolSandbox } from "../sandbox/tool-sandbox.js";
 import { McpConnection } from "./mcp-connection.js";
 import { discoverMcpTools, type McpDiscovery } from "./mcp-discovery.js";
 
@@ -15,6 +17,8 @@ export interface RegisterMcpOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly secretsFile?: string | undefined;
   readonly sandbox: NetworkSandbox;
+  /** The tools' sandbox the server runs in for its discovery; probed when not given. */
+  readonly toolSandbox?: ToolSandbox;
 }
 
 /**
@@ -25,7 +29,11 @@ export async function registerMcpTools(o: RegisterMcpOptions): Promise<Outcome<M
   const { manifest, dir } = o.loaded;
   if (manifest.mcp === undefined) return { ok: true, value: { tools: [], skipped: [], disabled: [] } };
   const secrets = new SecretStore(manifest.secrets, { env: o.env, secretsFile: o.secretsFile });
-  const connection = new McpConnection({ domain: manifest.domain, section: manifest.mcp, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, log: o.log });
+  const connection = new McpConnection({ domain: manifest.domain, section: manifest.mcp, dir, hostEnv: o.env, secrets,
+    sandbox: o.sandbox,
+    confinement: { toolSandbox: o.toolSandbox ?? (await probeToolSandbox()), hidden: hiddenPaths(o.env, o.secretsFile) },
+    log: o.log,
+  });
   try {
     return await discoverMcpTools({
       domain: manifest.domain,

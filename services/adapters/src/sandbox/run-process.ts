@@ -10,6 +10,9 @@ export interface ProcessSpec {
   readonly signal: AbortSignal;
   readonly maxStdoutBytes: number;
   readonly maxStderrBytes: number;
+  /** Run as this user and group (root drops to them; the tools' sandbox sets them). */
+  readonly uid?: number;
+  readonly gid?: number;
   /** Written to the child's stdin, which is then closed; without it the child reads end-of-file at once. */
   readonly stdin?: Buffer;
 }
@@ -49,6 +52,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
+      ...(spec.uid === undefined ? {} : { uid: spec.uid, gid: spec.gid ?? spec.uid }),
       stdio: ["pipe", "pipe", "pipe"],
       shell: false,
     });
