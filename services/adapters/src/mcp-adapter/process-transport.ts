@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { writeFd3 } from "../sandbox/tool-sandbox.js";
 import type { Readable, Writable } from "node:stream";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -13,6 +14,8 @@ export interface ProcessTransportOptions {
   /** Run as this user and group (the tools' sandbox sets them when root drops to a sandbox uid). */
   readonly uid?: number;
   readonly gid?: number;
+  /** Written to the child's fd 3 and closed (the tools' sandbox passes bwrap's arguments there). */
+  readonly fd3?: Buffer;
   /** Each line the server writes to stderr. */
   readonly onStderrLine?: (line: string) => void;
 }
@@ -44,9 +47,10 @@ export class ProcessTransport implements Transport {
         env: this.o.env,
         detached: true,
         ...(this.o.uid === undefined ? {} : { uid: this.o.uid, gid: this.o.gid ?? this.o.uid }),
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: this.o.fd3 === undefined ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
         shell: false,
       });
+      if (this.o.fd3 !== undefined) writeFd3(child, this.o.fd3);
       this.child = child;
       child.once("error", (err) => {
         reject(err);

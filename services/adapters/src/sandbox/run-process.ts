@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { descendantsOf } from "./descendants.js";
+import { writeFd3 } from "./tool-sandbox.js";
 
 export interface ProcessSpec {
   readonly command: string;
@@ -13,6 +14,8 @@ export interface ProcessSpec {
   /** Run as this user and group (root drops to them; the tools' sandbox sets them). */
   readonly uid?: number;
   readonly gid?: number;
+  /** Written to the child's fd 3 and closed (the tools' sandbox passes bwrap's arguments there). */
+  readonly fd3?: Buffer;
   /** Written to the child's stdin, which is then closed; without it the child reads end-of-file at once. */
   readonly stdin?: Buffer;
 }
@@ -53,9 +56,10 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       env: spec.env,
       detached: true,
       ...(spec.uid === undefined ? {} : { uid: spec.uid, gid: spec.gid ?? spec.uid }),
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: spec.fd3 === undefined ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
       shell: false,
     });
+    if (spec.fd3 !== undefined) writeFd3(child, spec.fd3);
     // a child that exits without reading all of it closes the pipe: EPIPE is its answer, not ours to fail on
     child.stdin.on("error", () => undefined);
     // closed at once without input: the child reads end-of-file, as from /dev/null

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 
@@ -33,6 +33,11 @@ export interface SandboxLine {
   readonly cwd: string;
   readonly uid?: number;
   readonly gid?: number;
+  /**
+   * bwrap's own arguments, NUL-separated, to be written to the child's fd 3 (`--args 3`): the
+   * sandbox's init process then shows `bwrap --args 3 -- <command>` in its /proc cmdline, nothing of the layout.
+   */
+  readonly fd3?: Buffer;
 }
 
 const BWRAP_PATHS = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
@@ -93,8 +98,9 @@ export function sandboxLine(sandbox: Extract<ToolSandbox, { available: true }>, 
     if (statSync(path).isDirectory()) args.push("--tmpfs", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
-  args.push("--chdir", p.cwd, "--", p.command, ...p.args);
-  return { command: sandbox.bwrap, args, cwd: "/", ...(sandbox.uid === undefined ? {} : { uid: sandbox.uid, gid: sandbox.gid ?? sandbox.uid }) };
+  args.push("--chdir", p.cwd);
+  const fd3 = Buffer.from(args.map((a) => `${a}\0`).join(""), "utf8");
+  return { command: sandbox.bwrap, args: ["--args", "3", "--", p.command, ...p.args], fd3, cwd: "/", ...(sandbox.uid === undefined ? {} : { uid: sandbox.uid, gid: sandbox.gid ?? sandbox.uid }) };
 }
 
 /**
@@ -142,10 +148,20 @@ function real(path: string): string | undefined {
 
 function tryRun(line: SandboxLine): Promise<string | undefined> {
   return new Promise((done) => {
-    const child = spawn(line.command, line.args, { cwd: line.cwd, stdio: ["ignore", "ignore", "pipe"], env: {}, ...(line.uid === undefined ? {} : { uid: line.uid, gid: line.gid! }) });
+    const child = spawn(line.command, line.args, { cwd: line.cwd, stdio: ["ignore", "ignore", "pipe", "pipe"], env: {}, ...(line.uid === undefined ? {} : { uid: line.uid, gid: line.gid! }) });
+    writeFd3(child, line.fd3);
     let stderr = "";
-    child.stderr.on("data", (c: Buffer) => void (stderr += c.toString("utf8")));
+    child.stderr?.on("data", (c: Buffer) => void (stderr += c.toString("utf8")));
     child.on("error", (err) => done(err.message));
     child.on("close", (code) => done(code === 0 ? undefined : (stderr.trim().split("\n")[0] ?? `exit code ${code}`)));
   });
+}
+
+/** Writes a sandbox line's bwrap arguments to the child's fd 3 (spawned with a 4th stdio pipe) and closes it. */
+export function writeFd3(child: ChildProcess, fd3: Buffer | undefined): void {
+  const pipe = child.stdio[3] as NodeJS.WritableStream | null | undefined;
+  if (pipe === null || pipe === undefined) return;
+  // a child gone before reading closes the pipe: its exit says what happened
+  (pipe as NodeJS.WritableStream & { on(e: "error", f: () => void): void }).on("error", () => undefined);
+  pipe.end(fd3 ?? Buffer.alloc(0));
 }
