@@ -171,6 +171,7 @@ export const INBOX_OPTIONS = {
   as: required({ ...WHO_OPTIONS.as, description: "whose inbox: the page decides as this person and nobody else" }),
   port: { type: "string", value: "N", description: "the port on 127.0.0.1 (default 0: a free one; the URL is printed)" },
   refresh: { type: "string", value: "DURATION", description: "how often the inbox is read besides new requests (default 3s)" },
+  "session-idle": { type: "string", value: "DURATION", description: "the page's session ends after this long without a request (default 12h); then restart for a new URL" },
 } as const satisfies OptionSpecs;
 
 const WIDE = {

@@ -215,4 +215,27 @@ describe("warden inbox in a real headless Chromium", () => {
     });
     expect(refused).toMatchObject({ status: 403, body: { ok: false, error: { code: "FORBIDDEN" } } });
   });
+
+  it("opens once: the printed URL in a second browser is refused, and the first holds an HttpOnly, SameSite=Strict session cookie that expires", async () => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    const session = (await page.context().cookies()).find((c) => c.name.startsWith("warden_inbox_"));
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    // the URL's token is not the session's secret
+    expect(inbox.url).not.toContain(session!.value);
+    // renewed by each answer: twelve hours from the last one
+    const hours = (session!.expires - Date.now() / 1000) / 3600;
+    expect(hours).toBeGreaterThan(11.9);
+    expect(hours).toBeLessThanOrEqual(12);
+    expect(await page.evaluate("document.cookie")).not.toContain(session!.name);
+    // someone else opening the same URL later (shell history, a screenshot): refused
+    const other = await browser.newContext();
+    try {
+      const answer = await (await other.newPage()).goto(inbox.url);
+      expect(answer?.status()).toBe(401);
+      expect(await answer?.json()).toMatchObject({ ok: false, error: { code: "FORBIDDEN", details: { reason: "TOKEN_USED" } } });
+      expect(await other.cookies()).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
 });

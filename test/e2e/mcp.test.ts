@@ -16,6 +16,7 @@ import { putPolicyDocument } from "@warden/policy";
 import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { startMcpHttp } from "../support/mcp-http.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -191,19 +192,16 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
   });
 
   it("over streamable HTTP, in plan mode: a send waits for a person and the result names the approval", async () => {
-    const child = spawn(process.execPath, [MAIN, "mcp", "--as", "support-bot", "--mode", "plan", "--http", "--port", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-    processes.push(child);
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr!.on("data", (chunk: Buffer) => {
-        err += chunk.toString();
-        const m = /at (http:\/\/\S+\/mcp)/.exec(err);
-        if (m?.[1]) resolve(m[1]);
-      });
-      child.once("exit", (code) => reject(new Error(`warden mcp --http exited ${code}: ${err}`)));
-    });
+    // a token of one's own choosing is used as it is, and never printed
+    const chosen = "e2e-chosen-token-0123456789abcdef";
+    const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
+    processes.push(http.child);
+    expect(http.output()).not.toContain(chosen);
+    expect(http.output()).toContain("WARDEN_MCP_TOKEN");
+    const url = http.url;
+    const authorization = `Bearer ${chosen}`;
     const client = new Client({ name: "e2e-http", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization } } }));
     clients.push(client);
     const listed = names((await client.listTools()).tools);
     expect(listed).toContain("customer__message");
@@ -212,10 +210,10 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     expect(metaOf(r)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String) });
     expect(textOf(r)).toContain(String(metaOf(r)["approvalId"]));
     // a client that skips initialize, or names a session that does not exist, is refused
-    const stray = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const stray = await fetch(url, { method: "POST", headers: { authorization, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
     expect(stray.status).toBe(400);
     // a web page's request (another origin, as after DNS rebinding) never reaches a session
-    const page = await fetch(url, { method: "POST", headers: { origin: "http://evil.example", "content-type": "application/json" }, body: "{}" });
+    const page = await fetch(url, { method: "POST", headers: { authorization, origin: "http://evil.example", "content-type": "application/json" }, body: "{}" });
     expect(page.status).toBe(403);
   });
 
@@ -297,6 +295,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
       const bus = await w.agentBus("support-bot");
       const http = await startMcpHttpServer({ createSession: () => createWardenMcpSession({ bus, principal: "support-bot" }), token: "s3cret-token" });
       try {
+        expect(http).toMatchObject({ token: "s3cret-token", tokenGenerated: false });
         const anonymous = await fetch(http.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
         expect(anonymous.status).toBe(401);
         const client = new Client({ name: "e2e-token", version: "1.0.0" });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { identityOfCreds } from "@warden/bus";
-import { approverActions, ownCallsReader, startInboxFeed, startInboxServer } from "@warden/inbox-web";
+import { approverActions, DEFAULT_SESSION_IDLE_MS, ownCallsReader, startInboxFeed, startInboxServer } from "@warden/inbox-web";
 import { createApproverClient } from "@warden/sdk";
 import { pino } from "pino";
 import type { INBOX_OPTIONS } from "../command-list.js";
@@ -14,13 +14,14 @@ import { emit } from "../output.js";
  * `warden inbox --as alice`: alice's approvals as a web page on 127.0.0.1, live, decided as alice,
  * and her own calls with their timelines (the Calls page).
  * The page acts only through this process's connection, made with alice's own credentials (the
- * server lets them decide as alice and nobody else); the URL's token and the Host check keep other
- * local users and web pages out.
+ * server lets them decide as alice and nobody else); the URL's one-time token (traded for an
+ * expiring session cookie) and the Host check keep other local users and web pages out.
  */
 export const inboxCommand: Command<typeof INBOX_OPTIONS> = async ({ values }, io) => {
   const person = parseToken("--as", values.as);
   const port = parsePort(values.port);
   const refreshMs = parseDuration("--refresh", values.refresh, 3_000);
+  const sessionIdleMs = parseDuration("--session-idle", values["session-idle"], DEFAULT_SESSION_IDLE_MS);
   const { config } = connectionFor(io, { name: person, creds: values.creds });
   if (values.creds !== undefined) {
     const named = credsName(values.creds);
@@ -38,8 +39,8 @@ export const inboxCommand: Command<typeof INBOX_OPTIONS> = async ({ values }, io
     if (!first.ok) throw new CliError(first.error.code, `cannot read ${person}'s approvals: ${first.error.message}`);
     const feed = startInboxFeed({ client, refreshMs, log });
     // the Calls page reads through the same connection: alice's own calls, as the server lets her
-    const server = await startInboxServer({ feed, actions: approverActions(client), calls: ownCallsReader(bus, person), port, log });
-    emit(io, values.json ?? false, { person, url: server.url }, () => `warden inbox: ${person}'s approvals at ${server.url}\nopen that URL (it carries this run's token; the page links to ${person}'s calls); Ctrl-C stops`);
+    const server = await startInboxServer({ feed, actions: approverActions(client), calls: ownCallsReader(bus, person), port, sessionIdleMs, log });
+    emit(io, values.json ?? false, { person, url: server.url }, () => `warden inbox: ${person}'s approvals at ${server.url}\nopen that URL in your browser (its token opens the inbox once; the page links to ${person}'s calls); Ctrl-C stops`);
     await io.stopSignal();
     await server.stop();
     await feed.stop();

@@ -16,7 +16,9 @@ export const DEFAULT_MCP_PORT = 8765;
 /**
  * `warden mcp [--as NAME | --creds FILE] [--http]`: an MCP server acting as exactly one identity,
  * the one whose credentials it holds (never a name a client sends). stdout is the protocol on
- * stdio, so everything else (logs, the HTTP address) goes to stderr.
+ * stdio, so everything else (logs, the HTTP address and its token) goes to stderr. Over HTTP
+ * every request carries a bearer token, and no client confirms its own calls (elicitation is
+ * for stdio, whose client is the person's own process).
  */
 export const mcpCommand: Command<typeof MCP_OPTIONS> = async ({ values }, io) => {
   const mode = parseMode(values.mode, "llm");
@@ -26,6 +28,9 @@ export const mcpCommand: Command<typeof MCP_OPTIONS> = async ({ values }, io) =>
   const http = values.http ?? false;
   if (!http && (values.port !== undefined || values.host !== undefined)) throw usageError("--port and --host go with --http");
   const port = parsePort(values.port);
+  const given = io.env["WARDEN_MCP_TOKEN"];
+  const token = given === undefined || given === "" ? undefined : given;
+  if (token !== undefined && /\s/.test(token)) throw usageError("WARDEN_MCP_TOKEN must be one word (no spaces)");
   const { config, identity } = connectionFor(io, { name: values.as, creds: values.creds });
   const principal = principalOfConnection(config, identity);
   const log = pino(
@@ -45,15 +50,21 @@ export const mcpCommand: Command<typeof MCP_OPTIONS> = async ({ values }, io) =>
   };
   try {
     if (http) {
-      const token = io.env["WARDEN_MCP_TOKEN"];
+      // always a token: without WARDEN_MCP_TOKEN the server makes one for this run
       const server = await startMcpHttpServer({
         createSession: () => createWardenMcpSession(sessionOptions),
         host: values.host ?? "127.0.0.1",
         port,
-        ...(token === undefined || token === "" ? {} : { token }),
+        ...(token === undefined ? {} : { token }),
         log,
       });
-      io.err(`warden mcp: ${principal}'s tools (mode ${mode}) at ${server.url}${token ? " (bearer token required)" : ""}; Ctrl-C stops`);
+      io.err(`warden mcp: ${principal}'s tools (mode ${mode}) at ${server.url}; Ctrl-C stops`);
+      if (server.tokenGenerated) {
+        // shown once, here only: anyone who has it acts as the principal until this process ends
+        io.err(`token for this run (set WARDEN_MCP_TOKEN to choose one): send every request with\n  Authorization: Bearer ${server.token}`);
+      } else {
+        io.err("every request must carry WARDEN_MCP_TOKEN as `Authorization: Bearer <token>`");
+      }
       await io.stopSignal();
       await server.stop();
       return EXIT_OK;

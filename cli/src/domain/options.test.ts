@@ -30,6 +30,7 @@ describe("option parsers", () => {
     expect(parseDuration("--timeout", "2", 1)).toBe(2_000);
     expect(parseDuration("--timeout", "1.5s", 1)).toBe(1_500);
     expect(parseDuration("--timeout", "2m", 1)).toBe(120_000);
+    expect(parseDuration("--session-idle", "12h", 1)).toBe(43_200_000);
     expect(parseDuration("--timeout", undefined, 30_000)).toBe(30_000);
     expect(() => parseDuration("--timeout", "soon", 1)).toThrow(/--timeout/);
     expect(() => parseDuration("--timeout", "0", 1)).toThrow(/more than zero/);

@@ -37,10 +37,10 @@ export function parseToken(what: string, text: string): string {
 /** `500ms`, `30s`, `2m`; a bare number is seconds. */
 export function parseDuration(what: string, text: string | undefined, fallbackMs: number): number {
   if (text === undefined) return fallbackMs;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw usageError(`${what} ${JSON.stringify(text)} is not a duration (e.g. 500ms, 30s, 2m)`);
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw usageError(`${what} ${JSON.stringify(text)} is not a duration (e.g. 500ms, 30s, 2m, 12h)`);
   const n = Number(m[1]);
-  const ms = m[2] === "ms" ? n : m[2] === "m" ? n * 60_000 : n * 1_000;
+  const ms = m[2] === "ms" ? n : m[2] === "m" ? n * 60_000 : m[2] === "h" ? n * 3_600_000 : n * 1_000;
   if (ms <= 0) throw usageError(`${what} must be more than zero`);
   return Math.round(ms);
 }

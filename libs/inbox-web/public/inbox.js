@@ -486,10 +486,10 @@
     events.addEventListener("open", () => setLive("live", "live"));
     events.addEventListener("error", () => {
       if (events.readyState !== EventSource.CLOSED) return setLive("down", "reconnecting…");
-      // refused (a restarted inbox has a new token) or gone: the browser will not retry by itself
+      // refused (the session ended, or a restarted inbox has a new token) or gone: the browser will not retry by itself
       setLive("down", "disconnected");
       els.banner.hidden = false;
-      els.banner.textContent = "This page lost its inbox: if `warden inbox` was restarted, open the new URL it printed.";
+      els.banner.textContent = "This page lost its inbox: its session ended after a time without use, or `warden inbox` stopped. Start `warden inbox` again and open the new URL it prints.";
     });
     events.addEventListener("state", (ev) => applyState(JSON.parse(ev.data)));
   }

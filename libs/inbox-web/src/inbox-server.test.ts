@@ -44,14 +44,20 @@ describe("the inbox server", () => {
   let feed: InboxFeed;
   let server: InboxServer;
   let cookie: string;
+  /** The answer to the printed URL's first use, in which its token was traded for the session cookie. */
+  let traded: Answer;
+  let clock: number;
   const token = "the-run-token";
+  const IDLE_MS = 60 * 60 * 1000;
 
   beforeEach(async () => {
     cards = [card("ap-1"), card("ap-2")];
     client = standInClient(cards);
     feed = startInboxFeed({ client, refreshMs: 60_000 });
-    server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls(CALLS, TRACES), token });
-    cookie = `warden_inbox_${server.port}=${token}`;
+    clock = 1_000_000;
+    server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls(CALLS, TRACES), token, sessionIdleMs: IDLE_MS, now: () => clock });
+    traded = await call(server.port, "GET", `/?token=${token}`);
+    cookie = traded.headers["set-cookie"]![0]!.split(";")[0]!;
     await eventually(() => expect(feed.snapshot().pending).toHaveLength(2));
   });
   afterEach(async () => {
@@ -64,17 +70,46 @@ describe("the inbox server", () => {
   const post = async (body: unknown, extra: Record<string, string> = {}) =>
     call(server.port, "POST", "/api/actions", { cookie, "content-type": "application/json", [CSRF_HEADER]: await csrf(), ...extra }, typeof body === "string" ? body : JSON.stringify(body));
 
-  it("prints a URL on 127.0.0.1 whose token it trades for an HttpOnly, SameSite=Strict cookie", async () => {
+  it("prints a URL on 127.0.0.1 whose token it trades, once, for an expiring HttpOnly, SameSite=Strict session cookie", async () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=${token}`);
-    const a = await call(server.port, "GET", `/?token=${token}`);
-    expect(a.status).toBe(303);
-    expect(a.headers.location).toBe("/");
-    expect(a.headers["set-cookie"]?.[0]).toBe(`warden_inbox_${server.port}=${token}; Path=/; HttpOnly; SameSite=Strict`);
+    expect(traded.status).toBe(303);
+    expect(traded.headers.location).toBe("/");
+    const [pair, ...attributes] = traded.headers["set-cookie"]![0]!.split("; ");
+    expect(pair).toMatch(new RegExp(`^warden_inbox_${server.port}=[A-Za-z0-9_-]{43}$`));
+    // the cookie is a session of its own, not the URL's token
+    expect(pair).not.toContain(token);
+    expect(attributes).toEqual(["Path=/", "HttpOnly", "SameSite=Strict", `Max-Age=${IDLE_MS / 1000}`]);
+    // the URL again, as from shell history or a screenshot: refused, and no second session
+    for (const path of [`/?token=${token}`, `/calls?token=${token}`, `/api/state?token=${token}`]) {
+      const again = await call(server.port, "GET", path);
+      expect(again.status, path).toBe(401);
+      expect(again.headers["set-cookie"], path).toBeUndefined();
+      expect(json(again), path).toMatchObject({ ok: false, error: { code: "FORBIDDEN", details: { reason: "TOKEN_USED" }, message: expect.stringContaining("restart `warden inbox`") as string } });
+    }
+    // the browser that holds the session opening the URL again just lands on the clean page
+    const reopened = await call(server.port, "GET", `/?token=${token}`, { cookie });
+    expect(reopened.status).toBe(303);
+    expect(reopened.headers.location).toBe("/");
     const page = await call(server.port, "GET", "/", { cookie });
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toContain("text/html");
     expect(page.body).toContain('<script src="/inbox.js"');
     expect(page.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+
+  it("ends a session after its idle time without a request: its cookie is refused, each request renews it", async () => {
+    clock += IDLE_MS - 1;
+    const used = await call(server.port, "GET", "/api/state", { cookie });
+    expect(used.status).toBe(200);
+    // every answer renews the cookie's lifetime with the session's
+    expect(used.headers["set-cookie"]?.[0]).toBe(`${cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${IDLE_MS / 1000}`);
+    clock += IDLE_MS - 1;
+    expect((await call(server.port, "GET", "/api/state", { cookie })).status).toBe(200);
+    clock += IDLE_MS;
+    const late = await call(server.port, "GET", "/api/state", { cookie });
+    expect(late.status).toBe(401);
+    expect(json(late)).toMatchObject({ ok: false, error: { code: "FORBIDDEN", details: { reason: "SESSION_EXPIRED" } } });
+    expect((await call(server.port, "GET", `/?token=${token}`)).status).toBe(401);
   });
 
   it("answers a foreign Host with 403 and a structured error, even with the token (DNS rebinding)", async () => {

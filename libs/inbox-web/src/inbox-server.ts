@@ -7,7 +7,8 @@ import { silentLogger, type Logger } from "@warden/bus";
 import { isSafeToken, parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
 import { escapeHtml as esc, traceHtml } from "@warden/projections";
 import { callRows } from "./domain/call-rows.js";
-import { guardRequest, type GuardSecrets } from "./domain/request-guard.js";
+import { createInboxSessions } from "./domain/inbox-sessions.js";
+import { cookieValue, guardRequest, type GuardSecrets } from "./domain/request-guard.js";
 import { statusOfError, type InboxActions } from "./inbox-actions.js";
 import type { InboxFeed, InboxSnapshot } from "./inbox-feed.js";
 import type { OwnCallsReader } from "./own-calls-client.js";
@@ -53,13 +54,17 @@ export interface InboxServerOptions {
   readonly calls: OwnCallsReader;
   /** 0 picks a free port. The listener is always 127.0.0.1. @default 0 */
   readonly port?: number;
-  /** The per-run secret of the URL; random unless a test fixes it. */
+  /** The per-run secret of the URL, good for one use; random unless a test fixes it. */
   readonly token?: string;
+  /** A session (the cookie the URL's token is traded for) ends after this long without a request. @default 12 h */
+  readonly sessionIdleMs?: number;
+  /** The clock sessions are timed by (tests). @default Date.now */
+  readonly now?: () => number;
   readonly log?: Logger;
 }
 
 export interface InboxServer {
-  /** `http://127.0.0.1:PORT/?token=…`: the one URL that opens the inbox (its Calls page is `/calls`). */
+  /** `http://127.0.0.1:PORT/?token=…`: the one URL that opens the inbox, once (its Calls page is `/calls`). */
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
@@ -108,6 +113,19 @@ async function readJsonBody(req: IncomingMessage): Promise<Body> {
   return { ok: true, value: parsed.value };
 }
 
+/** The cookie a session travels in: the page's scripts cannot read it, no other site sends it, and it ends when the session does. */
+function sessionCookie(name: string, id: string, maxAgeMs: number): string {
+  return `${name}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(maxAgeMs / 1000)}`;
+}
+
+/** The address asked for, less its token. */
+function cleanLocation(url: URL): string {
+  const params = new URLSearchParams(url.searchParams);
+  params.delete("token");
+  const query = params.toString();
+  return `${url.pathname}${query === "" ? "" : `?${query}`}`;
+}
+
 /** `/calls/<callId>`: one call's timeline. */
 const CALL_PAGE_PREFIX = "/calls/";
 
@@ -131,16 +149,18 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
   const log = opts.log ?? silentLogger();
   const token = opts.token ?? randomBytes(24).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
-  const streams = new Set<ServerResponse>();
+  const sessions = createInboxSessions({ token, ...(opts.sessionIdleMs === undefined ? {} : { idleMs: opts.sessionIdleMs }), ...(opts.now === undefined ? {} : { now: opts.now }) });
+  // each event stream with the session it was opened in, so it ends when that session does
+  const streams = new Map<ServerResponse, string>();
 
   const session = () => ({ person: feed.snapshot().person, csrf, actions: actions.specs });
 
-  function openEvents(res: ServerResponse): void {
+  function openEvents(res: ServerResponse, sessionId: string): void {
     res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive" });
     const push = (s: InboxSnapshot) => res.write(`event: state\ndata: ${JSON.stringify(s)}\n\n`);
     push(feed.snapshot());
     const off = feed.onChange(push);
-    streams.add(res);
+    streams.set(res, sessionId);
     res.on("close", () => {
       off();
       streams.delete(res);
@@ -192,16 +212,18 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     const verdict = guardRequest({ method, url, headers: req.headers }, secrets);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.error);
     const route = `${method} ${url.pathname}`;
-    if (route === "GET /" && verdict.via === "query") {
-      // trade the URL's token for a cookie, and drop it from the address bar and history
-      return void res
-        .writeHead(303, {
-          ...SECURITY_HEADERS,
-          "set-cookie": `${secrets.cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`,
-          location: "/",
-        })
-        .end();
+    const clean = url.searchParams.has("token") ? cleanLocation(url) : undefined;
+    if (verdict.via === "query") {
+      // trade the URL's token, once, for a session cookie, and drop it from the address bar and history
+      const id = sessions.redeem(url.searchParams.get("token") ?? "");
+      if (id === undefined) return sendError(res, 401, wardenError("FORBIDDEN", "refused: this URL's token was used already", { reason: "TOKEN_USED" }));
+      log.info("inbox url token traded for a session");
+      return void res.writeHead(303, { ...SECURITY_HEADERS, "set-cookie": sessionCookie(secrets.cookieName, id, sessions.idleMs), location: clean ?? "/" }).end();
     }
+    const sessionId = cookieValue(req.headers.cookie, secrets.cookieName) ?? "";
+    // each answer renews the cookie's lifetime, as each request renews the session's
+    res.setHeader("set-cookie", sessionCookie(secrets.cookieName, sessionId, sessions.idleMs));
+    if (clean !== undefined && method === "GET") return void res.writeHead(303, { ...SECURITY_HEADERS, location: clean }).end();
     const file = method === "GET" ? STATIC[url.pathname] : undefined;
     if (file !== undefined) {
       const content = await readFile(`${PUBLIC_DIR}${file.file}`);
@@ -213,7 +235,7 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
       case "GET /api/state":
         return sendJson(res, 200, { ok: true, value: feed.snapshot() });
       case "GET /api/events":
-        return openEvents(res);
+        return openEvents(res, sessionId);
       case "POST /api/actions":
         return postAction(req, res);
       case "GET /api/calls":
@@ -235,7 +257,7 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
   });
   const port = (listener.address() as AddressInfo).port;
   // the secrets name the port, known once listening; nobody knows the URL before it is printed
-  const secrets: GuardSecrets = { port, token, csrf, cookieName: `warden_inbox_${port}` };
+  const secrets: GuardSecrets = { port, sessions, csrf, cookieName: `warden_inbox_${port}` };
   listener.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res, secrets).catch((err: unknown) => {
       log.error({ err }, "inbox request failed");
@@ -243,7 +265,11 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     });
   });
   const heartbeat = setInterval(() => {
-    for (const s of streams) s.write(": keep-alive\n\n");
+    for (const [s, id] of streams) {
+      // an open page does not keep its session: past the idle time it must be opened again
+      if (sessions.state(id) === "live") s.write(": keep-alive\n\n");
+      else s.end();
+    }
   }, HEARTBEAT_MS);
   heartbeat.unref();
   return {
@@ -251,7 +277,7 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
     port,
     async stop() {
       clearInterval(heartbeat);
-      for (const s of streams) s.end();
+      for (const s of streams.keys()) s.end();
       listener.closeAllConnections();
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     },

@@ -1,9 +1,10 @@
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { silentLogger, type Logger } from "@warden/bus";
+import type { ErrorCode } from "@warden/contracts";
 import type { WardenMcpSession } from "./session.js";
 
 /** Options of {@link startMcpHttpServer}. */
@@ -17,8 +18,9 @@ export interface McpHttpServerOptions {
   /** @default "/mcp" */
   readonly path?: string;
   /**
-   * A bearer token every request must carry (`Authorization: Bearer <token>`). Anyone who reaches
-   * the port acts as the session's principal, so set one unless only you can reach it.
+   * The bearer token every request must carry (`Authorization: Bearer <token>`): anyone who
+   * reaches the port and holds it acts as the session's principal. Without one the server makes
+   * a random one ({@link McpHttpServer.token}); there is no way to serve without a token.
    */
   readonly token?: string;
   /** A body larger than this is refused (413). @default 4 MiB */
@@ -29,6 +31,10 @@ export interface McpHttpServerOptions {
 export interface McpHttpServer {
   /** `http://host:port/mcp`. */
   readonly url: string;
+  /** The bearer token requests must carry: the one given, or the one made for this run. */
+  readonly token: string;
+  /** Whether {@link token} was made here (then the caller shows it once to the person). */
+  readonly tokenGenerated: boolean;
   /** Sessions open now. */
   sessions(): number;
   /** Closes every session and the listener. */
@@ -62,16 +68,23 @@ function crossSiteProblem(req: IncomingMessage, loopback: boolean): string | und
   return undefined;
 }
 
-function tokenMatches(req: IncomingMessage, token: string): boolean {
-  const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** A token made per run: 32 random bytes, base64url (43 characters). */
+function generateMcpToken(): string {
+  return randomBytes(32).toString("base64url");
 }
 
-function refuse(res: ServerResponse, status: number, message: string): void {
+const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
+
+/** Compares digests, not the texts: equal length always, so neither the time nor a length check tells how close a guess was. */
+function tokenMatches(req: IncomingMessage, tokenDigest: Buffer): boolean {
+  const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+  return given !== undefined && timingSafeEqual(digest(given), tokenDigest);
+}
+
+function refuse(res: ServerResponse, status: number, message: string, code: ErrorCode, extra: Record<string, string> = {}): void {
   if (res.headersSent) return;
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  const body = { jsonrpc: "2.0", error: { code: -32000, message, data: { code } }, id: null };
+  res.writeHead(status, { "content-type": "application/json", ...extra }).end(JSON.stringify(body));
 }
 
 class BodyTooLarge extends Error {
@@ -93,7 +106,9 @@ async function readBody(req: IncomingMessage, max: number): Promise<unknown> {
 /**
  * Serves MCP over streamable HTTP: each client that initializes gets its own session (its own
  * `Mcp-Session-Id`) made by `createSession`, all acting as the principal whose credentials the
- * process holds. Loopback by default, with Host/Origin checks against DNS rebinding.
+ * process holds. Every request carries the bearer token (given, or made here per run), checked
+ * before anything reads the body or reaches a session. Loopback by default, with Host/Origin
+ * checks against DNS rebinding.
  */
 export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<McpHttpServer> {
   const host = opts.host ?? "127.0.0.1";
@@ -101,26 +116,33 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const log = opts.log ?? silentLogger();
   const loopback = LOOPBACK_HOSTS.has(host);
+  const tokenGenerated = opts.token === undefined;
+  const token = opts.token ?? generateMcpToken();
+  if (token.length === 0 || /\s/.test(token)) throw new Error("an MCP bearer token is a non-empty word (no spaces)");
+  const tokenDigest = digest(token);
   const open = new Map<string, { transport: StreamableHTTPServerTransport; session: WardenMcpSession }>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== path) return refuse(res, 404, `not found: MCP is served at ${path}`);
     const problem = crossSiteProblem(req, loopback);
-    if (problem !== undefined) return refuse(res, 403, `refused: ${problem}`);
-    if (opts.token !== undefined && !tokenMatches(req, opts.token)) return refuse(res, 401, "refused: a valid bearer token is required");
+    if (problem !== undefined) return refuse(res, 403, `refused: ${problem}`, "FORBIDDEN");
+    if (!tokenMatches(req, tokenDigest)) {
+      return refuse(res, 401, "refused: send this run's token as `Authorization: Bearer <token>` (warden mcp printed it)", "FORBIDDEN", { "www-authenticate": 'Bearer realm="warden-mcp"' });
+    }
+    if (url.pathname !== path) return refuse(res, 404, `not found: MCP is served at ${path}`, "NOT_FOUND");
     const sessionId = req.headers["mcp-session-id"];
     const known = typeof sessionId === "string" ? open.get(sessionId) : undefined;
     if (known !== undefined) return known.transport.handleRequest(req, res);
-    if (sessionId !== undefined) return refuse(res, 404, "unknown or closed MCP session: initialize a new one");
-    if (req.method !== "POST") return refuse(res, 400, "no MCP session: POST an initialize request first");
+    if (sessionId !== undefined) return refuse(res, 404, "unknown or closed MCP session: initialize a new one", "NOT_FOUND");
+    if (req.method !== "POST") return refuse(res, 400, "no MCP session: POST an initialize request first", "INVALID_REQUEST");
     let body: unknown;
     try {
       body = await readBody(req, maxBody);
     } catch (err) {
-      return refuse(res, err instanceof BodyTooLarge ? 413 : 400, err instanceof BodyTooLarge ? err.message : "the body is not JSON");
+      if (err instanceof BodyTooLarge) return refuse(res, 413, err.message, "PAYLOAD_TOO_LARGE");
+      return refuse(res, 400, "the body is not JSON", "INVALID_REQUEST");
     }
-    if (!isInitializeRequest(body)) return refuse(res, 400, "no MCP session: the first request must be initialize");
+    if (!isInitializeRequest(body)) return refuse(res, 400, "no MCP session: the first request must be initialize", "INVALID_REQUEST");
     const session = opts.createSession();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -141,7 +163,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   const listener: HttpServer = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err }, "mcp http request failed");
-      refuse(res, 500, "internal error");
+      refuse(res, 500, "internal error", "INTERNAL");
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -155,6 +177,8 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}${path}`,
+    token,
+    tokenGenerated,
     sessions: () => open.size,
     async stop() {
       const sessions = [...open.values()];

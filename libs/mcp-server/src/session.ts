@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
@@ -14,7 +15,7 @@ import { silentLogger, type Bus, type Logger } from "@warden/bus";
 import type { CallMode, ToolResult } from "@warden/contracts";
 import { createAgentClient, createApproverClient, DEFAULT_CALL_TIMEOUT_MS, type AgentClient, type ToolViewWatch } from "@warden/sdk";
 import { toMcpCallResult } from "./domain/call-result.js";
-import { confirmationRequest, confirmedBy, type Confirmation } from "./domain/confirmation.js";
+import { confirmationPath, confirmationRequest, confirmedBy, confirmElsewhereNote, type Confirmation } from "./domain/confirmation.js";
 import { parseMcpToolList, toListedTool, type McpTool } from "./domain/mcp-tools.js";
 
 /** Options of {@link createWardenMcpSession}. */
@@ -50,6 +51,8 @@ export interface WardenMcpSessionOptions {
   /**
    * Ask the session's own person to confirm a call that waits for them, through MCP elicitation,
    * when the client supports it and the policy lets the requester confirm (mode `human`, a person).
+   * Only a session connected over stdio ever asks (the client is the process the person started);
+   * over any other transport (HTTP) the call waits for a decision in the inbox or `warden approve`.
    * @default true
    */
   readonly confirmInClient?: boolean;
@@ -93,6 +96,8 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
   );
   let connected = false;
   let closed = false;
+  // only stdio's client is the person's own process; anything else (HTTP) fails closed
+  let ownProcess = false;
 
   const query = { format: "mcp" as const, scope, flags };
   const watch: ToolViewWatch = client.watchToolView(
@@ -149,10 +154,11 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
     try {
       let result = await client.call(name, args, { scope, flags, timeoutMs: callTimeoutMs });
       log.info({ tool: name, callId: result.callId, status: result.status, code: result.error?.code }, "mcp tool call");
+      let note: string | undefined;
       if (result.status === "awaiting_approval" && result.approvalId !== undefined) {
-        result = await confirmInClientIfAllowed(result, name, extra.sendRequest, report);
+        ({ result, note } = await confirmInClientIfAllowed(result, name, extra.sendRequest, report));
       }
-      return toMcpCallResult(result, { hasOutputSchema: hasOutputSchema(name) }) as CallToolResult;
+      return toMcpCallResult(result, { hasOutputSchema: hasOutputSchema(name), ...(note === undefined ? {} : { note }) }) as CallToolResult;
     } finally {
       if (timer !== undefined) clearInterval(timer);
     }
@@ -160,39 +166,52 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
 
   /**
    * A call waiting for a person who is this session's own: ask them in the client (MCP
-   * elicitation) when the client can and the approval lets the requester confirm; their answer is
-   * their decision, recorded as any other. Otherwise the pending result goes back as it is.
+   * elicitation) when the client is their own process and can ask, and the approval lets the
+   * requester confirm; their answer is their decision, recorded as any other. Over HTTP the
+   * pending result says where to confirm instead. Otherwise it goes back as it is.
    */
   async function confirmInClientIfAllowed(
     pending: ToolResult,
     tool: string,
     sendRequest: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1]["sendRequest"],
     report: (message: string) => void,
-  ): Promise<ToolResult> {
-    if (opts.confirmInClient === false || mode !== "human" || server.getClientCapabilities()?.elicitation === undefined) return pending;
+  ): Promise<{ result: ToolResult; note?: string }> {
+    const unchanged = { result: pending };
+    if (opts.confirmInClient === false || mode !== "human") return unchanged;
     const approver = createApproverClient({ bus, approver: principal });
     const inbox = await approver.pending();
-    if (!inbox.ok) return pending;
-    const approval = inbox.value.find((a) => a.approvalId === pending.approvalId);
+    if (!inbox.ok) return unchanged;
     // the person's own inbox lists it only if they may decide it; the requester only where the policy says so
-    if (approval === undefined || approval.principal !== principal || !approval.approvers.requesterMayConfirm) return pending;
+    const approval = inbox.value.find((a) => a.approvalId === pending.approvalId);
+    const path = confirmationPath({
+      principal,
+      mode,
+      ownProcess,
+      mayAsk: server.getClientCapabilities()?.elicitation !== undefined,
+      approval,
+    });
+    if (approval === undefined || path === "none") return unchanged;
+    if (path === "elsewhere") {
+      log.info({ approvalId: approval.approvalId }, "confirmation left to the inbox: the client is not the person's own process");
+      return { result: pending, note: confirmElsewhereNote(approval) };
+    }
     let confirmation: Confirmation;
     try {
       const answer = await sendRequest({ method: "elicitation/create", params: confirmationRequest(approval, tool) }, ElicitResultSchema, { timeout: callTimeoutMs });
       confirmation = confirmedBy(answer);
     } catch (err) {
       log.info({ err, approvalId: approval.approvalId }, "confirmation not asked in the client");
-      return pending;
+      return unchanged;
     }
-    if (confirmation === "cancel") return pending;
+    if (confirmation === "cancel") return unchanged;
     const decided =
       confirmation === "confirm"
         ? await approver.approve(approval.approvalId, approval.argsHash, "confirmed by the requester in their MCP client")
         : await approver.deny(approval.approvalId, approval.argsHash, "declined by the requester in their MCP client");
     log.info({ approvalId: approval.approvalId, confirmation, ok: decided.ok }, "requester answered in the client");
-    if (!decided.ok) return pending;
+    if (!decided.ok) return unchanged;
     report(`${tool}: ${confirmation === "confirm" ? "confirmed, running" : "declined"}`);
-    return client.awaitCall(pending.callId, tool, { timeoutMs: callTimeoutMs });
+    return { result: await client.awaitCall(pending.callId, tool, { timeoutMs: callTimeoutMs }) };
   }
 
   return {
@@ -200,6 +219,7 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
     client,
     ready,
     async connect(transport) {
+      ownProcess = transport instanceof StdioServerTransport;
       await server.connect(transport);
       connected = true;
     },

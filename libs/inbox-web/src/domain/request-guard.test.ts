@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { createInboxSessions } from "./inbox-sessions.js";
 import { cookieValue, CSRF_HEADER, guardRequest, type GuardSecrets } from "./request-guard.js";
 
-const secrets: GuardSecrets = { port: 4100, token: "tok-123", csrf: "csrf-456", cookieName: "warden_inbox_4100" };
+const TOKEN = "tok-123";
+/** Secrets whose URL token was traded for a session already; `cookie` carries it. */
+function opened(): { secrets: GuardSecrets; cookie: string; id: string } {
+  const sessions = createInboxSessions({ token: TOKEN });
+  const id = sessions.redeem(TOKEN)!;
+  const secrets: GuardSecrets = { port: 4100, sessions, csrf: "csrf-456", cookieName: "warden_inbox_4100" };
+  return { secrets, id, cookie: `other=1; ${secrets.cookieName}=${id}` };
+}
+const { secrets, cookie, id } = opened();
 const at = (path: string) => new URL(path, "http://127.0.0.1:4100");
-const cookie = `other=1; ${secrets.cookieName}=${secrets.token}`;
 
 describe("guardRequest", () => {
   it("lets a GET with the session cookie and an address of this machine through", () => {
@@ -11,8 +19,35 @@ describe("guardRequest", () => {
     expect(guardRequest({ method: "GET", url: at("/"), headers: { host: "localhost:4100", cookie } }, secrets)).toEqual({ ok: true, via: "cookie" });
   });
 
-  it("takes the token from the printed URL's query", () => {
-    expect(guardRequest({ method: "GET", url: at("/?token=tok-123"), headers: { host: "127.0.0.1:4100" } }, secrets)).toEqual({ ok: true, via: "query" });
+  it("takes the printed URL's token from the query until it is traded, then refuses it (TOKEN_USED)", () => {
+    const sessions = createInboxSessions({ token: TOKEN });
+    const fresh: GuardSecrets = { ...secrets, sessions };
+    const get = (url: URL) => guardRequest({ method: "GET", url, headers: { host: "127.0.0.1:4100" } }, fresh);
+    expect(get(at("/?token=tok-123"))).toEqual({ ok: true, via: "query" });
+    // a POST never trades it: only a page load does
+    expect(guardRequest({ method: "POST", url: at("/api/actions?token=tok-123"), headers: { host: "127.0.0.1:4100", "content-type": "application/json", [CSRF_HEADER]: "csrf-456" } }, fresh)).toMatchObject({ ok: false, status: 401 });
+    expect(sessions.redeem(TOKEN)).toBeDefined();
+    expect(get(at("/?token=tok-123"))).toMatchObject({ ok: false, status: 401, error: { code: "FORBIDDEN", details: { reason: "TOKEN_USED" } } });
+    expect(get(at("/calls?token=tok-123"))).toMatchObject({ ok: false, status: 401, error: { details: { reason: "TOKEN_USED" } } });
+  });
+
+  it("refuses the cookie of a session idle longer than its time (SESSION_EXPIRED), and an open page does not keep it", () => {
+    let t = 0;
+    const sessions = createInboxSessions({ token: TOKEN, idleMs: 1_000, now: () => t });
+    const sid = sessions.redeem(TOKEN)!;
+    const s: GuardSecrets = { ...secrets, sessions };
+    const get = () => guardRequest({ method: "GET", url: at("/api/state"), headers: { host: "127.0.0.1:4100", cookie: `${s.cookieName}=${sid}` } }, s);
+    t = 999;
+    expect(get()).toEqual({ ok: true, via: "cookie" });
+    // each request starts the idle time again
+    t = 1_998;
+    expect(get()).toEqual({ ok: true, via: "cookie" });
+    // looking, as the event stream's heartbeat does, is not a request
+    t = 2_500;
+    expect(sessions.state(sid)).toBe("live");
+    t = 2_998;
+    expect(get()).toMatchObject({ ok: false, status: 401, error: { code: "FORBIDDEN", details: { reason: "SESSION_EXPIRED" } } });
+    expect(sessions.state(sid)).toBe("expired");
   });
 
   it("refuses a Host that is not 127.0.0.1 or localhost on this port, even with the token (DNS rebinding)", () => {
@@ -26,8 +61,10 @@ describe("guardRequest", () => {
     for (const [url, headers] of [
       [at("/"), { host: "127.0.0.1:4100" }],
       [at("/?token=tok-12"), { host: "127.0.0.1:4100" }],
-      [at("/"), { host: "127.0.0.1:4100", cookie: `${secrets.cookieName}=tok-1234` }],
-      [at("/"), { host: "127.0.0.1:4100", cookie: `warden_inbox_9999=${secrets.token}` }],
+      [at("/"), { host: "127.0.0.1:4100", cookie: `${secrets.cookieName}=${id}x` }],
+      [at("/"), { host: "127.0.0.1:4100", cookie: `warden_inbox_9999=${id}` }],
+      // the URL's token is not a session
+      [at("/"), { host: "127.0.0.1:4100", cookie: `${secrets.cookieName}=${TOKEN}` }],
     ] as const) {
       expect(guardRequest({ method: "GET", url, headers }, secrets)).toMatchObject({ ok: false, status: 401, error: { code: "FORBIDDEN" } });
     }
@@ -40,7 +77,7 @@ describe("guardRequest", () => {
     expect(post({ ...base, origin: "http://127.0.0.1:4100" })).toEqual({ ok: true, via: "cookie" });
     expect(post({ ...base, [CSRF_HEADER]: undefined })).toMatchObject({ ok: false, status: 403, error: { code: "FORBIDDEN" } });
     expect(post({ ...base, [CSRF_HEADER]: "csrf-457" })).toMatchObject({ ok: false, status: 403 });
-    expect(post({ ...base, [CSRF_HEADER]: secrets.token })).toMatchObject({ ok: false, status: 403 });
+    expect(post({ ...base, [CSRF_HEADER]: id })).toMatchObject({ ok: false, status: 403 });
     expect(post({ ...base, origin: "http://evil.example" })).toMatchObject({ ok: false, status: 403, error: { message: expect.stringContaining("Origin") } });
     expect(post({ ...base, origin: "http://127.0.0.1:9999" })).toMatchObject({ ok: false, status: 403 });
     expect(post({ ...base, "content-type": "text/plain" })).toMatchObject({ ok: false, status: 415, error: { code: "INVALID_REQUEST" } });

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { wardenError, type WardenError } from "@warden/contracts";
+import type { InboxSessions } from "./inbox-sessions.js";
 
 /** The header a page's POST carries the per-run CSRF secret in (a cross-site form cannot set it). */
 export const CSRF_HEADER = "x-warden-csrf";
@@ -8,8 +9,8 @@ export const CSRF_HEADER = "x-warden-csrf";
 export interface GuardSecrets {
   /** The port the inbox listens on: the only Host (and Origin) accepted is 127.0.0.1 or localhost on it. */
   readonly port: number;
-  /** The secret in the printed URL (`?token=`), then in the session cookie. */
-  readonly token: string;
+  /** The printed URL's one-time token and the session it opens (the cookie). */
+  readonly sessions: InboxSessions;
   /** The secret a POST echoes in {@link CSRF_HEADER}; the page reads it from `/api/session`. */
   readonly csrf: string;
   /** The session cookie's name (per port: cookies are per host, not per port). */
@@ -23,7 +24,10 @@ export interface GuardedRequest {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
 }
 
-/** Let through (and how the token came), or refused with an HTTP status and a structured error. */
+/**
+ * Let through (with a live session's cookie, or a GET carrying the URL's token not used yet, which
+ * the server then trades for a session), or refused with an HTTP status and a structured error.
+ */
 export type GuardVerdict =
   | { readonly ok: true; readonly via: "cookie" | "query" }
   | { readonly ok: false; readonly status: number; readonly error: WardenError };
@@ -58,7 +62,8 @@ function refused(status: number, message: string): GuardVerdict {
  * Judges a request before anything else reads it, in this order:
  * 1. Host must be 127.0.0.1:PORT or localhost:PORT: a page that rebinds its own name to
  *    127.0.0.1 (DNS rebinding) sends its name as Host and is refused;
- * 2. the per-run token, from the session cookie or (the printed URL) the `token` query parameter;
+ * 2. a live session's cookie, or, on a GET, the printed URL's `token` if it was never used
+ *    (a used one is refused: the URL opens the inbox once);
  * 3. for anything but GET/HEAD: an Origin, if sent, of this very address, JSON content, and the
  *    CSRF secret echoed in a header (a cross-site page can neither read it nor set the header
  *    without a preflight nobody answers).
@@ -69,17 +74,21 @@ export function guardRequest(req: GuardedRequest, secrets: GuardSecrets): GuardV
   if (host === undefined || !allowed.includes(host.toLowerCase())) {
     return refused(403, `refused: Host ${host ?? "(none)"} is not this inbox's address (http://127.0.0.1:${secrets.port})`);
   }
-  const fromCookie = cookieValue(header(req, "cookie"), secrets.cookieName);
+  const reading = req.method === "GET" || req.method === "HEAD";
   const fromQuery = req.url.searchParams.get("token") ?? undefined;
-  const via = sameSecret(fromCookie, secrets.token) ? "cookie" : sameSecret(fromQuery, secrets.token) ? "query" : undefined;
+  const session = secrets.sessions.touch(cookieValue(header(req, "cookie"), secrets.cookieName));
+  const url = reading && session !== "live" ? secrets.sessions.urlToken(fromQuery) : "wrong";
+  const via = session === "live" ? "cookie" : url === "fresh" ? "query" : undefined;
   if (via === undefined) {
-    return {
-      ok: false,
-      status: 401,
-      error: wardenError("FORBIDDEN", "refused: open the URL `warden inbox` printed (it carries this run's token)"),
-    };
+    const [reason, message] =
+      url === "used"
+        ? ["TOKEN_USED", "refused: this URL's token was used already (it opens the inbox once, in one browser); restart `warden inbox` for a new URL"]
+        : session === "expired"
+          ? ["SESSION_EXPIRED", "refused: this inbox session ended after a time without use; restart `warden inbox` for a new URL"]
+          : ["NO_SESSION", "refused: open the URL `warden inbox` printed (it carries this run's token)"];
+    return { ok: false, status: 401, error: wardenError("FORBIDDEN", message, { reason }) };
   }
-  if (req.method === "GET" || req.method === "HEAD") return { ok: true, via };
+  if (reading) return { ok: true, via };
   const origin = header(req, "origin");
   if (origin !== undefined && !allowed.some((a) => origin.toLowerCase() === `http://${a}`)) {
     return refused(403, `refused: Origin ${origin} is not this inbox`);

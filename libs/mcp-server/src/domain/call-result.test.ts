@@ -45,6 +45,8 @@ describe("a Warden result as an MCP tools/call result", () => {
     expect(r.isError).toBe(true);
     expect(r.content).toEqual([{ type: "text", text: "PENDING: this call needs a person's approval (approvalId ap1); it has not run yet." }]);
     expect(r._meta).toEqual({ [WARDEN_META_KEY]: { callId: "c2", status: "awaiting_approval", approvalId: "ap1", code: "CONFIRMATION_REQUIRED", retryable: false } });
+    const noted = toMcpCallResult(pending, { hasOutputSchema: false, note: "Confirm it in your inbox." });
+    expect(noted.content).toEqual([r.content[0], { type: "text", text: "Confirm it in your inbox." }]);
   });
 
   it("tells a model not to ask again for a call whose wait ran out: it may still run", () => {

@@ -37,6 +37,8 @@ export interface CallResultOptions {
    * result that is not an error, and checks it against the schema.
    */
   readonly hasOutputSchema: boolean;
+  /** A line added after the text of a result that is not a success (e.g. where to decide a pending call). */
+  readonly note?: string;
 }
 
 function isPlainObject(v: JsonValue | undefined): v is Record<string, JsonValue> {
@@ -89,8 +91,9 @@ function stillRunning(r: ToolResult): string {
 export function toMcpCallResult(r: ToolResult, opts: CallResultOptions): McpCallResult {
   const links = (r.artifacts ?? []).map(artifactLink);
   const meta = metaOf(r);
-  if (r.status === "pending") return { content: [{ type: "text", text: stillRunning(r) }, ...links], isError: true, _meta: meta };
-  if (!r.ok) return { content: [{ type: "text", text: toModelMessage(r) }, ...links], isError: true, _meta: meta };
+  const note: TextContent[] = opts.note === undefined ? [] : [{ type: "text", text: opts.note }];
+  if (r.status === "pending") return { content: [{ type: "text", text: stillRunning(r) }, ...note, ...links], isError: true, _meta: meta };
+  if (!r.ok) return { content: [{ type: "text", text: toModelMessage(r) }, ...note, ...links], isError: true, _meta: meta };
   const text = toModelMessage(r);
   if (!opts.hasOutputSchema) return { content: [{ type: "text", text }, ...links], isError: false, _meta: meta };
   if (r.truncated !== true && isPlainObject(r.data)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PendingApproval } from "@warden/contracts";
-import { confirmationRequest, confirmedBy } from "./confirmation.js";
+import { confirmationPath, confirmationRequest, confirmedBy, confirmElsewhereNote } from "./confirmation.js";
 
 const approval: PendingApproval = {
   approvalId: "ap1",
@@ -35,5 +35,29 @@ describe("asking the session's person to confirm", () => {
     expect(confirmedBy({ action: "accept", content: { confirm: "yes" } })).toBe("decline");
     expect(confirmedBy({ action: "decline" })).toBe("decline");
     expect(confirmedBy({ action: "cancel" })).toBe("cancel");
+  });
+
+  it("asks only the requester's own process (stdio): over HTTP the requester's call waits for a decision elsewhere", () => {
+    const own = { principal: "alice", mode: "human", ownProcess: true, mayAsk: true, approval };
+    expect(confirmationPath(own)).toBe("ask");
+    expect(confirmationPath({ ...own, ownProcess: false })).toBe("elsewhere");
+    // where the client cannot or may not ask, over HTTP too, nothing is asked
+    expect(confirmationPath({ ...own, ownProcess: false, mayAsk: false })).toBe("elsewhere");
+    expect(confirmationPath({ ...own, mayAsk: false })).toBe("none");
+  });
+
+  it("never asks for a call that is not the session person's to confirm", () => {
+    const own = { principal: "alice", mode: "human", ownProcess: true, mayAsk: true, approval };
+    expect(confirmationPath({ ...own, mode: "plan" })).toBe("none");
+    expect(confirmationPath({ ...own, principal: "bob" })).toBe("none");
+    expect(confirmationPath({ ...own, approval: undefined })).toBe("none");
+    expect(confirmationPath({ ...own, approval: { ...approval, approvers: { human: true, requesterMayConfirm: false } } })).toBe("none");
+  });
+
+  it("tells an HTTP client where the call can be confirmed, and that it has not run", () => {
+    const note = confirmElsewhereNote(approval);
+    expect(note).toContain("warden inbox --as alice");
+    expect(note).toContain("warden approve ap1 --as alice");
+    expect(note).toContain("does not run");
   });
 });

@@ -43,3 +43,49 @@ export function confirmedBy(answer: { action: string; content?: Record<string, u
   if (answer.action === "decline") return "decline";
   return "cancel";
 }
+
+/** What a session does with a call that waits for a person. */
+export type ConfirmationPath =
+  /** ask the person in their client (elicitation); their answer is their decision */
+  | "ask"
+  /** the requester may confirm, but not from this client: the result says where to */
+  | "elsewhere"
+  /** someone else decides, or the client cannot ask: the pending result goes back as it is */
+  | "none";
+
+export interface ConfirmationContext {
+  /** The session's principal and mode. */
+  readonly principal: string;
+  readonly mode: string;
+  /**
+   * The client is the person's own process (stdio: they started it). Over HTTP any local process
+   * that can reach the port could answer the form, so it never decides there.
+   */
+  readonly ownProcess: boolean;
+  /** The session may ask at all (`confirmInClient`), and the client declared elicitation. */
+  readonly mayAsk: boolean;
+  /** The approval as the session's own inbox lists it (absent: not theirs to decide). */
+  readonly approval: PendingApproval | undefined;
+}
+
+/**
+ * Whether the session's own person is asked to confirm in the client: only for a call of theirs
+ * in mode `human` that the policy lets the requester confirm, and only when the client is their
+ * own process.
+ */
+export function confirmationPath(ctx: ConfirmationContext): ConfirmationPath {
+  const { approval } = ctx;
+  if (ctx.mode !== "human" || approval === undefined) return "none";
+  if (approval.principal !== ctx.principal || !approval.approvers.requesterMayConfirm) return "none";
+  if (!ctx.ownProcess) return "elsewhere";
+  return ctx.mayAsk ? "ask" : "none";
+}
+
+/** What a pending result adds when the requester may confirm, but not from this client. */
+export function confirmElsewhereNote(approval: PendingApproval): string {
+  return (
+    `You may confirm this call yourself, but not from this MCP client: over HTTP Warden takes no confirmation from the client, ` +
+    `since any process that reaches its port could answer for you. Confirm or deny it in your inbox (warden inbox --as ${approval.principal}) ` +
+    `or with warden approve ${approval.approvalId} --as ${approval.principal}; until then it does not run.`
+  );
+}
