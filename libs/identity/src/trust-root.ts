@@ -29,6 +29,12 @@ export interface TrustSeeds {
 }
 
 const UNLIMITED = { subs: -1, data: -1, payload: -1 };
+/**
+ * What one client identity (an agent, a person) may hold at once: enough for the SDK, `warden mcp`
+ * and the inbox (a handful each), far below what would tax the server (an agent once opened 30,000).
+ * The server refuses the 1,001st subscription and any message over 1 MiB (a request is at most 256 KiB).
+ */
+export const CLIENT_USER_LIMITS = { subs: 1_000, data: -1, payload: 1024 * 1024 };
 const ACCOUNT_LIMITS = { ...UNLIMITED, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 };
 const JETSTREAM_LIMITS = { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 };
 /** Long enough for a read that waits for a call's outcome (the SDK asks again after that). */
@@ -104,7 +110,8 @@ export async function mintUser(root: TrustRoot, spec: IdentitySpec): Promise<Min
   const user = createUser();
   const issuer = perms.account === ACCOUNT_WARDEN ? root.warden : root.clients;
   const jwt = await encodeUser(spec.name, user, issuer, {
-    ...UNLIMITED,
+    // Warden's own services are trusted with the server's capacity; callers are bounded
+    ...(perms.account === ACCOUNT_WARDEN ? UNLIMITED : CLIENT_USER_LIMITS),
     pub: { allow: [...perms.pub.allow], deny: [...perms.pub.deny] },
     sub: { allow: [...perms.sub.allow], deny: [...perms.sub.deny] },
     tags: [`kind:${spec.kind}`],
