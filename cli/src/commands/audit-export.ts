@@ -62,7 +62,7 @@ export const auditExportCommand: Command<typeof AUDIT_EXPORT_OPTIONS> = async (i
       `exported ${messages.length} messages and ${chosen.length} checkpoints${first && last ? ` (seq ${first.fromSeq}–${last.toSeq})` : ""} to ${out}`,
       ...(behind ? [`the notary sealed more while this export was read: the file ends before its head (verification reports export_truncated); export again`] : []),
       ...(unsealed > 0 ? [`${unsealed} newer message${unsealed === 1 ? " is" : "s are"} not sealed yet and left out (is the notary running?)`] : []),
-      "verify it anywhere with: warden audit --verify --file FILE --keys KEYS (keys from `warden audit keys --out KEYS`)",
+      "verify it anywhere with: warden audit --verify --file FILE --keys KEYS [--head HEADS] (keys from `warden audit keys --out KEYS`, the head log copied from the notary's folder)",
     ].join("\n"),
   );
   return EXIT_OK;
