@@ -209,6 +209,7 @@ export const AUDIT_OPTIONS = {
   policy: { type: "string", value: "FILE", description: "verify against this policy document instead of the stored one" },
   file: { type: "string", value: "FILE", description: "with --verify: audit an export (`audit export`) instead of the stream, with no bus" },
   keys: { type: "string", value: "FILE", description: "the pinned public keys to verify with (`audit keys`); default WARDEN_HOME's" },
+  head: { type: "string", value: "FILE", description: "with --file: the notary's head log (heads.jsonl, copied from its key folder): reports an export older than it or re-sealed" },
   ...PROJECTOR_WAIT,
   ...NOTARY_WAIT,
 } as const satisfies OptionSpecs;

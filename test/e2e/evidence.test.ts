@@ -4,7 +4,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTopology } from "@warden/bus";
 import { eventHash, STREAM_CALLS } from "@warden/contracts";
-import type { EvidenceFinding } from "@warden/evidence";
+import {
+  checkpointHash,
+  checkpointRef,
+  checkpointStatement,
+  eventLeaf,
+  exportDigest,
+  sealedSeqsOf,
+  signCheckpoint,
+  signExportTrailer,
+  type Checkpoint,
+  type EvidenceFinding,
+  type ExportTrailer,
+} from "@warden/evidence";
+import { loadSigningKey } from "@warden/service-kit";
 import { lastCheckpoint } from "@warden/notary";
 import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
@@ -18,7 +31,14 @@ interface ExportLine {
   seq?: number;
   subject?: string;
   data?: string;
+  checkpoint?: Checkpoint;
+  trailer?: ExportTrailer;
+  checkpoints?: number;
+  messages?: number;
 }
+
+/** The finding kinds verification had before exports carried a trailer and a head log could be given. */
+const EXTENT_KINDS: readonly string[] = ["export_truncated", "export_altered", "checkpoint_resealed", "head_invalid"];
 
 interface Audited {
   readonly verified: boolean;
@@ -156,6 +176,79 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
     const { ran, audited } = await offline("inserted", copy);
     expect(ran.code).toBe(1);
     expect(audited.evidence.findings).toContainEqual(expect.objectContaining({ kind: "event_inserted", seq: lines[insertAt]!.seq, callId }));
+  });
+
+  describe("key custody: a file cut short, and history re-sealed with the notary's key", () => {
+    const offlineWith = async (name: string, tampered: readonly ExportLine[], ...extra: string[]) => {
+      const file = join(dir, `${name}.jsonl`);
+      writeFileSync(file, `${tampered.map((l) => JSON.stringify(l)).join("\n")}\n`);
+      const ran = await runWarden(join(dir, "no-home"), "audit", "--verify", "--file", file, "--keys", keysFile, "--json", ...extra);
+      return { ran, audited: JSON.parse(ran.out) as Audited };
+    };
+    const oldChecks = (a: Audited) => a.evidence.findings.filter((f) => !EXTENT_KINDS.includes(f.kind));
+
+    it("ends an export with the notary's trailer, and verifies it against the head log with no findings", async () => {
+      expect(lines.at(-1)).toMatchObject({ kind: "trailer" });
+      const { ran, audited } = await offlineWith("with-head", lines, "--head", w.notaryHeadLog);
+      expect(audited.evidence.findings).toEqual([]);
+      expect(ran.code).toBe(0);
+    });
+
+    it("reports export_truncated for the last half of the checkpoints and their messages cut and the header edited, which the checks before trailers passed", async () => {
+      const checkpoints = lines.filter((l) => l.kind === "checkpoint");
+      const kept = checkpoints.slice(0, Math.ceil(checkpoints.length / 2));
+      expect(kept.length).toBeLessThan(checkpoints.length);
+      const keptTo = kept.at(-1)!.checkpoint!.statement.toSeq;
+      const messages = lines.filter((l) => l.kind === "message" && l.seq! <= keptTo);
+      const header = { ...lines[0]!, checkpoints: kept.length, messages: messages.length };
+      const { ran, audited } = await offlineWith("cut-in-half", [header, ...kept, ...messages]);
+      // the control: every check that ran before trailers finds nothing wrong with the cut file
+      expect(oldChecks(audited)).toEqual([]);
+      expect(kinds(audited)).toEqual(["export_truncated"]);
+      expect(ran.code).toBe(1);
+      // the same cut with the old trailer kept: the trailer's digest no longer matches
+      const kept2 = await offlineWith("cut-keep-trailer", [header, ...kept, ...messages, lines.at(-1)!]);
+      expect(kinds(kept2.audited)).toContain("export_altered");
+      expect(kept2.ran.code).toBe(1);
+    });
+
+    it("reports checkpoint_resealed against the head log for one call's result rewritten and every checkpoint re-signed with notary.pem, which nothing else finds", async () => {
+      const key = loadSigningKey(w.notarySigningKeyPem);
+      const copy = lines.slice(0, -1).map((l) => ({ ...l }));
+      const finished = eventsOf(copy).find((e) => e.event.callId === searchCallId && e.event.type === "ToolCallFinished")!;
+      copy[finished.i] = { ...copy[finished.i]!, data: JSON.stringify({ ...finished.event, data: { ...finished.event.data, output: { hits: ["a result nobody returned"] } } }) };
+      // re-seal every checkpoint over the rewritten messages, chained and signed as the notary would
+      const bySeq = new Map(copy.filter((l) => l.kind === "message").map((l) => [l.seq!, l]));
+      let prev: string | null = null;
+      for (const [i, l] of copy.entries()) {
+        if (l.kind !== "checkpoint") continue;
+        const s = l.checkpoint!.statement;
+        const leaves = sealedSeqsOf(s).map((seq) => eventLeaf(bySeq.get(seq)!.subject!, Buffer.from(bySeq.get(seq)!.data!)));
+        const statement = checkpointStatement({ index: s.index, fromSeq: s.fromSeq, toSeq: s.toSeq, missing: s.missing, leaves, prev, sealedAt: new Date(s.sealedAt) });
+        copy[i] = { kind: "checkpoint", checkpoint: signCheckpoint(statement, key) };
+        prev = checkpointHash(statement);
+      }
+      // and a fresh trailer, signed with the same key
+      const body = `${copy.map((l) => JSON.stringify(l)).join("\n")}\n`;
+      const resealed = copy.filter((l) => l.kind === "checkpoint").map((l) => l.checkpoint!);
+      const trailer = signExportTrailer(
+        { ...lines.at(-1)!.trailer!.statement, digest: exportDigest(body), lines: copy.length, first: checkpointRef(resealed[0]!), last: checkpointRef(resealed.at(-1)!), head: checkpointRef(resealed.at(-1)!) },
+        key,
+      );
+      const forged = [...copy, { kind: "trailer", trailer }];
+
+      // the control: offline, with only the pinned keys, the re-sealed history verifies
+      const without = await offlineWith("resealed", forged);
+      expect(without.audited.evidence.findings).toEqual([]);
+      expect(without.ran.code).toBe(0);
+
+      const { ran, audited } = await offlineWith("resealed-head", forged, "--head", w.notaryHeadLog);
+      expect(ran.code).toBe(1);
+      const sealedIn = lines.find((l) => l.kind === "checkpoint" && l.checkpoint!.statement.fromSeq <= finished.seq && l.checkpoint!.statement.toSeq >= finished.seq)!.checkpoint!.statement.index;
+      expect(audited.evidence.findings[0]).toMatchObject({ kind: "checkpoint_resealed", checkpoint: sealedIn });
+      expect(audited.evidence.findings[0]!.detail).toMatch(/Merkle root/);
+      expect(new Set(kinds(audited))).toEqual(new Set(["checkpoint_resealed"]));
+    });
   });
 
   describe("online: a tampered copy restored into the stream", () => {

@@ -52,6 +52,7 @@ import {
   STREAM_DLQ,
   STREAM_NOTARY,
   NOTARY_CHECKPOINT_SUBJECT,
+  NOTARY_EXPORT_SEAL_SUBJECT,
   ownCallsSubject,
   SUBJECT_REGISTRY_CHANGED,
   ledgerKey,
@@ -262,6 +263,9 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     publish("delete a message of WARDEN_CALLS", ["admin"], () => `$JS.API.STREAM.MSG.DELETE.${STREAM_CALLS}`, { seq: 1 }, true),
     // the notary's checkpoints: only the notary writes them, everyone in the Warden account reads them
     publish("write a notary checkpoint", ["notary", "admin"], () => NOTARY_CHECKPOINT_SUBJECT),
+    // an export's trailer: the auditor's export asks, only the notary answers
+    publish("ask the notary to seal an export", ["auditor", "admin"], () => NOTARY_EXPORT_SEAL_SUBJECT),
+    subscribe("answer export seal requests", ["notary", "admin"], () => NOTARY_EXPORT_SEAL_SUBJECT),
     publish("get a checkpoint of WARDEN_NOTARY directly", WARDEN_ACCOUNT, () => `$JS.API.DIRECT.GET.${STREAM_NOTARY}`, { seq: 1 }),
     publish("delete WARDEN_NOTARY", ["admin"], () => `$JS.API.STREAM.DELETE.${STREAM_NOTARY}`, {}, true),
     publish("delete a checkpoint of WARDEN_NOTARY", ["admin"], () => `$JS.API.STREAM.MSG.DELETE.${STREAM_NOTARY}`, { seq: 1 }, true),

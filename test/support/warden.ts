@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createLogger, silentLogger, type Bus } from "@warden/bus";
 import { generateApproverKeyPair, startApproverService } from "@warden/approver";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
@@ -18,6 +21,10 @@ export interface TestWarden {
   readonly approverKeys: readonly string[];
   /** The notary public keys an auditor pins (`audit --verify --keys`). */
   readonly notaryKeys: readonly string[];
+  /** The notary's private key: what an attacker who took notary.pem holds. */
+  readonly notarySigningKeyPem: string;
+  /** The notary's head log (every checkpoint it wrote), outside the bus: what `audit --verify --head` takes. */
+  readonly notaryHeadLog: string;
   /** An admin connection: for setting things up and looking at the stream, never to act as a caller. */
   readonly bus: Bus;
   /** A connection as an agent principal (clients account): what an agent's process holds. */
@@ -56,6 +63,9 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
   const approverKeys = [approverKey.publicKeyDerBase64];
   const notaryKey = generateApproverKeyPair();
   const notaryKeys = [notaryKey.publicKeyDerBase64];
+  // the notary's own folder, apart from the home, as `warden up` keeps it
+  const notaryDir = mkdtempSync(join(tmpdir(), "warden-test-notary-"));
+  const notaryHeadLog = join(notaryDir, "heads.jsonl");
   // pinned in the home as `warden up` pins them, so the CLI run against it verifies with them
   nats.home.setApproverPublicKeys(approverKeys);
   nats.home.setNotaryPublicKeys(notaryKeys);
@@ -73,7 +83,7 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     });
     const projector = await startProjectorService({ bus: await serviceBus("projector"), log, leaseTtlMs: 1_000 });
     // seals often, so a test can verify its calls' evidence soon after making them
-    const notary = await startNotaryService({ bus: await serviceBus("notary"), log, signingKeyPem: notaryKey.privateKeyPem, intervalMs: 100 });
+    const notary = await startNotaryService({ bus: await serviceBus("notary"), log, signingKeyPem: notaryKey.privateKeyPem, intervalMs: 100, headLogFile: notaryHeadLog });
     services = [registry, policyService, approver, projector, notary];
     if (opts.demo) {
       const deskBus = await nats.connectAs({
@@ -91,6 +101,8 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     bus,
     approverKeys,
     notaryKeys,
+    notarySigningKeyPem: notaryKey.privateKeyPem,
+    notaryHeadLog,
     agentBus: (principal) => nats.connectAs({ kind: "agent", name: principal }),
     humanBus: (name) => nats.connectAs({ kind: "human", name }),
     track(s) {
@@ -105,6 +117,7 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     async stop() {
       await Promise.allSettled([...extra, ...services].map((s) => s.stop()));
       await nats.stop();
+      rmSync(notaryDir, { recursive: true, force: true });
     },
   };
 }

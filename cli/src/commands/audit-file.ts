@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { PolicyDocument } from "@warden/contracts";
-import { parseExport, verifyEvidence, type EvidenceFinding } from "@warden/evidence";
+import { exportExtentFindings, parseExport, parseHeadLog, verifyEvidence, type Checkpoint, type EvidenceFinding } from "@warden/evidence";
 import { applyCallEvent, decodeCallMessage, decodeFailureText, type AuditFilter, type CallModel } from "@warden/projections";
 import { MAX_INVALID_SAMPLES, type UnreadableMessage } from "@warden/projector";
 import { CliError } from "../errors.js";
@@ -14,6 +14,8 @@ export interface AuditFileOptions {
   readonly filter: AuditFilter;
   readonly policy: PolicyDocument | undefined;
   readonly keysFile: string | undefined;
+  /** The notary's head log (`--head`), copied from outside the bus. */
+  readonly headFile: string | undefined;
   readonly format: AuditFormat;
   readonly wide: boolean;
 }
@@ -21,16 +23,14 @@ export interface AuditFileOptions {
 /**
  * `warden audit --verify --file FILE.jsonl --keys KEYS`: an export checked with no bus at all —
  * its evidence against the pinned keys, and its calls against the invariants (and the policy
- * document, with --policy). A line that is not part of an export is a finding.
+ * document, with --policy). A line that is not part of an export is a finding, and so is a file
+ * that does not end with the notary's trailer over all of it, or (with --head) ends before the
+ * notary's head log or holds other checkpoints than it.
  */
 export async function auditExportFile(file: string, o: AuditFileOptions, io: CommandIo): Promise<number> {
   const keys = await loadPinnedKeys(io, o.keysFile);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
+  const text = await readText(file);
+  const head = o.headFile === undefined ? undefined : parseHeadLog(await readText(o.headFile));
   const parsed = parseExport(text);
   const report = verifyEvidence({
     messages: parsed.messages,
@@ -43,7 +43,10 @@ export async function auditExportFile(file: string, o: AuditFileOptions, io: Com
   // an export holds sealed messages only: one no checkpoint covers was added after the export
   const unsealed: EvidenceFinding[] = report.unsealed.map((u) => ({ ...u, kind: "event_unsealed", detail: "no checkpoint in the file seals it" }));
   const lines: EvidenceFinding[] = parsed.invalidLines.map((l) => ({ kind: "checkpoint_malformed", detail: `line ${l.line} of ${file} is not part of an export: ${l.reason}` }));
-  const evidence = { ...report, findings: [...lines, ...report.findings, ...unsealed] };
+  const headLines: EvidenceFinding[] = (head?.invalidLines ?? []).map((l) => ({ kind: "head_invalid", detail: `line ${l.line} of ${o.headFile} is not a checkpoint line: ${l.reason}` }));
+  const headCheckpoints: readonly Checkpoint[] | undefined = head?.checkpoints;
+  const extent = exportExtentFindings({ parsed, notaryKeys: keys.notaryPublicKeys, ...(headCheckpoints ? { head: headCheckpoints } : {}) });
+  const evidence = { ...report, findings: [...lines, ...headLines, ...extent, ...report.findings, ...unsealed] };
 
   const models = new Map<string, CallModel>();
   let invalid = 0;
@@ -85,4 +88,12 @@ export async function auditExportFile(file: string, o: AuditFileOptions, io: Com
     },
     io,
   );
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
+  }
 }

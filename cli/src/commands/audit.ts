@@ -36,9 +36,10 @@ export const auditCommand: Command<typeof AUDIT_OPTIONS> = async ({ values }, io
   const policyFile = values.policy === undefined ? undefined : await readPolicyFile(resolve(io.cwd, values.policy));
   const projectorWaitMs = parseDuration("--projector-wait", values["projector-wait"], PROJECTOR_WAIT_MS);
   const notaryWaitMs = parseDuration("--notary-wait", values["notary-wait"], NOTARY_WAIT_MS);
+  if (values.head !== undefined && values.file === undefined) throw usageError("--head checks an export against the notary's head log: give --file too");
   if (values.file !== undefined) {
     if (!values.verify) throw usageError("--file audits an export: give --verify too (and --keys, the keys file the operator handed you)");
-    return auditExportFile(resolve(io.cwd, values.file), { since, until, filter, policy: policyFile, keysFile: values.keys === undefined ? undefined : resolve(io.cwd, values.keys), format, wide }, io);
+    return auditExportFile(resolve(io.cwd, values.file), { since, until, filter, policy: policyFile, keysFile: values.keys === undefined ? undefined : resolve(io.cwd, values.keys), headFile: values.head === undefined ? undefined : resolve(io.cwd, values.head), format, wide }, io);
   }
   const keys = values.verify ? await loadPinnedKeys(io, values.keys === undefined ? undefined : resolve(io.cwd, values.keys)) : undefined;
 

@@ -7,7 +7,8 @@ import type { PROVISION_OPTIONS } from "../command-list.js";
 import { EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
-import { approverSigningKey, notarySigningKey, provisionIdentities } from "../up/identities.js";
+import { approverSigningKey, provisionIdentities } from "../up/identities.js";
+import { notaryHomeDir, notarySigningKey } from "../up/notary-key.js";
 
 const ROUTE_USER = "warden-route";
 
@@ -24,7 +25,7 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   const home = openWardenHome(dir);
   if (values.url !== undefined) home.setUrl(values.url);
   const approver = approverSigningKey(home);
-  const notary = notarySigningKey(home);
+  const notary = notarySigningKey(home, notaryHomeDir(io.env, dir));
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir && existsSync(manifestsDir) ? await loadManifestDir(manifestsDir) : [];
   const skillsDir = io.env["WARDEN_SKILLS_DIR"];

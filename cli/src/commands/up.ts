@@ -10,7 +10,8 @@ import { exampleApprover, upText, type UpSummary } from "../domain/up-text.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
-import { approverSigningKey, notarySigningKey, provisionIdentities } from "../up/identities.js";
+import { approverSigningKey, provisionIdentities } from "../up/identities.js";
+import { notaryHomeDir, notarySigningKey } from "../up/notary-key.js";
 import { checkServerRefusesAnonymous, provisionNats, type ProvisionedNats } from "../up/provision-nats.js";
 import { addSkills, provisionTopology } from "../up/provision-topology.js";
 import { startServices, type StartedServices } from "../up/start-services.js";
@@ -34,7 +35,9 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
 
   const home = openWardenHome(wardenHomeDir(io));
   const approverKey = approverSigningKey(home);
-  const notaryKey = notarySigningKey(home);
+  // the notary's key and head log live outside the home (up/notary-key.ts)
+  const notaryKey = notarySigningKey(home, notaryHomeDir(io.env, home.dir));
+  if (notaryKey.moved !== undefined) io.err(`warden: ${notaryKey.moved}`);
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir ? await loadManifestDir(manifestsDir) : [];
   const skillsDir = io.env["WARDEN_SKILLS_DIR"];
@@ -102,6 +105,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       demo,
       approverSigningKeyPem: approverKey.privateKeyPem,
       notarySigningKeyPem: notaryKey.privateKeyPem,
+      notaryHeadLogFile: notaryKey.headLogFile,
       approverKeys: home.env().approverPublicKeys,
       manifests,
       skills,

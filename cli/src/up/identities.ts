@@ -63,14 +63,3 @@ export function approverSigningKey(home: WardenHome): HomeKey {
   if (!home.env().approverPublicKeys.includes(key.publicKeyDerBase64)) home.setApproverPublicKeys([key.publicKeyDerBase64]);
   return key;
 }
-
-/**
- * The notary's signing key (keys/notary.pem); its public half is what auditors pin. A key once
- * pinned stays pinned: the checkpoints it signed must still verify after the key is replaced.
- */
-export function notarySigningKey(home: WardenHome): HomeKey {
-  const key = homeSigningKey(home, "notary");
-  const pinned = home.env().notaryPublicKeys;
-  if (!pinned.includes(key.publicKeyDerBase64)) home.setNotaryPublicKeys([...pinned, key.publicKeyDerBase64]);
-  return key;
-}

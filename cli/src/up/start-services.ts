@@ -50,6 +50,8 @@ export interface StartServicesOptions {
   readonly approverKeys: readonly string[];
   /** The notary's private key (PEM); auditors pin its public half. */
   readonly notarySigningKeyPem: string;
+  /** Where the notary appends every checkpoint (its head log, outside the bus). */
+  readonly notaryHeadLogFile?: string;
   /** Manifests the adapters run, already loaded (WARDEN_MANIFESTS_DIR). */
   readonly manifests?: readonly LoadedManifest[];
   /** Skills (WARDEN_SKILLS_DIR), already loaded and added by the admin: their scripts run by the adapters. */
@@ -107,7 +109,12 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     );
     await start("projector", async () => startProjectorService({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
     await start("notary", async () =>
-      startNotaryService({ bus: await connectAs("notary"), log: log.child({ service: "notary" }), signingKeyPem: o.notarySigningKeyPem }),
+      startNotaryService({
+        bus: await connectAs("notary"),
+        log: log.child({ service: "notary" }),
+        signingKeyPem: o.notarySigningKeyPem,
+        ...(o.notaryHeadLogFile === undefined ? {} : { headLogFile: o.notaryHeadLogFile }),
+      }),
     );
     await o.asAdminThenClose();
     const manifests = o.manifests ?? [];

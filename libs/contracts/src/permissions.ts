@@ -22,6 +22,7 @@ import {
   DLQ_SUBJECTS,
   inboxPrefixOf,
   NOTARY_CHECKPOINT_SUBJECT,
+  NOTARY_EXPORT_SEAL_SUBJECT,
   OBJECT_STORE_ARTIFACTS,
   OUTCOME_SLOT,
   policyChangedSubject,
@@ -293,8 +294,8 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
       );
     }
     case "auditor":
-      // `warden status`: which services answer discovery (read-only)
-      return service(["$SRV.PING", "$SRV.INFO", "$SRV.STATS", "$SRV.PING.>", "$SRV.INFO.>", "$SRV.STATS.>", `${JS}.CONSUMER.LIST.*`, `${JS}.CONSUMER.NAMES.*`], [], [], true);
+      // `warden status`: which services answer discovery (read-only); `warden audit export` asks the notary to seal the file
+      return service([NOTARY_EXPORT_SEAL_SUBJECT, "$SRV.PING", "$SRV.INFO", "$SRV.STATS", "$SRV.PING.>", "$SRV.INFO.>", "$SRV.STATS.>", `${JS}.CONSUMER.LIST.*`, `${JS}.CONSUMER.NAMES.*`], [], [], true);
     case "policy-author":
       // the document only (not approver keys or anything else in the bucket), and its own change records
       return service([`$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, policyChangedSubject(spec.name)], [], [], true);
@@ -354,7 +355,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
         [DURABLE_PROJECTOR],
       );
     case "notary":
-      // reads the call stream with an ordered consumer of its own; writes nothing but checkpoints
-      return service([NOTARY_CHECKPOINT_SUBJECT], [], [], true);
+      // reads the call stream with an ordered consumer of its own; writes nothing but checkpoints,
+      // and answers exporters' seal requests
+      return service([NOTARY_CHECKPOINT_SUBJECT], [NOTARY_EXPORT_SEAL_SUBJECT], [], true);
   }
 }

@@ -11,6 +11,8 @@ export const DLQ_SUBJECT_ROOT = "warden.dlq";
 /** The notary's signed checkpoints over WARDEN_CALLS, one subject, in the order written. */
 export const STREAM_NOTARY = "WARDEN_NOTARY";
 export const NOTARY_CHECKPOINT_SUBJECT = "warden.notary.checkpoint";
+/** Request: the notary signs an export's trailer (its digest and the chain's head when it answers). */
+export const NOTARY_EXPORT_SEAL_SUBJECT = "warden.notary.seal-export";
 export const DLQ_SUBJECTS = "warden.dlq.>";
 /**
  * Every change of the policy document, with who made it: `warden.policy.changed.<author>`, the

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { CheckpointSchema, type Checkpoint } from "./checkpoint.js";
+import { exportDigest, ExportTrailerSchema, type ExportTrailer } from "./export-trailer.js";
 import type { StoredMessage } from "./verify-evidence.js";
 
 /**
  * `warden audit export`: one JSON object per line, a header first, then the checkpoints, then
- * the messages they seal. A message keeps its exact bytes: as text when they are UTF-8 (events
+ * the messages they seal, then the notary's signed trailer over all of it (export-trailer.ts). A message keeps its exact bytes: as text when they are UTF-8 (events
  * are JSON), base64 otherwise, so a verifier hashes what the stream held.
  */
 export const ExportHeaderSchema = z.strictObject({
@@ -29,7 +30,8 @@ const MessageLineSchema = z.strictObject({
   data: z.string().optional(),
   dataBase64: z.string().optional(),
 });
-const LineSchema = z.discriminatedUnion("kind", [ExportHeaderSchema, CheckpointLineSchema, MessageLineSchema]);
+const TrailerLineSchema = z.strictObject({ kind: z.literal("trailer"), trailer: ExportTrailerSchema });
+const LineSchema = z.discriminatedUnion("kind", [ExportHeaderSchema, CheckpointLineSchema, MessageLineSchema, TrailerLineSchema]);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -57,6 +59,12 @@ export interface ParsedExport {
   readonly messages: StoredMessage[];
   /** Lines that are not part of an export, by line number (1-based). */
   readonly invalidLines: { readonly line: number; readonly reason: string }[];
+  /** The notary's trailer, when the file has one as its last line. */
+  readonly trailer: ExportTrailer | undefined;
+  /** What the trailer must name: the digest and count of the lines before it (of the whole file when there is none). */
+  readonly body: { readonly digest: string; readonly lines: number };
+  /** Lines after the trailer (an export ends with it). */
+  readonly afterTrailer: number;
 }
 
 /** Reads an export; a line it cannot read is reported, never dropped in silence. */
@@ -65,8 +73,15 @@ export function parseExport(text: string): ParsedExport {
   const checkpoints: Checkpoint[] = [];
   const messages: StoredMessage[] = [];
   const invalidLines: { line: number; reason: string }[] = [];
+  let trailer: ExportTrailer | undefined;
+  let trailerAt: { offset: number; line: number } | undefined;
+  let afterTrailer = 0;
+  let offset = 0;
   text.split("\n").forEach((raw, i) => {
+    const at = offset;
+    offset += raw.length + 1;
     if (raw.trim() === "") return;
+    if (trailerAt !== undefined) afterTrailer++;
     let json: unknown;
     try {
       json = JSON.parse(raw);
@@ -83,6 +98,12 @@ export function parseExport(text: string): ParsedExport {
     if (l.kind === "warden-audit-export") {
       if (header !== undefined || i !== 0) invalidLines.push({ line: i + 1, reason: "a second header, or a header that is not the first line" });
       else header = l;
+    } else if (l.kind === "trailer") {
+      if (trailer !== undefined) invalidLines.push({ line: i + 1, reason: "a second trailer" });
+      else {
+        trailer = l.trailer;
+        trailerAt = { offset: at, line: i };
+      }
     } else if (l.kind === "checkpoint") {
       checkpoints.push(l.checkpoint);
     } else if ((l.data === undefined) === (l.dataBase64 === undefined)) {
@@ -93,7 +114,39 @@ export function parseExport(text: string): ParsedExport {
     }
   });
   if (header === undefined) invalidLines.unshift({ line: 1, reason: "no export header on the first line" });
-  return { header, checkpoints, messages: messages.sort((a, b) => a.seq - b.seq), invalidLines };
+  const bodyText = trailerAt === undefined ? text : text.slice(0, trailerAt.offset);
+  return {
+    header,
+    checkpoints,
+    messages: messages.sort((a, b) => a.seq - b.seq),
+    invalidLines,
+    trailer,
+    body: { digest: exportDigest(bodyText), lines: trailerAt?.line ?? bodyText.split("\n").filter((l) => l !== "").length },
+    afterTrailer,
+  };
+}
+
+/**
+ * The notary's head log (`heads.jsonl` in its key folder): one checkpoint line per checkpoint it
+ * wrote, as an export carries them. Several notary copies' logs may be concatenated: order does not matter.
+ */
+export function parseHeadLog(text: string): { checkpoints: Checkpoint[]; invalidLines: { line: number; reason: string }[] } {
+  const checkpoints: Checkpoint[] = [];
+  const invalidLines: { line: number; reason: string }[] = [];
+  text.split("\n").forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (err) {
+      invalidLines.push({ line: i + 1, reason: `not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const parsed = CheckpointLineSchema.safeParse(json);
+    if (parsed.success) checkpoints.push(parsed.data.checkpoint);
+    else invalidLines.push({ line: i + 1, reason: parsed.error.issues[0]?.message ?? "not a checkpoint line" });
+  });
+  return { checkpoints, invalidLines };
 }
 
 /** The public keys an auditor pins: `warden audit keys` writes this file from WARDEN_HOME. */

@@ -16,6 +16,11 @@ export const EVIDENCE_FINDING_KINDS = [
   "writer_not_allowed",
   "grant_key_unknown",
   "grant_signature_invalid",
+  // an export checked offline (export-extent.ts): cut short, edited, or re-sealed against the head log
+  "export_truncated",
+  "export_altered",
+  "checkpoint_resealed",
+  "head_invalid",
 ] as const;
 export type EvidenceFindingKind = (typeof EVIDENCE_FINDING_KINDS)[number];
 

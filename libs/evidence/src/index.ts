@@ -26,8 +26,27 @@ export {
   exportHeaderLine,
   messageLine,
   parseExport,
+  parseHeadLog,
   PinnedKeysFileSchema,
   type ExportHeader,
   type ParsedExport,
   type PinnedKeysFile,
 } from "./export-file.js";
+export {
+  checkExportTrailerSignature,
+  checkpointRef,
+  CheckpointRefSchema,
+  exportDigest,
+  ExportSealReplySchema,
+  ExportSealRequestSchema,
+  ExportTrailerSchema,
+  ExportTrailerStatementSchema,
+  signExportTrailer,
+  trailerLine,
+  type CheckpointRef,
+  type ExportSealReply,
+  type ExportSealRequest,
+  type ExportTrailer,
+  type ExportTrailerStatement,
+} from "./export-trailer.js";
+export { exportExtentFindings, type ExportExtentInput } from "./export-extent.js";

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ConfigError } from "@warden/bus";
 import { runServiceProcess } from "@warden/service-kit";
 import { loadConfig } from "./config.js";
+import { HEAD_LOG_FILE } from "./head-log.js";
 import { startNotaryService } from "./service.js";
 
 await runServiceProcess({
@@ -12,7 +14,14 @@ await runServiceProcess({
     return { ...config, signingKeyPem: readKeyFile(config.WARDEN_NOTARY_SIGNING_KEY_FILE) };
   },
   start: ({ bus, log, config }) =>
-    startNotaryService({ bus, log, signingKeyPem: config.signingKeyPem, maxMessages: config.WARDEN_NOTARY_MAX_MESSAGES, intervalMs: config.WARDEN_NOTARY_INTERVAL_MS }),
+    startNotaryService({
+      bus,
+      log,
+      signingKeyPem: config.signingKeyPem,
+      maxMessages: config.WARDEN_NOTARY_MAX_MESSAGES,
+      intervalMs: config.WARDEN_NOTARY_INTERVAL_MS,
+      headLogFile: config.WARDEN_NOTARY_HEAD_LOG ?? join(dirname(config.WARDEN_NOTARY_SIGNING_KEY_FILE), HEAD_LOG_FILE),
+    }),
   describe: (service, config) => ({ keyId: service.keyId, maxMessages: config.WARDEN_NOTARY_MAX_MESSAGES, intervalMs: config.WARDEN_NOTARY_INTERVAL_MS }),
 });
 

@@ -1,7 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { appendEvent, silentLogger } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
-import { verifyEvidence, type StoredMessage } from "@warden/evidence";
+import { appendEvent, requestRpc, silentLogger } from "@warden/bus";
+import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts";
+import { checkExportTrailerSignature, checkpointHash, ExportTrailerSchema, parseHeadLog, pinKeys, verifyEvidence, type StoredMessage } from "@warden/evidence";
 import { eventually, SYNTHETIC_APPROVER_KEY, syntheticCall, useTestNats } from "@warden/testing";
 import { generateSigningKeyPair } from "@warden/service-kit";
 import { readCheckpoints, type StoredCheckpoint } from "./last-checkpoint.js";
@@ -72,5 +75,36 @@ describe("the notary", () => {
     }
     const { checkpoints } = await readCheckpoints(t.bus);
     expect((await verifyStream(checkpoints)).findings).toEqual([]);
+  });
+
+  it("appends every checkpoint it writes to its head log, and signs an export's trailer with the chain's head", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-notary-heads-"));
+    const headLogFile = join(dir, "heads.jsonl");
+    const notary = await startNotaryService({ bus: await t.nats.connectAs(NOTARY), log: silentLogger(), signingKeyPem: key.privateKeyPem, maxMessages: 4, intervalMs: 50, headLogFile });
+    try {
+      for (const e of syntheticCall({ callId: "heads1", outcome: "succeeded" })) await appendEvent(t.bus, e);
+      const last = (await t.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+      await eventually(() => expect(notary.sealedThrough()).toBe(last));
+      const { checkpoints } = await readCheckpoints(t.bus);
+      const logged = parseHeadLog(readFileSync(headLogFile, "utf8"));
+      // the earlier tests' copies wrote the chain's start on this server: this copy logged the rest
+      const written = checkpoints.slice(-logged.checkpoints.length);
+      expect(logged.invalidLines).toEqual([]);
+      expect(logged.checkpoints.length).toBeGreaterThan(0);
+      // exactly what this copy wrote on the bus, in order
+      expect(logged.checkpoints.map((c) => checkpointHash(c.statement))).toEqual(written.map((c) => checkpointHash(c.checkpoint.statement)));
+      expect(logged.checkpoints.at(-1)!.statement.toSeq).toBe(last);
+
+      const auditor = await t.nats.connectAs({ kind: "auditor", name: "auditor" });
+      const digest = `sha256:${"a".repeat(64)}`;
+      const reply = await requestRpc(auditor, NOTARY_EXPORT_SEAL_SUBJECT, { v: 1, digest, lines: 3, first: null, last: null });
+      expect(reply.ok).toBe(true);
+      const trailer = ExportTrailerSchema.parse(reply.ok ? reply.value : undefined);
+      expect(trailer.statement).toMatchObject({ digest, lines: 3, head: { index: checkpoints.at(-1)!.checkpoint.statement.index, toSeq: last } });
+      expect(checkExportTrailerSignature(trailer, pinKeys([key.publicKeyDerBase64]))).toBe("valid");
+    } finally {
+      await notary.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,8 @@ import { CALLS_SUBJECTS, NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden
 import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
 import { announceService, loadSigningKey } from "@warden/service-kit";
 import { CheckpointBuilder, type ChainHead } from "./domain/checkpoint-builder.js";
+import { serveExportSeals } from "./export-seal.js";
+import { openHeadLog, type HeadLog } from "./head-log.js";
 import { lastCheckpoint } from "./last-checkpoint.js";
 
 export interface NotaryServiceDeps {
@@ -14,6 +16,8 @@ export interface NotaryServiceDeps {
   readonly maxMessages?: number;
   /** A message waits at most this long to be sealed (default 2000 ms). */
   readonly intervalMs?: number;
+  /** The head log file (head-log.ts): every checkpoint this copy writes is appended there too. */
+  readonly headLogFile?: string;
 }
 
 export interface NotaryService {
@@ -38,6 +42,7 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
   const maxMessages = deps.maxMessages ?? 1_000;
   const intervalMs = deps.intervalMs ?? 2_000;
   const log = deps.log;
+  const headLog: HeadLog | undefined = deps.headLogFile === undefined ? undefined : await openHeadLog(deps.headLogFile);
   let stopped = false;
   let sealedThrough = 0;
   let closeCurrent: () => void = () => {};
@@ -69,6 +74,8 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
             msgID: checkpointHash(statement),
           });
           lastWritten = ack.seq;
+          // after the ack: a line for a checkpoint another copy's won over would contradict the chain
+          await headLog?.append(checkpoint);
           sealedThrough = statement.toSeq;
           log.debug({ index: statement.index, fromSeq: statement.fromSeq, toSeq: statement.toSeq, count: statement.count }, "checkpoint written");
         })
@@ -106,6 +113,7 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
     }
   })();
 
+  const seals = serveExportSeals(deps.bus, log, key);
   const discovery = announceService(deps.bus, deps.log, { name: "warden-notary", description: "signed checkpoints over WARDEN_CALLS" });
   return {
     keyId: key.keyId,
@@ -113,9 +121,11 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
     sealedThrough: () => sealedThrough,
     async stop() {
       await discovery.stop();
+      seals.unsubscribe();
       stopped = true;
       closeCurrent();
       await run;
+      await headLog?.close();
     },
   };
 }
