@@ -99,7 +99,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       observer,
       ...provisioned,
       asAdminThenClose,
-      hidden: [home.dir],
+      hidden: [home.dir, notaryHomeDir(io.env, home.dir)],
       connectAs,
       log,
       demo,
