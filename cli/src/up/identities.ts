@@ -35,11 +35,6 @@ interface HomeKey {
   readonly publicKeyDerBase64: string;
 }
 
-/** A signing key made once per home (keys/<name>.pem, 0600). */
-function homeSigningKey(home: WardenHome, name: string): HomeKey {
-  return signingKeyAt(join(home.dir, "keys", `${name}.pem`));
-}
-
 /** The signing key in this file (0600), made on first use. */
 function signingKeyAt(path: string): HomeKey {
   let privateKeyPem: string;
