@@ -82,19 +82,12 @@ export function parseExport(text: string): ParsedExport {
     offset += raw.length + 1;
     if (raw.trim() === "") return;
     if (trailerAt !== undefined) afterTrailer++;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      invalidLines.push({ line: i + 1, reason: `not JSON: ${(err as Error).message}` });
+    const parsed = parseLine(raw, LineSchema, "not an export line");
+    if (!parsed.ok) {
+      invalidLines.push({ line: i + 1, reason: parsed.reason });
       return;
     }
-    const parsed = LineSchema.safeParse(json);
-    if (!parsed.success) {
-      invalidLines.push({ line: i + 1, reason: parsed.error.issues[0]?.message ?? "not an export line" });
-      return;
-    }
-    const l = parsed.data;
+    const l = parsed.value;
     if (l.kind === "warden-audit-export") {
       if (header !== undefined || i !== 0) invalidLines.push({ line: i + 1, reason: "a second header, or a header that is not the first line" });
       else header = l;
@@ -135,16 +128,9 @@ export function parseHeadLog(text: string): { checkpoints: Checkpoint[]; invalid
   const invalidLines: { line: number; reason: string }[] = [];
   text.split("\n").forEach((raw, i) => {
     if (raw.trim() === "") return;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      invalidLines.push({ line: i + 1, reason: `not JSON: ${(err as Error).message}` });
-      return;
-    }
-    const parsed = CheckpointLineSchema.safeParse(json);
-    if (parsed.success) checkpoints.push(parsed.data.checkpoint);
-    else invalidLines.push({ line: i + 1, reason: parsed.error.issues[0]?.message ?? "not a checkpoint line" });
+    const parsed = parseLine(raw, CheckpointLineSchema, "not a checkpoint line");
+    if (parsed.ok) checkpoints.push(parsed.value.checkpoint);
+    else invalidLines.push({ line: i + 1, reason: parsed.reason });
   });
   return { checkpoints, invalidLines };
 }
@@ -156,3 +142,15 @@ export const PinnedKeysFileSchema = z.strictObject({
   approverPublicKeys: z.array(z.string().min(1)),
 });
 export type PinnedKeysFile = z.infer<typeof PinnedKeysFileSchema>;
+
+/** One line of an export or head log, as its schema reads it, or why it is not one. */
+function parseLine<T>(raw: string, schema: z.ZodType<T>, what: string): { ok: true; value: T } | { ok: false; reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    return { ok: false, reason: `not JSON: ${(err as Error).message}` };
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: parsed.error.issues[0]?.message ?? what };
+}

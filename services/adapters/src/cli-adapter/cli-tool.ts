@@ -92,6 +92,9 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
           return { ok: true, run: async (ctx) => (await run(previewCommand, p.argv, p.cwd, ctx, []))["stdout"] ?? null };
         };
 
+  // what the sandbox shows of the command, its dry run's and their scripts: fixed by the manifest, found once
+  const readable = startupPaths([command, previewCommand, ...literalArgv(cli.argv), ...literalArgv(dryRun?.argv ?? [])], deps.dir);
+
   const run = async (program: string, argv: string[], cwd: string, ctx: Pick<ToolContext, "signal" | "log" | "secrets"> & { readonly effects?: ToolEffects }, paths: readonly string[]): Promise<Record<string, JsonValue>> => {
     // the command's own reads and writes are unseen; the paths it was given are known. A read tool
     // only reads them; for a write or send the adapter cannot tell which it only read: all count as written
@@ -111,7 +114,7 @@ export function cliTool(domain: string, entry: ToolEntry & { cli: CliSection }, 
         cwd,
         network: cli.network,
         writable: roots,
-        readable: startupPaths([program, ...literalArgv(cli.argv), ...literalArgv(entry.preview?.argv ?? [])], deps.dir),
+        readable,
         trusted: cli.trusted,
         layers,
       });

@@ -81,8 +81,7 @@ export function sandboxLine(sandbox: Extract<ToolSandbox, { available: true }>, 
   const args = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
   if (p.network === "none") args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  for (const dir of SYSTEM_DIRS) systemEntry(dir, args);
-  for (const f of ETC_FILES) if (existsSync(f)) args.push("--ro-bind", f, f);
+  args.push(...systemArgs());
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
   // an ancestor is mounted before what lies inside it, so a nested root keeps its own mode
   const binds = [...p.readable.map((path) => ({ path, rw: false })), ...p.writable.map((path) => ({ path, rw: true }))]
@@ -125,6 +124,18 @@ export function startupPaths(paths: readonly string[], base = process.cwd()): st
   for (const p of paths) if (p.includes("/") && !p.includes("{") && existsSync(resolve(base, p))) add(resolve(base, p));
   add(dirname(dirname(realpathSync(process.execPath))));
   return [...out];
+}
+
+let system: readonly string[] | undefined;
+
+/** The binds of the system's program folders and public /etc files: the same for every tool, looked up once per process. */
+function systemArgs(): readonly string[] {
+  if (system !== undefined) return system;
+  const args: string[] = [];
+  for (const dir of SYSTEM_DIRS) systemEntry(dir, args);
+  for (const f of ETC_FILES) if (existsSync(f)) args.push("--ro-bind", f, f);
+  system = args;
+  return system;
 }
 
 function systemEntry(dir: string, args: string[]): void {
