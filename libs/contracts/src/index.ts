@@ -75,6 +75,7 @@ export {
   TraceparentSchema,
   tracingEnabled,
 } from "./trace-context.js";
+export { matchesSecret, secretDigest } from "./secret-match.js";
 export { causeOf, compiledEventCheck, eventHash, messageHash, validateEventJson, validateEventJsonWithZod, type EventCause } from "./event-hash.js";
 export { compileCheck, UnsupportedSchemaError, type CompiledCheck } from "./compiled-check.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyEd25519, verifyGrantSignature } from "./grant-signature.js";

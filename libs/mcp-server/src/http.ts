@@ -1,10 +1,10 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { silentLogger, type Logger } from "@warden/bus";
-import type { ErrorCode } from "@warden/contracts";
+import { matchesSecret, secretDigest, type ErrorCode } from "@warden/contracts";
 import type { WardenMcpSession } from "./session.js";
 
 /** Options of {@link startMcpHttpServer}. */
@@ -73,12 +73,8 @@ function generateMcpToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
-
-/** Compares digests, not the texts: equal length always, so neither the time nor a length check tells how close a guess was. */
 function tokenMatches(req: IncomingMessage, tokenDigest: Buffer): boolean {
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-  return given !== undefined && timingSafeEqual(digest(given), tokenDigest);
+  return matchesSecret(/^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1], tokenDigest);
 }
 
 function refuse(res: ServerResponse, status: number, message: string, code: ErrorCode, extra: Record<string, string> = {}): void {
@@ -119,7 +115,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   const tokenGenerated = opts.token === undefined;
   const token = opts.token ?? generateMcpToken();
   if (token.length === 0 || /\s/.test(token)) throw new Error("an MCP bearer token is a non-empty word (no spaces)");
-  const tokenDigest = digest(token);
+  const tokenDigest = secretDigest(token);
   const open = new Map<string, { transport: StreamableHTTPServerTransport; session: WardenMcpSession }>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

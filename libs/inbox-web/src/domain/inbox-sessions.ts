@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { matchesSecret, secretDigest } from "@warden/contracts";
 
 /** A session ends after this long without a request, unless the inbox is told otherwise. */
 export const DEFAULT_SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
@@ -34,36 +35,30 @@ export interface InboxSessionsOptions {
   readonly now?: () => number;
 }
 
-const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
-
-/** Equal-length digests, so neither timing nor a length check says how close a guess was. */
-function sameSecret(given: string | undefined, secret: Buffer): boolean {
-  return given !== undefined && timingSafeEqual(digest(given), secret);
-}
 
 export function createInboxSessions(opts: InboxSessionsOptions): InboxSessions {
   const idleMs = opts.idleMs ?? DEFAULT_SESSION_IDLE_MS;
   const now = opts.now ?? Date.now;
-  const token = digest(opts.token);
+  const token = secretDigest(opts.token);
   let tokenUsed = false;
   // one URL token opens at most one session, so there is at most one
   let session: { id: Buffer; lastSeen: number } | undefined;
   const stateOf = (id: string | undefined): SessionState => {
-    if (session === undefined || !sameSecret(id, session.id)) return "unknown";
+    if (session === undefined || !matchesSecret(id, session.id)) return "unknown";
     return now() - session.lastSeen >= idleMs ? "expired" : "live";
   };
 
   return {
     idleMs,
     urlToken(given) {
-      if (!sameSecret(given, token)) return "wrong";
+      if (!matchesSecret(given, token)) return "wrong";
       return tokenUsed ? "used" : "fresh";
     },
     redeem(given) {
-      if (tokenUsed || !sameSecret(given, token)) return undefined;
+      if (tokenUsed || !matchesSecret(given, token)) return undefined;
       tokenUsed = true;
       const id = randomBytes(32).toString("base64url");
-      session = { id: digest(id), lastSeen: now() };
+      session = { id: secretDigest(id), lastSeen: now() };
       return id;
     },
     touch(id) {

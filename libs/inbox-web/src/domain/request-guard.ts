@@ -1,5 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
-import { wardenError, type WardenError } from "@warden/contracts";
+import { matchesSecret, secretDigest, wardenError, type WardenError } from "@warden/contracts";
 import type { InboxSessions } from "./inbox-sessions.js";
 
 /** The header a page's POST carries the per-run CSRF secret in (a cross-site form cannot set it). */
@@ -37,12 +36,6 @@ function header(req: GuardedRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : (v as string | undefined);
 }
 
-function sameSecret(given: string | undefined, secret: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(secret);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** The value of one cookie in a Cookie header. */
 export function cookieValue(cookieHeader: string | undefined, name: string): string | undefined {
@@ -97,7 +90,7 @@ export function guardRequest(req: GuardedRequest, secrets: GuardSecrets): GuardV
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     return { ok: false, status: 415, error: wardenError("INVALID_REQUEST", "a request body must be application/json") };
   }
-  if (!sameSecret(header(req, CSRF_HEADER), secrets.csrf)) {
+  if (!matchesSecret(header(req, CSRF_HEADER), secretDigest(secrets.csrf))) {
     return refused(403, `refused: the ${CSRF_HEADER} header must carry this page's CSRF secret (reload the page)`);
   }
   return { ok: true, via };
