@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { descendantsOf } from "./descendants.js";
-import { writeFd3 } from "./tool-sandbox.js";
+import { writeFd3 } from "./try-run.js";
 
 export interface ProcessSpec {
   readonly command: string;

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
+import { tryRun } from "./try-run.js";
 
 /**
  * Where a tool's process runs: bubblewrap (Debian's `bubblewrap`) with its own user, mount, PID,
@@ -155,24 +155,4 @@ function real(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function tryRun(line: SandboxLine): Promise<string | undefined> {
-  return new Promise((done) => {
-    const child = spawn(line.command, line.args, { cwd: line.cwd, stdio: ["ignore", "ignore", "pipe", "pipe"], env: {}, ...(line.uid === undefined ? {} : { uid: line.uid, gid: line.gid! }) });
-    writeFd3(child, line.fd3);
-    let stderr = "";
-    child.stderr?.on("data", (c: Buffer) => void (stderr += c.toString("utf8")));
-    child.on("error", (err) => done(err.message));
-    child.on("close", (code) => done(code === 0 ? undefined : (stderr.trim().split("\n")[0] ?? `exit code ${code}`)));
-  });
-}
-
-/** Writes a sandbox line's bwrap arguments to the child's fd 3 (spawned with a 4th stdio pipe) and closes it. */
-export function writeFd3(child: ChildProcess, fd3: Buffer | undefined): void {
-  const pipe = child.stdio[3] as NodeJS.WritableStream | null | undefined;
-  if (pipe === null || pipe === undefined) return;
-  // a child gone before reading closes the pipe: its exit says what happened
-  (pipe as NodeJS.WritableStream & { on(e: "error", f: () => void): void }).on("error", () => undefined);
-  pipe.end(fd3 ?? Buffer.alloc(0));
 }

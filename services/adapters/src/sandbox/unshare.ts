@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { access, constants } from "node:fs/promises";
+import { tryRun } from "./try-run.js";
 
 /** A working `unshare` command line prefix: the binary and the flags the probe found to work here. */
 export interface UnshareLayer {
@@ -28,7 +28,7 @@ export async function probeUnshare(variants: readonly (readonly string[])[], wha
   const failures: string[] = [];
   const probe = (await executable("/bin/true")) ? ["/bin/true"] : [process.execPath, "-e", ""];
   for (const flags of variants) {
-    const r = await tryRun(unshare, [...flags, "--", ...probe]);
+    const r = await tryRun({ command: unshare, args: [...flags, "--", ...probe] });
     if (r === undefined) return { available: true, method: `unshare ${flags.join(" ")}`, unshare, flags };
     failures.push(`unshare ${flags.join(" ")}: ${r}`);
   }
@@ -40,14 +40,4 @@ function executable(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function tryRun(command: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: {} });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => void (stderr += c.toString("utf8")));
-    child.on("error", (err) => resolve(err.message));
-    child.on("close", (code) => resolve(code === 0 ? undefined : (stderr.trim().split("\n")[0] ?? `exit code ${code}`)));
-  });
 }
