@@ -11,7 +11,7 @@ export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, isSubjectFull, unlessNotFound } from "./nats-errors.js";
 export type { JsMsg, KV, KvEntry, Msg, NatsConnection, ObjectStore, Subscription } from "./nats-types.js";
 export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
-export { readClaim, readEvent, readEventOnSubject, readOutcome, type StoredEvent } from "./read-event.js";
+export { readClaim, readEvent, readEventOnSubject, readOutcome, readRequestOf, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export { ensureStageConsumer } from "./stage-consumer.js";
 export { runStage } from "./stage-runner.js";
