@@ -2,6 +2,15 @@ export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } 
 export { busObserver, observeBus, type BusObserver, type StageSettlement } from "./bus-observer.js";
 export { callAttributes, WARDEN_TRACER } from "./stage-span.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
+export {
+  followCallStream,
+  readCallStream,
+  type CallStreamFollower,
+  type CallStreamFollowOptions,
+  type StreamRange,
+  type StreamReadSummary,
+  type StreamRecord,
+} from "./call-stream-reads.js";
 export { busFromConnection, connectBus, identityOfCreds, type Bus } from "./bus.js";
 export { decodeJson, encodeJson } from "./codec.js";
 export { BusConfigSchema, ConfigError, loadBusConfig, LOG_LEVELS, parseEnv, type BusConfig } from "./config.js";
