@@ -34,7 +34,7 @@ interface CallFold<T> {
 }
 
 /**
- * Replays a time range of the stream (an ordered consumer from `since`) into call models, one per
+ * Replays a time range of the stream (direct gets from `since`) into call models, one per
  * call requested in the range. A call still open at `until` gets the rest of its history from
  * its own subject prefix, so its verdict does not depend on where the range ends.
  */

@@ -41,8 +41,8 @@ interface Pending {
 const WANTED = new Set(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked"]);
 
 /**
- * Reads the policy decisions of the calls requested in a range, from the stream only (an ordered
- * consumer from `since`, as `warden audit` reads). A call requested in the range whose decision
+ * Reads the policy decisions of the calls requested in a range, from the stream only (direct gets
+ * from `since`, as `warden audit` reads). A call requested in the range whose decision
  * was written after `until` (or past the read) gets it from its own subject.
  */
 export async function readWhatIfCalls(bus: Bus, range: WhatIfRange, filter: WhatIfFilter): Promise<WhatIfRead> {

@@ -32,7 +32,7 @@ describe("undo: compensating a call that succeeded", () => {
     const ticketId = (filed.data as { ticketId: string }).ticketId;
 
     const undone = await planner.undo(filed.callId, { wait: true, timeoutMs: 20_000 });
-    expect(undone, JSON.stringify(undone)).toMatchObject({ ok: true, status: "succeeded", callId: undoCallIdOf(filed.callId), data: { ticketId, withdrawn: true } });
+    expect(undone, JSON.stringify(undone)).toMatchObject({ ok: true, status: "succeeded", callId: undoCallIdOf("planner", "ticket", filed.callId), data: { ticketId, withdrawn: true } });
     expect(await ticket(ticketId)).toMatchObject({ withdrawn: true, withdrawnBy: "planner" });
     // the undo went through every gate, and says what it undoes
     const events = await callEvents(w.bus, undone.callId);
@@ -72,7 +72,7 @@ describe("undo: compensating a call that succeeded", () => {
       await appendEvent(bus, req);
       return waitForEvent(w.bus, "ticket", callId, "ToolCallRejected", 15_000);
     };
-    const wrongArgs = await forge("planner", undoCallIdOf(filed.callId), { ticketId: "T-someone-else" });
+    const wrongArgs = await forge("planner", undoCallIdOf("planner", "ticket", filed.callId), { ticketId: "T-someone-else" });
     expect(wrongArgs.data).toMatchObject({ stage: "registry", error: { code: "NOT_UNDOABLE", message: expect.stringContaining("must call ticket.withdraw with") } });
     const notTheirs = await forge("other", `${filed.callId}-x`, { ticketId: (filed.data as { ticketId: string }).ticketId });
     expect(notTheirs.data.error.message).toContain("a call is undone once");
@@ -82,7 +82,7 @@ describe("undo: compensating a call that succeeded", () => {
     const filed = await submit("C-cli");
     const r = await runWarden(w.nats.home.dir, "undo", filed.callId, "--as", "planner", "--principal", "planner", "--mode", "plan", "--wait", "--json");
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ ok: true, callId: undoCallIdOf(filed.callId) });
+    expect(JSON.parse(r.out)).toMatchObject({ ok: true, callId: undoCallIdOf("planner", "ticket", filed.callId) });
     const bad = await runWarden(w.nats.home.dir, "undo", "no.such", "--as", "planner");
     expect(bad.code).not.toBe(0);
   });

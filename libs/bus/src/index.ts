@@ -2,6 +2,15 @@ export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } 
 export { busObserver, observeBus, type BusObserver, type StageSettlement } from "./bus-observer.js";
 export { callAttributes, WARDEN_TRACER } from "./stage-span.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
+export {
+  followCallStream,
+  readCallStream,
+  type CallStreamFollower,
+  type CallStreamFollowOptions,
+  type StreamRange,
+  type StreamReadSummary,
+  type StreamRecord,
+} from "./call-stream-reads.js";
 export { busFromConnection, connectBus, identityOfCreds, type Bus } from "./bus.js";
 export { decodeJson, encodeJson } from "./codec.js";
 export { BusConfigSchema, ConfigError, loadBusConfig, LOG_LEVELS, parseEnv, type BusConfig } from "./config.js";
@@ -11,7 +20,7 @@ export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, isSubjectFull, unlessNotFound } from "./nats-errors.js";
 export type { JsMsg, KV, KvEntry, Msg, NatsConnection, ObjectStore, Subscription } from "./nats-types.js";
 export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
-export { readClaim, readEvent, readEventOnSubject, readOutcome, type StoredEvent } from "./read-event.js";
+export { readClaim, readEvent, readEventOnSubject, readOutcome, readRequestOf, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export { ensureStageConsumer } from "./stage-consumer.js";
 export { runStage } from "./stage-runner.js";

@@ -1,8 +1,10 @@
 import {
   callEventSubject,
   callRequestedAnySubject,
+  mayUseCallId,
   outcomeSubject,
   STREAM_CALLS,
+  subjectOfEvent,
   validateEventJson,
   type EventOfType,
   type EventType,
@@ -16,8 +18,8 @@ import { decodeJson } from "./codec.js";
  * Reads one event of a call straight from the stream (each type is written at most once; a
  * ToolViewCompiled once per turn, named by `suffix` = `t<turn>`); undefined when absent or
  * unreadable (not JSON, schema-invalid, or with members the schema does not know: see
- * `validateEventJson`). A request is found whatever its principal when `suffix`
- * is omitted; a ToolCallRejected is found whichever stage wrote it. Needs JetStream access to
+ * `validateEventJson`). Without `suffix` a request is the call's request (see `readRequestOf`),
+ * never another principal's stored under the same id; a ToolCallRejected is found whichever stage wrote it. Needs JetStream access to
  * WARDEN_CALLS (a service or the auditor); a client reads its calls through the SDK.
  *
  * @throws when the stream cannot be read (no access, no stream, server unavailable).
@@ -34,11 +36,8 @@ export async function readEvent<T extends EventType>(
   type: T,
   suffix?: string,
 ): Promise<EventOfType<T> | undefined> {
-  const subject =
-    type === "ToolCallRequested" && suffix === undefined
-      ? callRequestedAnySubject(domain, callId)
-      : callEventSubject(domain, callId, type, suffix);
-  const found = await readLast(bus, subject);
+  if (type === "ToolCallRequested" && suffix === undefined) return (await readRequestOf(bus, domain, callId)) as EventOfType<T> | undefined;
+  const found = await readLast(bus, callEventSubject(domain, callId, type, suffix));
   if (found?.type === type) return found as EventOfType<T>;
   if (found === undefined && type === "ToolCallRejected") {
     const outcome = await readOutcome(bus, domain, callId);
@@ -72,6 +71,28 @@ export async function readClaim(bus: Bus, domain: string, callId: string): Promi
   return found?.type === "ToolCallStarted" || found?.type === "ToolCallCancelled" ? found : undefined;
 }
 
+/**
+ * The call's request: the one the registry answered (its answer names the principal), or, before
+ * it is answered, the first stored by a principal that may use the id, as the registry will answer
+ * it. Anyone may store a request under a call id it learnt (under its own principal); that request
+ * is never the call's, so it never decides who may cancel the call or what its card shows.
+ */
+export async function readRequestOf(bus: Bus, domain: string, callId: string): Promise<EventOfType<"ToolCallRequested"> | undefined> {
+  const answer = (await readLast(bus, callEventSubject(domain, callId, "ToolArgsValidated"))) ?? (await readLast(bus, callEventSubject(domain, callId, "ToolCallRejected")));
+  if (answer !== undefined) {
+    const named = await readLast(bus, callEventSubject(domain, callId, "ToolCallRequested", answer.principal));
+    return named?.type === "ToolCallRequested" ? named : undefined;
+  }
+  const subject = callRequestedAnySubject(domain, callId);
+  for (let seq = 1; ; ) {
+    const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { seq, next_by_subj: subject });
+    if (msg === null) return undefined;
+    const found = eventOf(msg.data);
+    if (found?.type === "ToolCallRequested" && mayUseCallId(found.principal, callId) && msg.subject === subjectOfEvent(found)) return found;
+    seq = msg.seq + 1;
+  }
+}
+
 /** The event stored on one subject (the last, and with append-once the only one); undefined when absent or unreadable. */
 export async function readEventOnSubject(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
   return readLast(bus, subject);
@@ -79,8 +100,11 @@ export async function readEventOnSubject(bus: Bus, subject: string): Promise<War
 
 async function readLast(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
   const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
-  if (msg === null) return undefined;
-  const decoded = decodeJson(msg.data);
+  return msg === null ? undefined : eventOf(msg.data);
+}
+
+function eventOf(data: Uint8Array): WardenEvent | undefined {
+  const decoded = decodeJson(data);
   if (!decoded.ok) return undefined;
   const parsed = validateEventJson(decoded.value);
   return parsed.ok ? parsed.value : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compensationArgs, undoCallIdOf } from "./compensation.js";
+import { compensationArgs } from "./compensation.js";
 import { lintDescriptor, ToolDescriptorSchema } from "./descriptor.js";
 
 describe("compensation", () => {
@@ -16,10 +16,6 @@ describe("compensation", () => {
       expect(r.error.code).toBe("NOT_UNDOABLE");
       expect(r.error.message).toContain("$output.ticketId, $args.toString");
     }
-  });
-
-  it("names one undo per call", () => {
-    expect(undoCallIdOf("01k8abc")).toBe("01k8abc-undo");
   });
 
   it("is refused on a read, and on a tool that would undo itself", () => {

@@ -59,11 +59,3 @@ function lookup(root: JsonValue | undefined, path: readonly string[]): JsonValue
 export function sameArgs(a: JsonValue, b: JsonValue): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
-
-/**
- * The call id of the undo of `callId`: one per original call, so the server's one answer per
- * call keeps a call from being undone twice.
- */
-export function undoCallIdOf(callId: string): string {
-  return `${callId}-undo`;
-}

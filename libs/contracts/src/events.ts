@@ -97,7 +97,7 @@ export const ToolCallRequestedDataSchema = CallContextSchema.extend({
   intent: IntentSchema.optional(),
   /**
    * This call undoes that earlier call (`warden undo`): the registry accepts it only with the
-   * call id `undoCallIdOf(callId)` and the tool and args the original tool's compensation names.
+   * call id `undoCallIdOf(principal, domain, callId)` (its requester's, one per call) and the tool and args the original tool's compensation names.
    */
   compensates: z.strictObject({ callId: TokenSchema, domain: TokenSchema }).optional(),
 });

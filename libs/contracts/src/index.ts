@@ -60,7 +60,8 @@ export {
   type PermissionLevel,
 } from "./action-type.js";
 export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewRequestSchema, type PreviewReply, type PreviewRequest } from "./tool-preview.js";
-export { compensationArgs, CompensationSchema, sameArgs, undoCallIdOf, type Compensation, type CompensationSource } from "./compensation.js";
+export { compensationArgs, CompensationSchema, sameArgs, type Compensation, type CompensationSource } from "./compensation.js";
+export { idempotentCallId, MAX_IDEMPOTENCY_KEY_LENGTH, mayUseCallId, ownerTagOf, undoCallIdOf } from "./derived-call-ids.js";
 export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";

@@ -147,7 +147,7 @@ const kvWrite = (bucket: string) => `$KV.${bucket}.>`;
 /**
  * Creating (or changing) a durable, pulling from it and acking its messages: only its owner. The
  * creation goes through the subject that names the durable; the forms that carry the name in the
- * body are refused on the call stream to everyone but readers (see `readsCallStream`).
+ * body are refused on the call stream to everyone (see `service`).
  */
 function ownDurable(stream: string, durable: string): string[] {
   return [`${JS}.CONSUMER.DURABLE.CREATE.${stream}.${durable}`, `${JS}.CONSUMER.MSG.NEXT.${stream}.${durable}`, `$JS.ACK.${stream}.${durable}.>`];
@@ -161,7 +161,8 @@ const READ_API = [
   `${JS}.STREAM.LIST`,
   `${JS}.STREAM.MSG.GET.*`,
   `${JS}.DIRECT.GET.>`,
-  // KV watches and ordered reads make short-lived consumers of their own (random names)
+  // KV watches and object reads make short-lived consumers of their own (random names); on the
+  // call stream they are denied (see `service`)
   `${JS}.CONSUMER.CREATE.*`,
   `${JS}.CONSUMER.CREATE.*.*.>`,
   `${JS}.CONSUMER.CREATE.*.*`,
@@ -180,14 +181,13 @@ function otherStageDurables(own: readonly string[]): string[] {
 const SERVICE_DISCOVERY = "$SRV.>";
 
 /**
- * A Warden-account role. `readsCallStream`: it reads call histories with short-lived ordered
- * consumers of its own (random names), so it may create consumers on the call stream by name —
- * which NATS cannot tell apart from another role's executor durable; every other role may create
- * consumers there only through its own durables' subjects.
+ * A Warden-account role. On the call stream it may create consumers only through its own
+ * durables' subjects: every reader of call histories reads them by direct gets, so no role can
+ * create, change or delete another's durable (the forms `CONSUMER.CREATE.WARDEN_CALLS[.<name>…]`
+ * cannot tell a reader's consumer from another role's durable, so they are nobody's).
  */
-function service(pub: readonly string[], sub: readonly string[], durables: readonly string[], readsCallStream = false): UserPermissions {
-  // the form with the name in the body is nobody's (ordered reads name their consumer in the subject)
-  const consumersOnCallStream = [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}`, ...(readsCallStream ? [] : [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}.>`])];
+function service(pub: readonly string[], sub: readonly string[], durables: readonly string[]): UserPermissions {
+  const consumersOnCallStream = [`${JS}.CONSUMER.CREATE.${STREAM_CALLS}`, `${JS}.CONSUMER.CREATE.${STREAM_CALLS}.>`];
   return {
     account: ACCOUNT_WARDEN,
     pub: {
@@ -290,15 +290,14 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
         ],
         [],
         durables,
-        true,
       );
     }
     case "auditor":
       // `warden status`: which services answer discovery (read-only); `warden audit export` asks the notary to seal the file
-      return service([NOTARY_EXPORT_SEAL_SUBJECT, "$SRV.PING", "$SRV.INFO", "$SRV.STATS", "$SRV.PING.>", "$SRV.INFO.>", "$SRV.STATS.>", `${JS}.CONSUMER.LIST.*`, `${JS}.CONSUMER.NAMES.*`], [], [], true);
+      return service([NOTARY_EXPORT_SEAL_SUBJECT, "$SRV.PING", "$SRV.INFO", "$SRV.STATS", "$SRV.PING.>", "$SRV.INFO.>", "$SRV.STATS.>", `${JS}.CONSUMER.LIST.*`, `${JS}.CONSUMER.NAMES.*`], [], []);
     case "policy-author":
       // the document only (not approver keys or anything else in the bucket), and its own change records
-      return service([`$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, policyChangedSubject(spec.name)], [], [], true);
+      return service([`$KV.${BUCKET_POLICY}.${POLICY_DOCUMENT_KEY}`, policyChangedSubject(spec.name)], [], []);
     case "admin":
       return { account: ACCOUNT_WARDEN, pub: { allow: [">"], deny: [] }, sub: { allow: [">"], deny: [] } };
   }
@@ -345,7 +344,6 @@ function serviceRole(role: ServiceRole): UserPermissions {
         ],
         [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS, APPROVER_DELIVER_SUBJECTS, CANCEL_SUBJECTS],
         [DURABLE_APPROVER],
-        true,
       );
     case "projector":
       return service(
@@ -355,8 +353,7 @@ function serviceRole(role: ServiceRole): UserPermissions {
         [DURABLE_PROJECTOR],
       );
     case "notary":
-      // reads the call stream with an ordered consumer of its own; writes nothing but checkpoints,
-      // and answers exporters' seal requests
-      return service([NOTARY_CHECKPOINT_SUBJECT], [NOTARY_EXPORT_SEAL_SUBJECT], [], true);
+      // reads the call stream by direct gets; writes nothing but checkpoints, and answers exporters' seal requests
+      return service([NOTARY_CHECKPOINT_SUBJECT], [NOTARY_EXPORT_SEAL_SUBJECT], []);
   }
 }

@@ -13,12 +13,14 @@ import {
   type ToolIntent,
   type ToolResult,
   type ToolViewRequestInput,
+  type WardenError,
+  idempotentCallId,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
   undoCallIdOf,
 } from "@warden/contracts";
 import { awaitOwnCall, publishAndAwait, readOwnCall, type InFlight } from "./call-watch.js";
 import { cancelCall, type CancelOutcome } from "./cancel-call.js";
 import { buildCallRequest } from "./domain/call-request.js";
-import { idempotentCallId, MAX_IDEMPOTENCY_KEY_LENGTH } from "./domain/idempotent-call-id.js";
 import { domainOfTool } from "./domain/tool-domain.js";
 import { createRegistryClient } from "./registry-client.js";
 import type { ToolViewResult } from "./tool-view-result.js";
@@ -349,16 +351,21 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       return ask(callId, tool, args, opts, { idempotent: key !== undefined });
     },
     async undo(callId, opts = {}) {
-      const notUndoable = (message: string): ToolResult => ({ callId: undoCallIdOf(callId), ok: false, status: "rejected", error: wardenError("NOT_UNDOABLE", message) });
-      if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
-      if (!isSafeToken(callId) || !isSafeToken(undoCallIdOf(callId))) return notUndoable(`${JSON.stringify(callId)} is no call id that can be undone`);
+      // until the call is read, its undo's id (which names the call's domain) is not known
+      const refused = (error: WardenError): ToolResult => ({ callId, ok: false, status: error.code === "UNAVAILABLE" ? "failed" : "rejected", error });
+      if (closed) return refused(wardenError("UNAVAILABLE", "the agent client is closed"));
+      if (!isSafeToken(callId)) return refused(wardenError("NOT_UNDOABLE", `${JSON.stringify(callId)} is no call id that can be undone`));
       const read = await readOwnCall(bus, principal, ANY_DOMAIN, callId, {});
-      if (!read.ok) return { callId: undoCallIdOf(callId), ok: false, status: read.error.code === "NOT_FOUND" ? "rejected" : "failed", error: read.error };
+      if (!read.ok) return { callId, ok: false, status: read.error.code === "NOT_FOUND" ? "rejected" : "failed", error: read.error };
       const finished = read.value.find((e) => e.type === "ToolCallFinished");
+      const domain = finished?.domain ?? read.value[0]?.domain ?? ANY_DOMAIN;
+      const undoId = undoCallIdOf(principal, domain, callId);
+      const notUndoable = (message: string): ToolResult => ({ callId: undoId, ok: false, status: "rejected", error: wardenError("NOT_UNDOABLE", message) });
       if (finished === undefined || !finished.data.ok) return notUndoable(`call ${callId} has not succeeded: only a call that succeeded can be undone`);
       if (finished.data.undo === undefined) return notUndoable(`${finished.tool} declares no compensation: call ${callId} cannot be undone by Warden`);
       const { tool, args } = finished.data.undo;
-      return ask(undoCallIdOf(callId), tool, args, { ...opts, intent: opts.intent ?? { goal: `undo call ${callId} (${finished.tool})` } }, {
+      // the undo's id carries this principal's tag: the registry answers no one else's request under it
+      return ask(undoId, tool, args, { ...opts, intent: opts.intent ?? { goal: `undo call ${callId} (${finished.tool})` } }, {
         idempotent: true,
         compensates: { callId, domain: finished.domain },
       });

@@ -1,4 +1,4 @@
-import { decodeJson, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, followCallStream, type Bus, type Logger } from "@warden/bus";
 import {
   argsHash,
   stageFilterSubject,
@@ -9,12 +9,13 @@ import {
 } from "@warden/contracts";
 import { isOverdue } from "./domain/approval-record.js";
 
-const POLL_MS = 10;
+/** Reads the stream for new requests this often even when none was heard of. */
+const POLL_MS = 1_000;
 const FIRST_PRUNE_AT = 1_024;
 const REQUESTED_SUBJECTS = stageFilterSubject("ApprovalRequested");
 
 /**
- * The approval requests as the stream holds them: an ordered consumer reads every
+ * The approval requests as the stream holds them: direct gets read every
  * `warden.call.*.*.ApprovalRequested` (immutable, written only by the approver role) and keeps the
  * ones that are not yet overdue. Nothing here comes from a KV bucket. A request whose args do not
  * hash to its argsHash is left out and logged.
@@ -38,7 +39,6 @@ export interface RequestedApprovals {
 export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: number): Promise<RequestedApprovals> {
   const byCall = new Map<string, ApprovalRequested>();
   const keyOf = (r: ApprovalRequested) => `${r.domain}.${r.callId}`;
-  let readSeq = 0;
   let pruneAt = FIRST_PRUNE_AT;
   const seqs = new WeakMap<ApprovalRequested, number>();
   const waiters = new Set<() => void>();
@@ -73,19 +73,15 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
     }
   };
 
-  // an ordered push consumer, as a KV watch makes: it needs no pull rights on the call stream
-  const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, { filter_subjects: REQUESTED_SUBJECTS, deliver_policy: "all" });
-  const messages = await consumer.consume();
-  const reading = (async () => {
-    for await (const m of messages) {
-      try {
-        take(m.seq, m.subject, m.data);
-      } catch (err) {
-        log.error({ err, seq: m.seq }, "approval request could not be read");
-      }
-      readSeq = m.seq;
+  // direct gets, woken by the requests the approver hears on the bus (it wrote them; what is read
+  // is what the stream holds): reading needs no consumer on the call stream
+  const follower = followCallStream(bus, { filter: REQUESTED_SUBJECTS, pollMs: POLL_MS, wakeOn: REQUESTED_SUBJECTS, log }, (m) => {
+    try {
+      take(m.seq, m.subject, m.data);
+    } catch (err) {
+      log.error({ err, seq: m.seq }, "approval request could not be read");
     }
-  })().catch((err: unknown) => log.error({ err }, "reading approval requests stopped"));
+  });
 
   /** The stream sequence of the newest ApprovalRequested, 0 when there is none. */
   const lastRequestSeq = async () => {
@@ -95,11 +91,13 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
 
   return {
     async open(now) {
-      const deadline = Date.now() + maxWaitMs;
       const target = await lastRequestSeq();
-      while (readSeq < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
-      const caughtUp = readSeq >= target;
-      if (!caughtUp) log.warn({ target, readSeq }, "approval requests on the stream not all read yet");
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((r) => (timer = setTimeout(r, maxWaitMs)));
+      await Promise.race([follower.catchUp().catch((err: unknown) => log.warn({ err }, "approval requests could not be read")), gaveUp]);
+      clearTimeout(timer);
+      const caughtUp = follower.readSeq() >= target;
+      if (!caughtUp) log.warn({ target, readSeq: follower.readSeq() }, "approval requests on the stream not all read yet");
       prune(now);
       return { requests: [...byCall.values()], caughtUp };
     },
@@ -120,8 +118,7 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
     },
     async stop() {
       for (const wake of waiters) wake();
-      await messages.close();
-      await reading;
+      await follower.stop();
     },
   };
 }

@@ -1,11 +1,14 @@
-import { decodeJson, readEvent, type Bus, type Logger } from "@warden/bus";
-import { MAX_SESSION_GRANT_SECONDS, stageFilterSubject, STREAM_CALLS, subjectOfEvent, validateEventJson, type ApprovalGranted, type SessionGrantRevoked } from "@warden/contracts";
+import { decodeJson, followCallStream, readEvent, type Bus, type Logger } from "@warden/bus";
+import { MAX_SESSION_GRANT_SECONDS, stageFilterSubject, subjectOfEvent, validateEventJson, type ApprovalGranted, type SessionGrantRevoked } from "@warden/contracts";
+
+/** Reads the stream for grants made by other copies this often even when none was heard of. */
+const POLL_MS = 1_000;
 
 /** A grant that made a session grant (`data.session` set): the session grant's id is its callId. */
 export type SessionGrantEvent = ApprovalGranted & { readonly data: ApprovalGranted["data"] & { readonly session: NonNullable<ApprovalGranted["data"]["session"]> } };
 
 /**
- * The session grants in force, as the stream holds them: an ordered consumer reads the
+ * The session grants in force, as the stream holds them: direct gets read the
  * ApprovalGranted events of the last MAX_SESSION_GRANT_SECONDS (no session grant lasts longer)
  * and keeps those that made a session grant and have not expired. A revoke is read from the
  * stream each time a grant is about to be used (`revocationOf`), so a revoke by another copy of the
@@ -49,25 +52,18 @@ export async function openSessionGrants(bus: Bus, log: Logger, verify: (grant: S
     held.set(keyOf(grant.domain, grant.callId), grant);
   };
 
-  const since = new Date(Date.now() - MAX_SESSION_GRANT_SECONDS * 1000).toISOString();
-  // an ordered push consumer (as a KV watch makes) needs no pull rights on the call stream
-  const consumer = await bus.js.consumers.getPushConsumer(STREAM_CALLS, {
-    filter_subjects: stageFilterSubject("ApprovalGranted"),
-    deliver_policy: "by_start_time",
-    opt_start_time: since,
-  });
-  const messages = await consumer.consume();
-  const reading = (async () => {
-    for await (const m of messages) {
-      const decoded = decodeJson(m.data);
-      const parsed = decoded.ok ? validateEventJson(decoded.value) : undefined;
-      if (!parsed?.ok || parsed.value.type !== "ApprovalGranted" || subjectOfEvent(parsed.value) !== m.subject) {
-        log.warn({ seq: m.seq, subject: m.subject }, "unreadable grant on the stream ignored by the session index");
-        continue;
-      }
-      add(parsed.value);
+  const since = new Date(Date.now() - MAX_SESSION_GRANT_SECONDS * 1000);
+  const granted = stageFilterSubject("ApprovalGranted");
+  // direct gets, woken by the grants heard on the bus (what is read is what the stream holds)
+  const follower = followCallStream(bus, { filter: granted, since, pollMs: POLL_MS, wakeOn: granted, log }, (m) => {
+    const decoded = decodeJson(m.data);
+    const parsed = decoded.ok ? validateEventJson(decoded.value) : undefined;
+    if (!parsed?.ok || parsed.value.type !== "ApprovalGranted" || subjectOfEvent(parsed.value) !== m.subject) {
+      log.warn({ seq: m.seq, subject: m.subject }, "unreadable grant on the stream ignored by the session index");
+      return;
     }
-  })().catch((err: unknown) => log.error({ err }, "reading session grants stopped"));
+    add(parsed.value);
+  });
 
   const sorted = (list: SessionGrantEvent[]) => list.sort((a, b) => a.data.grantedAt.localeCompare(b.data.grantedAt) || a.callId.localeCompare(b.callId));
   return {
@@ -82,9 +78,6 @@ export async function openSessionGrants(bus: Bus, log: Logger, verify: (grant: S
     get: (domain, grantId) => held.get(keyOf(domain, grantId)),
     add,
     revocationOf: (domain, grantId) => readEvent(bus, domain, grantId, "SessionGrantRevoked"),
-    async stop() {
-      await messages.close();
-      await reading;
-    },
+    stop: () => follower.stop(),
   };
 }

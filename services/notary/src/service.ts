@@ -1,5 +1,5 @@
-import { encodeJson, type Bus, type Logger } from "@warden/bus";
-import { CALLS_SUBJECTS, NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts";
+import { encodeJson, readCallStream, type Bus, type Logger } from "@warden/bus";
+import { NOTARY_CHECKPOINT_SUBJECT } from "@warden/contracts";
 import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
 import { announceService, loadSigningKey } from "@warden/service-kit";
 import { CheckpointBuilder, type ChainHead } from "./domain/checkpoint-builder.js";
@@ -32,7 +32,7 @@ export interface NotaryService {
 const RETRY_MS = 1_000;
 
 /**
- * Follows WARDEN_CALLS in order and writes a signed checkpoint (a Merkle root over each message's
+ * Follows WARDEN_CALLS in order (direct gets) and writes a signed checkpoint (a Merkle root over each message's
  * subject and bytes) every `maxMessages` messages or `intervalMs`, each naming the one before.
  * A checkpoint is appended only if the last one is still the one it follows, so two copies never
  * fork the chain: the one that loses starts over from what was written.
@@ -45,7 +45,16 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
   const headLog: HeadLog | undefined = deps.headLogFile === undefined ? undefined : await openHeadLog(deps.headLogFile);
   let stopped = false;
   let sealedThrough = 0;
-  let closeCurrent: () => void = () => {};
+  // wakes the follower's wait between reads (stop, a failed write)
+  let wakeUp: () => void = () => {};
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
 
   const follow = async (): Promise<void> => {
     const last = await lastCheckpoint(deps.bus);
@@ -54,11 +63,6 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
     sealedThrough = s?.toSeq ?? 0;
     let lastWritten = last?.seq ?? 0;
     const builder = new CheckpointBuilder(head);
-    const start = head.fromSeq === undefined ? { deliver_policy: "all" as const } : { deliver_policy: "by_start_sequence" as const, opt_start_seq: head.fromSeq };
-    const consumer = await deps.bus.js.consumers.getPushConsumer(STREAM_CALLS, { filter_subjects: CALLS_SUBJECTS, ...start });
-    const messages = await consumer.consume();
-    closeCurrent = () => void messages.close();
-    if (stopped) closeCurrent();
     let failure: unknown;
     let writes = Promise.resolve();
     const seal = () => {
@@ -81,16 +85,27 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
         })
         .catch((err: unknown) => {
           failure = err;
-          closeCurrent();
+          wakeUp();
         });
     };
+    const pollMs = Math.max(10, Math.floor(intervalMs / 4));
     const timer = setInterval(() => {
       if (builder.waitedMs(Date.now()) >= intervalMs) seal();
-    }, Math.max(10, Math.floor(intervalMs / 4)));
+    }, pollMs);
+    // read by direct gets, what is new every pollMs: the notary needs no consumer on the call stream
+    let next = head.fromSeq ?? 1;
     try {
-      for await (const m of messages) {
-        builder.add(m.seq, eventLeaf(m.subject, m.data), Date.now());
-        if (builder.size >= maxMessages) seal();
+      while (!stopped && failure === undefined) {
+        let whole = true;
+        const { toSeq } = await readCallStream(deps.bus, { fromSeq: next }, (m) => {
+          builder.add(m.seq, eventLeaf(m.subject, m.data), Date.now());
+          next = m.seq + 1;
+          if (builder.size >= maxMessages) seal();
+          whole = !stopped && failure === undefined;
+          return whole;
+        });
+        if (whole) next = Math.max(next, toSeq + 1);
+        if (!stopped && failure === undefined) await pause(pollMs);
       }
     } finally {
       clearInterval(timer);
@@ -123,7 +138,7 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
       await discovery.stop();
       seals.unsubscribe();
       stopped = true;
-      closeCurrent();
+      wakeUp();
       await run;
       await headLog?.close();
     },

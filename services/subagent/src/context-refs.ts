@@ -1,5 +1,5 @@
 import { readCallHistory, type Bus } from "@warden/bus";
-import { toModelMessage } from "@warden/contracts";
+import { mayUseCallId, toModelMessage } from "@warden/contracts";
 import { resultFromEvent } from "@warden/sdk";
 import type { RefText } from "./domain/prompt.js";
 
@@ -11,7 +11,11 @@ export async function readRefs(bus: Bus, refs: readonly string[], runId: string)
   const out: RefText[] = [];
   for (const callId of refs) {
     const events = (await readCallHistory(bus, callId)).flatMap((h) => (h.event ? [h.event] : []));
-    const request = events.find((e) => e.type === "ToolCallRequested");
+    // the call's request is the one the registry answered, never another principal's stored under the id
+    const answer = events.find((e) => e.type === "ToolArgsValidated" || e.type === "ToolCallRejected");
+    const request = events.find(
+      (e) => e.type === "ToolCallRequested" && (answer === undefined ? mayUseCallId(e.principal, callId) : e.principal === answer.principal && e.domain === answer.domain),
+    );
     if (request === undefined) {
       out.push({ callId, text: "no such call" });
       continue;

@@ -17,8 +17,8 @@ export interface CompensatedCall {
 }
 
 /**
- * Whether `req` is the undo its original call's tool declares: under the one undo call id, by the
- * call's own requester, of a call that succeeded, calling the tool and args its executor recorded
+ * Whether `req` is the undo its original call's tool declares: under the one undo call id (which
+ * carries its requester's tag: `undoCallIdOf`), by the call's own requester, of a call that succeeded, calling the tool and args its executor recorded
  * as its undo when it finished (built by the tool's declared compensation). Anything else is
  * NOT_UNDOABLE: an undo is the tool author's, never the caller's, and one per call.
  */
@@ -26,8 +26,9 @@ export function checkCompensation(req: ToolCallRequested, tool: string, original
   const target = req.data.compensates;
   if (target === undefined) return ok(undefined);
   const of = `${target.domain}/${target.callId}`;
-  if (req.callId !== undoCallIdOf(target.callId)) {
-    return fail("NOT_UNDOABLE", `the undo of call ${of} has call id ${undoCallIdOf(target.callId)}, not ${req.callId}: a call is undone once`);
+  const undoId = undoCallIdOf(req.principal, target.domain, target.callId);
+  if (req.callId !== undoId) {
+    return fail("NOT_UNDOABLE", `the undo of call ${of} has call id ${undoId}, not ${req.callId}: a call is undone once`);
   }
   const { validated, outcome } = original;
   // the undo acts on what the call returned, which only its requester has seen; another's call

@@ -1,6 +1,6 @@
 import { ACK, appendEvent, readEvent, readOutcome, type AppendResult, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache } from "@warden/service-kit";
-import { newId, type EventType, type Outcome, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { mayUseCallId, newId, type EventType, type Outcome, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
 import type { ArgsValidators } from "../domain/args-validator.js";
 import { argsValidatedEvent, registryRejectedEvent } from "../domain/call-events.js";
 import { checkCompensation } from "../domain/check-compensation.js";
@@ -40,6 +40,13 @@ export function handleToolCallRequested(deps: ValidateStageDeps) {
     checkArgs: validators.validate.bind(validators),
   };
   return async (req: ToolCallRequested, ctx: StageContext): Promise<StageOutcome> => {
+    // an id derived for another principal (its idempotency key's, its undo's) is not this one's to
+    // take: answered with nothing (a rejection would fill the call's slots too), so the owner's own
+    // request still gets the call
+    const requester = ctx.subject.principal ?? req.principal;
+    if (!mayUseCallId(requester, req.callId)) {
+      return { kind: "poison", reason: `call id ${req.callId} is derived for another principal (an idempotency key's or an undo's): ${requester}'s request is not answered` };
+    }
     const validated = validateCall(req, ctx.subject.principal, lookup);
     const verdict = validated.ok && req.data.compensates !== undefined ? await undoVerdict(bus, req, validated) : validated;
     const now = new Date();
