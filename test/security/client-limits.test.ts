@@ -40,13 +40,21 @@ describe("subscription and payload limits, enforced by the server", () => {
     // 999 under its own inbox prefix, the 1,000th on the registry's change cue, which the admin can publish on
     for (let i = 0; i < 999; i++) nc.subscribe(`${inboxPrefixOf("sub-flooder")}.s${i}`, { callback: () => undefined });
     let thousandth = 0;
-    nc.subscribe(SUBJECT_REGISTRY_CHANGED, { callback: () => thousandth++ });
+    nc.subscribe(SUBJECT_REGISTRY_CHANGED, {
+      callback: () => {
+        thousandth++;
+      },
+    });
     await nc.flush();
     expect(await subscriptionsOf(nats, "sub-flooder")).toBe(1_000);
     expect(errors).toEqual([]);
 
     let over = 0;
-    nc.subscribe(SUBJECT_REGISTRY_CHANGED, { callback: () => over++ });
+    nc.subscribe(SUBJECT_REGISTRY_CHANGED, {
+      callback: () => {
+        over++;
+      },
+    });
     await nc.flush();
     await eventually(() => expect(errors.join("\n")).toMatch(/maximum subscriptions exceeded/i));
     expect(await subscriptionsOf(nats, "sub-flooder")).toBe(1_000);
@@ -107,13 +115,25 @@ describe("subscription and payload limits, enforced by the server", () => {
   });
 });
 
-describe("connection limits, enforced by the server", () => {
+describe("connection limits, enforced by the server; and no subscription limit, as before", () => {
   let nats: TestNats;
   beforeAll(async () => {
-    // a home that allows two client connections, so the third is the one over
-    nats = await startTestNats({ limits: { clientConnections: 2 } });
+    // a home that allows two client connections, so the third is the one over, and any number of subscriptions
+    nats = await startTestNats({ limits: { clientConnections: 2, clientSubscriptions: -1 } });
   });
   afterAll(async () => nats.stop());
+
+  it("the control: without the limit, as the JWTs were minted before, an agent's 1,001st subscription holds", async () => {
+    const nc = await rawConnection(nats, { kind: "agent", name: "unlimited" }, "unlimited");
+    const errors = serverErrors(nc);
+    for (let i = 0; i < 1_001; i++) nc.subscribe(`${inboxPrefixOf("unlimited")}.s${i}`, { callback: () => undefined });
+    await nc.flush();
+    expect(await subscriptionsOf(nats, "unlimited")).toBe(1_001);
+    expect(errors).toEqual([]);
+    await nc.close();
+    // gone from the server before the next test counts the account's connections
+    await eventually(async () => expect((await serverConnections(nats)).map((c) => c.name)).not.toContain("unlimited"));
+  });
 
   it("refuses a clients-account connection past the account's limit, and leaves the Warden account's alone", async () => {
     const first = await rawConnection(nats, { kind: "agent", name: "conn-a" }, "conn-a");
