@@ -12,6 +12,9 @@ import {
   approverCursorKey,
   approverDeliverSubject,
   APPROVER_DELIVER_SUBJECTS,
+  approverNotifyFilter,
+  approverNotifySubject,
+  APPROVER_NOTIFY_SUBJECTS,
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVER_CURSORS,
   BUCKET_EXECUTORS,
@@ -214,7 +217,12 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     // durable deliveries: a person moves only their own
     publish("ask for its own durable delivery", ["human", "admin"], (r) => approverDeliverSubject(r.self, "phone")),
     publish("ask for alice's durable delivery", ["admin"], () => approverDeliverSubject("alice", "phone")),
-    subscribe("watch approval requests", ["human", ...WARDEN_ACCOUNT], () => stageFilterSubject("ApprovalRequested")),
+    // people hear of new requests only on their own notice subject: the call stream's requests are the Warden account's
+    subscribe("watch approval requests", WARDEN_ACCOUNT, () => stageFilterSubject("ApprovalRequested")),
+    subscribe("hear of the approvals it may decide", ["human", "admin"], (r) => approverNotifyFilter(r.self)),
+    subscribe("hear of the approvals alice may decide", ["admin"], () => approverNotifyFilter("alice")),
+    subscribe("hear of everyone's approvals", ["admin"], () => APPROVER_NOTIFY_SUBJECTS),
+    publish("tell alice of an approval", ["approver", "admin"], () => approverNotifySubject("alice", fresh())),
     // NATS micro discovery: every Warden process answers for itself; only auditors (warden status) and the admin ask
     subscribe("answer service discovery", WARDEN_ACCOUNT, () => "$SRV.INFO"),
     publish("ask which services run", ["auditor", "admin"], () => "$SRV.INFO"),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EnvFile } from "@warden/identity";
+import { DEFAULT_LIMITS, type EnvFile } from "@warden/identity";
 import type { WhatIfReport } from "@warden/policy-engine";
 import { principalsOfHome, whatifText } from "./policy-format.js";
 
@@ -62,6 +62,7 @@ describe("principalsOfHome", () => {
       approverPublicKeys: [],
       notaryPublicKeys: [],
       retiredKeys: {},
+      limits: DEFAULT_LIMITS,
       identities: {
         alice: identity({ kind: "human", name: "alice" }),
         bot: identity({ kind: "agent", name: "bot" }),

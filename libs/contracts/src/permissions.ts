@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   APPROVER_DELIVER_SUBJECTS,
+  APPROVER_NOTIFY_SUBJECTS,
+  approverNotifyFilter,
   APPROVER_PENDING_SUBJECTS,
   EXECUTOR_PREVIEW_SUBJECTS,
   executorPreviewSubject,
@@ -131,7 +133,8 @@ export const CLIENT_EXPORTS: readonly AccountExport[] = [
   { name: "cancels", subject: CANCEL_SUBJECTS, type: "service" },
   { name: "pending-approvals", subject: APPROVER_PENDING_SUBJECTS, type: "service" },
   { name: "approval-deliveries", subject: APPROVER_DELIVER_SUBJECTS, type: "service" },
-  { name: "approval-requests", subject: `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, type: "stream" },
+  // a person hears only of the approvals they may decide (never the call stream's ApprovalRequested)
+  { name: "approval-notices", subject: APPROVER_NOTIFY_SUBJECTS, type: "stream" },
   { name: "registry-changes", subject: SUBJECT_REGISTRY_CHANGED, type: "stream" },
 ];
 
@@ -269,7 +272,7 @@ export function permissionsOf(spec: IdentitySpec): UserPermissions {
           ],
           deny: [],
         },
-        sub: { allow: [ownInbox(spec.name), `${CALLS_SUBJECT_ROOT}.*.*.ApprovalRequested`, SUBJECT_REGISTRY_CHANGED], deny: [] },
+        sub: { allow: [ownInbox(spec.name), approverNotifyFilter(spec.name), SUBJECT_REGISTRY_CHANGED], deny: [] },
       };
     case "service":
       return serviceRole(spec.role);
@@ -341,6 +344,8 @@ function serviceRole(role: ServiceRole): UserPermissions {
           kvWrite(BUCKET_APPROVAL_LOCKS),
           // where each person's durable deliveries stand (people never write it: they ask the approver)
           kvWrite(BUCKET_APPROVER_CURSORS),
+          // tells each person who may decide a new request of it
+          APPROVER_NOTIFY_SUBJECTS,
         ],
         [DECIDE_SUBJECTS, APPROVER_PENDING_SUBJECTS, APPROVER_DELIVER_SUBJECTS, CANCEL_SUBJECTS],
         [DURABLE_APPROVER],

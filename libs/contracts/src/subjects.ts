@@ -83,6 +83,13 @@ export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
 export const EXECUTOR_PREVIEW_SUBJECTS = "warden.executor.preview.*";
 /** A person's durable deliveries of approval requests: `warden.approver.deliver.<approver>.<durable>`. */
 export const APPROVER_DELIVER_SUBJECTS = "warden.approver.deliver.*.*";
+/**
+ * A new approval request, told to one person who may decide it: `warden.approver.notify.<approver>.<approvalId>`.
+ * Plain NATS (at most once, a cue: the inbox and durable deliveries are the record), published by
+ * the approver for exactly the people the policy document lets decide it; exported to the clients
+ * account as a stream, each person's permissions pinning the approver token.
+ */
+export const APPROVER_NOTIFY_SUBJECTS = "warden.approver.notify.*.*";
 export const SUBJECT_DECIDE_ROOT = "warden.decide";
 /** `warden.cancel.<principal>.<callId>`: a requester's (or an operator's) cancel of a call not yet started. */
 export const SUBJECT_CANCEL_ROOT = "warden.cancel";
@@ -405,6 +412,16 @@ export function approverPendingSubject(approver: string): string {
 /** One durable delivery of a person's approval requests: `warden.approver.deliver.<approver>.<durable>`. */
 export function approverDeliverSubject(approver: string, durable: string): string {
   return `warden.approver.deliver.${token("approver", approver)}.${token("durable", durable)}`;
+}
+
+/** One person's notice of one new approval request: `warden.approver.notify.<approver>.<approvalId>`. */
+export function approverNotifySubject(approver: string, approvalId: string): string {
+  return `warden.approver.notify.${token("approver", approver)}.${token("approvalId", approvalId)}`;
+}
+
+/** Every notice one person receives: `warden.approver.notify.<approver>.*`. */
+export function approverNotifyFilter(approver: string): string {
+  return `warden.approver.notify.${token("approver", approver)}.*`;
 }
 
 /** `warden.approver.deliver.<approver>.<durable>` parsed; undefined for anything else. */

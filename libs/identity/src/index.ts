@@ -1,4 +1,5 @@
 export { DEMO_AGENTS, DEMO_PEOPLE, pushAccountJwts, standardIdentities, type StandardIdentitiesOptions } from "./provision.js";
+export { DEFAULT_LIMITS, LimitsSchema, type Limits, type LimitsInput } from "./limits.js";
 export { renderAuthConfig, renderServerConfig, type ServerConfigOptions } from "./server-config.js";
 export { accountJwts, createTrustRoot, mintSystemUser, mintUser, type AccountJwts, type MintedUser, type TrustRoot } from "./trust-root.js";
 export {
@@ -10,4 +11,5 @@ export {
   type EnvFile,
   type IdentityEntry,
   type WardenHome,
+  type WardenHomeOptions,
 } from "./warden-home.js";

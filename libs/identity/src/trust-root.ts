@@ -8,6 +8,7 @@ import {
   permissionsOf,
   type IdentitySpec,
 } from "@warden/contracts";
+import { accountLimitsOf, DEFAULT_LIMITS, userLimitsOf, type Limits } from "./limits.js";
 
 /**
  * The keys that make Warden's identities: an operator, and the system, Warden and clients
@@ -29,13 +30,8 @@ export interface TrustSeeds {
 }
 
 const UNLIMITED = { subs: -1, data: -1, payload: -1 };
-/**
- * What one client identity (an agent, a person) may hold at once: enough for the SDK, `warden mcp`
- * and the inbox (a handful each), far below what would tax the server (an agent once opened 30,000).
- * The server refuses the 1,001st subscription and any message over 1 MiB (a request is at most 256 KiB).
- */
-export const CLIENT_USER_LIMITS = { subs: 1_000, data: -1, payload: 1024 * 1024 };
-const ACCOUNT_LIMITS = { ...UNLIMITED, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 };
+// the system account: the server's own traffic and revocation pushes, left open
+const SYSTEM_ACCOUNT_LIMITS = { ...UNLIMITED, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 };
 const JETSTREAM_LIMITS = { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 };
 /** Long enough for a read that waits for a call's outcome (the SDK asks again after that). */
 const RESPONSE_TTL_NS = 2 * 60 * 1_000_000_000;
@@ -61,16 +57,17 @@ export interface AccountJwts {
 
 /**
  * The operator and account JWTs a server trusts. `revoked` lists user public keys (with the time
- * they were revoked, in seconds) that the server must refuse from then on.
+ * they were revoked, in seconds) that the server must refuse from then on; `limits` bound the
+ * Warden and clients accounts (limits.ts).
  */
-export async function accountJwts(root: TrustRoot, revoked: Readonly<Record<string, number>> = {}): Promise<AccountJwts> {
+export async function accountJwts(root: TrustRoot, revoked: Readonly<Record<string, number>> = {}, limits: Limits = DEFAULT_LIMITS): Promise<AccountJwts> {
   const signer = { signer: root.operator };
   const wardenPub = root.warden.getPublicKey();
   const wardenRevoked = pick(revoked, (k) => k.startsWith("U"));
   const operator = await encodeOperator("warden", root.operator, { system_account: root.system.getPublicKey() });
-  const system = await encodeAccount(ACCOUNT_SYSTEM, root.system, { limits: ACCOUNT_LIMITS }, signer);
+  const system = await encodeAccount(ACCOUNT_SYSTEM, root.system, { limits: SYSTEM_ACCOUNT_LIMITS }, signer);
   const warden: Partial<Account> = {
-    limits: { ...ACCOUNT_LIMITS, ...JETSTREAM_LIMITS },
+    limits: { ...accountLimitsOf("warden", limits), ...JETSTREAM_LIMITS },
     exports: CLIENT_EXPORTS.map((e) => ({
       name: e.name,
       subject: e.subject,
@@ -80,7 +77,7 @@ export async function accountJwts(root: TrustRoot, revoked: Readonly<Record<stri
     revocations: wardenRevoked,
   };
   const clients: Partial<Account> = {
-    limits: ACCOUNT_LIMITS,
+    limits: accountLimitsOf("clients", limits),
     imports: CLIENT_EXPORTS.map((e) => ({ name: e.name, subject: e.subject, account: wardenPub, type: e.type })),
     revocations: wardenRevoked,
   };
@@ -104,14 +101,13 @@ export interface MintedUser {
   readonly creds: Uint8Array;
 }
 
-/** A user of the account the identity's role lives in, with exactly the role's permissions. */
-export async function mintUser(root: TrustRoot, spec: IdentitySpec): Promise<MintedUser> {
+/** A user of the account the identity's role lives in, with exactly the role's permissions and its connection limits. */
+export async function mintUser(root: TrustRoot, spec: IdentitySpec, limits: Limits = DEFAULT_LIMITS): Promise<MintedUser> {
   const perms = permissionsOf(spec);
   const user = createUser();
   const issuer = perms.account === ACCOUNT_WARDEN ? root.warden : root.clients;
   const jwt = await encodeUser(spec.name, user, issuer, {
-    // Warden's own services are trusted with the server's capacity; callers are bounded
-    ...(perms.account === ACCOUNT_WARDEN ? UNLIMITED : CLIENT_USER_LIMITS),
+    ...userLimitsOf(spec, limits),
     pub: { allow: [...perms.pub.allow], deny: [...perms.pub.deny] },
     sub: { allow: [...perms.sub.allow], deny: [...perms.sub.deny] },
     tags: [`kind:${spec.kind}`],

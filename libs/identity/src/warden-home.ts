@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join, resolve } from "node:path";
 import { IdentitySpecSchema, TokenSchema, type IdentitySpec, type IdentitySpecInput } from "@warden/contracts";
 import { z } from "zod";
+import { LimitsSchema, type LimitsInput } from "./limits.js";
 import { renderServerConfig } from "./server-config.js";
 import { accountJwts, createTrustRoot, mintSystemUser, mintUser, seedsOf, trustRootFromSeeds, type AccountJwts, type TrustRoot } from "./trust-root.js";
 
@@ -35,6 +36,8 @@ export const EnvFileSchema = z.object({
   notaryPublicKeys: z.array(z.string()).default([]),
   /** User keys replaced by a re-minted identity (its rights changed): refused like revoked ones. */
   retiredKeys: z.record(z.string(), z.string()).default({}),
+  /** The JWTs' resource limits (limits.ts): account limits go out with every account JWT, a user's when it is minted. */
+  limits: LimitsSchema.default(LimitsSchema.parse({})),
 });
 export type EnvFile = z.infer<typeof EnvFileSchema>;
 
@@ -84,8 +87,13 @@ function ensureDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
 }
 
+export interface WardenHomeOptions {
+  /** Limits to change (kept in `env.json` from then on); the rest stay as they were, or their defaults. */
+  readonly limits?: LimitsInput;
+}
+
 /** Opens (or creates) a home: the same keys every time, so credentials handed out stay valid. */
-export function openWardenHome(dir: string): WardenHome {
+export function openWardenHome(dir: string, options: WardenHomeOptions = {}): WardenHome {
   const home = resolve(dir);
   ensureDir(join(home, "keys"));
   ensureDir(join(home, "identities"));
@@ -105,13 +113,17 @@ export function openWardenHome(dir: string): WardenHome {
     root = createTrustRoot();
     writeSecret(trustPath, JSON.stringify(seedsOf(root), null, 2));
   }
-  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [], notaryPublicKeys: [], retiredKeys: {} };
+  let env: EnvFile = { v: 1, url: "", identities: {}, approverPublicKeys: [], notaryPublicKeys: [], retiredKeys: {}, limits: LimitsSchema.parse({}) };
   if (existsSync(envPath)) {
     const parsed = EnvFileSchema.safeParse(JSON.parse(readFileSync(envPath, "utf8")));
     if (!parsed.success) throw new IdentityError(`${envPath} is not a Warden env file: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     env = parsed.data;
   }
   const save = () => writeSecret(envPath, `${JSON.stringify(env, null, 2)}\n`);
+  if (options.limits !== undefined) {
+    env = { ...env, limits: LimitsSchema.parse({ ...env.limits, ...options.limits }) };
+    save();
+  }
   const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
   const revoked = () =>
     Object.fromEntries([
@@ -146,7 +158,7 @@ export function openWardenHome(dir: string): WardenHome {
         }
         if (!same) env = { ...env, retiredKeys: { ...env.retiredKeys, [existing.publicKey]: new Date().toISOString() } };
       }
-      const user = await mintUser(root, spec);
+      const user = await mintUser(root, spec, env.limits);
       const credsPath = join(identityDir(spec.name), IDENTITY_CREDS_FILE);
       writeSecret(credsPath, user.creds);
       const entry: IdentityEntry = { spec, creds: credsPath, publicKey: user.publicKey };
@@ -159,9 +171,9 @@ export function openWardenHome(dir: string): WardenHome {
       if (existing === undefined) throw new IdentityError(`no identity named ${name}`);
       env = { ...env, identities: { ...env.identities, [name]: { ...existing, revokedAt: new Date().toISOString() } } };
       save();
-      return accountJwts(root, revoked());
+      return accountJwts(root, revoked(), env.limits);
     },
-    jwts: () => accountJwts(root, revoked()),
+    jwts: () => accountJwts(root, revoked(), env.limits),
     async writeServerConfig({ host, port }) {
       ensureDir(join(home, "nats", "jwt"));
       ensureDir(join(home, "nats", "store"));
@@ -171,7 +183,7 @@ export function openWardenHome(dir: string): WardenHome {
         port,
         storeDir: join(home, "nats", "store"),
         resolverDir: join(home, "nats", "jwt"),
-        jwts: await accountJwts(root, revoked()),
+        jwts: await accountJwts(root, revoked(), env.limits),
         systemAccount: root.system.getPublicKey(),
       });
       writeSecret(path, config);

@@ -56,7 +56,8 @@ export interface InboxFeed {
 
 /**
  * One person's inbox kept current: `pending()` read at start, on every new approval request the
- * watch sees (a cue, whoever may decide it), and every `refreshMs`. A card that leaves the list
+ * watch is told of (the approver's notice to this person, sent only for requests they may
+ * decide), and every `refreshMs`. A card that leaves the list
  * without a decision made here goes to the history as expired or gone.
  */
 export function startInboxFeed(opts: InboxFeedOptions): InboxFeed {

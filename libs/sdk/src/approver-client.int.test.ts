@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, serveRpc, silentLogger, type Bus } from "@warden/bus";
+import { encodeJson, serveRpc, silentLogger, type Bus } from "@warden/bus";
 import {
   approverDeliverSubject,
+  approverNotifySubject,
   approverPendingSubject,
   argsHash,
-  callEventSubject,
   decideSubject,
   newId,
-  subjectOfEvent,
   type ApprovalRequested,
   type JsonValue,
   type PendingApproval,
@@ -130,14 +129,15 @@ describe("createApproverClient against a real nats-server", () => {
     expect(await impostor.pending()).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
   });
 
-  it("watches new approval requests as they are appended", async () => {
+  it("watches the approver's notices of new requests on this person's own subject", async () => {
     const client = createApproverClient({ bus, approver: "alice" });
     const watch = client.watch();
     await bus.nc.flush();
     const iterator = watch[Symbol.asyncIterator]();
     const next = iterator.next();
     const ev = approvalRequested("ap-watch");
-    await appendEvent(approverSide, ev);
+    // the test plays the approver service, which tells alice of a request she may decide
+    approverSide.nc.publish(approverNotifySubject("alice", "ap-watch"), encodeJson(ev));
     const got = await next;
     expect(got.done).toBe(false);
     expect(got.value).toMatchObject({ type: "ApprovalRequested", callId: ev.callId, data: { approvalId: "ap-watch" } });
@@ -145,7 +145,7 @@ describe("createApproverClient against a real nats-server", () => {
     expect((await iterator.next()).done).toBe(true);
   });
 
-  it("keeps watching past an approval request it cannot read: nested 50,000 levels deep, not UTF-8, or under another call's subject", async () => {
+  it("keeps watching past a notice it cannot read: nested 50,000 levels deep, not UTF-8, or naming another approval than its subject", async () => {
     const client = createApproverClient({ bus, approver: "alice" });
     const watch = client.watch();
     await bus.nc.flush();
@@ -155,14 +155,23 @@ describe("createApproverClient against a real nats-server", () => {
     const deepText = JSON.stringify(deep).replace('"args":{"customerId":"c1","text":"hi"}', `"args":${"[".repeat(50_000)}${"]".repeat(50_000)}`);
     const notUtf8 = new TextEncoder().encode(JSON.stringify(approvalRequested("ap-utf8")).replace('"text":"hi"', '"text":"é"'));
     notUtf8[notUtf8.indexOf(0xc3)] = 0xff;
-    const elsewhere = approvalRequested("ap-elsewhere");
-    // the approval requests of three calls, as an admin could write them straight on the stream
-    await approverSide.js.publish(subjectOfEvent(deep), new TextEncoder().encode(deepText));
-    await approverSide.js.publish(callEventSubject("customer", newId(), "ApprovalRequested"), notUtf8);
-    await approverSide.js.publish(callEventSubject("customer", newId(), "ApprovalRequested"), new TextEncoder().encode(JSON.stringify(elsewhere)));
+    approverSide.nc.publish(approverNotifySubject("alice", "ap-deep"), new TextEncoder().encode(deepText));
+    approverSide.nc.publish(approverNotifySubject("alice", "ap-utf8"), notUtf8);
+    approverSide.nc.publish(approverNotifySubject("alice", "ap-other"), encodeJson(approvalRequested("ap-elsewhere")));
     const ev = approvalRequested("ap-after-poison");
-    await appendEvent(approverSide, ev);
+    approverSide.nc.publish(approverNotifySubject("alice", "ap-after-poison"), encodeJson(ev));
     expect((await next).value).toMatchObject({ callId: ev.callId, data: { approvalId: "ap-after-poison" } });
+    watch.stop();
+  });
+
+  it("hears nothing of another person's notices", async () => {
+    const watch = createApproverClient({ bus: bobBus, approver: "bob" }).watch();
+    await bobBus.nc.flush();
+    const iterator = watch[Symbol.asyncIterator]();
+    const next = iterator.next();
+    approverSide.nc.publish(approverNotifySubject("alice", "ap-alice-only"), encodeJson(approvalRequested("ap-alice-only")));
+    approverSide.nc.publish(approverNotifySubject("bob", "ap-bob"), encodeJson(approvalRequested("ap-bob")));
+    expect((await next).value).toMatchObject({ data: { approvalId: "ap-bob" } });
     watch.stop();
   });
 

@@ -6,10 +6,15 @@ import {
   fail,
   isSafeToken,
   ok,
+  lastSubjectToken,
+  MAX_EVENT_BYTES,
+  parseJsonGuarded,
   PendingApprovalSchema,
   SessionGrantViewSchema,
-  stageFilterSubject,
+  approverNotifyFilter,
   approverPendingSubject,
+  validateEventJson,
+  wardenError,
   type ApprovalRequested,
   type DecisionReply,
   type DecisionRequest,
@@ -21,7 +26,6 @@ import {
   type WardenError,
 } from "@warden/contracts";
 import { revokeSessionGrant, type CancelOutcome } from "./cancel-call.js";
-import { decodeCallMessage } from "@warden/projections";
 import { watchDurably, type ApprovalWatch } from "./durable-approval-watch.js";
 import { z } from "zod";
 
@@ -94,10 +98,11 @@ export interface ApproverClient {
    */
   pending(): Promise<Outcome<PendingApproval[]>>;
   /**
-   * Every new approval request as it is appended (not the ones already pending: call `pending()`
-   * for those), whoever may decide it: a cue to refresh `pending()`, not an inbox. Unreadable
-   * messages are skipped. With `durable`, an inbox that survives restarts: see
-   * {@link WatchApprovalsOptions.durable}.
+   * Every new approval request this person may decide, as the approver service makes it (not the
+   * ones already pending: call `pending()` for those), on `warden.approver.notify.<approver>.*`,
+   * which the server lets only this person receive: a cue to refresh `pending()`, not an inbox
+   * (at most once; a request made while nobody watched is not told again). Unreadable messages are
+   * skipped. With `durable`, an inbox that survives restarts: see {@link WatchApprovalsOptions.durable}.
    * @example
    * ```ts
    * const watch = approver.watch();
@@ -167,7 +172,7 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
       return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected pending approvals reply");
     },
     watch(options = {}) {
-      return options.durable === undefined ? watchApprovals(bus) : watchDurably(bus, approver, options.durable);
+      return options.durable === undefined ? watchNotices(bus, approver) : watchDurably(bus, approver, options.durable);
     },
     approve(approvalId, argsHash, options) {
       const o: ApproveOptions = typeof options === "string" ? { reason: options } : (options ?? {});
@@ -207,13 +212,18 @@ function refusalFromError(error: WardenError): DecisionOutcome {
   return { ok: false, refusal: "MALFORMED", message: `${error.code}: ${error.message}` };
 }
 
-function watchApprovals(bus: Bus): ApprovalWatch {
-  const sub = bus.nc.subscribe(stageFilterSubject("ApprovalRequested"));
+/** The approver service's notices of new requests this person may decide (plain NATS: a cue, at most once). */
+function watchNotices(bus: Bus, approver: string): ApprovalWatch {
+  if (!isSafeToken(approver)) {
+    return { [Symbol.asyncIterator]: () => (async function* () {})(), stop: () => undefined, error: wardenError("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)") };
+  }
+  const sub = bus.nc.subscribe(approverNotifyFilter(approver));
   async function* events(): AsyncGenerator<ApprovalRequested> {
     for await (const msg of sub) {
-      // the stream readers' decoder: whatever arrives (too deep, not UTF-8, another call's event) is skipped
-      const decoded = decodeCallMessage(msg.subject, msg.data);
-      if (decoded.ok && decoded.event.type === "ApprovalRequested") yield decoded.event;
+      // whatever arrives that is not a request named by its subject (too large or deep, not JSON) is skipped
+      const json = parseJsonGuarded(msg.data, { maxBytes: MAX_EVENT_BYTES });
+      const parsed = json.ok ? validateEventJson(json.value) : undefined;
+      if (parsed?.ok && parsed.value.type === "ApprovalRequested" && parsed.value.data.approvalId === lastSubjectToken(msg.subject)) yield parsed.value;
     }
   }
   const iterator = events();

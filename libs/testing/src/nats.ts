@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { connectBus, ensureTopology, loadBusConfig, type Bus } from "@warden/bus";
 import { freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import type { IdentitySpecInput } from "@warden/contracts";
-import { openWardenHome, type WardenHome } from "@warden/identity";
+import { openWardenHome, type LimitsInput, type WardenHome } from "@warden/identity";
 
 export interface TestNats {
   readonly url: string;
@@ -27,9 +27,10 @@ export interface TestNats {
  * with the permissions of docs/security.md. No Docker engine runs on CI machines, so
  * testcontainers is not used.
  */
-export async function startTestNats(): Promise<TestNats> {
+export async function startTestNats(options: { readonly limits?: LimitsInput } = {}): Promise<TestNats> {
   const dir = mkdtempSync(join(tmpdir(), "warden-test-home-"));
-  const home = openWardenHome(dir);
+  // the JWTs' limits are the defaults `warden up` gives, unless a test asks for others
+  const home = openWardenHome(dir, options.limits === undefined ? {} : { limits: options.limits });
   const port = await freePort();
   const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
   // WARDEN_TEST_NATS_LOG=FILE keeps the server's log, permission violations included

@@ -3,6 +3,7 @@ import { levelOf, newId, type ActionType, type ApprovalRequested, type Permissio
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 import type { ApprovalStore } from "../approval-store.js";
+import { notifyApprovers } from "../approval-notices.js";
 import { approvalQuotaRejectedEvent, approvalRequestedEvent } from "../domain/approval-events.js";
 import { openApprovalsOf } from "../domain/approval-quota.js";
 import { recordOf, type DecisionMade } from "../domain/approval-record.js";
@@ -164,6 +165,7 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
           return ACK;
         }
         ctx.log.info({ approvalId: event.data.approvalId, expiresAt: event.data.expiresAt }, "approval requested");
+        notifyApprovers(bus, deps.documents.current(), event, ctx.log);
         return ACK;
     }
     // another delivery of this message won the slot: our record is an orphan nobody can decide
@@ -186,6 +188,9 @@ export function handleToolPolicyChecked(deps: ApprovalRequestDeps) {
       }
       // its record was written before it; this only restores one that has gone missing
       await approvals.create(recordOf(requested));
+      // the delivery that wrote it may have stopped before telling anyone (a notice is a cue: twice is harmless)
+      const record = await approvals.get(requested.data.approvalId);
+      if (record?.value.status === "pending" && Date.parse(requested.data.expiresAt) > Date.now()) notifyApprovers(bus, deps.documents.current(), requested, ctx.log);
       return ACK;
     }
   };

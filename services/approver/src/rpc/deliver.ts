@@ -3,7 +3,6 @@ import {
   DeliveryRequestSchema,
   parseApproverDeliverSubject,
   wardenError,
-  type ApprovalRequested,
   type DeliveryReply,
   type JsonValue,
   type Reply,
@@ -14,6 +13,7 @@ import type { ApprovalStore } from "../approval-store.js";
 import type { DeliveryCursors } from "../delivery-cursors.js";
 import { settledOnStream, type StreamOutcome } from "../domain/settled-on-stream.js";
 import type { RequestedApprovals } from "../requested-approvals.js";
+import { authorityFacts } from "../domain/who-may-decide.js";
 
 export interface DeliverDeps {
   readonly log: Logger;
@@ -75,8 +75,4 @@ async function deliverable(deps: DeliverDeps, approver: string, cursor: number, 
     else due.push(d);
   }
   return due;
-}
-
-function authorityFacts(r: ApprovalRequested) {
-  return { grade: r.data.grade, mode: r.mode, requester: r.principal, requesterMayConfirm: r.data.approvers.requesterMayConfirm };
 }

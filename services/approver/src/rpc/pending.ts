@@ -4,7 +4,6 @@ import {
   lastSubjectToken,
   PendingRequestSchema,
   wardenError,
-  type ApprovalRequested,
   type PendingApproval,
   type Reply,
   type SessionGrantView,
@@ -14,6 +13,7 @@ import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
 import type { ApprovalStore } from "../approval-store.js";
 import { pendingApprovalOf } from "../domain/approval-record.js";
 import { settledOnStream } from "../domain/settled-on-stream.js";
+import { authorityFacts } from "../domain/who-may-decide.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import type { RequestedApprovals } from "../requested-approvals.js";
 import type { StreamOutcome } from "../domain/settled-on-stream.js";
@@ -81,15 +81,5 @@ function sessionGrantViewOf(g: SessionGrantEvent): SessionGrantView {
     expiresAt: g.data.session.expiresAt,
     args: g.data.session.args,
     covers: describeConstraints(g.data.session.args, g.data.session.argNames),
-  };
-}
-
-function authorityFacts(r: ApprovalRequested) {
-  return {
-    grade: r.data.grade,
-    mode: r.mode,
-    requester: r.principal,
-    requesterMayConfirm: r.data.approvers.requesterMayConfirm,
-    chain: (r.data.chain ?? []).map((l) => l.principal),
   };
 }
