@@ -78,11 +78,12 @@ export function levelOf(d: LevelFacts): PermissionLevel {
 export const EXTERNAL_READ_SCOPE = "external_read";
 
 /**
- * Whether an L1 tool (local compute) runs inside a sandbox: a process the adapters run in its own
- * namespaces with no network (`network: none`). Only then does a model's call run without asking.
+ * Whether an L1 tool (local compute) runs inside a sandbox: a process the adapters confine (not one
+ * marked trusted) in its own namespaces with no network (`network: none`). Only then does a model's
+ * call run without asking.
  */
-export function runsSandboxed(d: { readonly network?: "none" | "host" | undefined }): boolean {
-  return d.network === "none";
+export function runsSandboxed(d: { readonly network?: "none" | "host" | undefined; readonly unconfined?: true | undefined }): boolean {
+  return d.network === "none" && d.unconfined !== true;
 }
 
 /** Whether the executor masks personal data in the tool's results: declared, else for an L3 tool (external read). */

@@ -35,6 +35,11 @@ export const ToolDescriptorSchema = z.strictObject({
   /** Set by adapters that run a process: `none` = no network (own network namespace), `host` = the host's network. */
   network: z.enum(["none", "host"]).optional(),
   /**
+   * Set by adapters for a process its manifest marks `trusted: true`: it runs outside the tools'
+   * sandbox (it can read what its Unix user can), so an L1 call is not "inside a sandbox".
+   */
+  unconfined: z.literal(true).optional(),
+  /**
    * Cost units one call uses, counted against the policy's cost budgets (`budgets.ledgers[].cost`);
    * a tool that declares none costs 1 unit per call.
    */

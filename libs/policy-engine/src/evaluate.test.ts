@@ -265,7 +265,8 @@ describe("the L1 default", () => {
 
   it("runs a model's local compute without asking only inside a sandbox (a process with no network)", () => {
     expect(evaluatePolicy(doc(), facts({ tool: sum({ network: "none" }), mode: "llm" }))).toMatchObject({ decision: "allow", ruleIds: ["default.read.llm"] });
-    for (const outside of [sum(), sum({ network: "host" })]) {
+    // a process its manifest marks trusted runs outside the tools' sandbox, network or not
+    for (const outside of [sum(), sum({ network: "host" }), sum({ network: "none", unconfined: true })]) {
       expect(evaluatePolicy(doc(), facts({ tool: outside, mode: "llm" }))).toEqual({
         decision: "require_approval",
         ruleIds: ["default.level.L1.llm"],

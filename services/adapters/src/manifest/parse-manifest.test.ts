@@ -55,6 +55,13 @@ describe("parseManifest", () => {
     expect(toolDescriptor("files", grep!, [])).toMatchObject({ name: "files.grep", network: "none" });
     expect(toolDescriptor("files", lookup!, [])).toMatchObject({ name: "files.lookup", secrets: ["api_token"] });
     expect(toolDescriptor("files", lookup!, [])).not.toHaveProperty("network");
+    expect(toolDescriptor("files", grep!, [])).not.toHaveProperty("unconfined");
+  });
+
+  it("names a CLI tool its manifest marks trusted as unconfined, so its L1 calls are not counted as sandboxed", () => {
+    const r = parseManifest(good.replace("      okExitCodes: [0, 1]\n", "      okExitCodes: [0, 1]\n      trusted: true\n"), "m.yaml");
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    expect(toolDescriptor("files", r.manifest.tools[0]!, [])).toMatchObject({ name: "files.grep", network: "none", unconfined: true });
   });
 
   it("reads JSON manifests too", () => {

@@ -7,7 +7,8 @@ export function fullToolName(domain: string, name: string): string {
 }
 
 /**
- * The descriptor a manifest tool registers: its descriptor fields, plus the network it gets, the
+ * The descriptor a manifest tool registers: its descriptor fields, plus the network it gets (and
+ * whether it runs unconfined, `trusted`), the
  * secret names it needs, `preview` / `verify` flags when it declares them (as `defineTool` sets
  * them) and, when one of its secrets is bound to the principal (`sources`: the manifest's secrets),
  * that it acts as the caller.
@@ -18,6 +19,7 @@ export function toolDescriptor(domain: string, entry: ToolEntry, sources: readon
   if (preview !== undefined) d.preview = true;
   if (verify !== undefined) d.verify = true;
   if (cli !== undefined) d.network = cli.network;
+  if (cli?.trusted === true) d.unconfined = true;
   const names = [...new Set(secrets.map((s) => s.secret))].sort();
   if (names.length > 0) d.secrets = names;
   // only when it does: a tool acting with its executor's secrets keeps the descriptor (and hash) it had
