@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import FailedFilesReporter from "./test/support/failed-files-reporter.js";
 
 /**
  * Two projects, so the fast files stop paying for the slow ones' isolation:
@@ -26,6 +27,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     maxWorkers: WORKERS,
+    reporters: ["default", new FailedFilesReporter()],
     // the workspace packages' built dist/ is plain JS: Node imports it, as it does node_modules,
     // instead of Vite transforming and evaluating it again in every file
     server: { deps: { external: [/\/dist\//] } },

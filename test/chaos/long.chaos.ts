@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { drainBacklog, mib, type BacklogResult } from "./support/backlog.js";
 import { startDeployment, type Deployment, type DeploymentOptions } from "./support/deployment.js";
 import { checkCalls, checkHistory, settle } from "./support/end-state.js";
-import { freezeExecutorMidRun, killStorm, killStreamLeader, restartNats } from "./support/faults.js";
+import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, restartNats, type DiskFullOutcome } from "./support/faults.js";
 import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
 import { POISON_KINDS, publishPoison, whatTheCallerSees, type PoisonSent } from "./support/poison.js";
 import { appendRow, rowOf, type ReportRow } from "./support/report.js";
@@ -19,6 +19,15 @@ const NATS_RESTARTS = size("CHAOS_NATS_RESTARTS", 5);
 const FREEZES = size("CHAOS_FREEZES", 5);
 const LEADER_KILLS = size("CHAOS_LEADER_KILLS", 3);
 const BACKLOG = size("CHAOS_BACKLOG", 100_000);
+/** Clocks shifted by minutes on one process at a time (libfaketime). */
+const SKEWS = [
+  { service: "executor-e1", offset: "+5m" },
+  { service: "executor-e1", offset: "-5m" },
+  { service: "approver", offset: "+5m" },
+  { service: "approver", offset: "-5m" },
+] as const;
+/** Codes an agent may be told while its call could not be stored or followed: clear and retryable. */
+const CLEAR_FAILURES = /^(succeeded|failed UNAVAILABLE|pending WAIT_TIMEOUT)$/;
 /** The failover target of issue 9: calls flow again within 10 s of losing the stream leader. */
 const FAILOVER_TARGET_MS = 10_000;
 
@@ -40,6 +49,9 @@ function report(row: ReportRow): void {
 
 /** What every scenario must end with; soft, so one run reports every broken promise at once. */
 function expectSound(r: Pick<PhaseResult, "calls" | "history">): void {
+  expect.soft(r.calls.lost, "acknowledged requests the stream does not hold").toEqual([]);
+  expect.soft(r.calls.unrecordedEffects, "run-once side effects with no ToolCallFinished or ToolCallLateResult").toEqual([]);
+  expect.soft(r.calls.effectlessResults, "calls that finished ok with no side effect behind them").toEqual([]);
   expect.soft(r.calls.stuck, "calls with no ending").toEqual([]);
   expect.soft(r.calls.duplicates, "calls that ended more than once").toEqual([]);
   expect.soft(r.calls.doubleEffects, "run-once side effects that happened twice").toEqual([]);
@@ -99,6 +111,36 @@ describe("chaos (long)", () => {
     });
   });
 
+  it("the store's disk filled by another process: nothing acknowledged is lost, calls fail clearly, and flow resumes once space returns", async () => {
+    await withDeployment({ executors: 1, storeDiskMiB: 256 }, async (d, scan) => {
+      let disk: DiskFullOutcome | undefined;
+      const r = await runPhase(d, scan, { ...phase, name: "store disk full", rate: 8, sendShare: 0.2 }, async ({ load }) => {
+        disk = await fillStoreDisk(d, load, { holdMs: 8_000, answerMs: 15_000 });
+        return [disk.fault];
+      });
+      const told = Object.entries(disk?.whileFull ?? {}).map(([k, n]) => `${k} ×${n}`).join(", ");
+      report({ ...r.row, notes: `while full, agents were told: ${told}; ${disk?.restarted ? "nats-server answered nothing once space returned and was restarted" : "nats-server answered again by itself once space returned"}` });
+      expectSound(r);
+      expect.soft(Object.keys(disk?.whileFull ?? {}).filter((k) => !CLEAR_FAILURES.test(k)), "what agents were told while the disk was full").toEqual([]);
+      expect(r.faults[0]?.recoveredAt, "calls flow again once space returns").toBeDefined();
+    });
+  });
+
+  for (const skew of SKEWS) {
+    it(`a clock ${skew.offset} on ${skew.service}: every call ends once, and a call that fails says why`, async () => {
+      await withDeployment({ executors: 1, skew }, async (d, scan) => {
+        const r = await runPhase(d, scan, { ...phase, name: `clock ${skew.offset} on ${skew.service}`, rate: 5, sendShare: 0.3 }, async () => {
+          await new Promise((done) => setTimeout(done, 20_000));
+          return [];
+        });
+        report({ ...r.row, notes: `agents were told: ${Object.entries(r.outcomes).map(([k, n]) => `${k} ×${n}`).join(", ")}` });
+        expectSound(r);
+        // a skewed clock may refuse a call (an expired grant, a claim past its deadline), never leave it unanswered
+        expect.soft(Object.keys(r.outcomes).filter((k) => k === "no answer" || k.startsWith("pending") || k.startsWith("outcome_unknown")), "calls whose agents got no clear ending").toEqual([]);
+      });
+    });
+  }
+
   it("poison of every kind on the request subjects is refused once, and the projector, audit and replay go on", async () => {
     await withDeployment({ executors: 1 }, async (d, scan) => {
       let sent: PoisonSent[] = [];
@@ -137,7 +179,7 @@ async function drain(n: number): Promise<BacklogResult> {
     const afterSeq = scan.lastSeq;
     const b = await drainBacklog(d, n);
     await settle(scan, { afterSeq, timeoutMs: 60_000, idleMs: 45_000 });
-    const calls = checkCalls(scan, d.effectsFile, afterSeq);
+    const calls = checkCalls(scan, d.effectsFile, afterSeq, b.acked);
     const history = await checkHistory(d, scan, 120_000);
     const rate = b.drainMs > 0 ? Math.round((n / b.drainMs) * 1000) : 0;
     const rss = Object.entries(b.peakRss).map(([name, bytes]) => `${name} ${mib(bytes)}`).join(", ");

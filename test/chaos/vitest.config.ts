@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import FailedFilesReporter from "../support/failed-files-reporter.js";
 
 /**
  * `npm run chaos`: the long chaos suite (test/chaos/*.chaos.ts), one scenario at a time on its own
@@ -13,6 +14,7 @@ export default defineConfig({
     globalSetup: ["test/chaos/support/report-setup.ts"],
     pool: "forks",
     fileParallelism: false,
+    reporters: ["default", new FailedFilesReporter()],
     testTimeout: 30 * 60_000,
     hookTimeout: 5 * 60_000,
   },

@@ -252,6 +252,19 @@ describe("createAgentClient().call against a real nats-server", () => {
     expect(await readEvent(bus, "kb", result.callId, "ToolCallRequested")).toBeDefined();
   });
 
+  it("tells onAccepted the call id once the server stored the request, and never for a request it did not store", async () => {
+    const accepted: string[] = [];
+    const onAccepted = (id: string) => accepted.push(id);
+    const stored = await client.call("kb.search", { query: "slow" }, { timeoutMs: 200, onAccepted });
+    // the wait ran out, but the request is stored and will end: the caller knows its id
+    expect(stored.status).toBe("pending");
+    expect(accepted).toEqual([stored.callId]);
+    const oversize = await client.call("ticket.submit", { body: "x".repeat(MAX_REQUEST_BYTES) }, { onAccepted });
+    const forbidden = await client.call("kb.search", {}, { principal: "someone-else", timeoutMs: 500, onAccepted });
+    expect([oversize.error?.code, forbidden.error?.code]).toEqual(["PAYLOAD_TOO_LARGE", "FORBIDDEN"]);
+    expect(accepted).toEqual([stored.callId]);
+  });
+
   it("keeps the approval id of a waiting call whose wait runs out", async () => {
     respond = (req) => void appendEvent(pipeline, approvalRequested(req, "ap-timeout"));
     const result = await client.call("customer.message", { customerId: "c", text: "t" }, { wait: true, timeoutMs: 300 });

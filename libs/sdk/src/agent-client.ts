@@ -112,6 +112,13 @@ export interface CallOptions {
    * @default none (each call gets a new id)
    */
   readonly idempotencyKey?: string;
+  /**
+   * Told the call id as soon as the server has stored the request (its publish ack), before any
+   * stage answers: from then on the call will end, whatever happens to this process, so a caller
+   * that may stop can keep the id and ask {@link AgentClient.result} later. Not told when nothing
+   * was stored (`UNAVAILABLE` before the ack, `FORBIDDEN`, `DUPLICATE_CALL_ID`, a bad request).
+   */
+  readonly onAccepted?: (callId: string) => void;
 }
 
 export type { ToolViewResult } from "./tool-view-result.js";
@@ -334,7 +341,12 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       now: new Date(),
     }));
     if (!built.ok) return { callId, ok: false, status: "rejected", error: built.error };
-    return publishAndAwait(bus, built.value, { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs, idempotent: extra.idempotent }, track);
+    return publishAndAwait(
+      bus,
+      built.value,
+      { wait: opts.wait ?? false, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs, idempotent: extra.idempotent, ...(opts.onAccepted ? { onAccepted: opts.onAccepted } : {}) },
+      track,
+    );
   }
 
   return {

@@ -25,6 +25,8 @@ export interface PublishOptions extends WatchOptions {
    * tool and args is this call asked again, and is followed instead of refused.
    */
   readonly idempotent?: boolean;
+  /** Told once the server has stored the request (see {@link CallOptions.onAccepted}). */
+  readonly onAccepted?: (callId: string) => void;
 }
 
 /** A call in flight; `cancel` ends its wait early (the client is closing). */
@@ -82,6 +84,7 @@ export async function publishAndAwait(
         : `call id ${callId} is already in use`;
       return { callId, ok: false, status: "rejected", error: wardenError("DUPLICATE_CALL_ID", message) };
     }
+    opts.onAccepted?.(callId);
     return await follow(bus, { principal, domain, callId }, opts, deadline, cancelled);
   } catch (err) {
     if (isPermissionViolation(err)) {

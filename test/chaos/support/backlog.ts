@@ -12,6 +12,8 @@ export interface BacklogResult {
   /** From starting the services until every call had all its events, or nothing moved for a minute. */
   readonly drainMs: number;
   readonly drained: boolean;
+  /** Call ids of the requests the server acknowledged. */
+  readonly acked: readonly string[];
   /** Peak resident memory (VmHWM) of each process over the drain, in bytes. */
   readonly peakRss: Readonly<Record<string, number>>;
 }
@@ -29,7 +31,7 @@ export async function drainBacklog(d: Deployment, n: number, onProgress?: (done:
   await Promise.all(d.services.map((s) => s.signal("SIGTERM")));
   d.note(`services stopped; publishing a backlog of ${n} calls`);
   const t0 = Date.now();
-  await publishRequests(d, n);
+  const acked = await publishRequests(d, n);
   const publishMs = Date.now() - t0;
   const base = (await d.admin.jsm.streams.info(STREAM_CALLS)).state.messages;
   const target = base + n * EVENTS_AFTER_REQUEST;
@@ -58,12 +60,13 @@ export async function drainBacklog(d: Deployment, n: number, onProgress?: (done:
   for (const s of d.services) peakRss[s.name] = s.peakRssBytes();
   for (const node of d.nats.nodes) peakRss[node.process.name] = node.process.peakRssBytes();
   d.note(`backlog ${drained ? "drained" : "stalled"} after ${drainMs} ms`);
-  return { calls: n, publishMs, drainMs, drained, peakRss };
+  return { calls: n, publishMs, drainMs, drained, peakRss, acked };
 }
 
 /** Requests as the agent's SDK builds them, appended once each (expected last subject sequence 0). */
-async function publishRequests(d: Deployment, n: number): Promise<void> {
+async function publishRequests(d: Deployment, n: number): Promise<string[]> {
   const runId = newId();
+  const acked: string[] = [];
   let next = 0;
   const worker = async () => {
     while (next < n) {
@@ -84,9 +87,11 @@ async function publishRequests(d: Deployment, n: number): Promise<void> {
       const h = headers();
       h.set("Nats-Expected-Last-Subject-Sequence", "0");
       await d.admin.js.publish(callEventSubject(CHAOS_DOMAIN, built.value.callId, "ToolCallRequested", AGENT), encodeJson(built.value), { headers: h });
+      acked.push(built.value.callId);
     }
   };
   await Promise.all(Array.from({ length: PUBLISH_WINDOW }, worker));
+  return acked;
 }
 
 export function mib(bytes: number): string {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +31,10 @@ export interface DeploymentOptions {
   readonly toolTimeoutMs?: number;
   /** How long a delivered call stays an executor's without a heartbeat. */
   readonly executorAckWaitMs?: number;
+  /** One process runs with its clock shifted (libfaketime's offset, e.g. `+5m`), the rest on the machine's. */
+  readonly skew?: { readonly service: string; readonly offset: string };
+  /** The single server's store on a tmpfs of this size (MiB), so a scenario can fill its disk (root only). */
+  readonly storeDiskMiB?: number;
 }
 
 /** Warden as an operator runs it: a secured server, every service its own OS process and identity. */
@@ -86,6 +90,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
     if (process.env["CHAOS_KEEP"] !== "1") rmSync(dir, { recursive: true, force: true });
   };
   try {
+    if (o.storeDiskMiB !== undefined) cleanups.push(mountStoreDisk(home.storeDir, o.storeDiskMiB));
     const nats = o.cluster ? await startNatsCluster(home, logDir) : await startSingleNats(home, logDir);
     cleanups.push(() => nats.stop());
     home.setUrl(nats.url);
@@ -103,7 +108,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
     };
     // only the admin provisions: streams, buckets (at 3 replicas on the cluster), the policy document
     const admin = await connectAs(ADMIN, "chaos-admin");
-    await ensureTopology(admin);
+    await provisionPatiently(admin, o.cluster === true);
     const put = await putPolicyDocument(admin, CHAOS_POLICY);
     if (!put.ok) throw new Error(`chaos policy refused: ${put.error.message}`);
 
@@ -129,8 +134,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
       services.push(
         managedProcess({
           name: role,
-          command: process.execPath,
-          args: [join(ROOT, "services", role, "dist", "main.js")],
+          ...skewed(o.skew, role, process.execPath, [join(ROOT, "services", role, "dist", "main.js")]),
           env: { ...process.env, ...(await envOf({ kind: "service", name: role, role })), ...extra },
           logDir,
           ready: started,
@@ -141,8 +145,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
       services.push(
         managedProcess({
           name: `executor-e${i}`,
-          command: nodeWithTypeStripping(),
-          args: [EXECUTOR_ENTRY],
+          ...skewed(o.skew, `executor-e${i}`, nodeWithTypeStripping(), [EXECUTOR_ENTRY]),
           env: {
             ...process.env,
             ...(await envOf(EXECUTOR)),
@@ -185,6 +188,41 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+/** The command line of a process, under libfaketime when it is the one whose clock is skewed. */
+function skewed(skew: DeploymentOptions["skew"], name: string, command: string, args: readonly string[]): { command: string; args: readonly string[] } {
+  if (skew?.service !== name) return { command, args };
+  // -f: the offset from the real time, the clock still running at real speed
+  return { command: "faketime", args: ["-f", skew.offset, command, ...args] };
+}
+
+/** A tmpfs of `mib` MiB as the server's store; the returned cleanup unmounts it once the server is gone. */
+function mountStoreDisk(dir: string, mib: number): () => Promise<void> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${mib}m,mode=0700`, "tmpfs", dir], { encoding: "utf8" });
+  if (mounted.status !== 0) throw new Error(`the disk-full scenario mounts a tmpfs as the store and needs root: ${mounted.stderr.trim()}`);
+  return async () => {
+    spawnSync("umount", ["-l", dir]);
+  };
+}
+
+/**
+ * The admin's provisioning. On a fresh cluster "Server is ready" comes before JetStream has a meta
+ * leader, and a 3-replica stream asked for then times out (the cluster scenario died that way):
+ * it is asked again until the meta leader accepts it, for at most a minute.
+ */
+async function provisionPatiently(admin: Bus, cluster: boolean): Promise<void> {
+  const deadline = Date.now() + (cluster ? 60_000 : 0);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureTopology(admin);
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`provisioning failed after ${attempt} attempts: ${(err as Error).message}`, { cause: err });
+      await new Promise((r) => setTimeout(r, Math.min(500 * attempt, 3_000)));
+    }
   }
 }
 

@@ -4,10 +4,24 @@ import { STREAM_DLQ } from "@warden/contracts";
 import { openCursor } from "@warden/projector";
 import type { Deployment } from "./deployment.js";
 import type { StreamScan } from "./stream-scan.js";
+import { SEND_TOOL, WRITE_TOOL } from "./chaos-executor.js";
+
+const RUN_ONCE_TOOLS: ReadonlySet<string> = new Set([WRITE_TOOL, SEND_TOOL]);
 
 /** The calls of one scenario, as the stream and the side-effect file tell it. */
 export interface CallCheck {
   readonly calls: number;
+  /** Calls the server acknowledged to an agent (its publish ack) in the scope. */
+  readonly acked: number;
+  /** Acknowledged call ids the stream holds no request for: a stored request was lost. */
+  readonly lost: readonly string[];
+  /**
+   * Run-once side effects with no record of them: a call id the stream does not know (a run outside
+   * Warden), or a call with neither a ToolCallFinished nor a ToolCallLateResult.
+   */
+  readonly unrecordedEffects: readonly string[];
+  /** Calls of the run-once tools that finished ok with no side effect behind them: a result that did not happen. */
+  readonly effectlessResults: readonly string[];
   /** Calls with exactly one terminal event. */
   readonly terminal: number;
   /** Calls with no terminal event once the system settled. */
@@ -68,16 +82,29 @@ export async function settle(scan: StreamScan, o: SettleOptions): Promise<void> 
   await scan.advance();
 }
 
-/** Counts per call: exactly one ending, no run-once side effect twice. */
-export function checkCalls(scan: StreamScan, effectsFile: string, afterSeq = 0): CallCheck {
+/**
+ * Counts per call: every request an agent was told is stored is in the stream, exactly one ending
+ * each, and every run-once side effect matches one recorded result (and the other way round).
+ * `acked`: the call ids agents got a publish ack for in the scope.
+ */
+export function checkCalls(scan: StreamScan, effectsFile: string, afterSeq = 0, acked: readonly string[] = []): CallCheck {
   const calls = scan.requested(afterSeq);
   const effects = effectCounts(effectsFile);
   const inScope = new Set(calls.map((c) => c.callId));
+  const recorded = (id: string) => {
+    const c = scan.calls.get(id);
+    return c !== undefined && (c.types.includes("ToolCallFinished") || c.types.includes("ToolCallLateResult"));
+  };
   const lost = calls.filter(
     (c) => (effects.get(c.callId) ?? 0) > 0 && c.terminals.includes("ToolCallOutcomeUnknown") && !c.terminals.includes("ToolCallFinished"),
   );
   return {
     calls: calls.length,
+    acked: acked.length,
+    lost: acked.filter((id) => scan.calls.get(id)?.requestSeq === undefined),
+    // an effect of a call the stream does not know is reported whatever the scope: nothing ran it through Warden
+    unrecordedEffects: [...effects.keys()].filter((id) => (inScope.has(id) || !scan.calls.has(id)) && !recorded(id)),
+    effectlessResults: calls.filter((c) => RUN_ONCE_TOOLS.has(c.tool ?? "") && c.finishedOk === true && !effects.has(c.callId)).map((c) => c.callId),
     terminal: calls.filter((c) => c.terminals.length === 1).length,
     // what a stuck call got as far as says which stage dropped it
     stuck: calls.filter((c) => c.terminals.length === 0).map((c) => `${c.callId} ${c.tool ?? "(unreadable)"} (${c.types.join(", ")})`),

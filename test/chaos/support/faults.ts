@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { STREAM_CALLS } from "@warden/contracts";
 import type { Deployment } from "./deployment.js";
 import { startPatiently } from "./managed-process.js";
@@ -132,6 +133,71 @@ export async function killStreamLeader(d: Deployment, load: Load, o: { rounds: n
     await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
   }
   return faults;
+}
+
+/** What happened while the store's disk was full. */
+export interface DiskFullOutcome {
+  readonly fault: Fault;
+  /** Calls asked for while the disk was full, by what their agents were told. */
+  readonly whileFull: Readonly<Record<string, number>>;
+  /** nats-server did not answer again once space returned, so it was restarted (as a supervisor's health check would). */
+  readonly restarted: boolean;
+}
+
+/**
+ * Another process fills the disk the server stores on (a filler file until ENOSPC), holds it full
+ * for `holdMs` under load, then frees it. If the server does not answer within `answerMs` of the
+ * space returning it is restarted on the same store. Recovery counts from the space returning.
+ */
+export async function fillStoreDisk(d: Deployment, load: Load, o: { holdMs: number; answerMs: number }): Promise<DiskFullOutcome> {
+  const filler = join(d.home.storeDir, "filler");
+  const fullAt = Date.now();
+  d.note("filling the store's disk");
+  const fd = openSync(filler, "w");
+  try {
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    for (;;) {
+      try {
+        writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+        // the last bytes too: a smaller write may still fit
+        if (chunk.length === 1) break;
+        chunk.fill(1, 0);
+        const half = chunk.subarray(0, Math.max(1, chunk.length >> 1));
+        try {
+          writeSync(fd, half);
+        } catch {
+          break;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  await sleep(o.holdMs);
+  rmSync(filler);
+  const freedAt = Date.now();
+  d.note("store's disk freed");
+  const fault: Fault = { kind: "store disk full", target: "nats-server", at: freedAt };
+  let restarted = false;
+  const answers = await waitFor(async () => ((await d.admin.jsm.streams.info(STREAM_CALLS).catch(() => undefined)) ? true : undefined), o.answerMs);
+  if (answers === undefined) {
+    d.note(`nats-server does not answer ${o.answerMs} ms after the space returned; restarting it`);
+    restarted = true;
+    await Promise.all(d.nats.nodes.map((n) => n.process.signal("SIGKILL")));
+    await Promise.all(d.nats.nodes.map((n) => n.process.start()));
+  }
+  const t = await load.firstSuccessAfter(freedAt, RECOVERY_LIMIT_MS);
+  if (t !== undefined) fault.recoveredAt = t;
+  await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
+  const whileFull: Record<string, number> = {};
+  for (const r of load.records) {
+    if (r.requestedAt < fullAt || r.requestedAt > freedAt) continue;
+    const what = r.status === undefined ? "still waiting" : `${r.status}${r.code === undefined ? "" : ` ${r.code}`}`;
+    whileFull[what] = (whileFull[what] ?? 0) + 1;
+  }
+  return { fault, whileFull, restarted };
 }
 
 /** Call ids the executor with this id started a run for, in order (from the marks file). */

@@ -6,8 +6,12 @@ export interface CallRecord {
   readonly requestedAt: number;
   readonly tool: string;
   callId?: string;
+  /** Set when the server acknowledged storing the request (the SDK's onAccepted): from then on it must end. */
+  acceptedAt?: number;
   settledAt?: number;
   status?: string;
+  /** The error code the agent was given, if any. */
+  code?: string;
   ok?: boolean;
 }
 
@@ -26,6 +30,8 @@ export interface LoadOptions {
 
 export interface Load {
   readonly records: readonly CallRecord[];
+  /** Call ids whose request the server acknowledged, as the agents were told. */
+  accepted(): string[];
   /** Calls that succeeded, as their agents saw it. */
   succeeded(): number;
   /**
@@ -64,9 +70,14 @@ export function startLoad(o: LoadOptions): Load {
     const args = { n: n++, ...(o.delayMs ? { delayMs: o.delayMs } : {}) };
     try {
       // a send waits through its approval to the end; a write in plan mode runs at once
-      const r = await o.agent.call(tool, args, { mode: "plan", wait: send, timeoutMs: o.callTimeoutMs ?? 60_000 });
+      const onAccepted = (callId: string) => {
+        rec.callId = callId;
+        rec.acceptedAt = Date.now();
+      };
+      const r = await o.agent.call(tool, args, { mode: "plan", wait: send, timeoutMs: o.callTimeoutMs ?? 60_000, onAccepted });
       rec.callId = r.callId;
       rec.status = r.status;
+      if (r.error !== undefined) rec.code = r.error.code;
       rec.ok = r.ok;
       if (r.ok) successes++;
     } catch (err) {
@@ -102,6 +113,7 @@ export function startLoad(o: LoadOptions): Load {
 
   return {
     records,
+    accepted: () => records.flatMap((r) => (r.acceptedAt !== undefined && r.callId !== undefined ? [r.callId] : [])),
     succeeded: () => successes,
     firstSuccessAfter(t, timeoutMs) {
       return until(() => {

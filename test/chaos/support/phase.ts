@@ -44,10 +44,23 @@ export function agentWaits(load: Load, scan: StreamScan): AgentWaits {
 
 export interface PhaseResult {
   readonly row: ReportRow;
+  /** The call ids agents were told the server stored. */
+  readonly acked: readonly string[];
   readonly calls: CallCheck;
   readonly history?: HistoryCheck;
   readonly faults: readonly Fault[];
   readonly agents: AgentWaits;
+  /** What the agents were told, counted by status and error code (`succeeded`, `failed UNAVAILABLE`, …). */
+  readonly outcomes: Readonly<Record<string, number>>;
+}
+
+export function outcomesOf(load: Load): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of load.records) {
+    const what = r.status === undefined ? "no answer" : `${r.status}${r.code === undefined ? "" : ` ${r.code}`}`;
+    out[what] = (out[what] ?? 0) + 1;
+  }
+  return out;
 }
 
 export interface PhaseContext {
@@ -80,9 +93,10 @@ export async function runPhase(d: Deployment, scan: StreamScan, o: PhaseOptions,
     await load.stop();
     await bot?.stop();
   }
-  const calls = checkCalls(scan, d.effectsFile, afterSeq);
+  const acked = load.accepted();
+  const calls = checkCalls(scan, d.effectsFile, afterSeq, acked);
   const history = o.history ? await checkHistory(d, scan) : undefined;
   const crashes = d.services.reduce((n, s) => n + s.crashes(), 0) - crashesBefore;
   const agents = agentWaits(load, scan);
-  return { row: rowOf(o.name, calls, history, faults, crashes, { agentWaitMaxMs: agents.maxMs }), calls, ...(history ? { history } : {}), faults, agents };
+  return { row: rowOf(o.name, calls, history, faults, crashes, { agentWaitMaxMs: agents.maxMs }), acked, calls, ...(history ? { history } : {}), faults, agents, outcomes: outcomesOf(load) };
 }

@@ -6,6 +6,10 @@ import type { Fault } from "./faults.js";
 export interface ReportRow {
   readonly scenario: string;
   readonly calls: number;
+  readonly acked: number;
+  readonly lost: number;
+  /** Side effects with no recorded result, plus results with no side effect. */
+  readonly unrecordedEffects: number;
   readonly terminal: number;
   readonly stuck: number;
   readonly duplicates: number;
@@ -39,6 +43,9 @@ export function rowOf(
   return {
     scenario,
     calls: calls.calls,
+    acked: calls.acked,
+    lost: calls.lost.length,
+    unrecordedEffects: calls.unrecordedEffects.length + calls.effectlessResults.length,
     terminal: calls.terminal,
     stuck: calls.stuck.length,
     duplicates: calls.duplicates.length,
@@ -74,10 +81,13 @@ export function recoveryText(ms: readonly (number | null)[]): string {
 const COLUMNS: readonly [string, (r: ReportRow) => string][] = [
   ["scenario", (r) => r.scenario],
   ["calls", (r) => String(r.calls)],
+  ["acked", (r) => String(r.acked ?? "-")],
+  ["lost", (r) => String(r.lost ?? "-")],
   ["terminal", (r) => String(r.terminal)],
   ["stuck", (r) => String(r.stuck)],
   ["duplicates", (r) => String(r.duplicates)],
   ["double side effects", (r) => String(r.doubleEffects)],
+  ["unrecorded effects", (r) => String(r.unrecordedEffects ?? "-")],
   ["unknown", (r) => String(r.outcomeUnknown)],
   ["lost results", (r) => String(r.lostResults)],
   ["crashes", (r) => String(r.crashes)],

@@ -16,6 +16,8 @@ export interface CallTrace {
   endedAt?: number;
   /** Every event type stored for it (the body's type, or `?` for a body that is not an event), in order. */
   readonly types: string[];
+  /** Whether a ToolCallFinished of it says ok (a result that claims its side effect happened). */
+  finishedOk?: boolean;
   /** The tool its request names, when the request could be read. */
   tool?: string;
   /** When the server stored its request, and its latest event (ms since the epoch). */
@@ -93,6 +95,7 @@ export class StreamScan {
     trace.lastAt = storedAt;
     const type = body?.type;
     trace.types.push(type ?? "?");
+    if (type === "ToolCallFinished") trace.finishedOk ??= body?.ok === true;
     if (type !== undefined && TERMINAL.has(type)) {
       trace.terminals.push(type);
       trace.endedAt ??= storedAt;
@@ -105,13 +108,17 @@ export class StreamScan {
   }
 }
 
-/** The body's `type` and `tool`, whatever else is in it; nothing for a body that is not a JSON object. */
-function bodyOf(data: Uint8Array): { type?: string; tool?: string } | undefined {
+/** The body's `type`, `tool` and `data.ok`, whatever else is in it; nothing for a body that is not a JSON object. */
+function bodyOf(data: Uint8Array): { type?: string; tool?: string; ok?: boolean } | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(data).toString("utf8"));
     if (typeof v !== "object" || v === null) return undefined;
-    const { type, tool } = v as { type?: unknown; tool?: unknown };
-    return { ...(typeof type === "string" ? { type } : {}), ...(typeof tool === "string" ? { tool } : {}) };
+    const { type, tool, data: inner } = v as { type?: unknown; tool?: unknown; data?: { ok?: unknown } };
+    return {
+      ...(typeof type === "string" ? { type } : {}),
+      ...(typeof tool === "string" ? { tool } : {}),
+      ...(typeof inner?.ok === "boolean" ? { ok: inner.ok } : {}),
+    };
   } catch {
     return undefined;
   }
