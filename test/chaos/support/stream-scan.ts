@@ -32,6 +32,8 @@ export interface CallTrace {
  */
 export class StreamScan {
   readonly calls = new Map<string, CallTrace>();
+  /** Per event type, the writer's `ts` minus the server's stored time (ms): a writer's clock offset. */
+  readonly clockOffsets = new Map<string, number[]>();
   lastSeq = 0;
 
   constructor(private readonly bus: Bus) {}
@@ -95,6 +97,11 @@ export class StreamScan {
     trace.lastAt = storedAt;
     const type = body?.type;
     trace.types.push(type ?? "?");
+    if (type !== undefined && body?.ts !== undefined) {
+      const offsets = this.clockOffsets.get(type) ?? [];
+      offsets.push(body.ts - storedAt);
+      this.clockOffsets.set(type, offsets);
+    }
     if (type === "ToolCallFinished") trace.finishedOk ??= body?.ok === true;
     if (type !== undefined && TERMINAL.has(type)) {
       trace.terminals.push(type);
@@ -106,15 +113,23 @@ export class StreamScan {
   requested(afterSeq = 0): CallTrace[] {
     return [...this.calls.values()].filter((c) => c.requestSeq !== undefined && c.requestSeq > afterSeq);
   }
+
+  /** The median clock offset of the writers of one event type, in ms (undefined when none was read). */
+  medianOffset(type: string): number | undefined {
+    const xs = [...(this.clockOffsets.get(type) ?? [])].sort((a, b) => a - b);
+    return xs.length === 0 ? undefined : xs[Math.floor(xs.length / 2)];
+  }
 }
 
-/** The body's `type`, `tool` and `data.ok`, whatever else is in it; nothing for a body that is not a JSON object. */
-function bodyOf(data: Uint8Array): { type?: string; tool?: string; ok?: boolean } | undefined {
+/** The body's `type`, `tool`, `ts` (ms) and `data.ok`, whatever else is in it; nothing for a body that is not a JSON object. */
+function bodyOf(data: Uint8Array): { type?: string; tool?: string; ts?: number; ok?: boolean } | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(data).toString("utf8"));
     if (typeof v !== "object" || v === null) return undefined;
-    const { type, tool, data: inner } = v as { type?: unknown; tool?: unknown; data?: { ok?: unknown } };
+    const { type, tool, ts, data: inner } = v as { type?: unknown; tool?: unknown; ts?: unknown; data?: { ok?: unknown } };
+    const at = typeof ts === "string" ? Date.parse(ts) : NaN;
     return {
+      ...(Number.isFinite(at) ? { ts: at } : {}),
       ...(typeof type === "string" ? { type } : {}),
       ...(typeof tool === "string" ? { tool } : {}),
       ...(typeof inner?.ok === "boolean" ? { ok: inner.ok } : {}),
