@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Task } from "@modelcontextprotocol/sdk/types.js";
 import { PolicyDocumentSchema, type PendingApproval } from "@warden/contracts";
+import { readOutbox } from "@warden/example-support-desk";
 import { createWardenMcpSession, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
 import { createApproverClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
@@ -19,6 +20,7 @@ const POLICY = PolicyDocumentSchema.parse({
   principals: {
     alice: { kind: "human", approves: ["write", "send"] },
     "support-bot": { kind: "agent" },
+    "other-bot": { kind: "agent" },
   },
 });
 
@@ -49,8 +51,9 @@ describe("warden mcp closes the approval loop: a call that waits for a person is
   const sessions: WardenMcpSession[] = [];
 
   /** The official client on an in-process session as support-bot (plan mode: a send waits for alice). */
-  async function connectSession(opts: { callTimeoutMs?: number } = {}): Promise<Client> {
-    const session = createWardenMcpSession({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "plan", progressIntervalMs: 100, taskPollIntervalMs: 200, ...opts });
+  async function connectSession(opts: { callTimeoutMs?: number; principal?: string } = {}): Promise<Client> {
+    const { principal = "support-bot", ...rest } = opts;
+    const session = createWardenMcpSession({ bus: await w.agentBus(principal), principal, mode: "plan", progressIntervalMs: 100, taskPollIntervalMs: 200, ...rest });
     sessions.push(session);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await session.connect(serverSide);
@@ -89,6 +92,7 @@ describe("warden mcp closes the approval loop: a call that waits for a person is
     w = await startTestWarden({ demo: true, policy: POLICY });
     await w.nats.home.addIdentity({ kind: "human", name: "alice" });
     await w.nats.home.addIdentity({ kind: "agent", name: "support-bot" });
+    await w.nats.home.addIdentity({ kind: "agent", name: "other-bot" });
     alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
     env = { ...cleanEnv(), WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "warn" };
   }, 60_000);
@@ -141,6 +145,24 @@ describe("warden mcp closes the approval loop: a call that waits for a person is
     expect(result).toMatchObject({ isError: false });
     expect(textOf(result as CallToolResult)).toContain('"customerId":"C-2"');
     expect(result._meta).toMatchObject({ "io.modelcontextprotocol/related-task": { taskId: task.taskId } });
+    // another identity holding the task id sees no such task: the registry answers each only about their own calls
+    const stranger = await connectSession({ principal: "other-bot" });
+    await expect(stranger.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+    await expect(stranger.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(/Task not found/);
+    await expect(stranger.readResource({ uri: `warden://calls/${task.taskId}` })).rejects.toThrow(/no call/);
+  });
+
+  it("cancels the call with tasks/cancel while it waits: it never runs and leaves alice's inbox", async () => {
+    const client = await connectSession();
+    const task = await callAsTask(client, "customer__message", { customerId: "C-6", text: "Never mind." });
+    await cardOf(task.taskId);
+    expect(await client.experimental.tasks.cancelTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: "cancelled" });
+    const result = (await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult;
+    expect(metaOf(result)).toMatchObject({ status: "cancelled", code: "CANCELLED" });
+    await eventually(async () => {
+      const pending = await alice.pending();
+      expect(pending.ok && pending.value.some((a) => a.callId === task.taskId)).toBe(false);
+    }, 10_000);
   });
 
   it("fails the task with alice's reason when she denies the send", async () => {
@@ -212,6 +234,7 @@ describe("warden mcp closes the approval loop: a call that waits for a person is
     // once that call has ended, the same ask is a new call
     await approve(callId);
     await eventually(async () => expect(await client.experimental.tasks.getTask(callId)).toMatchObject({ status: "completed" }), 10_000);
+    expect((await readOutbox(w.bus)).filter((m) => m.text === args.text).map((m) => m.callId)).toEqual([callId]);
     const again = (await client.callTool({ name: "customer__message", arguments: args })) as CallToolResult;
     expect(metaOf(again)).toMatchObject({ status: "awaiting_approval" });
     expect(metaOf(again)["callId"]).not.toBe(callId);

@@ -30,7 +30,7 @@ export interface CallTasksOptions {
   readonly client: AgentClient;
   readonly pollIntervalMs: number;
   /** The result a task answers tasks/result with once its call ended. */
-  readonly resultOf: (events: readonly WardenEvent[]) => Result;
+  readonly resultOf: (events: readonly WardenEvent[]) => Promise<Result>;
 }
 
 export function createCallTasks(opts: CallTasksOptions): CallTasks {

@@ -176,7 +176,9 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
   server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: (await currentTools()).map(toListedTool) }));
 
   /** A call's result as tools/call would answer it, from its events once it ended. */
-  function resultOfEnded(events: readonly WardenEvent[]): CallToolResult {
+  async function resultOfEnded(events: readonly WardenEvent[]): Promise<CallToolResult> {
+    // a session that just connected (a client back for its task) knows the output schemas once its first view is read
+    await ready;
     const ended = endedResult(events);
     if (ended === undefined) throw new McpError(ErrorCode.InternalError, "the call has not ended");
     const asked = events.find((e) => e.type === "ToolCallRequested");
@@ -242,7 +244,7 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
       const events = await tasks.events(taskId);
       if (events === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
       if (endedResult(events) !== undefined) {
-        const result = resultOfEnded(events);
+        const result = await resultOfEnded(events);
         return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
       }
       if (extra.signal.aborted || closed) throw new McpError(ErrorCode.ConnectionClosed, `the session closed before call ${taskId} ended`);
@@ -280,7 +282,7 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
       tool: asked?.tool ?? null,
       status: ended?.status ?? (task.status === "input_required" ? "awaiting_approval" : "running"),
       message: task.statusMessage ?? null,
-      ...(ended === undefined ? {} : { result: resultOfEnded(events) }),
+      ...(ended === undefined ? {} : { result: await resultOfEnded(events) }),
     };
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(state, null, 2) }] };
   });
