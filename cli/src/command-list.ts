@@ -103,7 +103,7 @@ export const MCP_OPTIONS = {
   http: { type: "boolean", description: "serve streamable HTTP instead of stdio (one MCP session per client)" },
   host: { type: "string", value: "H", description: "with --http: the address to listen on (default 127.0.0.1)" },
   port: { type: "string", value: "N", description: "with --http: the port (default 8765; 0 picks a free one, printed on stderr)" },
-  timeout: { type: "string", value: "DURATION", description: "how long a tools/call waits for the call's end before it answers still-running (default 30s)" },
+  timeout: { type: "string", value: "DURATION", description: "how long a tools/call of a client without tasks waits for the call's end, through an approval, before it answers still-running with a warden://calls/<id> handle (default 30s)" },
   "never-confirm": { type: "boolean", description: "never ask the session's own person to confirm a call in the client (MCP elicitation)" },
 } as const satisfies OptionSpecs;
 

@@ -121,7 +121,8 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     let listChanged = 0;
 
     beforeAll(async () => {
-      client = await stdioClient(["--as", "support-bot", "--scope", "ticket_page"]);
+      // a short bound: a call that waits for a person answers PENDING after it
+      client = await stdioClient(["--as", "support-bot", "--scope", "ticket_page", "--timeout", "2s"]);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChanged += 1));
     }, 30_000);
 
@@ -159,7 +160,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
       const r = await callTool(client, "ticket__fill", { ticketId: "T-1", fields: { priority: "high" } });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/^PENDING: this call needs a person's approval \(approvalId \S+\)/);
-      expect(metaOf(r)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String), code: "CONFIRMATION_REQUIRED" });
+      expect(metaOf(r)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String), code: "CONFIRMATION_REQUIRED", handle: `warden://calls/${String(metaOf(r)["callId"])}` });
     });
 
     it("refuses a tool the view does not show, and invalid args, as error results", async () => {
@@ -194,7 +195,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
   it("over streamable HTTP, in plan mode: a send waits for a person and the result names the approval", async () => {
     // a token of one's own choosing is used as it is, and never printed
     const chosen = "e2e-chosen-token-0123456789abcdef";
-    const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
+    const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan", "--timeout", "1s"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
     processes.push(http.child);
     expect(http.output()).not.toContain(chosen);
     expect(http.output()).toContain("WARDEN_MCP_TOKEN");
@@ -258,7 +259,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
 
   it("never asks support-bot's client to confirm: an agent's pending call stays pending", async () => {
     const asked: string[] = [];
-    const client = await stdioClient(["--as", "support-bot", "--mode", "plan"], { capabilities: { elicitation: {} } });
+    const client = await stdioClient(["--as", "support-bot", "--mode", "plan", "--timeout", "1s"], { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, (req) => {
       asked.push(req.params.message);
       return { action: "accept", content: { confirm: true } };

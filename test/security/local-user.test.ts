@@ -51,7 +51,7 @@ describe("a local user reaching warden mcp --http", { timeout: 120_000 }, () => 
     w = await startTestWarden({ demo: true, policy: POLICY });
     await w.nats.home.addIdentity({ kind: "human", name: "alice" });
     // as the issue ran it: no WARDEN_MCP_TOKEN
-    mcp = await startMcpHttp(w.nats.home.dir, ["--as", "alice", "--mode", "human"]);
+    mcp = await startMcpHttp(w.nats.home.dir, ["--as", "alice", "--mode", "human", "--timeout", "1s"]);
   }, 60_000);
 
   afterAll(async () => {

@@ -5,16 +5,25 @@ import {
   CallToolRequestSchema,
   ElicitResultSchema,
   ErrorCode,
+  GetTaskPayloadRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
+  RELATED_TASK_META_KEY,
   type CallToolResult,
+  type CreateTaskResult,
   type ListToolsResult,
+  type ReadResourceResult,
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { silentLogger, type Bus, type Logger } from "@warden/bus";
-import type { CallMode, ToolResult } from "@warden/contracts";
+import { toModelMessage, type CallMode, type ToolResult, type WardenEvent } from "@warden/contracts";
 import { createAgentClient, createApproverClient, DEFAULT_CALL_TIMEOUT_MS, type AgentClient, type ToolViewWatch } from "@warden/sdk";
+import { createCallTasks, sameCallKeys } from "./call-tasks.js";
 import { toMcpCallResult } from "./domain/call-result.js";
+import { CALL_HANDLE_TEMPLATE, callHandleUri, callIdOfHandle, callTaskOf, endedResult } from "./domain/call-task.js";
 import { confirmationPath, confirmationRequest, confirmedBy, confirmElsewhereNote, type Confirmation } from "./domain/confirmation.js";
 import { parseMcpToolList, toListedTool, type McpTool } from "./domain/mcp-tools.js";
 
@@ -40,10 +49,13 @@ export interface WardenMcpSessionOptions {
   /** The run the session's calls count against (budgets). @default a new id per session */
   readonly runId?: string;
   /**
-   * How long `tools/call` waits for a call's end before it answers "still running" (the call goes
-   * on in Warden). @default 30_000
+   * How long `tools/call` of a client that did not ask for a task waits for a call's end, through
+   * a person's approval, before it answers "still running" with the call's handle resource (the
+   * call goes on in Warden). @default 30_000
    */
   readonly callTimeoutMs?: number;
+  /** How often a client should poll a task (`pollInterval` of each task). @default 1_000 */
+  readonly taskPollIntervalMs?: number;
   /** How often a call the client asked progress for reports it. @default 2_000 */
   readonly progressIntervalMs?: number;
   /** How often the view is read again besides the registry's announcements. @default 30_000 */
@@ -73,8 +85,19 @@ export interface WardenMcpSession {
 
 const INSTRUCTIONS =
   "Tools governed by Warden: every call is checked against policy and recorded. A result that starts " +
-  "with PENDING waits for a person's approval and has not run yet: tell the user and do not call it again. " +
-  "An ERROR result names its code and whether a retry can help.";
+  "with PENDING waits for a person's approval and has not run yet: tell the user, and read the " +
+  "warden://calls/<callId> resource it links later for its outcome; calling it again with the same " +
+  "arguments follows the same call. An ERROR result names its code and whether a retry can help.";
+
+/** How long a call asked for as a task may take before its task is answered (a quick call's task is already complete). */
+const TASK_START_WAIT_MS = 1_000;
+/** One long read of tasks/result; it reads again until the call ends or the client gives up. */
+const TASK_RESULT_SLICE_MS = 5_000;
+
+/** Whether a call goes on after this answer: it waits for a person, or its wait ran out. */
+function goesOn(r: ToolResult): boolean {
+  return r.status === "awaiting_approval" || r.status === "pending";
+}
 
 /**
  * The MCP server of one session: `tools/list` is exactly the principal's ToolView in the session's
@@ -90,9 +113,23 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
   const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const progressIntervalMs = opts.progressIntervalMs ?? 2_000;
   const client = createAgentClient({ bus, principal, mode, ...(opts.runId === undefined ? {} : { runId: opts.runId }) });
+  const tasks = createCallTasks({ client, pollIntervalMs: opts.taskPollIntervalMs ?? 1_000, resultOf: (events) => resultOfEnded(events) });
+  const sameCalls = sameCallKeys(client.runId, async (callId) => {
+    const events = await tasks.events(callId).catch(() => undefined);
+    return events !== undefined && endedResult(events) !== undefined;
+  });
   const server = new Server(
     { name: "warden", title: "Warden", version: opts.version ?? "0.1.0" },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: {},
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
+      instructions: INSTRUCTIONS,
+      // tasks/get, tasks/list and tasks/cancel read and cancel Warden calls through it
+      taskStore: tasks.store,
+    },
   );
   let connected = false;
   let closed = false;
@@ -138,30 +175,116 @@ export function createWardenMcpSession(opts: WardenMcpSessionOptions): WardenMcp
 
   server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: (await currentTools()).map(toListedTool) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  /** A call's result as tools/call would answer it, from its events once it ended. */
+  async function resultOfEnded(events: readonly WardenEvent[]): Promise<CallToolResult> {
+    // a session that just connected (a client back for its task) knows the output schemas once its first view is read
+    await ready;
+    const ended = endedResult(events);
+    if (ended === undefined) throw new McpError(ErrorCode.InternalError, "the call has not ended");
+    const asked = events.find((e) => e.type === "ToolCallRequested");
+    return toMcpCallResult(ended, { hasOutputSchema: hasOutputSchema(asked?.tool ?? "") }) as CallToolResult;
+  }
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
     const name = request.params.name;
     const args = request.params.arguments ?? {};
+    const asTask = request.params.task !== undefined;
     const started = Date.now();
     const progressToken = request.params._meta?.progressToken;
     let progress = 0;
+    let waitingFor = "Warden";
     const report = (message: string) => {
       if (progressToken === undefined) return;
       progress += 1;
       const note: ServerNotification = { method: "notifications/progress", params: { progressToken, progress, message } };
       extra.sendNotification(note).catch((err: unknown) => log.debug({ err }, "progress not sent"));
     };
-    const timer = progressToken === undefined ? undefined : setInterval(() => report(`${name}: waiting for Warden (${Math.round((Date.now() - started) / 1000)} s)`), progressIntervalMs);
+    const timer = progressToken === undefined ? undefined : setInterval(() => report(`${name}: waiting for ${waitingFor} (${Math.round((Date.now() - started) / 1000)} s)`), progressIntervalMs);
     try {
-      let result = await client.call(name, args, { scope, flags, timeoutMs: callTimeoutMs });
-      log.info({ tool: name, callId: result.callId, status: result.status, code: result.error?.code }, "mcp tool call");
+      // the same ask while its first call goes on follows that call: one approval, one run
+      const ticket = await sameCalls.keyFor(name, args);
+      const firstWait = asTask ? Math.min(callTimeoutMs, TASK_START_WAIT_MS) : callTimeoutMs;
+      let result = await client.call(name, args, { scope, flags, timeoutMs: firstWait, ...(ticket === undefined ? {} : { idempotencyKey: ticket.key }) });
+      log.info({ tool: name, callId: result.callId, status: result.status, code: result.error?.code, task: asTask }, "mcp tool call");
       let note: string | undefined;
       if (result.status === "awaiting_approval" && result.approvalId !== undefined) {
         ({ result, note } = await confirmInClientIfAllowed(result, name, extra.sendRequest, report));
       }
-      return toMcpCallResult(result, { hasOutputSchema: hasOutputSchema(name), ...(note === undefined ? {} : { note }) }) as CallToolResult;
+      if (asTask) {
+        ticket?.settle(result.callId, !goesOn(result));
+        const task = await tasks.task(result.callId);
+        // a request that never reached the stream (refused as it was built or published) has no task to follow
+        if (task === undefined) throw new McpError(ErrorCode.InvalidParams, toModelMessage(result));
+        tasks.remember(result.callId);
+        return { task };
+      }
+      if (goesOn(result)) {
+        // a client without tasks waits here, with progress, up to the bound; then it gets the call's handle
+        waitingFor = result.approvalId === undefined ? "Warden" : `a person's approval (${result.approvalId})`;
+        const left = callTimeoutMs - (Date.now() - started);
+        if (left > 0) {
+          const after = await client.awaitCall(result.callId, name, { timeoutMs: left });
+          // still waiting at the approval: answered as the approval request it is
+          if (!(after.status === "pending" && result.status === "awaiting_approval")) result = after;
+        }
+      }
+      const onGoing = goesOn(result);
+      ticket?.settle(result.callId, !onGoing);
+      if (onGoing) tasks.remember(result.callId);
+      return toMcpCallResult(result, { hasOutputSchema: hasOutputSchema(name), handle: onGoing, ...(note === undefined ? {} : { note }) }) as CallToolResult;
     } finally {
       if (timer !== undefined) clearInterval(timer);
     }
+  });
+
+  // tasks/result waits on Warden's own long reads rather than the SDK's polling of tasks/get
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
+    const taskId = request.params.taskId;
+    for (;;) {
+      const events = await tasks.events(taskId);
+      if (events === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+      if (endedResult(events) !== undefined) {
+        const result = await resultOfEnded(events);
+        return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+      }
+      if (extra.signal.aborted || closed) throw new McpError(ErrorCode.ConnectionClosed, `the session closed before call ${taskId} ended`);
+      await client.result(taskId, { wait: true, timeoutMs: TASK_RESULT_SLICE_MS });
+    }
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: CALL_HANDLE_TEMPLATE,
+        name: "warden-call",
+        title: "A Warden call",
+        description: "One of your calls: its state (waiting for whom, or how it ended) and, once it has ended, its result.",
+        mimeType: "application/json",
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: tasks.made().map((callId) => ({ uri: callHandleUri(callId), name: callId, title: `Warden call ${callId}`, mimeType: "application/json" })),
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
+    const uri = request.params.uri;
+    const callId = callIdOfHandle(uri);
+    if (callId === undefined) throw new McpError(ErrorCode.InvalidParams, `no such resource: this server serves ${CALL_HANDLE_TEMPLATE}`);
+    const events = await tasks.events(callId);
+    const task = events === undefined ? undefined : callTaskOf(events, { pollIntervalMs: 0 });
+    if (events === undefined || task === undefined) throw new McpError(ErrorCode.InvalidParams, `no call ${callId} of ${principal}`);
+    const ended = endedResult(events);
+    const asked = events.find((e) => e.type === "ToolCallRequested");
+    const state = {
+      callId,
+      tool: asked?.tool ?? null,
+      status: ended?.status ?? (task.status === "input_required" ? "awaiting_approval" : "running"),
+      message: task.statusMessage ?? null,
+      ...(ended === undefined ? {} : { result: await resultOfEnded(events) }),
+    };
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(state, null, 2) }] };
   });
 
   /**

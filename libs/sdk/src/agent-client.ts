@@ -14,6 +14,7 @@ import {
   type ToolResult,
   type ToolViewRequestInput,
   type WardenError,
+  type WardenEvent,
   idempotentCallId,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   undoCallIdOf,
@@ -235,6 +236,18 @@ export interface AgentClient {
    */
   result(callId: string, opts?: ResultOptions): Promise<ToolResult>;
   /**
+   * The events of one of this principal's calls as the stream holds them now, without waiting:
+   * its request, its approval request and its outcome, those there are (in no particular order);
+   * for showing a call's state beside its result (the approval card's title and args). A call id
+   * this principal never used is `NOT_FOUND`.
+   * @example
+   * ```ts
+   * const e = await agent.events(callId);
+   * const asked = e.ok ? e.value.find((ev) => ev.type === "ApprovalRequested") : undefined;
+   * ```
+   */
+  events(callId: string): Promise<Outcome<WardenEvent[]>>;
+  /**
    * Cancels one of this principal's calls that has not started (waiting for approval, or not yet
    * claimed by an executor). A cancelled call never runs; its waiters get status `cancelled`.
    * @example
@@ -395,6 +408,12 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       // the registry locates the domain of this principal's own request under the id
       const ref = { principal, domain: ANY_DOMAIN, callId };
       return awaitOwnCall(bus, ref, { wait: opts.wait ?? true, timeoutMs: opts.timeoutMs ?? defaultTimeoutMs }, track);
+    },
+    async events(callId) {
+      if (closed) return fail("UNAVAILABLE", "the agent client is closed");
+      if (!isSafeToken(callId)) return fail("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)");
+      // the registry locates the domain of this principal's own request under the id
+      return readOwnCall(bus, principal, ANY_DOMAIN, callId, {});
     },
     cancel(callId, reason) {
       return cancelCall(bus, principal, callId, reason);

@@ -66,4 +66,12 @@ describe("a Warden result as an MCP tools/call result", () => {
     );
     expect(r).toMatchObject({ isError: true, content: [{ type: "text", text: "ERROR INVALID_ARGS: query: expected string. Do not retry the same call unchanged." }] });
   });
+
+  it("links the handle resource of a call that goes on, and says asking again follows it", () => {
+    const pending: ToolResult = { callId: "c5", ok: false, status: "awaiting_approval", approvalId: "ap5", error: { code: "CONFIRMATION_REQUIRED", message: "waits", retryable: false } };
+    const r = toMcpCallResult(pending, { hasOutputSchema: false, handle: true });
+    expect(r.content[1]).toMatchObject({ type: "text", text: expect.stringMatching(/^Read warden:\/\/calls\/c5 later for its outcome\. Calling again with the same arguments/) });
+    expect(r.content[2]).toMatchObject({ type: "resource_link", uri: "warden://calls/c5", mimeType: "application/json" });
+    expect(r._meta).toMatchObject({ [WARDEN_META_KEY]: { callId: "c5", handle: "warden://calls/c5" } });
+  });
 });

@@ -1,4 +1,5 @@
 import { toModelMessage, type ArtifactRef, type JsonValue, type ToolResult } from "@warden/contracts";
+import { callHandleUri } from "./call-task.js";
 
 /** The `_meta` key under which a result names its Warden call (MCP reserves unprefixed keys). */
 export const WARDEN_META_KEY = "dev.warden/call";
@@ -39,6 +40,11 @@ export interface CallResultOptions {
   readonly hasOutputSchema: boolean;
   /** A line added after the text of a result that is not a success (e.g. where to decide a pending call). */
   readonly note?: string;
+  /**
+   * The call goes on after this answer (it waits for a person, or its wait ran out): link its
+   * handle resource (`warden://calls/<callId>`), which the client reads later for the outcome.
+   */
+  readonly handle?: boolean;
 }
 
 function isPlainObject(v: JsonValue | undefined): v is Record<string, JsonValue> {
@@ -57,14 +63,33 @@ function artifactLink(a: ArtifactRef): ResourceLinkContent {
 }
 
 /** The call's identity and state, for a client (or a person) that wants more than the text. */
-function metaOf(r: ToolResult): Record<string, JsonValue> {
+function metaOf(r: ToolResult, handle: boolean): Record<string, JsonValue> {
   return {
     [WARDEN_META_KEY]: {
       callId: r.callId,
+      ...(handle ? { handle: callHandleUri(r.callId) } : {}),
       status: r.status,
       ...(r.approvalId === undefined ? {} : { approvalId: r.approvalId }),
       ...(r.error === undefined ? {} : { code: r.error.code, retryable: r.error.retryable }),
     },
+  };
+}
+
+function handleLink(callId: string): ResourceLinkContent {
+  return {
+    type: "resource_link",
+    uri: callHandleUri(callId),
+    name: callId,
+    title: `Warden call ${callId}`,
+    description: "This call's state, and its result once it has ended: read this resource later (resources/read).",
+    mimeType: "application/json",
+  };
+}
+
+function handleNote(callId: string): TextContent {
+  return {
+    type: "text",
+    text: `Read ${callHandleUri(callId)} later for its outcome. Calling again with the same arguments in this session follows this same call; it does not ask again.`,
   };
 }
 
@@ -90,8 +115,11 @@ function stillRunning(r: ToolResult): string {
  */
 export function toMcpCallResult(r: ToolResult, opts: CallResultOptions): McpCallResult {
   const links = (r.artifacts ?? []).map(artifactLink);
-  const meta = metaOf(r);
-  const note: TextContent[] = opts.note === undefined ? [] : [{ type: "text", text: opts.note }];
+  const meta = metaOf(r, opts.handle === true);
+  const note: (TextContent | ResourceLinkContent)[] = [
+    ...(opts.note === undefined ? [] : [{ type: "text" as const, text: opts.note }]),
+    ...(opts.handle === true ? [handleNote(r.callId), handleLink(r.callId)] : []),
+  ];
   if (r.status === "pending") return { content: [{ type: "text", text: stillRunning(r) }, ...note, ...links], isError: true, _meta: meta };
   if (!r.ok) return { content: [{ type: "text", text: toModelMessage(r) }, ...note, ...links], isError: true, _meta: meta };
   const text = toModelMessage(r);

@@ -35,6 +35,11 @@ export interface ListedTool {
   readonly inputSchema: JsonObject & { type: "object" };
   readonly outputSchema?: JsonObject & { type: "object" };
   readonly annotations: McpTool["annotations"] & { readonly title: string };
+  /**
+   * Every governed call may wait for a person (policy decides per call, not per tool), so a client
+   * with tasks may ask for one; a client without gets a bounded wait and a handle resource.
+   */
+  readonly execution: { readonly taskSupport: "optional" };
 }
 
 /** Reads the registry's `mcp` rendering of a view (a reply from outside: validated, never trusted). */
@@ -53,5 +58,6 @@ export function toListedTool(t: McpTool): ListedTool {
     inputSchema: objectRoot(t.inputSchema),
     ...(t.outputSchema === undefined ? {} : { outputSchema: objectRoot(t.outputSchema) }),
     annotations: { title: t.title, ...t.annotations },
+    execution: { taskSupport: "optional" },
   };
 }
