@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { drainBacklog, mib, type BacklogResult } from "./support/backlog.js";
 import { startDeployment, type Deployment, type DeploymentOptions } from "./support/deployment.js";
 import { checkCalls, checkHistory, settle } from "./support/end-state.js";
-import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, restartNats, type DiskFullOutcome } from "./support/faults.js";
+import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, restartNats, restartNatsWithoutStore, type DiskFullOutcome } from "./support/faults.js";
+import { createAgentClient } from "@warden/sdk";
+import { AGENT } from "./support/deployment.js";
+import { startLoad } from "./support/load.js";
 import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
 import { POISON_KINDS, publishPoison, whatTheCallerSees, type PoisonSent } from "./support/poison.js";
 import { appendRow, rowOf, type ReportRow } from "./support/report.js";
@@ -126,6 +129,44 @@ describe("chaos (long)", () => {
       expectSound(r);
       expect.soft(Object.keys(disk?.whileFull ?? {}).filter((k) => !CLEAR_FAILURES.test(k)), "what agents were told while the disk was full").toEqual([]);
       expect(r.faults[0]?.recoveredAt, "calls flow again once space returns").toBeDefined();
+    });
+  });
+
+  it("a single server restarted on a lost store: the history is gone, audit --verify names the missing checkpoints, and calls flow again", async () => {
+    await withDeployment({ executors: 1 }, async (d) => {
+      const agent = createAgentClient({ bus: await d.agentBus(), principal: AGENT, mode: "plan" });
+      const load = startLoad({ agent, rate: 5 });
+      let lostAt = 0;
+      let faults: Awaited<ReturnType<typeof restartNatsWithoutStore>> = [];
+      try {
+        await load.waitForSuccesses(10, 60_000);
+        // the notary has sealed what came before: its head log (outside the bus) remembers it
+        await new Promise((r) => setTimeout(r, 1_000));
+        lostAt = Date.now();
+        faults = await restartNatsWithoutStore(d, load);
+        await load.waitForSuccesses(10, 90_000);
+      } finally {
+        load.halt();
+        await agent.close();
+        await load.stop();
+      }
+      // a scan of the new stream: its sequences start again at 1
+      const scan = new StreamScan(d.admin);
+      await settle(scan, { timeoutMs: 60_000, idleMs: 45_000 });
+      const ackedAfter = load.records.filter((r) => r.acceptedAt !== undefined && r.acceptedAt > lostAt && r.callId !== undefined).map((r) => r.callId!);
+      const ackedBefore = load.records.filter((r) => r.acceptedAt !== undefined && r.acceptedAt <= lostAt).length;
+      const calls = checkCalls(scan, d.effectsFile, 0, ackedAfter);
+      const history = await checkHistory(d, scan);
+      report({ ...rowOf("nats store lost", calls, history, faults, d.services.reduce((n, s) => n + s.crashes(), 0)), notes: `${ackedBefore} calls acknowledged before the store was lost are gone with it (what a single server does not survive); audit --verify: ${history.audit}` });
+      expect.soft(calls.lost, "calls acknowledged after the new store was provisioned").toEqual([]);
+      expect.soft(calls.stuck, "calls with no ending").toEqual([]);
+      expect.soft(calls.duplicates).toEqual([]);
+      expect(ackedAfter.length).toBeGreaterThan(0);
+      expect(faults[0]?.recoveredAt, "calls flow again on the new store").toBeDefined();
+      // the loss is not silent: the notary's chain goes on from its head log, so the checkpoints of the lost history are missing
+      expect(history.audit).toMatch(/checkpoint_chain_broken/);
+      const audit = await d.cli(["audit", "--verify", "--json"]);
+      expect(audit.stdout).toMatch(/checkpoints #0–#\d+ are missing/);
     });
   });
 

@@ -24,6 +24,7 @@ export { readClaim, readEvent, readEventOnSubject, readOutcome, readRequestOf, t
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export { ensureStageConsumer } from "./stage-consumer.js";
 export { runStage } from "./stage-runner.js";
+export { watchStalledPull, type PulledDurable } from "./stalled-pull.js";
 export {
   ACK,
   type StageContext,

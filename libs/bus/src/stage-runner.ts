@@ -2,9 +2,9 @@ import type { ConsumerMessages } from "@nats-io/jetstream";
 import { STREAM_CALLS, type EventType } from "@warden/contracts";
 import { runBoundedPullLoop } from "./bounded-pull-loop.js";
 import { busObserver } from "./bus-observer.js";
-import type { Logger } from "./logger.js";
 import { consumeOptions } from "./pull-options.js";
 import { ensureStageConsumer } from "./stage-consumer.js";
+import { watchStalledPull } from "./stalled-pull.js";
 import { ReplayWatch } from "./replay-watch.js";
 import { processStageMessage } from "./stage-message.js";
 import { StageSettler } from "./stage-settler.js";
@@ -41,13 +41,14 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
   const maxDeliver = spec.maxDeliver ?? 5;
   const ackWaitMs = spec.ackWaitMs ?? STAGE_ACK_WAIT_MS;
   const { bus, log } = spec;
-  await ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
+  const ensureDurable = () => ensureStageConsumer(bus, spec.durable, spec.filterSubject, { maxDeliver, ackWaitMs, maxAckPending: Math.max(concurrency * 4, 256) });
+  await ensureDurable();
   const consumer = await bus.js.consumers.get(STREAM_CALLS, spec.durable);
   busObserver().stageStarted?.(spec.durable);
   const replays = new ReplayWatch(Date.parse((await consumer.info(true)).created), async () => Date.parse((await consumer.info()).created), log);
   // at most `concurrency` messages requested at once: with as many in flight, that is all it holds
   const messages: ConsumerMessages = await consumer.consume(consumeOptions(concurrency, spec.pull));
-  watchPullStatus(messages, log);
+  watchStalledPull(messages, log, { bus, durable: spec.durable, ensure: ensureDurable });
   const abort = new AbortController();
   const settler = new StageSettler(spec, ackWaitMs, spec.backoffMs ?? [250, 1_000, 5_000, 15_000]);
   const deps = {
@@ -71,13 +72,4 @@ export async function runStage<T extends EventType>(spec: StageSpec<T>): Promise
       return stopping;
     },
   };
-}
-
-/** A lost leader shows as missed heartbeats; the client then checks the consumer and pulls again. */
-function watchPullStatus(messages: ConsumerMessages, log: Logger): void {
-  void (async () => {
-    for await (const s of messages.status()) {
-      if (s.type === "heartbeats_missed" || s.type === "consumer_deleted" || s.type === "consumer_not_found") log.warn({ status: s.type }, "stage consumer stalled");
-    }
-  })().catch((err: unknown) => log.warn({ err }, "stage status watch ended"));
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectBus, ensureTopology, loadBusConfig, type Bus } from "@warden/bus";
@@ -16,8 +16,11 @@ export interface TestNats {
   connectAs(spec: IdentitySpecInput, connectionName?: string): Promise<Bus>;
   /** The credentials file of the given identity (minted on first use): what a spawned process gets as NATS_CREDS. */
   credsOf(spec: IdentitySpecInput): Promise<string>;
-  /** Kills the server (SIGKILL, as a crash) and starts it again on the same port and store after `downMs`. */
-  crashAndRestart(downMs: number): Promise<void>;
+  /**
+   * Kills the server (SIGKILL, as a crash) and starts it again on the same port after `downMs`, on
+   * the same store or (`loseStore`) an empty one; the next `bus()` then provisions the streams again.
+   */
+  crashAndRestart(downMs: number, o?: { readonly loseStore?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,10 +61,13 @@ export async function startTestNats(options: { readonly limits?: LimitsInput } =
     home,
     connectAs,
     credsOf: async (spec) => (await home.addIdentity(spec)).creds,
-    async crashAndRestart(downMs) {
+    async crashAndRestart(downMs, o = {}) {
       const exited = new Promise((r) => server.process.once("exit", r));
       server.process.kill("SIGKILL");
       await exited;
+      // a server whose disk was replaced: it comes back with no streams at all
+      if (o.loseStore === true) for (const entry of readdirSync(home.storeDir)) rmSync(join(home.storeDir, entry), { recursive: true, force: true });
+      topologyReady = !(o.loseStore === true);
       await new Promise((r) => setTimeout(r, downMs));
       server = await start();
     },

@@ -2,17 +2,17 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { appendEvent, requestRpc, silentLogger } from "@warden/bus";
+import { appendEvent, requestRpc, silentLogger, type Bus } from "@warden/bus";
 import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts";
 import { checkExportTrailerSignature, checkpointHash, ExportTrailerSchema, parseHeadLog, pinKeys, verifyEvidence, type StoredMessage } from "@warden/evidence";
-import { eventually, SYNTHETIC_APPROVER_KEY, syntheticCall, useTestNats } from "@warden/testing";
+import { eventually, startTestNats, SYNTHETIC_APPROVER_KEY, syntheticCall, useTestNats } from "@warden/testing";
 import { generateSigningKeyPair } from "@warden/service-kit";
 import { readCheckpoints, type StoredCheckpoint } from "./last-checkpoint.js";
 import { startNotaryService } from "./service.js";
 
 const NOTARY = { kind: "service", name: "notary", role: "notary" } as const;
 
-async function streamMessages(t: ReturnType<typeof useTestNats>): Promise<StoredMessage[]> {
+async function streamMessages(t: { readonly bus: Bus }): Promise<StoredMessage[]> {
   const info = await t.bus.jsm.streams.info(STREAM_CALLS);
   const out: StoredMessage[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
@@ -107,4 +107,47 @@ describe("the notary", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("after the server lost its store, goes on from its head log so verification names the lost checkpoints; without the log the loss verifies clean", async () => {
+    const own = await startTestNats();
+    const dir = mkdtempSync(join(tmpdir(), "warden-notary-lost-"));
+    const verifyOwn = async (admin: Bus) =>
+      verifyEvidence({
+        messages: await streamMessages({ bus: admin }),
+        checkpoints: (await readCheckpoints(admin)).checkpoints.map((c) => c.checkpoint),
+        notaryKeys: [key.publicKeyDerBase64],
+        approverKeys: [SYNTHETIC_APPROVER_KEY.publicKeyDerBase64],
+        complete: true,
+      });
+    const sealAll = async (admin: Bus, callIds: readonly string[], headLogFile?: string) => {
+      const notary = await startNotaryService({ bus: await own.connectAs(NOTARY), log: silentLogger(), signingKeyPem: key.privateKeyPem, maxMessages: 4, intervalMs: 30, ...(headLogFile ? { headLogFile } : {}) });
+      try {
+        for (const callId of callIds) for (const e of syntheticCall({ callId, outcome: "succeeded" })) await appendEvent(admin, e);
+        const last = (await admin.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+        await eventually(() => expect(notary.sealedThrough()).toBe(last), 15_000);
+      } finally {
+        await notary.stop();
+      }
+    };
+    try {
+      for (const headLogFile of [undefined, join(dir, "heads.jsonl")]) {
+        const admin = await own.bus(`admin-${headLogFile === undefined ? "nolog" : "log"}`);
+        await sealAll(admin, ["lost1", "lost2"], headLogFile);
+        const before = (await readCheckpoints(admin)).checkpoints.at(-1)!.checkpoint.statement;
+        await own.crashAndRestart(100, { loseStore: true });
+        const fresh = await own.bus(`admin-fresh-${headLogFile === undefined ? "nolog" : "log"}`);
+        await sealAll(fresh, ["after1"], headLogFile);
+        const findings = (await verifyOwn(fresh)).findings;
+        if (headLogFile === undefined) {
+          // the control: a notary that keeps nothing outside the bus starts a new chain, and the loss verifies clean
+          expect(findings).toEqual([]);
+        } else {
+          expect(findings).toContainEqual(expect.objectContaining({ kind: "checkpoint_chain_broken", detail: `the first checkpoint is #${before.index + 1}: checkpoints #0–#${before.index} are missing` }));
+        }
+      }
+    } finally {
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

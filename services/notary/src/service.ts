@@ -1,5 +1,5 @@
 import { encodeJson, readCallStream, type Bus, type Logger } from "@warden/bus";
-import { NOTARY_CHECKPOINT_SUBJECT } from "@warden/contracts";
+import { NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts";
 import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
 import { announceService, loadSigningKey } from "@warden/service-kit";
 import { CheckpointBuilder, type ChainHead } from "./domain/checkpoint-builder.js";
@@ -59,8 +59,23 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
   const follow = async (): Promise<void> => {
     const last = await lastCheckpoint(deps.bus);
     const s = last?.checkpoint.statement;
-    const head: ChainHead = s === undefined ? { index: 0, prev: null, fromSeq: undefined } : { index: s.index + 1, prev: checkpointHash(s), fromSeq: s.toSeq + 1 };
-    sealedThrough = s?.toSeq ?? 0;
+    let head: ChainHead = s === undefined ? { index: 0, prev: null, fromSeq: undefined } : { index: s.index + 1, prev: checkpointHash(s), fromSeq: s.toSeq + 1 };
+    const logged = headLog?.last()?.statement;
+    if (logged !== undefined && (s === undefined || logged.index > s.index)) {
+      // the server holds fewer checkpoints than this notary wrote: its store was lost or rewritten.
+      // The chain goes on from the head log, never from #0 again, so the gap is a finding of every
+      // later verification instead of a fresh history that verifies clean
+      const calls = await deps.bus.jsm.streams.info(STREAM_CALLS);
+      const kept = calls.state.last_seq >= logged.toSeq;
+      head = { index: logged.index + 1, prev: checkpointHash(logged), fromSeq: kept ? logged.toSeq + 1 : undefined };
+      log.error(
+        { serverCheckpoint: s?.index ?? null, loggedCheckpoint: logged.index, loggedThroughSeq: logged.toSeq, callStreamLastSeq: calls.state.last_seq },
+        kept
+          ? `WARDEN_NOTARY lost checkpoints #${(s?.index ?? -1) + 1}–#${logged.index} that the head log holds; the chain goes on from #${logged.index}`
+          : `the server lost the sealed history: WARDEN_CALLS ends at seq ${calls.state.last_seq} but checkpoint #${logged.index} sealed it through seq ${logged.toSeq}; the chain goes on from #${logged.index} over what the stream holds now`,
+      );
+    }
+    sealedThrough = head.fromSeq === undefined ? 0 : head.fromSeq - 1;
     let lastWritten = last?.seq ?? 0;
     const builder = new CheckpointBuilder(head);
     let failure: unknown;

@@ -1,4 +1,4 @@
-import type { Bus, JsMsg, Logger } from "@warden/bus";
+import { watchStalledPull, type Bus, type JsMsg, type Logger } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts";
 import { applyRun, type BatchDeps } from "./apply-batch.js";
 import { HeldMessages } from "./held-messages.js";
@@ -25,6 +25,8 @@ export interface ConsumeOptions {
   readonly ackWaitMs: number;
   readonly batchDeps: BatchDeps;
   readonly onApplied: (seq: number) => void;
+  /** Creates the durable (again): a server back on a new store has the stream but not it. */
+  readonly ensureDurable: () => Promise<void>;
   /** The pull ended by itself (not by `stop`). */
   readonly onEnded: () => void;
 }
@@ -39,6 +41,7 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
   // at most one batch is asked for (and, by the consumer's max_ack_pending, un-acked) at a time:
   // draining a backlog never holds more than that
   const messages = await consumer.consume({ max_messages: o.batchSize, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS });
+  watchStalledPull(messages, o.log, { bus: o.bus, durable: o.durable, ensure: o.ensureDurable });
   const inbox = new PullInbox<JsMsg>(messages);
   // another copy moving the cursor may be what a held run waits for
   const unwatch = await o.batchDeps.cursor.watch(() => inbox.wake());

@@ -52,7 +52,8 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
   const ackWaitMs = deps.ackWaitMs ?? 10_000;
   const durable = consumerName(PROJECTOR_STAGE);
   // a projector may never drop an event: deliveries are unbounded, retries happen in-process
-  await ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize });
+  const ensureDurable = () => ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize });
+  await ensureDurable();
   const stores = await Promise.all(READ_MODELS.map(async (spec) => new ModelStore(await bus.kvm.open(spec.bucket), spec)));
   const poison = new PoisonLetters(bus, log, durable);
   const batchDeps: BatchDeps = {
@@ -66,8 +67,18 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
   let current: Consuming | undefined;
   let appliedTo = 0;
   let closing = false;
+  const restartLater = () =>
+    setTimeout(() => {
+      if (!closing && current === undefined && (lease?.holds() ?? true)) void startConsuming().catch((err: unknown) => {
+        log.error({ err }, "projector consumer restart failed; trying again");
+        restartLater();
+      });
+    }, RESTART_MS);
   const startConsuming = async () => {
+    // its durable again, should the server have come back on a new store without it
+    await ensureDurable();
     const c = await consume({
+      ensureDurable,
       bus,
       log,
       durable,
@@ -83,9 +94,7 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
         if (closing || current !== c) return;
         log.error("projector consumer ended unexpectedly, starting it again");
         current = undefined;
-        setTimeout(() => {
-          if (!closing && current === undefined && (lease?.holds() ?? true)) void startConsuming().catch((err: unknown) => log.error({ err }, "projector consumer restart failed"));
-        }, RESTART_MS);
+        restartLater();
       },
     });
     current = c;

@@ -56,6 +56,8 @@ export interface Deployment {
   approverBus(): Promise<Bus>;
   /** Appends a timestamped line to `<dir>/chaos.log`: what the suite did, next to the processes' logs. */
   note(text: string): void;
+  /** The admin's provisioning again (streams, buckets, policy document), as `warden up` does on a new store. */
+  provision(): Promise<void>;
   /** Runs the built `warden` CLI against this deployment as the home's admin. */
   cli(args: readonly string[]): Promise<CliRun>;
   stop(): Promise<void>;
@@ -108,9 +110,12 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
     };
     // only the admin provisions: streams, buckets (at 3 replicas on the cluster), the policy document
     const admin = await connectAs(ADMIN, "chaos-admin");
-    await provisionPatiently(admin, o.cluster === true);
-    const put = await putPolicyDocument(admin, CHAOS_POLICY);
-    if (!put.ok) throw new Error(`chaos policy refused: ${put.error.message}`);
+    const provision = async () => {
+      await provisionPatiently(admin, o.cluster === true);
+      const put = await putPolicyDocument(admin, CHAOS_POLICY);
+      if (!put.ok) throw new Error(`chaos policy refused: ${put.error.message}`);
+    };
+    await provision();
 
     const key = generateApproverKeyPair();
     const keyFile = join(home.dir, "keys", "approver.pem");
@@ -181,6 +186,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
       logDir,
       agentBus: () => connectAs({ kind: "agent", name: AGENT }, AGENT),
       approverBus: () => connectAs({ kind: "human", name: APPROVER_PERSON }, APPROVER_PERSON),
+      provision,
       note: (text) => appendFileSync(join(dir, "chaos.log"), `${new Date().toISOString()} ${text}\n`),
       cli: (args) => runCli(args, { ...process.env, WARDEN_HOME: home.dir, NATS_URL: nats.url, WARDEN_REPLICAS: replicas }),
       stop: stopAll,

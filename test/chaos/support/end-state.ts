@@ -142,9 +142,14 @@ export async function checkHistory(d: Deployment, scan: StreamScan, catchUpMs = 
     at = await cursor.read();
   }
   const audit = await d.cli(["audit", "--verify", "--json"]);
-  const auditDoc = parseJson(audit.stdout) as
-    | { verified?: boolean; findings?: { callId: string; kind?: string; detail?: string }[]; error?: { message?: string } }
+  const parsedAudit = parseJson(audit.stdout) as
+    | { verified?: boolean; findings?: { callId: string; kind?: string; detail?: string }[]; evidence?: { findings?: { callId?: string; kind?: string; detail?: string }[] }; error?: { message?: string } }
     | undefined;
+  // the evidence's findings (checkpoints, hashes, signatures) are listed apart from the calls' invariants
+  const auditDoc =
+    parsedAudit === undefined
+      ? undefined
+      : { ...parsedAudit, findings: [...(parsedAudit.findings ?? []), ...(parsedAudit.evidence?.findings ?? []).map((f) => ({ ...f, callId: f.callId ?? "-" }))] };
   const auditClean = audit.code === 0 && auditDoc?.verified === true;
   const auditText =
     auditDoc?.verified === undefined

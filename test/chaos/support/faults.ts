@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { STREAM_CALLS } from "@warden/contracts";
 import type { Deployment } from "./deployment.js";
@@ -97,6 +97,37 @@ export async function restartNats(d: Deployment, load: Load, o: { rounds: number
     await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
   }
   return faults;
+}
+
+/**
+ * kill -9 of a single server whose disk is then lost: it starts again on an empty store, and the
+ * admin provisions streams and policy again as `warden up` would. Everything stored before is gone;
+ * the scenario shows that Warden says so (audit) and that calls flow again.
+ */
+export async function restartNatsWithoutStore(d: Deployment, load: Load): Promise<Fault[]> {
+  const f: Fault = { kind: "nats kill -9, store lost", target: "nats-server", at: Date.now() };
+  d.note("kill -9 nats-server; its store is lost");
+  await Promise.all(d.nats.nodes.map((n) => n.process.signal("SIGKILL")));
+  for (const entry of readdirSync(d.home.storeDir)) rmSync(join(d.home.storeDir, entry), { recursive: true, force: true });
+  await Promise.all(d.nats.nodes.map((n) => n.process.start()));
+  await waitFor(async () => {
+    try {
+      await d.provision();
+      return true;
+    } catch {
+      return undefined;
+    }
+  }, 30_000);
+  d.note("nats-server started on an empty store and provisioned again");
+  // the stages find their durables gone and create them again by themselves; the projector's
+  // in-process cursor and lease still name the lost store, so (as `warden up` would) it is restarted
+  const projector = d.service("projector");
+  await projector.signal("SIGTERM");
+  await startPatiently(projector);
+  const t = await load.firstSuccessAfter(f.at, RECOVERY_LIMIT_MS);
+  if (t !== undefined) f.recoveredAt = t;
+  await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
+  return [f];
 }
 
 /**
