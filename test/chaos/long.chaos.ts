@@ -170,6 +170,33 @@ describe("chaos (long)", () => {
     });
   });
 
+  it("the projector and the notary frozen (SIGSTOP): calls are still decided, warden status names both as behind, and both catch up once resumed", async () => {
+    await withDeployment({ executors: 1 }, async (d, scan) => {
+      let problems: string[] = [];
+      const r = await runPhase(d, scan, { ...phase, name: "projector + notary frozen", rate: 8, sendShare: 0.2 }, async ({ load }) => {
+        const frozen = [d.service("projector"), d.service("notary")];
+        await Promise.all(frozen.map((s) => s.signal("SIGSTOP")));
+        const f = { kind: "SIGSTOP", target: "projector+notary", at: Date.now() };
+        d.note("SIGSTOP projector and notary");
+        try {
+          // long enough for the notary's silence to count (30 s) and the projector to fall 100 events behind
+          await load.waitForSuccesses(50, 60_000);
+          await new Promise((done) => setTimeout(done, Math.max(0, f.at + 35_000 - Date.now())));
+          const status = await d.cli(["status", "--json"]);
+          problems = (JSON.parse(status.stdout) as { problems?: string[] }).problems ?? [];
+        } finally {
+          await Promise.all(frozen.map((s) => s.signal("SIGCONT")));
+          d.note("SIGCONT projector and notary");
+        }
+        return [f];
+      });
+      report({ ...r.row, notes: `warden status while frozen: ${problems.join(" | ")}` });
+      expectSound(r);
+      expect.soft(problems.some((p) => /the projector is \d+ events behind/.test(p)), `status names the projector: ${problems.join(" | ")}`).toBe(true);
+      expect.soft(problems.some((p) => /the notary has sealed nothing for/.test(p)), `status names the notary: ${problems.join(" | ")}`).toBe(true);
+    });
+  });
+
   for (const skew of SKEWS) {
     it(`a clock ${skew.offset} on ${skew.service}: every call ends once, and a call that fails says why`, async () => {
       // two executor copies: a claim one copy writes by its clock is judged by the other's; SIGKILLs of

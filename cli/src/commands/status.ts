@@ -11,6 +11,8 @@ import {
   STREAM_DLQ,
   ToolRecordSchema,
 } from "@warden/contracts";
+import { lastCheckpoint } from "@warden/notary";
+import { openCursor } from "@warden/projector";
 import { discoverServices } from "@warden/service-kit";
 import type { STATUS_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
@@ -27,7 +29,7 @@ export const statusCommand: Command<typeof STATUS_OPTIONS> = async ({ values }, 
 };
 
 async function readStatus(bus: Bus): Promise<StatusReport> {
-  const [services, executors, consumers, dlq, stream, approvals, policy] = await Promise.all([
+  const [services, executors, consumers, dlq, stream, approvals, policy, history] = await Promise.all([
     discoverServices(bus),
     executorsByDomain(bus),
     consumerLag(bus),
@@ -43,15 +45,33 @@ async function readStatus(bus: Bus): Promise<StatusReport> {
     })),
     pendingApprovals(bus),
     policyVersion(bus),
+    historyPosition(bus),
   ]);
   const problems: string[] = [];
   for (const e of executors) if (!e.alive) problems.push(`domain ${e.domain} has ${e.enabledTools} enabled tool(s) and no live executor: its calls are refused UNAVAILABLE`);
-  for (const core of ["warden-registry", "warden-policy", "warden-approver", "warden-projector"]) {
+  for (const core of ["warden-registry", "warden-policy", "warden-approver", "warden-projector", "warden-notary"]) {
     if (!services.some((s) => s.name === core)) problems.push(`no ${core} answered discovery: calls that need it wait`);
   }
   for (const c of consumers) if (c.pending > 1_000) problems.push(`durable ${c.durable} is ${c.pending} messages behind`);
+  const projectorLag = history.lastSeq - history.projectorCursor;
+  // the calls go on without either: what falls behind is what people read (inbox, trace) and what seals it
+  if (projectorLag > STALE_EVENTS) problems.push(`the projector is ${projectorLag} events behind the stream (read models at seq ${history.projectorCursor} of ${history.lastSeq}): calls are still decided, but the inbox, traces and budgets' views are stale`);
+  const unsealed = history.lastSeq - (history.sealedThrough ?? 0);
+  const sealedAgo = history.lastCheckpointAt === null ? Infinity : Date.now() - Date.parse(history.lastCheckpointAt);
+  if (unsealed > 0 && sealedAgo > STALE_SEAL_MS) problems.push(`the notary has sealed nothing for ${history.lastCheckpointAt === null ? "ever" : `${Math.round(sealedAgo / 1000)} s`}: ${unsealed} events are unsealed (calls are still decided; audit --verify reports them unsealed)`);
   if (dlq.messages > 0) problems.push(`${dlq.messages} dead letter(s) in ${STREAM_DLQ} (see docs/reliability.md: what a letter holds and how to replay it)`);
-  return { at: new Date().toISOString(), services, executors, consumers, dlq, stream, approvals, policy, problems };
+  return { at: new Date().toISOString(), services, executors, consumers, dlq, stream, approvals, policy, history, problems };
+}
+
+/** More events than this behind: the projector is not just busy. */
+const STALE_EVENTS = 100;
+/** The notary seals every couple of seconds while there is something new. */
+const STALE_SEAL_MS = 30_000;
+
+async function historyPosition(bus: Bus): Promise<StatusReport["history"]> {
+  const [info, cursor, last] = await Promise.all([bus.jsm.streams.info(STREAM_CALLS), openCursor(bus).then((c) => c.read()), lastCheckpoint(bus).catch(() => undefined)]);
+  const s = last?.checkpoint.statement;
+  return { lastSeq: info.state.last_seq, projectorCursor: cursor, sealedThrough: s?.toSeq ?? null, lastCheckpointAt: s?.sealedAt ?? null };
 }
 
 /** Every domain with enabled tools or a heartbeat: alive while its heartbeat key has not expired. */

@@ -19,6 +19,14 @@ export interface StatusReport {
     readonly replicas: number;
   };
   readonly approvals: { readonly pending: number; readonly oldestWaitingSeconds?: number };
+  /** How far the read models and the evidence are behind the stream's last sequence. */
+  readonly history: {
+    readonly lastSeq: number;
+    readonly projectorCursor: number;
+    /** null: no checkpoint yet. */
+    readonly sealedThrough: number | null;
+    readonly lastCheckpointAt: string | null;
+  };
   readonly policy: { readonly version: string | null; readonly revision?: number; readonly note?: string };
   /** What an operator should look at, in words. */
   readonly problems: readonly string[];
@@ -47,6 +55,7 @@ export function statusText(r: StatusReport): string {
     "",
     `stream    ${r.stream.name}: ${r.stream.messages} events, ${mib(r.stream.bytes)}, retention ${days(r.stream.maxAgeSeconds)}, R${r.stream.replicas}`,
     `          ${r.stream.firstTs === null ? "empty" : `${r.stream.firstTs} .. ${r.stream.lastTs}`}`,
+    `history   read models at seq ${r.history.projectorCursor} of ${r.history.lastSeq}; sealed through ${r.history.sealedThrough ?? "nothing yet"}${r.history.lastCheckpointAt === null ? "" : ` (last checkpoint ${r.history.lastCheckpointAt})`}`,
     `dlq       ${r.dlq.messages} dead letter(s)`,
     `approvals ${r.approvals.pending} waiting for a person${r.approvals.oldestWaitingSeconds === undefined ? "" : `, the oldest for ${r.approvals.oldestWaitingSeconds} s`}`,
     `policy    ${r.policy.version === null ? `none (${r.policy.note ?? "?"})` : `version ${r.policy.version}`}`,
