@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { CheckDef as Check, Schema as Node } from "./compiled-check.js";
 import { compiledEventCheck, validateEventJsonWithZod } from "./event-hash.js";
 import { WardenEventSchema } from "./events.js";
 
@@ -10,40 +11,11 @@ import { WardenEventSchema } from "./events.js";
  * be a faster zod, so on each value both must answer alike: accepted as it is, or not.
  */
 
-/** What the generator reads of a zod schema (as compiled-check.ts reads it). */
-interface Node {
-  readonly _zod: {
-    readonly def: {
-      readonly type: string;
-      readonly checks?: readonly { readonly _zod: { readonly def: Check } }[];
-      readonly shape?: Record<string, Node>;
-      readonly element?: Node;
-      readonly innerType?: Node;
-      readonly options?: readonly Node[];
-      readonly keyType?: Node;
-      readonly valueType?: Node;
-      readonly getter?: () => Node;
-    };
-    readonly traits: ReadonlySet<string>;
-    readonly values?: ReadonlySet<unknown>;
-    readonly innerType?: Node;
-  };
-}
-interface Check {
-  readonly check: string;
-  readonly format?: string;
-  readonly pattern?: RegExp;
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly value?: unknown;
-  readonly inclusive?: boolean;
-}
-
 /** How deep generated JSON values (args, outputs, details) nest before only leaves are made. */
 const GEN_DEPTH = 4;
 
 const checksOf = (s: Node): Check[] => [...(s._zod.traits.has("$ZodCheck") ? [s._zod.def as unknown as Check] : []), ...(s._zod.def.checks ?? []).map((c) => c._zod.def)];
-const lazyInner = (s: Node): Node => s._zod.innerType ?? s._zod.def.getter!();
+const lazyInner = (s: Node): Node => (s._zod as { readonly innerType?: Node }).innerType ?? s._zod.def.getter!();
 const resolved = (s: Node): Node => (s._zod.def.type === "lazy" ? resolved(lazyInner(s)) : s);
 const isLeaf = (s: Node): boolean => !["array", "object", "record", "union", "lazy"].includes(resolved(s)._zod.def.type);
 

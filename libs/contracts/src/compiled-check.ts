@@ -14,8 +14,8 @@ export class UnsupportedSchemaError extends Error {
   override readonly name = "UnsupportedSchemaError";
 }
 
-/** What zod keeps of a schema and its checks; read, never written. */
-interface Def {
+/** What zod keeps of a schema and its checks; read, never written (the property test reads it too). */
+export interface Def {
   readonly type: string;
   readonly checks?: readonly { readonly _zod: { readonly def: CheckDef } }[];
   readonly coerce?: boolean;
@@ -34,7 +34,7 @@ interface Def {
   readonly values?: readonly unknown[];
   readonly entries?: Record<string, unknown>;
 }
-interface CheckDef {
+export interface CheckDef {
   readonly check: string;
   readonly format?: string;
   readonly pattern?: RegExp;
@@ -43,7 +43,7 @@ interface CheckDef {
   readonly value?: unknown;
   readonly inclusive?: boolean;
 }
-interface Schema {
+export interface Schema {
   readonly _zod: { readonly def: Def; readonly traits: ReadonlySet<string>; readonly optin?: string; readonly optout?: string; readonly values?: ReadonlySet<unknown> };
 }
 
