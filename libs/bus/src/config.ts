@@ -2,7 +2,7 @@ import { z } from "zod";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-/** The environment every Warden process reads; defaults as in README's Configuration table. */
+/** The environment every Warden process reads; defaults as in docs/configuration.md. */
 export const BusConfigSchema = z.object({
   /** Server URL(s), comma-separated. @default "nats://127.0.0.1:4222" */
   NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),

@@ -3,8 +3,8 @@ import type { z } from "zod";
 /**
  * A predicate compiled from a zod schema: true only when zod would accept the value AND return
  * it unchanged (no member stripped, nothing defaulted), which is what `validateEventJson` asks of
- * an event. It may say false where zod accepts (a caller then asks zod), never true where zod
- * refuses. `depth` is the nesting of `value` (1 for the top-level object); any array or object
+ * an event; on every JSON value it answers as zod does (compiled-check.property.test.ts proves it
+ * against zod's own answer), and a caller that gets false still asks zod, for the reason. `depth` is the nesting of `value` (1 for the top-level object); any array or object
  * deeper than `maxDepth` makes it false, as `valueDepthExceeds` would.
  */
 export type CompiledCheck = (value: unknown, depth: number, maxDepth: number) => boolean;
@@ -14,8 +14,8 @@ export class UnsupportedSchemaError extends Error {
   override readonly name = "UnsupportedSchemaError";
 }
 
-/** What zod keeps of a schema and its checks; read, never written. */
-interface Def {
+/** What zod keeps of a schema and its checks; read, never written (the property test reads it too). */
+export interface Def {
   readonly type: string;
   readonly checks?: readonly { readonly _zod: { readonly def: CheckDef } }[];
   readonly coerce?: boolean;
@@ -34,7 +34,7 @@ interface Def {
   readonly values?: readonly unknown[];
   readonly entries?: Record<string, unknown>;
 }
-interface CheckDef {
+export interface CheckDef {
   readonly check: string;
   readonly format?: string;
   readonly pattern?: RegExp;
@@ -43,7 +43,7 @@ interface CheckDef {
   readonly value?: unknown;
   readonly inclusive?: boolean;
 }
-interface Schema {
+export interface Schema {
   readonly _zod: { readonly def: Def; readonly traits: ReadonlySet<string>; readonly optin?: string; readonly optout?: string; readonly values?: ReadonlySet<unknown> };
 }
 
@@ -142,14 +142,14 @@ class Compiler {
         if (pattern.global || pattern.sticky) throw new UnsupportedSchemaError("a stateful pattern");
         tests.push((v) => pattern.test(v));
       } else if (c.check === "min_length" && c.minimum !== undefined) {
-        // zod counts code points; a string has at least half as many as UTF-16 units, so this
-        // says true only where zod surely does (anything closer goes to zod)
+        // zod counts code points (one or two UTF-16 units each): only between min and 2 * min
+        // units is the count in doubt, and then it is counted, as zod does
         const min = c.minimum;
-        tests.push((v) => Math.ceil(v.length / 2) >= min);
+        tests.push((v) => v.length >= min * 2 || (v.length >= min && codePoints(v) >= min));
       } else if (c.check === "max_length" && c.maximum !== undefined) {
-        // at most as many code points as units
+        // at most as many code points as units: only a string over the limit in units is counted
         const max = c.maximum;
-        tests.push((v) => v.length <= max);
+        tests.push((v) => v.length <= max || codePoints(v) <= max);
       } else {
         throw new UnsupportedSchemaError(`string check ${c.check}${c.format === undefined ? "" : ` ${c.format}`}`);
       }
@@ -317,6 +317,18 @@ class Compiler {
         throw new UnsupportedSchemaError(`a ${def.type} inside a union`);
     }
   }
+}
+
+/** Code points of a string, as zod counts them for its length checks: a lone surrogate is one. */
+function codePoints(v: string): number {
+  let count = v.length;
+  for (let i = 0; i < v.length - 1; i++) {
+    if ((v.charCodeAt(i) & 0xfc00) === 0xd800 && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
 }
 
 /** The schema a lazy stands for, as zod resolves (and keeps) it. */

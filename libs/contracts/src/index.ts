@@ -79,6 +79,7 @@ export {
 export { matchesSecret, secretDigest } from "./secret-match.js";
 export { causeOf, compiledEventCheck, eventHash, messageHash, validateEventJson, validateEventJsonWithZod, type EventCause } from "./event-hash.js";
 export { compileCheck, UnsupportedSchemaError, type CompiledCheck } from "./compiled-check.js";
+export { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type AuditViolationKind, type CallViolationKind } from "./violation-kinds.js";
 export { ApproverPublicKeySchema, approverKeyId, grantStatementOf, verifyEd25519, verifyGrantSignature } from "./grant-signature.js";
 export {
   AGENT_BUDGET_KEYS,

@@ -1,4 +1,4 @@
-import { eventHash, type PolicyDocumentInput, type WardenEvent } from "@warden/contracts";
+import { eventHash, type AuditViolationKind, type CallViolationKind, type PolicyDocumentInput, type WardenEvent } from "@warden/contracts";
 import { syntheticCall } from "./synthetic-calls.js";
 
 /** The policy document the audit-only violations are judged against. */
@@ -14,34 +14,6 @@ export const CRAFTED_POLICY: PolicyDocumentInput = {
   budgets: { maxCallsPerRun: 2 },
 };
 
-/**
- * Every violation kind the projections flag (CALL_VIOLATION_KINDS and AUDIT_VIOLATION_KINDS of
- * @warden/projections), spelled out here because @warden/projections' own tests use this package;
- * those tests index this map by the projections' lists, so a kind missing here fails to compile.
- */
-export const CRAFTED_VIOLATION_KINDS = [
-  "started_without_authorisation",
-  "send_without_grant",
-  "llm_send_not_denied",
-  "grant_args_mismatch",
-  "grant_descriptor_mismatch",
-  "grant_without_request",
-  "grant_expired_at_start",
-  "binding_mismatch",
-  "finished_twice",
-  "finished_without_start",
-  "truncated_without_artifact",
-  "after_terminal",
-  "invalid_transition",
-  "identity_mismatch",
-  "child_not_llm",
-  "grant_approver_not_human",
-  "grant_approver_not_allowed",
-  "grant_by_requester",
-  "budget_exceeded",
-] as const;
-export type CraftedViolationKind = (typeof CRAFTED_VIOLATION_KINDS)[number];
-
 function change<T extends WardenEvent["type"]>(events: WardenEvent[], type: T, edit: (e: Extract<WardenEvent, { type: T }>) => WardenEvent): WardenEvent[] {
   return events.map((e) => (e.type === type ? edit(e as Extract<WardenEvent, { type: T }>) : e));
 }
@@ -52,8 +24,10 @@ const OTHER_HASH = `sha256:${"f".repeat(64)}`;
 /**
  * A crafted stream for each violation kind: one or more calls whose events break exactly the
  * invariant named (others may follow from it). The call to look at is the first callId given.
+ * Keyed by every kind of @warden/contracts' lists, so a kind added there without a stream here
+ * fails to compile.
  */
-export const CRAFTED_VIOLATIONS: Record<CraftedViolationKind, (callId: string, runId: string) => WardenEvent[]> = {
+export const CRAFTED_VIOLATIONS: Record<CallViolationKind | AuditViolationKind, (callId: string, runId: string) => WardenEvent[]> = {
   started_without_authorisation: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolPolicyChecked"),
   send_without_grant: (callId, runId) => syntheticCall({ callId, runId, outcome: "succeeded", tool: "customer.message", grade: "send", mode: "plan" }),
   llm_send_not_denied: (callId, runId) => syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message", mode: "llm" }),

@@ -8,7 +8,7 @@ export {
   type CallableTool,
   type CallOptions,
 } from "./authorised-calls.js";
-export { CRAFTED_POLICY, CRAFTED_VIOLATION_KINDS, CRAFTED_VIOLATIONS, type CraftedViolationKind } from "./crafted-violations.js";
+export { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "./crafted-violations.js";
 export { callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from "./events.js";
 export { eventually } from "./eventually.js";
 export { serveFakeRegistry } from "./fake-registry.js";

@@ -60,6 +60,18 @@ export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
 export function recordOf(requested: ApprovalRequested): ApprovalRecord {
   const d = requested.data;
   return {
+    ...requestOf(requested),
+    argsPreview: d.argsPreview,
+    requestEventId: requested.eventId,
+    status: "pending",
+    ...(d.quorum === undefined || d.quorum === 1 ? {} : { quorum: d.quorum }),
+  };
+}
+
+/** What the record and the pending list both take from the request as it is. */
+function requestOf(requested: ApprovalRequested) {
+  const d = requested.data;
+  return {
     approvalId: d.approvalId,
     callId: requested.callId,
     domain: requested.domain,
@@ -69,14 +81,10 @@ export function recordOf(requested: ApprovalRequested): ApprovalRecord {
     principal: requested.principal,
     mode: requested.mode,
     argsHash: d.argsHash,
-    argsPreview: d.argsPreview,
     reason: d.reason,
     requestedAt: requested.ts,
     expiresAt: d.expiresAt,
     approvers: d.approvers,
-    requestEventId: requested.eventId,
-    status: "pending",
-    ...(d.quorum === undefined || d.quorum === 1 ? {} : { quorum: d.quorum }),
   };
 }
 
@@ -91,15 +99,7 @@ export function isOverdue(record: { readonly expiresAt: string }, now: Date): bo
 export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalRecord["votes"] = []): PendingApproval {
   const d = requested.data;
   return {
-    approvalId: d.approvalId,
-    callId: requested.callId,
-    domain: requested.domain,
-    tool: requested.tool,
-    title: d.title,
-    grade: d.grade,
-    principal: requested.principal,
-    mode: requested.mode,
-    argsHash: d.argsHash,
+    ...requestOf(requested),
     argsPreview: argsPreview(d.args),
     args: d.args,
     ...(d.description === undefined ? {} : { description: d.description }),
@@ -118,10 +118,6 @@ export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalR
     ...(d.level === undefined ? {} : { level: d.level }),
     ...(d.actionType === undefined ? {} : { actionType: d.actionType }),
     ...(votes.length === 0 ? {} : { grantedBy: votes.map((v) => ({ approver: v.approver, at: v.at })) }),
-    reason: d.reason,
-    requestedAt: requested.ts,
-    expiresAt: d.expiresAt,
-    approvers: d.approvers,
     ...(d.noLiveExecutor === true ? { noLiveExecutor: true as const } : {}),
   };
 }
