@@ -6,6 +6,7 @@ import { isPermissionViolation } from "@warden/bus";
 import type { WardenHome } from "@warden/identity";
 import { CliError, EXIT_UNREACHABLE } from "../errors.js";
 import type { CommandIo } from "../io.js";
+import { stopLeftoverServer } from "./leftover-server.js";
 
 export const DEFAULT_NATS_PORT = 4222;
 
@@ -28,6 +29,7 @@ export async function provisionNats(io: CommandIo, home: WardenHome, requestedPo
     requestedPort === undefined
       ? (await isPortFree(DEFAULT_NATS_PORT)) ? DEFAULT_NATS_PORT : await freePort()
       : requestedPort === 0 ? await freePort() : requestedPort;
+  await stopLeftoverServer(home.serverPidFile, io);
   // operator-mode auth: every connection needs credentials minted from this home's keys
   const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
   const server = await startNatsServer({ binary, configFile, port, storeDir: home.storeDir });

@@ -47,6 +47,11 @@ describe("renderServerConfig", () => {
     expect(text).not.toContain("no_auth_user");
   });
 
+  it("names the pid file when given, so the next warden up finds a server an earlier one left running", () => {
+    expect(renderServerConfig(base)).not.toContain("pid_file");
+    expect(renderServerConfig({ ...base, pidFile: "/h/nats/nats-server.pid" })).toContain('pid_file: "/h/nats/nats-server.pid"');
+  });
+
   it("refuses a server name the config file could not carry as a bare token", () => {
     expect(() => renderServerConfig({ ...base, serverName: "a b" })).toThrow(/server name/);
   });

@@ -23,6 +23,8 @@ export interface ServerConfigOptions {
   readonly serverName?: string;
   /** Makes this node part of a cluster; absent for a single server. */
   readonly cluster?: ClusterOptions;
+  /** The server writes its pid here, so the next `warden up` finds a server an earlier one left running. */
+  readonly pidFile?: string;
 }
 
 /** The operator-mode lines every node needs: whom to trust and the accounts it starts with. */
@@ -47,6 +49,7 @@ export function renderServerConfig(o: ServerConfigOptions): string {
     // a user JWT carries its permissions; an executor of several domains needs more than the 4 KiB default
     "max_control_line: 32768",
     `jetstream { store_dir: ${JSON.stringify(o.storeDir)} }`,
+    ...(o.pidFile === undefined ? [] : [`pid_file: ${JSON.stringify(o.pidFile)}`]),
     ...(o.cluster === undefined ? [] : [renderClusterBlock(o.cluster, o.host)]),
     `resolver: { type: full, dir: ${JSON.stringify(o.resolverDir)}, allow_delete: false, interval: "2m" }`,
     renderAuthConfig(o.jwts, o.systemAccount),

@@ -74,7 +74,11 @@ export interface WardenHome {
   setNotaryPublicKeys(keys: readonly string[]): void;
   systemCreds(): Promise<Uint8Array>;
   readonly storeDir: string;
+  /** Where the home's single server writes its pid (`pid_file` of nats.conf). */
+  readonly serverPidFile: string;
 }
+
+const SERVER_PID_FILE = "nats-server.pid";
 
 function writeSecret(path: string, data: string | Uint8Array): void {
   const tmp = `${path}.tmp`;
@@ -135,6 +139,7 @@ export function openWardenHome(dir: string, options: WardenHomeOptions = {}): Wa
     dir: home,
     root,
     storeDir: join(home, "nats", "store"),
+    serverPidFile: join(home, "nats", SERVER_PID_FILE),
     env: () => env,
     identity: (name) => env.identities[name],
     identityDir,
@@ -185,6 +190,7 @@ export function openWardenHome(dir: string, options: WardenHomeOptions = {}): Wa
         resolverDir: join(home, "nats", "jwt"),
         jwts: await accountJwts(root, revoked(), env.limits),
         systemAccount: root.system.getPublicKey(),
+        pidFile: join(home, "nats", SERVER_PID_FILE),
       });
       writeSecret(path, config);
       return path;
