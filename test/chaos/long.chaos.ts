@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { drainBacklog, mib, type BacklogResult } from "./support/backlog.js";
 import { startDeployment, type Deployment, type DeploymentOptions } from "./support/deployment.js";
 import { checkCalls, checkHistory, settle } from "./support/end-state.js";
-import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, restartNats, restartNatsWithoutStore, type DiskFullOutcome } from "./support/faults.js";
+import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, replaceFollowerDisk, restartNats, restartNatsWithoutStore, type DiskFullOutcome } from "./support/faults.js";
 import { createAgentClient } from "@warden/sdk";
 import { AGENT } from "./support/deployment.js";
 import { startLoad } from "./support/load.js";
@@ -217,6 +217,22 @@ describe("chaos (long)", () => {
       });
     });
   }
+
+  it("on a 3-node cluster, a follower whose disk was replaced rejoins and catches up, and calls never stop", async () => {
+    await withDeployment({ cluster: true, executors: 1 }, async (d, scan) => {
+      let caughtUpMs: number | undefined;
+      const r = await runPhase(d, scan, { ...phase, name: "cluster follower store lost", rate: 5, sendShare: 0.2 }, async ({ load }) => {
+        const out = await replaceFollowerDisk(d, load);
+        caughtUpMs = out.caughtUpMs;
+        return [out.fault];
+      });
+      report({ ...r.row, notes: `the follower ${caughtUpMs === undefined ? "never caught up" : `was current again ${(caughtUpMs / 1000).toFixed(1)} s after it started on an empty store`}` });
+      expectSound(r);
+      expect(caughtUpMs, "the follower catches up").toBeDefined();
+      // the majority kept the stream: calls flowed on while the node was down
+      expect.soft(r.faults[0]!.recoveredAt! - r.faults[0]!.at, "calls after the follower's loss").toBeLessThan(5_000);
+    });
+  });
 
   it("poison of every kind on the request subjects is refused once, and the projector, audit and replay go on", async () => {
     await withDeployment({ executors: 1 }, async (d, scan) => {

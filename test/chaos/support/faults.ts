@@ -231,6 +231,36 @@ export async function fillStoreDisk(d: Deployment, load: Load, o: { holdMs: numb
   return { fault, whileFull, restarted };
 }
 
+/**
+ * On a 3-node cluster: kill -9 a node that follows WARDEN_CALLS, empty its store (a replaced disk)
+ * and start it again: it must rejoin and catch up from the others. Resolves with the fault and how
+ * long the node took until every replica was current again.
+ */
+export async function replaceFollowerDisk(d: Deployment, load: Load): Promise<{ fault: Fault; caughtUpMs: number | undefined }> {
+  const info = await d.admin.jsm.streams.info(STREAM_CALLS);
+  const follower = info.cluster?.replicas?.[0]?.name;
+  if (follower === undefined) throw new Error("WARDEN_CALLS has no follower: is this a cluster?");
+  const node = d.nats.node(follower);
+  const fault: Fault = { kind: "follower kill -9, store lost", target: follower, at: Date.now() };
+  d.note(`kill -9 follower ${follower}; its store is lost`);
+  await node.process.signal("SIGKILL");
+  // the node's store, as startNatsCluster lays it out
+  const store = join(d.home.dir, "nats", follower, "store");
+  for (const entry of readdirSync(store)) rmSync(join(store, entry), { recursive: true, force: true });
+  await load.waitForSuccesses(5, RECOVERY_LIMIT_MS);
+  await node.process.start();
+  const startedAt = Date.now();
+  const current = await waitFor(async () => {
+    const i = await d.admin.jsm.streams.info(STREAM_CALLS).catch(() => undefined);
+    const r = i?.cluster?.replicas ?? [];
+    return r.length === 2 && r.every((x) => x.current) ? Date.now() : undefined;
+  }, RECOVERY_LIMIT_MS);
+  d.note(`follower ${follower} ${current === undefined ? "did not catch up" : `caught up after ${current - startedAt} ms`}`);
+  const t = await load.firstSuccessAfter(fault.at, RECOVERY_LIMIT_MS);
+  if (t !== undefined) fault.recoveredAt = t;
+  return { fault, caughtUpMs: current === undefined ? undefined : current - startedAt };
+}
+
 /** Call ids the executor with this id started a run for, in order (from the marks file). */
 function marksOf(file: string, executorId: string): Set<string> {
   const ids = new Set<string>();
