@@ -44,6 +44,16 @@ function nodeProcess(name: string, configFile: string, logDir: string, gid?: num
 const NODE_GID_BASE = 64_200;
 const canSwitchGroup = () => process.getuid?.() === 0 && spawnSync("setpriv", ["--version"]).status === 0;
 
+/**
+ * CHAOS_NATS_PING_INTERVAL (e.g. `2s`): an experiment, not `warden up`'s config — the server's ping
+ * interval also paces its route pings (default 2 min), and so how soon a peer behind a partition
+ * is noticed as gone.
+ */
+function pingSettings(): string {
+  const interval = process.env["CHAOS_NATS_PING_INTERVAL"];
+  return interval === undefined ? "" : `\nping_interval: "${interval}"\nping_max: 2\n`;
+}
+
 /** A single secured server, configured exactly as `warden up` configures it (the home's nats.conf). */
 export async function startSingleNats(home: WardenHome, logDir: string): Promise<NatsNodes> {
   const port = await freePort();
@@ -81,7 +91,7 @@ export async function startNatsCluster(home: WardenHome, logDir: string, size = 
       serverName,
       cluster: { name: "warden-chaos", port: routePorts[i]!, routes: routes.filter((_, j) => j !== i) },
     });
-    writeFileSync(configFile, config, { mode: 0o600 });
+    writeFileSync(configFile, config + pingSettings(), { mode: 0o600 });
     const gid = ownGroups ? NODE_GID_BASE + i + 1 : undefined;
     nodes.push({
       serverName,
