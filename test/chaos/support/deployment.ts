@@ -35,6 +35,8 @@ export interface DeploymentOptions {
   readonly skew?: { readonly service: string; readonly offset: string };
   /** The single server's store on a tmpfs of this size (MiB), so a scenario can fill its disk (root only). */
   readonly storeDiskMiB?: number;
+  /** The NATS_URL an identity (by name: `policy`, `chaos-executor`, `admin`, …) connects with; every node by default. */
+  readonly natsUrlFor?: (identity: string, nats: NatsNodes) => string | undefined;
 }
 
 /** Warden as an operator runs it: a secured server, every service its own OS process and identity. */
@@ -98,7 +100,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
     home.setUrl(nats.url);
     const replicas = o.cluster ? "3" : "1";
     const envOf = async (spec: IdentitySpecInput): Promise<NodeJS.ProcessEnv> => ({
-      NATS_URL: nats.url,
+      NATS_URL: o.natsUrlFor?.(spec.name, nats) ?? nats.url,
       NATS_CREDS: (await home.addIdentity(spec)).creds,
       WARDEN_REPLICAS: replicas,
       LOG_LEVEL: process.env["CHAOS_LOG_LEVEL"] ?? "info",
