@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callEventSubject, newId, STREAM_CALLS } from "@warden/contracts";
+import { errors } from "@nats-io/transport-node";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { type Bus, requestRpc, serveRpc, silentLogger } from "@warden/bus";
 
@@ -12,7 +13,13 @@ describe("serveRpc", () => {
     await nats.bus("setup");
     server = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
     asker = await nats.connectAs({ kind: "executor", name: "kb-executor", domains: ["kb"] });
-    serveRpc(server, "warden.registry.list", "q", silentLogger(), async () => ({ ok: true, value: { answer: 42 } }));
+    serveRpc(server, "warden.registry.list", "q", silentLogger(), async (body) => {
+      const fail = (body as { fail?: string }).fail;
+      // what a handler meets while JetStream elects a leader, restarts or heals a partition
+      if (fail === "no-answer") throw new errors.TimeoutError();
+      if (fail === "bug") throw new Error("a bug in the handler");
+      return { ok: true, value: { answer: 42 } };
+    });
     // the subscription reaches the server before anyone asks (on a loaded machine it may not have yet)
     await server.nc.flush();
   });
@@ -31,5 +38,10 @@ describe("serveRpc", () => {
     expect(await requestRpc(asker, "warden.registry.list", {})).toMatchObject({ ok: true });
     const admin = await nats.bus("check");
     expect(await admin.jsm.streams.getMessage(STREAM_CALLS, { last_by_subj: forged })).toBeNull();
+  });
+
+  it("answers a handler that met no answer as UNAVAILABLE (retryable), and a handler's bug as INTERNAL", async () => {
+    expect(await requestRpc(asker, "warden.registry.list", { fail: "no-answer" })).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", retryable: true } });
+    expect(await requestRpc(asker, "warden.registry.list", { fail: "bug" })).toMatchObject({ ok: false, error: { code: "INTERNAL", message: "a bug in the handler" } });
   });
 });

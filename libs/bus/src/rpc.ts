@@ -3,12 +3,13 @@ import { ReplySchema, wardenError, type Reply, type WardenError } from "@warden/
 import type { Bus } from "./bus.js";
 import { decodeJson, encodeJson } from "./codec.js";
 import type { Logger } from "./logger.js";
-import { isPermissionViolation } from "./nats-errors.js";
+import { isNoAnswer, isPermissionViolation } from "./nats-errors.js";
 
 /**
  * Answers one request: `payload` is the decoded JSON (validate it before use), `msg.subject` the
  * subject it came on (whose tokens carry the asker's identity). Return `{ ok: true, value }` or
- * `{ ok: false, error }` (a WardenError); a throw is answered as `INTERNAL`.
+ * `{ ok: false, error }` (a WardenError); a throw is answered as `INTERNAL`, or `UNAVAILABLE`
+ * (retryable) when it is JetStream or a responder not answering.
  */
 export type RpcHandler = (payload: unknown, msg: Msg) => Promise<Reply>;
 
@@ -45,7 +46,9 @@ export function serveRpc(bus: Bus, subject: string, queue: string, log: Logger, 
             reply = await handler(decoded.value, msg);
           } catch (e) {
             log.error({ err: e, subject: msg.subject }, "rpc handler failed");
-            reply = { ok: false, error: wardenError("INTERNAL", (e as Error).message) };
+            // JetStream not answering (an election, a restart, a partition healing) is worth asking
+            // again: a person's decision refused INTERNAL was final to the SDK, and the approval expired
+            reply = { ok: false, error: wardenError(isNoAnswer(e) ? "UNAVAILABLE" : "INTERNAL", (e as Error).message) };
           }
         }
         if (msg.reply === undefined || msg.reply === "") return;
