@@ -177,7 +177,7 @@ describe("chaos (long): network partitions of a cluster node", () => {
         })();
         out = await partitionUnderLoad(d, ctx.load, { node: CUT, holdMs: STALL_HOLD_MS });
         await watching;
-        stalledLogs = logSince(d, "policy", logAt).split("\n").filter((l) => l.includes("stage consumer stalled")).length;
+        stalledLogs = logSince(d, "policy", logAt).split("\n").filter((l) => l.includes("pull stalled")).length;
         return out.faults;
       });
       const after = nodesOfProcess(d.nats, policy.pid());

@@ -8,6 +8,12 @@ import { unlessNotFound } from "./nats-errors.js";
 const STALLED_FOR_MS = 5_000;
 /** A stall status after this much quiet starts a new stall. */
 const QUIET_MS = 10_000;
+/**
+ * Longer than a cluster's election (4–10 s on 2.9): a pull that stalls this long with its durable
+ * in place is on a server that lost the others (the minority side of a partition), whose
+ * connection is healthy, so the client never leaves it by itself.
+ */
+const RECONNECT_AFTER_MS = 15_000;
 
 /** The durable a pull reads, and how to create it again. */
 export interface PulledDurable {
@@ -27,21 +33,31 @@ export interface PulledDurable {
 export function watchStalledPull(messages: ConsumerMessages, log: Logger, d: PulledDurable): void {
   let stalledSince = 0;
   let lastStall = 0;
-  const recreate = async () => {
-    if ((await unlessNotFound(d.bus.jsm.consumers.info(STREAM_CALLS, d.durable))) !== undefined) return;
-    await d.ensure();
-    log.warn({ durable: d.durable }, "durable was gone (a server on a new store?); created it again");
+  let stuckSince = 0;
+  const cluster = d.bus.config.NATS_URL.includes(",");
+  const recreate = async (now: number) => {
+    const info = await unlessNotFound(d.bus.jsm.consumers.info(STREAM_CALLS, d.durable)).catch(() => null);
+    if (info === undefined) {
+      await d.ensure();
+      log.warn({ durable: d.durable }, "durable was gone (a server on a new store?); created it again");
+      return;
+    }
+    // the durable is there (or the server does not say): stalled still, move to another server
+    if (!cluster || now - stuckSince < RECONNECT_AFTER_MS) return;
+    stuckSince = now;
+    log.warn({ durable: d.durable, server: d.bus.nc.getServer() }, "pull stalled with its durable in place; reconnecting to another server of the cluster");
+    await d.bus.nc.reconnect();
   };
   void (async () => {
     for await (const s of messages.status()) {
       if (s.type !== "heartbeats_missed" && s.type !== "consumer_not_found") continue;
       log.warn({ status: s.type }, "pull stalled");
       const now = Date.now();
-      if (now - lastStall > QUIET_MS) stalledSince = now;
+      if (now - lastStall > QUIET_MS) stalledSince = stuckSince = now;
       lastStall = now;
       if (now - stalledSince < STALLED_FOR_MS) continue;
       stalledSince = now;
-      await recreate().catch((err: unknown) => log.warn({ err }, "durable check failed"));
+      await recreate(now).catch((err: unknown) => log.warn({ err }, "durable check failed"));
     }
   })().catch((err: unknown) => log.warn({ err }, "pull status watch ended"));
 }
