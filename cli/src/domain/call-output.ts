@@ -36,10 +36,10 @@ export function callText(r: ToolResult): string {
   for (const a of r.artifacts ?? []) lines.push(`artifact ${a.id}  ${a.bytes} bytes  sha256 ${a.sha256}`);
   if (r.status === "awaiting_approval" && r.approvalId) {
     lines.push(
-      `next: npm run warden -- approve ${r.approvalId} --as <approver>   (or deny ${r.approvalId} --as <approver> --reason "...")`,
-      `      npm run warden -- trace ${r.callId}`,
+      `next: npx warden approve ${r.approvalId} --as <approver>   (or deny ${r.approvalId} --as <approver> --reason "...")`,
+      `      npx warden trace ${r.callId}`,
     );
   }
-  if (r.status === "pending") lines.push(`next: npm run warden -- trace ${r.callId}`);
+  if (r.status === "pending") lines.push(`next: npx warden trace ${r.callId}`);
   return lines.join("\n");
 }

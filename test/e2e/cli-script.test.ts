@@ -1,0 +1,68 @@
+import { execFile } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestWarden, type TestWarden } from "../support/warden.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const MAIN = resolve(ROOT, "cli/dist/main.js");
+
+interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The parent's environment less anything that would pick another Warden or identity. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const { NATS_URL: _url, NATS_CREDS: _creds, WARDEN_HOME: _home, WARDEN_PRINCIPAL: _principal, ...rest } = process.env;
+  return rest;
+}
+
+function run(file: string, args: readonly string[], env: Record<string, string>): Promise<Ran> {
+  return new Promise((done) => {
+    execFile(file, [...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The built CLI, as `warden` on PATH runs it. */
+const warden = (args: readonly string[], env: Record<string, string>) => run(process.execPath, [MAIN, ...args], env);
+
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** What a script meets: the form the README writes, exit codes it can branch on, hints it can follow. */
+describe("the warden CLI as a script uses it", { timeout: 120_000 }, () => {
+  let w: TestWarden;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    w = await startTestWarden({ demo: true });
+    await w.nats.home.addIdentity({ kind: "human", name: "alice" });
+    await w.nats.home.addIdentity({ kind: "agent", name: "support-bot" });
+    env = { WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" };
+  }, 60_000);
+
+  afterAll(async () => {
+    await w.stop();
+  });
+
+  it("runs as `npx warden … --json` with stdout one JSON document, where `npm run warden -- …` put npm's banner first", async () => {
+    const npx = await run("npx", ["warden", "approvals", "--as", "alice", "--json"], env);
+    expect(npx.code, npx.stderr).toBe(0);
+    expect(JSON.parse(npx.stdout)).toHaveProperty("approvals");
+    // control: the form the README used to write is what broke `| jq`
+    const npmRun = await run("npm", ["run", "warden", "--", "approvals", "--as", "alice", "--json"], env);
+    expect(npmRun.code).toBe(0);
+    expect(npmRun.stdout).toContain("> node cli/dist/main.js");
+    expect(isJson(npmRun.stdout)).toBe(false);
+  });
+});
