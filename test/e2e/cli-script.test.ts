@@ -11,6 +11,8 @@ interface Ran {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
+  /** stdout as one JSON document. */
+  doc(): Record<string, unknown>;
 }
 
 /** The parent's environment less anything that would pick another Warden or identity. */
@@ -22,7 +24,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
 function run(file: string, args: readonly string[], env: Record<string, string>): Promise<Ran> {
   return new Promise((done) => {
     execFile(file, [...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
+      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+      done({ code, stdout, stderr, doc: () => JSON.parse(stdout) as Record<string, unknown> });
     });
   });
 }
@@ -64,5 +67,16 @@ describe("the warden CLI as a script uses it", { timeout: 120_000 }, () => {
     expect(npmRun.code).toBe(0);
     expect(npmRun.stdout).toContain("> node cli/dist/main.js");
     expect(isJson(npmRun.stdout)).toBe(false);
+  });
+
+  it("exits 3, not 1 like a failure, when a call waits for a person, and says so in its help", async () => {
+    const args = JSON.stringify({ customerId: "C-pending", text: "Your refund is on its way" });
+    const call = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--json"], env);
+    expect(call.doc(), call.stderr).toMatchObject({ status: "awaiting_approval" });
+    expect(call.code).toBe(3);
+    const refused = await warden(["call", "customer.message", "--args", "{}", "--mode", "plan", "--principal", "support-bot", "--json"], env);
+    expect(refused.code).toBe(1);
+    const help = await warden(["help"], env);
+    expect(help.stdout).toContain("3 the call waits for a person");
   });
 });

@@ -1,4 +1,11 @@
 import type { ToolResult } from "@warden/contracts";
+import { EXIT_FAILED, EXIT_OK, EXIT_PENDING } from "../errors.js";
+
+/** A call that waits for a person (also a --wait that ran out while it did) is not a failure. */
+export function callExitCode(r: ToolResult): number {
+  if (r.ok) return EXIT_OK;
+  return r.status === "awaiting_approval" || (r.status === "pending" && r.approvalId !== undefined) ? EXIT_PENDING : EXIT_FAILED;
+}
 
 /** The one JSON document `warden call --json` prints. */
 export interface CallDocument {
