@@ -79,4 +79,15 @@ describe("the warden CLI as a script uses it", { timeout: 120_000 }, () => {
     const help = await warden(["help"], env);
     expect(help.stdout).toContain("3 the call waits for a person");
   });
+
+  it("names who may decide a waiting call, from its card, in the hint and in --json", async () => {
+    const args = JSON.stringify({ customerId: "C-hint", text: "Your refund is on its way" });
+    const call = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot"], env);
+    expect(call.code, call.stderr).toBe(3);
+    expect(call.stdout).toMatch(/may decide: .*alice/);
+    expect(call.stdout).toMatch(/next: npx warden approve \S+ --as alice /);
+    expect(call.stdout).not.toContain("<approver>");
+    const json = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--json"], env);
+    expect(json.doc()["deciders"]).toContain("alice");
+  });
 });

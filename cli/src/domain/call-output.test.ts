@@ -39,6 +39,13 @@ describe("callText", () => {
     expect(text).toContain("approve ap1 --as");
   });
 
+  it("names who may decide, as the card does, instead of a placeholder", () => {
+    const text = callText({ callId: "c2", ok: false, status: "awaiting_approval", approvalId: "ap1", deciders: ["alice", "dana"], error: wardenError("CONFIRMATION_REQUIRED", "x") });
+    expect(text).toContain("may decide: alice, dana");
+    expect(text).toContain("approve ap1 --as alice");
+    expect(text).not.toContain("<approver>");
+  });
+
   it("lists artifacts of a truncated output", () => {
     const text = callText({
       callId: "c3",
