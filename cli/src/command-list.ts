@@ -459,7 +459,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   command({
     name: "trace",
     summary: "a call's timeline: who did what, which rule, approver, result, child calls",
-    arguments: [{ name: "CALL_ID", description: "the call's id" }],
+    arguments: [{ name: "CALL_ID", description: "the call's id, or an approval id (the call it belongs to)" }],
     options: TRACE_OPTIONS,
     run: async (input, io) => (await import("./commands/trace.js")).traceCommand(input, io),
   }),

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -89,5 +90,21 @@ describe("the warden CLI as a script uses it", { timeout: 120_000 }, () => {
     expect(call.stdout).not.toContain("<approver>");
     const json = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--json"], env);
     expect(json.doc()["deciders"]).toContain("alice");
+  });
+
+  it("traces the call an approval id belongs to", async () => {
+    const args = JSON.stringify({ customerId: "C-trace", text: "Your refund is on its way" });
+    const call = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--json"], env);
+    const { callId, approvalId } = call.doc() as { callId: string; approvalId: string };
+    // the approvals are a projection: the projector catches up in a moment
+    await eventually(async () => {
+      const t = await warden(["trace", approvalId, "--json"], env);
+      expect(t.code, t.stderr).toBe(0);
+      expect(t.doc()["callId"]).toBe(callId);
+      expect(t.stderr).toContain(`approval ${approvalId} belongs to call ${callId}`);
+    });
+    const none = await warden(["trace", "no-such-id", "--json"], env);
+    expect(none.code).toBe(1);
+    expect(none.doc()).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
   });
 });
