@@ -459,7 +459,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   command({
     name: "trace",
     summary: "a call's timeline: who did what, which rule, approver, result, child calls",
-    arguments: [{ name: "CALL_ID", description: "the call's id" }],
+    arguments: [{ name: "CALL_ID", description: "the call's id, or an approval id (the call it belongs to)" }],
     options: TRACE_OPTIONS,
     run: async (input, io) => (await import("./commands/trace.js")).traceCommand(input, io),
   }),
@@ -639,5 +639,5 @@ Who acts: --as NAME (credentials from WARDEN_HOME/env.json), --creds FILE or NAT
   tools act as --principal; mcp as the identity its credentials name; operator commands (status,
   trace, audit, artifact, replay, policy, budgets, register, skills, tools list|enable|disable,
   topology) as admin; \`policy check --offline\` and \`policy decide --tools FILE\` need no connection.
-Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable.
+Exit codes: 0 ok, 1 refused / failed / bad usage, 2 NATS unreachable, 3 the call waits for a person.
 \`warden <command> --help\` shows a command's options.`;

@@ -1,5 +1,5 @@
 import type { Bus } from "@warden/bus";
-import { BUCKET_CALLS, type WardenEvent } from "@warden/contracts";
+import { ApprovalInboxRecordSchema, BUCKET_APPROVALS, BUCKET_CALLS, type WardenEvent } from "@warden/contracts";
 import { buildTrace, CallModelSchema, type CallTrace } from "@warden/projections";
 import { getStoredModel, readCallEvents, type UnreadableMessage } from "@warden/projector";
 
@@ -38,4 +38,10 @@ export async function readCallTrace(bus: Bus, callId: string, depth = MAX_TRACE_
 async function childrenOf(bus: Bus, callId: string): Promise<string[]> {
   const model = await getStoredModel(await bus.kvm.open(BUCKET_CALLS), callId, CallModelSchema);
   return model?.value.children ?? [];
+}
+
+/** The call an approval id belongs to, from the projected approvals (undefined: no such approval, or not projected yet). */
+export async function callOfApproval(bus: Bus, approvalId: string): Promise<string | undefined> {
+  const record = await getStoredModel(await bus.kvm.open(BUCKET_APPROVALS), approvalId, ApprovalInboxRecordSchema);
+  return record?.value.callId;
 }

@@ -95,7 +95,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     const customerId = `cust-${newId()}`;
     const args = JSON.stringify({ customerId, text: "Your refund is on its way" });
     const call = await warden(["call", "customer.message", "--args", args, "--mode", "plan", "--principal", "support-bot", "--json"], env);
-    expect(call.code).toBe(1);
+    expect(call.code).toBe(3);
     expect(call.doc).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true });
     const approvalId = call.doc["approvalId"] as string;
     const callId = call.doc["callId"] as string;

@@ -2,9 +2,9 @@ import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
 import { defaultPrincipal, onePositional } from "../args.js";
 import type { CALL_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { callDocument, callText } from "../domain/call-output.js";
+import { callDocument, callExitCode, callText } from "../domain/call-output.js";
 import { parseDuration, parseFlags, parseJsonArgs, parseMode, parseToken } from "../domain/options.js";
-import { EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
+import { usageError } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
@@ -36,5 +36,5 @@ export const callCommand: Command<typeof CALL_OPTIONS> = async ({ values, positi
     });
   });
   emit(io, values.json ?? false, callDocument(result), () => callText(result));
-  return result.ok ? EXIT_OK : EXIT_FAILED;
+  return callExitCode(result);
 };

@@ -74,7 +74,7 @@ async function decide(decision: "grant" | "deny", { values, positionals }: Comma
       };
   emit(io, values.json ?? false, doc, () =>
     outcome.ok
-      ? `${decidedText(outcome, approver, argsHash)}\nnext: npm run warden -- trace ${outcome.callId}`
+      ? `${decidedText(outcome, approver, argsHash)}\nnext: npx warden trace ${outcome.callId}`
       : argsHash === UNSEEN_ARGS_HASH && outcome.refusal === "ARGS_HASH_MISMATCH"
         ? `refused: ${approvalId} is not in ${approver}'s inbox (see \`warden approvals --as ${approver}\`)`
         : `refused: ${outcome.refusal}: ${outcome.message}`,

@@ -42,7 +42,7 @@ export const principalAddCommand: Command<typeof PRINCIPAL_ADD_OPTIONS> = async 
     emit(io, values.json ?? false, { ok: true, name, kind, creds: entry.creds, publicKey: entry.publicKey }, () =>
       [
         `${name} (${kind}) may connect now with ${entry.creds}`,
-        `  e.g. npm run warden -- ${kind === "human" ? `approvals --as ${name}` : kind === "policy-author" ? `policy set policy.yaml --as ${name}` : `tools --principal ${name}`}`,
+        `  e.g. npx warden ${kind === "human" ? `approvals --as ${name}` : kind === "policy-author" ? `policy set policy.yaml --as ${name}` : `tools --principal ${name}`}`,
       ].join("\n"),
     );
   } catch (err) {

@@ -10,7 +10,7 @@ import { fitLines } from "../domain/short-forms.js";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit, TEXT_WIDTH } from "../output.js";
-import { readCallTrace } from "../trace-reader.js";
+import { callOfApproval, readCallTrace } from "../trace-reader.js";
 
 /**
  * `warden trace CALL_ID [--wide] [--html FILE]`: the call's events in order, who did what and
@@ -18,9 +18,17 @@ import { readCallTrace } from "../trace-reader.js";
  * as a self-contained page.
  */
 export const traceCommand: Command<typeof TRACE_OPTIONS> = async ({ values, positionals }, io) => {
-  const callId = parseToken("call id", onePositional(positionals, "CALL_ID"));
-  const trace = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, (bus) => readCallTrace(bus, callId));
-  if (trace === undefined) throw new CliError("NOT_FOUND", `no events for call ${callId}`);
+  const id = parseToken("call id", onePositional(positionals, "CALL_ID"));
+  const { callId, trace } = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
+    const own = await readCallTrace(bus, id);
+    if (own !== undefined) return { callId: id, trace: own };
+    // an approval id (what `warden call` and the inbox print): trace the call it belongs to
+    const ofApproval = await callOfApproval(bus, id);
+    if (ofApproval === undefined) return { callId: id, trace: undefined };
+    io.err(`approval ${id} belongs to call ${ofApproval}`);
+    return { callId: ofApproval, trace: await readCallTrace(bus, ofApproval) };
+  });
+  if (trace === undefined) throw new CliError("NOT_FOUND", `no events for call ${callId}${callId === id ? ", and no approval with that id" : ""}`);
   if (!("steps" in trace)) {
     throw new CliError("NOT_FOUND", [`no valid events for call ${callId}; its messages that are not events:`, ...unreadableLines(trace.unreadable)].join("\n"));
   }

@@ -2,9 +2,8 @@ import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
 import { defaultPrincipal, onePositional } from "../args.js";
 import type { UNDO_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
-import { callDocument, callText } from "../domain/call-output.js";
+import { callDocument, callExitCode, callText } from "../domain/call-output.js";
 import { parseDuration, parseFlags, parseMode, parseToken } from "../domain/options.js";
-import { EXIT_FAILED, EXIT_OK } from "../errors.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
@@ -19,5 +18,5 @@ export const undoCommand: Command<typeof UNDO_OPTIONS> = async ({ values, positi
     createAgentClient({ bus, principal, mode }).undo(callId, { flags: parseFlags(values.flags), scope, wait: values.wait ?? false, timeoutMs }),
   );
   emit(io, values.json ?? false, callDocument(result), () => callText(result));
-  return result.ok ? EXIT_OK : EXIT_FAILED;
+  return callExitCode(result);
 };

@@ -18,7 +18,7 @@ describe("upText", () => {
     });
     expect(text).toContain("nats://127.0.0.1:4333 (nats-server started here, store .warden/nats)");
     expect(text).toContain("/srv/warden-home (credentials of admin, alice, support-bot)");
-    expect(text).toContain("npm run warden -- tools --mode llm --principal support-bot");
+    expect(text).toContain("npx warden tools --mode llm --principal support-bot");
     expect(text).toContain("approvals --as alice");
     expect(text).toContain("approve <approvalId> --as alice");
     expect(text).toContain("call agent.triage");

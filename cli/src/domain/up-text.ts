@@ -41,19 +41,19 @@ export function upText(s: UpSummary): string {
   lines.push("", "Try, in another terminal (commands find their credentials in the home):");
   if (s.demo) {
     lines.push(
-      "  npm run warden -- tools --mode llm --principal support-bot --explain",
-      `  npm run warden -- call kb.search --args '{"query":"refund"}' --mode llm --principal support-bot`,
-      `  npm run warden -- call customer.message --args '{"customerId":"c-1","text":"Your refund is on its way"}' --mode plan --principal support-bot`,
-      `  npm run warden -- approvals --as ${approver}`,
-      `  npm run warden -- approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
-      "  npm run warden -- trace <callId>",
-      `  npm run warden -- call agent.triage --args '{"task":"Triage session 1"}' --principal ${approver}     (a subagent: needs OPENAI_BASE_URL, see docs/subagents.md)`,
+      "  npx warden tools --mode llm --principal support-bot --explain",
+      `  npx warden call kb.search --args '{"query":"refund"}' --mode llm --principal support-bot`,
+      `  npx warden call customer.message --args '{"customerId":"c-1","text":"Your refund is on its way"}' --mode plan --principal support-bot`,
+      `  npx warden approvals --as ${approver}`,
+      `  npx warden approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
+      "  npx warden trace <callId>",
+      `  npx warden call agent.triage --args '{"task":"Triage session 1"}' --principal ${approver}     (a subagent: needs OPENAI_BASE_URL, see docs/subagents.md)`,
     );
   } else {
     lines.push(
-      "  npm run warden -- tools --explain",
-      `  npm run warden -- call <domain.tool> --args '{}'`,
-      "  npm run warden -- approvals",
+      "  npx warden tools --explain",
+      `  npx warden call <domain.tool> --args '{}'`,
+      "  npx warden approvals",
       "  (start with --demo for the support-desk example domain)",
     );
   }

@@ -26,6 +26,8 @@ export const ToolResultSchema = z.object({
   error: WardenErrorSchema.optional(),
   requiresConfirm: z.boolean().optional(),
   approvalId: z.string().optional(),
+  /** Who may decide a call that waits for a person: the card's deciders, and the requester when it may confirm its own call. */
+  deciders: z.array(z.string()).optional(),
   artifacts: z.array(ArtifactRefSchema).optional(),
   truncated: z.boolean().optional(),
 });

@@ -12,7 +12,7 @@ import {
   type ToolResult,
   type WardenEvent,
 } from "@warden/contracts";
-import { pendingResult, resultFromEvent } from "./domain/event-result.js";
+import { decidersOfRequest, pendingResult, resultFromEvent } from "./domain/event-result.js";
 
 export interface WatchOptions {
   readonly wait: boolean;
@@ -134,6 +134,7 @@ export async function awaitOwnCall(bus: Bus, ref: CallRef, opts: WatchOptions, t
 async function follow(bus: Bus, ref: CallRef, opts: WatchOptions, deadline: number, cancelled: Promise<"cancelled">): Promise<ToolResult> {
   const { principal, domain, callId } = ref;
   let approvalId: string | undefined;
+  let deciders: readonly string[] = [];
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) break;
@@ -148,16 +149,21 @@ async function follow(bus: Bus, ref: CallRef, opts: WatchOptions, deadline: numb
     }
     const settled = settle(read.value, opts.wait);
     if (settled.result !== undefined) return settled.result;
-    approvalId ??= settled.approvalId;
+    if (approvalId === undefined && settled.approvalId !== undefined) {
+      approvalId = settled.approvalId;
+      deciders = settled.deciders ?? [];
+    }
   }
-  return pendingResult(callId, opts.timeoutMs, approvalId);
+  return pendingResult(callId, opts.timeoutMs, approvalId, deciders);
 }
 
-function settle(events: readonly WardenEvent[], wait: boolean): { result?: ToolResult; approvalId?: string } {
+function settle(events: readonly WardenEvent[], wait: boolean): { result?: ToolResult; approvalId?: string; deciders?: readonly string[] } {
   let approvalId: string | undefined;
+  let deciders: readonly string[] | undefined;
   for (const event of events) {
     if (event.type === "ApprovalRequested") {
       approvalId = event.data.approvalId;
+      deciders = decidersOfRequest(event);
       continue;
     }
     const result = resultFromEvent(event, wait);
@@ -165,7 +171,7 @@ function settle(events: readonly WardenEvent[], wait: boolean): { result?: ToolR
   }
   const requested = events.find((e) => e.type === "ApprovalRequested");
   const result = requested === undefined ? undefined : resultFromEvent(requested, wait);
-  return { ...(result === undefined ? {} : { result }), ...(approvalId === undefined ? {} : { approvalId }) };
+  return { ...(result === undefined ? {} : { result }), ...(approvalId === undefined ? {} : { approvalId }), ...(deciders === undefined ? {} : { deciders }) };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WardenEvent } from "@warden/contracts";
-import { pendingResult, resultFromEvent } from "./event-result.js";
+import { decidersOfRequest, pendingResult, resultFromEvent } from "./event-result.js";
 
 const envelope = {
   v: 1 as const,
@@ -126,6 +126,16 @@ describe("resultFromEvent", () => {
       },
     };
     expect(resultFromEvent(ev, false)).toBeUndefined();
+  });
+});
+
+describe("decidersOfRequest", () => {
+  it("names the card's deciders, and the requester first when it may confirm its own call", () => {
+    const asked = approvalRequested as Extract<WardenEvent, { type: "ApprovalRequested" }>;
+    expect(decidersOfRequest({ ...asked, data: { ...asked.data, deciders: ["alice", "dana"] } })).toEqual(["alice", "dana"]);
+    expect(decidersOfRequest({ ...asked, data: { ...asked.data, approvers: { human: true, requesterMayConfirm: true }, deciders: ["alice"] } })).toEqual(["bot", "alice"]);
+    expect(resultFromEvent({ ...asked, data: { ...asked.data, deciders: ["alice"] } }, false)).toMatchObject({ status: "awaiting_approval", deciders: ["alice"] });
+    expect(resultFromEvent(asked, false)).not.toHaveProperty("deciders");
   });
 });
 

@@ -1,4 +1,4 @@
-import { wardenError, type ToolResult, type WardenEvent } from "@warden/contracts";
+import { wardenError, type ApprovalRequested, type ToolResult, type WardenEvent } from "@warden/contracts";
 
 /**
  * The caller's answer for an event of its call, or undefined when the call goes on. A
@@ -39,30 +39,38 @@ export function resultFromEvent(event: WardenEvent, wait: boolean): ToolResult |
       return { callId, ok: false, status: "cancelled", error: wardenError("CANCELLED", `cancelled by ${by} before it started${reason === "" ? "" : `: ${reason}`}`) };
     }
     case "ApprovalRequested":
-      return wait ? undefined : awaitingApproval(callId, event.data.approvalId, event.data.reason);
+      return wait ? undefined : awaitingApproval(callId, event.data.approvalId, event.data.reason, decidersOfRequest(event));
     default:
       return undefined;
   }
 }
 
-export function awaitingApproval(callId: string, approvalId: string, reason: string): ToolResult {
+/** Who may decide, as the card names them: the requester first when it may confirm its own call. */
+export function decidersOfRequest(event: ApprovalRequested): string[] {
+  const deciders = event.data.deciders ?? [];
+  return event.data.approvers.requesterMayConfirm && !deciders.includes(event.principal) ? [event.principal, ...deciders] : [...deciders];
+}
+
+export function awaitingApproval(callId: string, approvalId: string, reason: string, deciders: readonly string[] = []): ToolResult {
   return {
     callId,
     ok: false,
     status: "awaiting_approval",
     requiresConfirm: true,
     approvalId,
+    ...(deciders.length === 0 ? {} : { deciders: [...deciders] }),
     error: wardenError("CONFIRMATION_REQUIRED", `this call waits for a person's approval (${approvalId}): ${reason}`),
   };
 }
 
 /** What a caller gets when its wait ran out before the call ended. */
-export function pendingResult(callId: string, timeoutMs: number, approvalId?: string): ToolResult {
+export function pendingResult(callId: string, timeoutMs: number, approvalId?: string, deciders: readonly string[] = []): ToolResult {
   return {
     callId,
     ok: false,
     status: "pending",
     ...(approvalId === undefined ? {} : { approvalId, requiresConfirm: true }),
+    ...(approvalId === undefined || deciders.length === 0 ? {} : { deciders: [...deciders] }),
     error: wardenError("WAIT_TIMEOUT", `no outcome within ${timeoutMs} ms; the call may still complete (callId ${callId})`),
   };
 }
