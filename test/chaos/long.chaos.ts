@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { drainBacklog, mib, type BacklogResult } from "./support/backlog.js";
-import { startDeployment, type Deployment, type DeploymentOptions } from "./support/deployment.js";
 import { checkCalls, checkHistory, settle } from "./support/end-state.js";
 import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, replaceFollowerDisk, restartNats, restartNatsWithoutStore, type DiskFullOutcome } from "./support/faults.js";
 import { createAgentClient } from "@warden/sdk";
 import { AGENT } from "./support/deployment.js";
 import { startLoad } from "./support/load.js";
-import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
+import { runPhase } from "./support/phase.js";
 import { POISON_KINDS, publishPoison, whatTheCallerSees, type PoisonSent } from "./support/poison.js";
-import { appendRow, rowOf, type ReportRow } from "./support/report.js";
+import { rowOf } from "./support/report.js";
+import { FAILOVER_TARGET_MS, LONG_PHASE, expectSound, report, sizeFromEnv, withDeployment } from "./support/scenario.js";
 import { StreamScan } from "./support/stream-scan.js";
 
 /**
@@ -16,7 +16,7 @@ import { StreamScan } from "./support/stream-scan.js";
  * service an OS process with its own identity, agents calling through the SDK throughout. Sizes
  * come from the environment so a run can be made longer or shorter.
  */
-const size = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const size = sizeFromEnv;
 const KILLS = size("CHAOS_KILLS", 60);
 const NATS_RESTARTS = size("CHAOS_NATS_RESTARTS", 5);
 const FREEZES = size("CHAOS_FREEZES", 5);
@@ -34,39 +34,9 @@ const SKEWS = [
  * stored and still on its way (the end checks hold every stored call to one ending).
  */
 const CLEAR_FAILURES = /^(succeeded|failed UNAVAILABLE|pending WAIT_TIMEOUT|still waiting)$/;
-/** The failover target of issue 9: calls flow again within 10 s of losing the stream leader. */
-const FAILOVER_TARGET_MS = 10_000;
 
-// a call is stuck once nothing happened to it for 45 s: a killed service's messages come back after a 30 s ack wait
-const phase = { settleTimeoutMs: 180_000, settleIdleMs: 45_000, history: true } satisfies Partial<PhaseOptions>;
+const phase = LONG_PHASE;
 
-async function withDeployment<T>(o: DeploymentOptions, body: (d: Deployment, scan: StreamScan) => Promise<T>): Promise<T> {
-  const d = await startDeployment(o);
-  try {
-    return await body(d, new StreamScan(d.admin));
-  } finally {
-    await d.stop();
-  }
-}
-
-function report(row: ReportRow): void {
-  appendRow(process.env["CHAOS_REPORT_FILE"], row);
-}
-
-/** What every scenario must end with; soft, so one run reports every broken promise at once. */
-function expectSound(r: Pick<PhaseResult, "calls" | "history">): void {
-  expect.soft(r.calls.lost, "acknowledged requests the stream does not hold").toEqual([]);
-  expect.soft(r.calls.unrecordedEffects, "run-once side effects with no ToolCallFinished or ToolCallLateResult").toEqual([]);
-  expect.soft(r.calls.effectlessResults, "calls that finished ok with no side effect behind them").toEqual([]);
-  expect.soft(r.calls.stuck, "calls with no ending").toEqual([]);
-  expect.soft(r.calls.duplicates, "calls that ended more than once").toEqual([]);
-  expect.soft(r.calls.doubleEffects, "run-once side effects that happened twice").toEqual([]);
-  expect.soft(r.history?.projectorLag, "projector behind the stream's end").toBe(0);
-  expect.soft(r.history?.audit, "warden audit --verify").toBe("clean");
-  expect.soft(r.history?.replay, "warden replay").toBe("equal");
-  expect.soft(r.history?.dlqRepeats, "poison copied to the DLQ more than once by one stage").toBe(0);
-  expect(r.calls.calls).toBeGreaterThan(0);
-}
 
 describe("chaos (long)", () => {
   it(`a storm of ${KILLS} SIGKILLs across every service under mixed load ends every call exactly once`, async () => {

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startDeployment, type Deployment, type DeploymentOptions } from "./support/deployment.js";
+import type { Deployment, DeploymentOptions } from "./support/deployment.js";
 import type { Load } from "./support/load.js";
 import type { NatsNodes } from "./support/nats-nodes.js";
 import { healAll, leadStreamWhere, nodesOfProcess, partitionUnderLoad, type PartitionOutcome } from "./support/partition.js";
-import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
-import { appendRow, type ReportRow } from "./support/report.js";
+import { runPhase, type PhaseResult } from "./support/phase.js";
+import { FAILOVER_TARGET_MS, LONG_PHASE, expectSound, report, sizeFromEnv, withDeployment } from "./support/scenario.js";
 import { StreamScan } from "./support/stream-scan.js";
 
 /**
@@ -18,16 +18,14 @@ import { StreamScan } from "./support/stream-scan.js";
  * to them, so each scenario places them: on the majority (n1, n2) to measure the cluster's own
  * failover, or one service on n3 to see what a service on the minority side does.
  */
-const size = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const size = sizeFromEnv;
 /** How long the node stays cut off, and how long calls are watched after the heal. */
 const HOLD_MS = size("CHAOS_PARTITION_HOLD_MS", 30_000);
 /** How long a service on the minority side is left there: well past every client timeout (1 s heartbeats, 5 s pulls, 30 s ack waits). */
 const STALL_HOLD_MS = size("CHAOS_PARTITION_STALL_MS", 60_000);
 const CUT = "n3";
-/** The failover target of issue 9, as for a leader kill. */
-const FAILOVER_TARGET_MS = 10_000;
 
-const phase = { settleTimeoutMs: 180_000, settleIdleMs: 45_000, history: true } satisfies Partial<PhaseOptions>;
+const phase = LONG_PHASE;
 
 /** Every identity on n1 and n2 (it still learns n3 from the cluster, and would fail over to it), except those named for n3. */
 const placing =
@@ -35,33 +33,9 @@ const placing =
   (identity: string, nats: NatsNodes): string =>
     onMinority.includes(identity) ? nats.urlOf(CUT) : nats.urlOf("n1", "n2");
 
-async function withCluster<T>(natsUrlFor: NonNullable<DeploymentOptions["natsUrlFor"]>, body: (d: Deployment, scan: StreamScan) => Promise<T>): Promise<T> {
-  const d = await startDeployment({ cluster: true, executors: 2, natsUrlFor });
-  try {
-    return await body(d, new StreamScan(d.admin));
-  } finally {
-    // a failed scenario must not leave the loopback cut for the next one (or another test run)
-    healAll();
-    await d.stop();
-  }
-}
-
-function report(row: ReportRow): void {
-  appendRow(process.env["CHAOS_REPORT_FILE"], row);
-}
-
-function expectSound(r: Pick<PhaseResult, "calls" | "history">): void {
-  expect.soft(r.calls.lost, "acknowledged requests the stream does not hold").toEqual([]);
-  expect.soft(r.calls.unrecordedEffects, "run-once side effects with no ToolCallFinished or ToolCallLateResult").toEqual([]);
-  expect.soft(r.calls.effectlessResults, "calls that finished ok with no side effect behind them").toEqual([]);
-  expect.soft(r.calls.stuck, "calls with no ending").toEqual([]);
-  expect.soft(r.calls.duplicates, "calls that ended more than once").toEqual([]);
-  expect.soft(r.calls.doubleEffects, "run-once side effects that happened twice").toEqual([]);
-  expect.soft(r.history?.projectorLag, "projector behind the stream's end").toBe(0);
-  expect.soft(r.history?.audit, "warden audit --verify").toBe("clean");
-  expect.soft(r.history?.replay, "warden replay").toBe("equal");
-  expect.soft(r.history?.dlqRepeats, "poison copied to the DLQ more than once by one stage").toBe(0);
-  expect(r.calls.calls).toBeGreaterThan(0);
+function withCluster<T>(natsUrlFor: NonNullable<DeploymentOptions["natsUrlFor"]>, body: (d: Deployment, scan: StreamScan) => Promise<T>): Promise<T> {
+  // a failed scenario must not leave the loopback cut for the next one (or another test run)
+  return withDeployment({ cluster: true, executors: 2, natsUrlFor }, body, healAll);
 }
 
 /** What the healed node itself holds: WARDEN_CALLS's leadership moved to it, the whole stream read again from there. */
