@@ -62,6 +62,25 @@ export function onePositional(positionals: readonly string[], what: string): str
 
 /** The principal a command acts as: --principal, else WARDEN_PRINCIPAL, else `cli`. */
 export function defaultPrincipal(env: NodeJS.ProcessEnv): string {
+  return namedPrincipal(env) ?? "cli";
+}
+
+/** WARDEN_PRINCIPAL when set: a principal chosen, unlike the `cli` default (NATS_CREDS wins over that). */
+export function namedPrincipal(env: NodeJS.ProcessEnv): string | undefined {
   const p = env["WARDEN_PRINCIPAL"];
-  return p === undefined || p === "" ? "cli" : p;
+  return p === undefined || p === "" ? undefined : p;
+}
+
+/**
+ * Whose credentials a caller command (call, undo) connects with and which principal it asks as:
+ * --as, else the principal named (--principal, WARDEN_PRINCIPAL); with neither, the identity of
+ * NATS_CREDS when set, else `cli`.
+ */
+export function callerOf(values: { readonly as?: string; readonly principal?: string; readonly creds?: string }, env: NodeJS.ProcessEnv) {
+  const named = values.principal ?? namedPrincipal(env);
+  return {
+    who: { name: values.as ?? named ?? "cli", creds: values.creds, defaulted: values.as === undefined && named === undefined },
+    /** The principal the call is asked as, once the connection's identity is known. */
+    principalFor: (identity: string | undefined) => named ?? identity ?? "cli",
+  };
 }

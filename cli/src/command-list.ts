@@ -105,6 +105,7 @@ export const MCP_OPTIONS = {
   port: { type: "string", value: "N", description: "with --http: the port (default 8765; 0 picks a free one, printed on stderr)" },
   timeout: { type: "string", value: "DURATION", description: "how long a tools/call of a client without tasks waits for the call's end, through an approval, before it answers still-running with a warden://calls/<id> handle (default 30s)" },
   "never-confirm": { type: "boolean", description: "never ask the session's own person to confirm a call in the client (MCP elicitation)" },
+  "print-config": { type: "string", value: "CLIENT", description: "print what to add to claude-desktop, cursor or claude-code to start this session, and exit" },
 } as const satisfies OptionSpecs;
 
 export const APPROVALS_OPTIONS = {

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ConfigError, connectBus, isPermissionViolation, loadBusConfig, type Bus, type BusConfig } from "@warden/bus";
+import { ConfigError, connectBus, identityOfCreds, isPermissionViolation, loadBusConfig, type Bus, type BusConfig } from "@warden/bus";
 import { DEFAULT_WARDEN_HOME, IdentityError, openWardenHome, type WardenHome } from "@warden/identity";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "./errors.js";
 import type { CommandIo } from "./io.js";
@@ -40,20 +40,40 @@ export interface Who {
   readonly creds?: string;
   /** Whom to use when no name is given. */
   readonly fallback?: "admin";
+  /** The name is the command's default (no --as or --principal given): NATS_CREDS then wins over it. */
+  readonly defaulted?: boolean;
 }
 
 /**
- * The connection settings for one identity: `--creds FILE` or NATS_CREDS first; else that
- * identity's credentials in WARDEN_HOME/env.json (the URL from there too unless NATS_URL is set).
- * With no credentials for the name, the command says so and fails: it never connects as someone else.
+ * The connection settings for one identity, by one rule (README "Configuration"): `--creds FILE`
+ * first; else NATS_CREDS, unless `--as`/`--principal` names someone else, whose credentials then
+ * come from WARDEN_HOME/env.json (said on stderr, never silently); else the named identity's
+ * credentials in WARDEN_HOME (the URL from there too unless NATS_URL is set). With no credentials
+ * for the name, the command says so and fails: it never connects as someone else.
  */
-export function connectionFor(io: Pick<CommandIo, "env" | "cwd">, who: Who): { config: BusConfig; identity: string | undefined } {
-  const credsFile = who.creds ?? nonEmpty(io.env["NATS_CREDS"]);
+export function connectionFor(io: Pick<CommandIo, "env" | "cwd" | "err">, who: Who): { config: BusConfig; identity: string | undefined } {
   const home = existingHome(io);
   const url = nonEmpty(io.env["NATS_URL"]) ?? nonEmpty(home?.env().url);
-  if (credsFile !== undefined) {
-    if (!existsSync(credsFile)) throw new CliError("NOT_FOUND", `credentials file ${credsFile} does not exist`);
-    return { config: busConfig(io.env, { NATS_CREDS: credsFile, ...(url ? { NATS_URL: url } : {}) }), identity: who.name };
+  const withCreds = (file: string, identity: string | undefined) => {
+    if (!existsSync(file)) throw new CliError("NOT_FOUND", `credentials file ${file} does not exist`);
+    return { config: busConfig(io.env, { NATS_CREDS: file, ...(url ? { NATS_URL: url } : {}) }), identity };
+  };
+  const asked = who.defaulted === true ? undefined : who.name;
+  if (who.creds !== undefined) {
+    if (!existsSync(who.creds)) throw new CliError("NOT_FOUND", `credentials file ${who.creds} does not exist`);
+    return withCreds(who.creds, asked ?? identityInFile(who.creds) ?? who.name);
+  }
+  const envCreds = nonEmpty(io.env["NATS_CREDS"]);
+  if (envCreds !== undefined) {
+    const named = identityInFile(envCreds);
+    if (asked === undefined || asked === named) return withCreds(envCreds, named ?? who.name);
+    if (home?.identity(asked) === undefined) {
+      throw new CliError(
+        "FORBIDDEN",
+        `NATS_CREDS (${envCreds}) holds ${named ?? "unnamed"} credentials, not ${asked}'s, and WARDEN_HOME has none of ${asked}'s: unset NATS_CREDS, drop --as/--principal, or pass --creds FILE`,
+      );
+    }
+    io.err(`warden: acting as ${asked} with its credentials from ${home.dir} (NATS_CREDS, ${named ?? "unnamed"}'s, is not used when --as or --principal names someone)`);
   }
   const name = who.name ?? (who.fallback === "admin" ? "admin" : undefined);
   if (home === undefined) {
@@ -74,6 +94,15 @@ export function connectionFor(io: Pick<CommandIo, "env" | "cwd">, who: Who): { c
   }
   if (entry.revokedAt !== undefined) throw new CliError("FORBIDDEN", `identity ${name} was revoked at ${entry.revokedAt}`);
   return { config: busConfig(io.env, { NATS_CREDS: entry.creds, ...(url ? { NATS_URL: url } : {}) }), identity: name };
+}
+
+/** The identity a credentials file names (its user JWT's name). */
+function identityInFile(file: string): string | undefined {
+  try {
+    return identityOfCreds(readFileSync(file));
+  } catch (err) {
+    throw new CliError("NOT_FOUND", `cannot read credentials file ${file}: ${(err as Error).message}`);
+  }
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
@@ -98,7 +127,7 @@ export async function openBus(config: BusConfig, name: string): Promise<Bus> {
 }
 
 /** Runs a command body with a connection as `who`, drained afterwards. */
-export async function withBus<T>(io: Pick<CommandIo, "env" | "cwd">, who: Who, body: (bus: Bus, identity: string | undefined) => Promise<T>): Promise<T> {
+export async function withBus<T>(io: Pick<CommandIo, "env" | "cwd" | "err">, who: Who, body: (bus: Bus, identity: string | undefined) => Promise<T>): Promise<T> {
   const { config, identity } = connectionFor(io, who);
   const bus = await openBus(config, `warden-cli${identity ? `-${identity}` : ""}`);
   try {

@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { CliError, EXIT_FAILED, EXIT_OK } from "./errors.js";
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE } from "./errors.js";
 import type { CommandIo } from "./io.js";
 import { emitError } from "./output.js";
 import { buildProgram, commandPath } from "./program.js";
@@ -26,10 +26,15 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
     }
     const message = (err as Error).message ?? String(err);
     // loaded only on this path: `warden help` must not pay for the NATS client
-    const { isPermissionViolation } = await import("@warden/bus");
+    const { isNoAnswer, isPermissionViolation } = await import("@warden/bus");
     if (isPermissionViolation(err)) {
       emitError(io, json, "FORBIDDEN", `refused by the server: this identity may not do that (${message})`);
       return EXIT_FAILED;
+    }
+    if (isNoAnswer(err)) {
+      // NATS is reachable but nothing behind it answered: JetStream or the service asked is not running
+      emitError(io, json, "UNAVAILABLE", `nothing answered (${message}): is Warden running? \`warden up\` (or \`npm start\`) starts it; on a cluster, JetStream may be electing a leader, so try again`);
+      return EXIT_UNREACHABLE;
     }
     emitError(io, json, "INTERNAL", `internal error: ${message}`);
     return EXIT_FAILED;

@@ -88,7 +88,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     // a person (mode human, the CLI's default) asks for a tool no one registered
     const r = await warden(["call", "kb.searchEverything", "--args", "{}", "--principal", approver, "--json"], env);
     expect(r.code).toBe(1);
-    expect(r.doc).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" } });
+    expect(r.doc).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" }, recorded: false });
   });
 
   it("holds a send for approval, lists it, and runs it once a human approves", async () => {
@@ -233,8 +233,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
   });
 
   it("refuses mode human (the CLI's default) to a principal the policy does not name as a person", async () => {
-    await w.nats.home.addIdentity({ kind: "agent", name: "cli" });
-    const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--json"], env);
+    const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--principal", "support-bot", "--json"], env);
     expect(r.code).toBe(1);
     expect(r.doc).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
     expect((r.doc["error"] as { message: string }).message).toMatch(/mode human needs a person/);

@@ -1,14 +1,18 @@
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { identityOfCreds, type BusConfig } from "@warden/bus";
 import { createWardenMcpSession, startMcpHttpServer, type WardenMcpSessionOptions } from "@warden/mcp-server";
 import { DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
 import { pino } from "pino";
 import type { MCP_OPTIONS } from "../command-list.js";
-import { busConfig, connectionFor, openBus } from "../connect.js";
+import { busConfig, connectionFor, openBus, wardenHomeDir } from "../connect.js";
+import { MCP_CLIENTS, mcpClientConfig, type McpClient } from "../domain/mcp-client-config.js";
 import { parseDuration, parseFlags, parseMode, parseToken } from "../domain/options.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
-import type { Command } from "../io.js";
+import type { CommandInput } from "../args.js";
+import type { Command, CommandIo } from "../io.js";
 
 /** The port `warden mcp --http` listens on unless told (0 picks a free one). */
 export const DEFAULT_MCP_PORT = 8765;
@@ -31,6 +35,7 @@ export const mcpCommand: Command<typeof MCP_OPTIONS> = async ({ values }, io) =>
   const given = io.env["WARDEN_MCP_TOKEN"];
   const token = given === undefined || given === "" ? undefined : given;
   if (token !== undefined && /\s/.test(token)) throw usageError("WARDEN_MCP_TOKEN must be one word (no spaces)");
+  if (values["print-config"] !== undefined) return printClientConfig(values, io);
   const { config, identity } = connectionFor(io, { name: values.as, creds: values.creds });
   const principal = principalOfConnection(config, identity);
   const log = pino(
@@ -85,6 +90,31 @@ export const mcpCommand: Command<typeof MCP_OPTIONS> = async ({ values }, io) =>
     await bus.close();
   }
 };
+
+/**
+ * `--print-config CLIENT`: the client's configuration that starts this very command (the same
+ * options, less --print-config), with absolute paths; stdout is the configuration, the hint stderr.
+ */
+function printClientConfig(values: CommandInput<typeof MCP_OPTIONS>["values"], io: CommandIo): number {
+  const client = values["print-config"];
+  if (!(MCP_CLIENTS as readonly (string | undefined)[]).includes(client)) throw usageError(`--print-config is one of ${MCP_CLIENTS.join(", ")}, not ${JSON.stringify(client)}`);
+  if (values.http === true) throw usageError("--print-config writes a stdio client's configuration: drop --http");
+  if (values.as === undefined && values.creds === undefined) throw usageError("say who the session acts as: --as NAME (from WARDEN_HOME) or --creds FILE");
+  const args = [
+    ...(values.as === undefined ? [] : ["--as", values.as]),
+    ...(values.creds === undefined ? [] : ["--creds", resolve(io.cwd, values.creds)]),
+    ...(values.mode === undefined ? [] : ["--mode", values.mode]),
+    ...(values.scope === undefined ? [] : ["--scope", values.scope]),
+    ...(values.flags === undefined ? [] : ["--flags", values.flags]),
+    ...(values.timeout === undefined ? [] : ["--timeout", values.timeout]),
+    ...(values["never-confirm"] === true ? ["--never-confirm"] : []),
+  ];
+  const main = fileURLToPath(new URL("../main.js", import.meta.url));
+  const { text, where } = mcpClientConfig(client as McpClient, { node: process.execPath, main, args, home: wardenHomeDir(io) });
+  io.out(text);
+  io.err(`warden mcp: ${where}; the client then starts \`warden mcp\` itself`);
+  return EXIT_OK;
+}
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return DEFAULT_MCP_PORT;

@@ -34,7 +34,7 @@ export const resolveCommand: Command<typeof RESOLVE_OPTIONS> = async ({ values }
   });
   if (!intent.success) throw usageError(`the intent: ${intent.error.issues[0]?.path.join(".") ?? ""} ${intent.error.issues[0]?.message ?? "invalid"}`.trim());
   const asName = values.as ?? (existingHome(io)?.identity(principal) ? principal : undefined);
-  const r = await withBus(io, { name: asName, creds: values.creds, fallback: "admin" }, (bus) =>
+  const r = await withBus(io, { name: asName, creds: values.creds, fallback: "admin", defaulted: values.as === undefined }, (bus) =>
     createAgentClient({ bus, principal, mode }).resolve(intent.data, { format, explain: values.explain ?? false, flags: parseFlags(values.flags), scope, ...(limit === undefined ? {} : { limit }) }),
   );
   if (!r.ok) throw new CliError(r.error.code, r.error.message);

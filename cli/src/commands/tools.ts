@@ -20,7 +20,7 @@ export const toolsViewCommand: Command<typeof TOOLS_VIEW_OPTIONS> = async ({ val
   const flags = parseFlags(values.flags);
   // a principal's own credentials when WARDEN_HOME has them; else the operator looks on its behalf
   const asName = values.as ?? (existingHome(io)?.identity(principal) ? principal : undefined);
-  const view = await withBus(io, { name: asName, creds: values.creds, fallback: "admin" }, (bus) =>
+  const view = await withBus(io, { name: asName, creds: values.creds, fallback: "admin", defaulted: values.as === undefined }, (bus) =>
     createAgentClient({ bus, principal, mode }).toolView({ format, explain, flags, scope }),
   );
   if (!view.ok) throw new CliError(view.error.code, view.error.message);

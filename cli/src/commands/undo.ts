@@ -1,5 +1,5 @@
 import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS } from "@warden/sdk";
-import { defaultPrincipal, onePositional } from "../args.js";
+import { callerOf, onePositional } from "../args.js";
 import type { UNDO_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { callDocument, callExitCode, callText } from "../domain/call-output.js";
@@ -11,11 +11,11 @@ import { emit } from "../output.js";
 export const undoCommand: Command<typeof UNDO_OPTIONS> = async ({ values, positionals }, io) => {
   const callId = parseToken("call id", onePositional(positionals, "CALL_ID"));
   const mode = parseMode(values.mode, "human");
-  const principal = values.principal ?? defaultPrincipal(io.env);
+  const caller = callerOf(values, io.env);
   const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
   const timeoutMs = parseDuration("--timeout", values.timeout, DEFAULT_CALL_TIMEOUT_MS);
-  const result = await withBus(io, { name: values.as ?? principal, creds: values.creds }, (bus) =>
-    createAgentClient({ bus, principal, mode }).undo(callId, { flags: parseFlags(values.flags), scope, wait: values.wait ?? false, timeoutMs }),
+  const result = await withBus(io, caller.who, (bus, identity) =>
+    createAgentClient({ bus, principal: caller.principalFor(identity), mode }).undo(callId, { flags: parseFlags(values.flags), scope, wait: values.wait ?? false, timeoutMs }),
   );
   emit(io, values.json ?? false, callDocument(result), () => callText(result));
   return callExitCode(result);

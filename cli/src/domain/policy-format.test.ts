@@ -24,7 +24,7 @@ describe("whatifText", () => {
             tool: "session.fetch",
             principal: "support-bot",
             mode: "plan",
-            policyVersion: "support-desk-2",
+            policyVersion: "support-desk-3",
             reasonBefore: "read in plan mode is allowed by default",
             reasonAfter: "sessions hold customer data",
           },
@@ -32,7 +32,7 @@ describe("whatifText", () => {
       },
     ],
     notReplayed: { rate_limit: 2 },
-    recordedUnder: ["support-desk-2"],
+    recordedUnder: ["support-desk-3"],
     candidateHistoryGates: ["budgets.maxCallsPerRun"],
   };
 
@@ -40,7 +40,7 @@ describe("whatifText", () => {
     const text = whatifText({ file: "candidate.yaml", since: "2030-01-01T00:00:00.000Z", until: null, requested: 14, undecided: 2 }, report);
     expect(text.split("\n")).toEqual([
       "what if candidate-1 (candidate.yaml) had decided the 14 calls requested 2030-01-01T00:00:00.000Z → now:",
-      "  10 decisions replayed (recorded under support-desk-2): 3 would change, 7 would not (1 of them by other rules)",
+      "  10 decisions replayed (recorded under support-desk-3): 3 would change, 7 would not (1 of them by other rules)",
       "",
       "allow → require_approval: 3 calls, by plans-fetch-with-care (was default.read.plan)",
       "  2030-01-01T10:00:00.000Z  c1  session.fetch by support-bot (plan): sessions hold customer data",

@@ -22,6 +22,8 @@ describe("upText", () => {
     expect(text).toContain("approvals --as alice");
     expect(text).toContain("approve <approvalId> --as alice");
     expect(text).toContain("call agent.triage");
+    expect(text).toContain("npx warden inbox --as alice");
+    expect(text).toContain("npx warden mcp --as support-bot --print-config claude-desktop");
     expect(text).toContain("Ctrl-C");
   });
 

@@ -44,16 +44,20 @@ export function upText(s: UpSummary): string {
       "  npx warden tools --mode llm --principal support-bot --explain",
       `  npx warden call kb.search --args '{"query":"refund"}' --mode llm --principal support-bot`,
       `  npx warden call customer.message --args '{"customerId":"c-1","text":"Your refund is on its way"}' --mode plan --principal support-bot`,
+      `  npx warden inbox --as ${approver}     (the approval inbox in a browser: ${approver} approves or denies there)`,
       `  npx warden approvals --as ${approver}`,
       `  npx warden approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
       "  npx warden trace <callId>",
+      "  npx warden mcp --as support-bot --print-config claude-desktop     (or cursor, claude-code: Warden's tools in your MCP client)",
       `  npx warden call agent.triage --args '{"task":"Triage session 1"}' --principal ${approver}     (a subagent: needs OPENAI_BASE_URL, see docs/subagents.md)`,
     );
   } else {
     lines.push(
       "  npx warden tools --explain",
       `  npx warden call <domain.tool> --args '{}'`,
-      "  npx warden approvals",
+      "  npx warden approvals --as <person>",
+      "  npx warden inbox --as <person>     (the approval inbox in a browser)",
+      "  npx warden mcp --as <agent> --print-config claude-desktop     (or cursor, claude-code)",
       "  (start with --demo for the support-desk example domain)",
     );
   }

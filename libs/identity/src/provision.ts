@@ -2,8 +2,11 @@ import { AGENT_DOMAIN, subagentPrincipal, type IdentitySpecInput } from "@warden
 import { connect, credsAuthenticator } from "@nats-io/transport-node";
 import type { AccountJwts } from "./trust-root.js";
 
-/** The demo's people and agent: who `warden up --demo` provisions besides the services. */
-export const DEMO_PEOPLE = ["alice", "bob", "dana"] as const;
+/**
+ * The demo's people and agent: who `warden up --demo` provisions besides the services. `cli` is
+ * the person at the terminal: the CLI's default principal, so `warden call` works without --principal.
+ */
+export const DEMO_PEOPLE = ["alice", "bob", "dana", "cli"] as const;
 export const DEMO_AGENTS = ["support-bot"] as const;
 
 export interface StandardIdentitiesOptions {
