@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, readEvent, type Bus } from "@warden/bus";
 import {
@@ -17,6 +18,9 @@ import { createAgentClient, createApproverClient, type AgentClient, type Approve
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
 import { outputOf, startSubagentWarden, SUBAGENT_TEST_POLICY, type SubagentWarden } from "./subagent-fixture.js";
+
+// RFC 8785's reference implementation (a CommonJS module whose typings NodeNext reads as a namespace)
+const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
 
 const READER: SubagentDescriptorInput = {
   name: "agent.reader",
@@ -201,6 +205,8 @@ describe("every event names its cause by hash: a call's events form a hash chain
       expect((cause!.json as StoredEnvelope).callId, where).toBe(e.callId);
       expect(e.causeHash, `${where} names the hash of ${(cause!.json as StoredEnvelope).type} ${e.causationId}`).toBe(eventHash(JSON.parse(new TextDecoder().decode(cause!.data))));
       expect(e.causeHash, where).toBe(messageHash(cause!.data));
+      // what an auditor in another language does: any RFC 8785 (JCS) library and sha256
+      expect(e.causeHash, `${where}: JCS of the stored bytes`).toBe(`sha256:${sha256Hex(canonicalize(JSON.parse(new TextDecoder().decode(cause!.data))) ?? "")}`);
       if ((cause!.json as StoredEnvelope).type === "ToolCallRequested") answeringRequests++;
     }
 

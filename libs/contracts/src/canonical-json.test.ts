@@ -1,6 +1,10 @@
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { argsHash, canonicalJson } from "./canonical-json.js";
 import { lintDescriptor, ToolDescriptorSchema } from "./descriptor.js";
+
+// RFC 8785's reference implementation (a CommonJS module whose typings NodeNext reads as a namespace)
+const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
 
 describe("canonical JSON and argsHash", () => {
   it("hashes the same args the same whatever the key order", () => {
@@ -36,26 +40,10 @@ describe("descriptor lint", () => {
 });
 
 describe("canonical JSON written directly", () => {
-  // the former implementation: JSON.stringify of a sorted copy; stored hashes were made with it
-  const sortDeep = (value: unknown): unknown => {
-    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
-      return sortDeep((value as { toJSON: () => unknown }).toJSON());
-    }
-    if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortDeep(v)));
-    if (value !== null && typeof value === "object") {
-      const out = Object.create(null) as Record<string, unknown>;
-      for (const key of Object.keys(value).sort()) {
-        const v = (value as Record<string, unknown>)[key];
-        if (v !== undefined) out[key] = sortDeep(v);
-      }
-      return out;
-    }
-    if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("non-finite");
-    return value;
-  };
-  const reference = (value: unknown) => JSON.stringify(sortDeep(value));
+  // RFC 8785's reference implementation, on the JSON the value is written as (it writes a function member as `undefined`)
+  const reference = (value: unknown) => canonicalize(JSON.parse(JSON.stringify(value) ?? "null"));
 
-  it("writes what JSON.stringify of a sorted copy wrote, index-like keys, odd members and escapes included", () => {
+  it("writes what the JCS reference writes, index-like keys, odd members and escapes included", () => {
     const odd = JSON.parse('{"__proto__":{"x":1},"constructor":"c"}') as unknown;
     const values: unknown[] = [
       { b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } },

@@ -10,6 +10,8 @@ export interface StoredEvent {
   readonly event: WardenEvent;
   /** The hash an answering event names as its causeHash: `messageHash` of the stored bytes. */
   readonly hash: string;
+  /** The hash an event written before canonical JSON became RFC 8785 named it by, where that differs (legacy-hash.ts). */
+  readonly legacyHash?: string;
 }
 
 /** A stored message that is not an event (a caller's unreadable request): what a refusal of it answers. */
@@ -64,7 +66,7 @@ export function chainFindings(
       if (complete && !(agedOut && !requested.has(event.callId))) out.push({ ...at, kind: "chain_cause_missing", detail: `the event it answers (${event.causationId ?? "an unreadable message"}) is not in the call's history` });
       continue;
     }
-    if (cause.hash !== event.causeHash) {
+    if (cause.hash !== event.causeHash && cause.legacyHash !== event.causeHash) {
       out.push({
         ...at,
         kind: "chain_hash_mismatch",

@@ -6,6 +6,7 @@ import { checkCheckpointSignature, checkpointHash, leafPrefixesOf, LEAF_PREFIX_B
 import type { EvidenceFinding } from "./findings.js";
 import { eventLeaf, merkleRoot } from "./merkle.js";
 import { whoMayWrite } from "./writer-roles.js";
+import { legacyMessageHash } from "./legacy-hash.js";
 
 /** A message of the call stream as stored: its sequence, subject and exact bytes. */
 export interface StoredMessage {
@@ -223,7 +224,8 @@ function storedEvent(m: StoredMessage, findings: EvidenceFinding[], unreadable: 
     findings.push({ seq: m.seq, ...(parsed ? { callId: parsed.callId } : {}), kind: "event_unreadable", detail: `${decodeFailureText(d)}, on a subject only the admin may write` });
     return undefined;
   }
-  return { seq: m.seq, subject: m.subject, event: d.event, hash: messageHash(m.data) };
+  const legacyHash = legacyMessageHash(m.data);
+  return { seq: m.seq, subject: m.subject, event: d.event, hash: messageHash(m.data), ...(legacyHash === undefined ? {} : { legacyHash }) };
 }
 
 function groupBy<T>(items: readonly T[], key: (t: T) => number): Map<number, T[]> {
