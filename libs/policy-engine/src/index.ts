@@ -27,6 +27,7 @@ export {
   evaluatePolicy,
   GATE_RULES,
   ruleMatches,
+  whenHolds,
   type CallFacts,
   type GateRuleId,
   type PolicyEvaluation,
@@ -40,6 +41,30 @@ export {
   RUN_BUDGET_RULE,
   type HistoryGate,
 } from "./history-gates.js";
+export {
+  evaluateHistory,
+  findingsByRule,
+  HISTORY_ENTRY_STATES,
+  HISTORY_FULL_RULE,
+  HistoryEntrySchema,
+  HistoryIndexStateSchema,
+  historyKeyOf,
+  historyProbesOf,
+  historyRules,
+  isCounted,
+  needsTreeRoot,
+  recordIn,
+  settleHistoryIn,
+  windowMsOf,
+  type HistoryCall,
+  type HistoryEntry,
+  type HistoryEntryState,
+  type HistoryIndexState,
+  type HistoryProbe,
+  type HistoryRecorded,
+  type HistorySettlement,
+} from "./history.js";
+export { HistoryRecordSchema, HistoryRecordsSchema, replayHistory, type HistoryRecord } from "./history-replay.js";
 export {
   LEDGER_RULE,
   ledgerChargesOf,
