@@ -31,6 +31,8 @@ export const HistoryEntrySchema = z.object({
   /** When the call was admitted (ms since the epoch): the window counts from here. */
   at: z.int().nonnegative(),
   state: z.enum(HISTORY_ENTRY_STATES),
+  /** The call's domain, so a decision can read the outcome of a call still held from the stream. */
+  domain: TokenSchema.optional(),
   /** A sum condition's arg, as the call gave it. */
   amount: z.number().optional(),
 });
@@ -51,6 +53,8 @@ export type HistoryIndexState = z.infer<typeof HistoryIndexStateSchema>;
 /** What a history condition needs to know of a call, current or earlier. */
 export interface HistoryCall {
   readonly callId: string;
+  /** Its domain (where its outcome is written); kept on its entries. */
+  readonly domain?: string;
   readonly tool: Pick<ToolDescriptor, "name" | "actionType">;
   readonly principal: string;
   /** The run (correlationId). */
@@ -74,6 +78,7 @@ export interface HistoryProbe {
   readonly record: boolean;
   /** For a sum: the call's own amount (undefined when its arg is not a non-negative number). */
   readonly amount?: number;
+  readonly domain?: string;
 }
 
 /** A condition's window in ms (the schema has checked the form and the cap). */
@@ -147,7 +152,16 @@ export function historyProbesOf(doc: PolicyDocument, call: HistoryCall, matches:
     const holder = holderOf(c.scope, call);
     if (holder === undefined) continue;
     const amount = amountOf(c, call.args);
-    out.push({ ruleId: r.id, condition: c, key: historyKeyOf(r.id, c, holder, call.args), holder, check, record, ...(amount === undefined ? {} : { amount }) });
+    out.push({
+      ruleId: r.id,
+      condition: c,
+      key: historyKeyOf(r.id, c, holder, call.args),
+      holder,
+      check,
+      record,
+      ...(amount === undefined ? {} : { amount }),
+      ...(call.domain === undefined ? {} : { domain: call.domain }),
+    });
   }
   return out;
 }
@@ -205,7 +219,7 @@ export function recordIn(state: HistoryIndexState | undefined, probe: HistoryPro
     if (limit || oldest < 0) return { kind: "full" };
     entries.splice(oldest, 1);
   }
-  const entry: HistoryEntry = { callId, at: nowMs, state: "held", ...(probe.amount === undefined ? {} : { amount: probe.amount }) };
+  const entry: HistoryEntry = { callId, at: nowMs, state: "held", ...(probe.domain === undefined ? {} : { domain: probe.domain }), ...(probe.amount === undefined ? {} : { amount: probe.amount }) };
   return { kind: "next", next: { ruleId: probe.ruleId, windowMs, entries: [...entries, entry] } };
 }
 
@@ -224,6 +238,22 @@ export function settleHistoryIn(state: HistoryIndexState | undefined, callId: st
   const settled = [...state.entries];
   settled[i] = { ...entry, state: how };
   return { ...state, entries: settled.filter((e) => e.at > nowMs - state.windowMs || e.callId === callId) };
+}
+
+/**
+ * The held entries an `outcome: ok` condition would look at: calls whose result may already be on
+ * the stream while the settlement that marks their entry has not run yet.
+ */
+export function pendingOutcomes(probe: HistoryProbe, state: HistoryIndexState | undefined, nowMs: number, callId: string): HistoryEntry[] {
+  if (!probe.check || probe.condition.calls.outcome !== "ok") return [];
+  return visible(state, probe.condition, nowMs, callId).filter((e) => e.state === "held" && e.domain !== undefined);
+}
+
+/** The state as the stream has it: held entries whose outcome was read settled as it says (in memory; the settlement writes it). */
+export function withOutcomes(state: HistoryIndexState | undefined, outcomes: ReadonlyMap<string, HistorySettlement>, nowMs: number): HistoryIndexState | undefined {
+  let out = state;
+  for (const [callId, how] of outcomes) out = settleHistoryIn(out, callId, how, nowMs) ?? out;
+  return out;
 }
 
 /** The findings by rule id, as `CallFacts.history` takes them. */
