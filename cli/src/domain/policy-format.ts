@@ -98,6 +98,7 @@ const GATE_NAMES: Record<string, string> = {
   delegation: "the delegation chain",
   descriptor: "a descriptor gone at the time",
   ledger_budget: "ledger budgets",
+  history: "history conditions",
   descriptor_unknown: "a descriptor the registry no longer has",
 };
 

@@ -6,6 +6,7 @@ import { evaluatePolicy, ruleMatches, type CallFacts } from "./evaluate.js";
 import { evaluateHistory, historyProbesOf, recordIn, settleHistoryIn, type HistoryCall, type HistoryIndexState, type HistoryProbe } from "./history.js";
 import { replayHistory, type HistoryRecord } from "./history-replay.js";
 import { lintPolicyDocument } from "./lint-document.js";
+import { whatIf } from "./what-if.js";
 
 const obj = (props: Record<string, string>) => ({ type: "object", properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])) });
 const effects = "Use when the change is wanted; it changes what others see later.";
@@ -199,5 +200,29 @@ describe("history conditions in a document", () => {
     expect(found).toContainEqual(["history.arg_unknown", "rules.1.when.history.same.0", expect.stringContaining("customer, which none of shop.fraud_check takes")]);
     // a conditional deny does not shadow the rules it overlaps
     expect(found.filter(([code]) => code === "rule.shadowed")).toEqual([]);
+  });
+});
+
+describe("what-if over decisions a history condition took part in", () => {
+  it("does not replay them from the call alone, and names the candidate's history rules", () => {
+    const recorded = (callId: string, holds: boolean) => ({
+      callId,
+      requestedAt: "2030-01-01T10:00:00.000Z",
+      tool: "shop.refund",
+      version: "1.0.0",
+      descriptorHash: records[4]!.descriptorHash,
+      principal: "bot",
+      mode: "plan" as const,
+      flags: {},
+      scope: null,
+      decision: holds ? ("deny" as const) : ("allow" as const),
+      ruleIds: holds ? ["refund.after-check"] : ["default.write.plan"],
+      reason: "r",
+      policyVersion: "h1",
+      history: [{ ruleId: "refund.after-check", scope: "principal" as const, holder: "bot", holds, matched: [], count: 0 }],
+    });
+    const r = whatIf(doc, [recorded("a", true), recorded("b", false)], records);
+    expect(r).toMatchObject({ considered: 2, replayed: 1, changed: 0, notReplayed: { history: 1 } });
+    expect(r.candidateHistoryGates).toEqual(["rules.transfers.hourly.when.history", "rules.delete.after-read.when.history", "rules.refund.after-check.when.history"]);
   });
 });
