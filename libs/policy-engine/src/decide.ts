@@ -173,12 +173,15 @@ function withActionTypes(history: readonly HistoryRecord[], all: readonly ToolRe
 
 /** The request as the current call of its history. */
 function historyCallOf(request: DecideRequest, d: ToolRecord["descriptor"]) {
+  const callId = request.callId ?? "request";
+  // as the stage has it: a call with no parent is the top of its own tree
+  const treeRoot = request.treeRoot ?? (request.parentCallId === undefined ? callId : undefined);
   return {
-    callId: request.callId ?? "request",
+    callId,
     tool: d,
     principal: request.principal,
     runId: request.runId ?? "run",
-    ...(request.treeRoot === undefined ? {} : { treeRoot: request.treeRoot }),
+    ...(treeRoot === undefined ? {} : { treeRoot }),
     args: request.args,
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PolicyDocumentSchema, type HistoryFinding, type JsonValue } from "@warden/contracts";
 import { record } from "../test-support/fixtures.js";
 import { decideRequest, parseDecideRequest } from "./decide.js";
+import { evaluateCall } from "./evaluate-call.js";
 import { evaluatePolicy, ruleMatches, type CallFacts } from "./evaluate.js";
 import { evaluateHistory, historyProbesOf, recordIn, settleHistoryIn, type HistoryCall, type HistoryIndexState, type HistoryProbe } from "./history.js";
 import { replayHistory, type HistoryRecord } from "./history-replay.js";
@@ -224,5 +225,27 @@ describe("what-if over decisions a history condition took part in", () => {
     const r = whatIf(doc, [recorded("a", true), recorded("b", false)], records);
     expect(r).toMatchObject({ considered: 2, replayed: 1, changed: 0, notReplayed: { history: 1 } });
     expect(r.candidateHistoryGates).toEqual(["rules.transfers.hourly.when.history", "rules.delete.after-read.when.history", "rules.refund.after-check.when.history"]);
+  });
+});
+
+describe("history conditions in shadow and over a delegation tree", () => {
+  it("records what a shadow history rule would have decided, deciding nothing", () => {
+    const shadowDoc = PolicyDocumentSchema.parse({ ...doc, version: "h2", rules: doc.rules.map((r) => (r.id === "refund.after-check" ? { ...r, mode: "shadow" } : r)) });
+    const refund = call("shop.refund", { customerId: "K-7", amount: 40 });
+    const findings = historyProbesOf(shadowDoc, refund, (r) => ruleMatches(r, facts("shop.refund"))).map((p) => evaluateHistory(p, undefined, NOW, refund.callId));
+    const e = evaluateCall(shadowDoc, { ...facts("shop.refund"), history: new Map(findings.map((f) => [f.ruleId, f])) });
+    expect(e).toMatchObject({ decision: "allow", shadow: { decision: "deny", shadowRuleIds: ["refund.after-check"] } });
+  });
+
+  it("keys a tree-scoped condition by the tree's top call, so sibling calls of one delegation see each other and other trees do not", () => {
+    const treeDoc = PolicyDocumentSchema.parse({
+      version: "h3",
+      rules: [{ id: "tree.cap", match: { tool: "bank.transfer" }, when: { history: { scope: "tree", within: "1h", calls: { tool: "bank.transfer" }, count: { max: 1 } } }, effect: "deny", reason: "one transfer per delegation" }],
+    });
+    const key = (treeRoot: string, principal: string) => historyProbesOf(treeDoc, call("bank.transfer", { amount: 1 }, { treeRoot, principal }), () => true)[0]!.key;
+    expect(key("top-1", "subagent-a")).toBe(key("top-1", "subagent-b"));
+    expect(key("top-1", "subagent-a")).not.toBe(key("top-2", "subagent-a"));
+    // a call whose tree is not known is not in any tree's history
+    expect(historyProbesOf(treeDoc, call("bank.transfer", { amount: 1 }), () => true)).toEqual([]);
   });
 });
