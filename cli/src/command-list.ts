@@ -282,7 +282,12 @@ export const POLICY_DECIDE_OPTIONS = {
     type: "string",
     value: "JSON",
     required: true,
-    description: 'the request: {"tool","principal","mode"} and optional version, flags, scope, args, runId, parentCallId; or a recorded ToolCallRequested event; @FILE reads it from a file',
+    description: 'the request: {"tool","principal","mode"} and optional version, flags, scope, args, runId, parentCallId, callId, at, treeRoot; or a recorded ToolCallRequested event; @FILE reads it from a file',
+  },
+  history: {
+    type: "string",
+    value: "FILE",
+    description: "earlier calls (a JSON or YAML list of { callId, tool, principal, runId, args, at, outcome }) to decide the rules' history conditions from",
   },
 } as const satisfies OptionSpecs;
 

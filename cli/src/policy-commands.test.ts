@@ -134,6 +134,42 @@ describe("warden policy check and decide, with no Warden to talk to", () => {
     expect(r.err).toMatch(/warden tools list --json/);
   });
 
+  it("checks history conditions: the window's cap and form are errors at their line, unknown tools and args warnings", async () => {
+    const rule = (within: string, tool: string, same: string) =>
+      `${POLICY}\n  - id: search-after-reindex\n    match: { tool: kb.search }\n    when:\n      history: { scope: run, within: ${within}, calls: { tool: ${tool} }, same: [${same}], absent: true }\n    effect: deny\n    reason: x\n`;
+    const long = await warden("policy", "check", file("long.yaml", rule("25h", "kb.reindex", "query")), "--offline");
+    expect(long.code).toBe(1);
+    expect(long.out).toContain("long.yaml:15:38: error: within 25h is longer than the cap of 24h (86400 s) [invalid_value]");
+    const noWindow = await warden("policy", "check", file("nowindow.yaml", rule("1h", "kb.reindex", "query").replace("within: 1h, ", "")), "--offline");
+    expect(noWindow.out).toContain("error: missing required field within [missing_field]");
+    const typos = await warden("policy", "check", file("typos.yaml", rule("1h", "kb.reindx", "qurey")), "--tools", "tools.json", "--json");
+    expect(typos.code).toBe(0);
+    const warnings = (typos.json()["warnings"] as { code: string; path: string; message: string }[]).map((w) => [w.code, w.path, w.message]);
+    expect(warnings).toContainEqual(["tool.unknown", "rules[1].when.history.calls.tool[0]", expect.stringContaining("did you mean kb.reindex?")]);
+    expect(warnings).toContainEqual(["history.arg_unknown", "rules[1].when.history.same[0]", expect.stringContaining("qurey, which none of kb.search takes")]);
+  });
+
+  it("decides a history condition from --history, naming the earlier calls it counted; without one says it is not decided", async () => {
+    const policy = file("history.yaml", `${POLICY}\n  - id: search-cap\n    match: { tool: kb.search }\n    when:\n      history: { scope: principal, within: 1h, calls: { tool: kb.search }, count: { max: 2 } }\n    effect: deny\n    reason: two searches an hour\n`);
+    const earlier = file(
+      "earlier.yaml",
+      ["- { callId: s1, tool: kb.search, principal: alice, runId: r1, args: { query: a }, at: '2030-01-01T10:00:00.000Z' }", "- { callId: s2, tool: kb.search, principal: alice, runId: r2, at: '2030-01-01T10:10:00.000Z', outcome: pending }"].join("\n"),
+    );
+    const request = (at: string) => JSON.stringify({ tool: "kb.search", principal: "alice", mode: "human", at });
+    const third = await warden("policy", "decide", policy, "--tools", "tools.json", "--history", earlier, "--request", request("2030-01-01T10:30:00.000Z"));
+    expect(third.code).toBe(0);
+    expect(third.out).toMatch(/^deny {2}kb\.search/);
+    expect(third.out).toContain("  history: search-cap holds over principal alice: 2 earlier calls (s1, s2)");
+    // an hour after the first, it has left the window
+    const later = await warden("policy", "decide", policy, "--tools", "tools.json", "--history", earlier, "--json", "--request", request("2030-01-01T11:00:01.000Z"));
+    expect(later.json()).toMatchObject({ decision: "allow", history: [{ ruleId: "search-cap", holds: false, matched: ["s2"], count: 1 }] });
+    const none = await warden("policy", "decide", policy, "--tools", "tools.json", "--request", request("2030-01-01T10:30:00.000Z"));
+    expect(none.out).toContain("not decided offline: rule search-cap: a history condition over the principal's calls within 1h; give --history FILE");
+    const bad = await warden("policy", "decide", policy, "--tools", "tools.json", "--history", file("bad-history.yaml", "- { callId: s1 }"), "--request", request("2030-01-01T10:30:00.000Z"));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("--history bad-history.yaml: 0.tool:");
+  });
+
   it("refuses an invalid candidate with its first errors at file:line:column", async () => {
     const bad = file("bad.yaml", "version: v1\nrules:\n  - id: a\n    effect: nope\n    reason: x\n");
     const r = await warden("policy", "decide", bad, "--tools", "tools.json", "--request", '{"tool":"kb.search","principal":"alice","mode":"human"}');

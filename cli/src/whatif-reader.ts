@@ -106,5 +106,6 @@ function recordedOf(requestedAt: string, v: ToolArgsValidated, c: ToolPolicyChec
     ruleIds: c.data.ruleIds,
     reason: c.data.reason,
     policyVersion: c.data.policyVersion,
+    ...(c.data.history === undefined ? {} : { history: c.data.history }),
   };
 }

@@ -20,6 +20,7 @@ import {
   BUCKET_EXECUTORS,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
+  historyIndexKey,
   BUCKET_CALLS,
   BUCKET_POLICY,
   BUCKET_PROJECTOR,
@@ -311,6 +312,7 @@ function operations(configOf: (d: string) => ConsumerConfig): Op[] {
     ...[runBudgetKey(fresh()), toolBudgetKey("kb.search"), principalBudgetKey(fresh())].map((k) => publish(`write the projected budget counter ${k.split(".")[0]!}.*`, ["policy", "projector", "admin"], () => `$KV.${BUCKET_BUDGETS}.${k}`)),
     publish("write a ledger budget", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${ledgerKey("matrix", fresh())}`),
     publish("write a rate bucket", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${rateBucketKey(fresh())}`),
+    publish("write the history index", ["policy", "admin"], () => `$KV.${BUCKET_BUDGETS}.${historyIndexKey("0123456789abcdef0123456789abcdef")}`),
     publish("move the projector's cursor", ["projector", "admin"], () => `$KV.${BUCKET_PROJECTOR}.${PROJECTOR_CURSOR_KEY}`, {}, true),
     publish("store an artifact", ["executor", "subagent", "admin"], () => `$O.${OBJECT_STORE_ARTIFACTS}.C.${fresh()}`),
     // reading one (`warden artifact get`, an executor's own reads): its metadata, then its chunks through an ordered consumer

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseJsonGuarded, type ToolRecord } from "@warden/contracts";
-import { decideRequest, parseDecideRequest, type DecideRequest } from "@warden/policy-engine";
+import { decideRequest, HistoryRecordsSchema, parseDecideRequest, type DecideRequest, type HistoryRecord } from "@warden/policy-engine";
+import { parse as parseYaml } from "yaml";
 import { onePositional } from "../args.js";
 import type { POLICY_DECIDE_OPTIONS } from "../command-list.js";
 import { decideText, type ArgsVerdict } from "../domain/policy-format.js";
@@ -29,7 +30,8 @@ export const policyDecideCommand: Command<typeof POLICY_DECIDE_OPTIONS> = async 
     const { withBus } = await import("../connect.js");
     tools = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, registryTools);
   }
-  const decided = decideRequest(document, tools, request);
+  const history = values.history === undefined ? undefined : await readHistory(io, values.history);
+  const decided = decideRequest(document, tools, request, history);
   if (!decided.ok) throw new CliError(decided.error.code, `${decided.error.message} (the registry refuses such a call before policy)`);
   const r = decided.value;
   const chosen = tools.find((t) => t.descriptor.name === r.tool.name && t.descriptor.version === r.tool.version);
@@ -56,6 +58,26 @@ async function readRequest(io: Pick<CommandIo, "cwd">, text: string): Promise<De
   const request = parseDecideRequest(json.value);
   if (!request.ok) throw usageError(`--request: ${request.error.message}`);
   return request.value;
+}
+
+/** `--history FILE`: the earlier calls, JSON or YAML, each checked. */
+async function readHistory(io: Pick<CommandIo, "cwd">, path: string): Promise<HistoryRecord[]> {
+  const file = resolve(io.cwd, path);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text, { maxAliasCount: 100 });
+  } catch (err) {
+    throw usageError(`--history ${path} is neither JSON nor YAML: ${(err as Error).message.split("\n")[0] ?? ""}`);
+  }
+  const r = HistoryRecordsSchema.safeParse(value);
+  if (!r.success) throw usageError(`--history ${path}: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  return r.data;
 }
 
 /** The args against the tool's inputSchema, as the registry checks them before policy sees the call. */

@@ -61,6 +61,11 @@ export function decideText(file: string, r: DecideResult, args?: ArgsVerdict): s
     `  view:   ${plural(view.tools.length, "tool")} shown to ${q.principal} in ${q.mode} mode${view.tools.length === 0 ? "" : `: ${view.tools.map((t) => `${t.name}${t.decision === "require_approval" ? " (approval)" : ""}`).join(", ")}`}; ${r.tool.name} ${inView ? "is" : "is not"} among them`,
   );
   for (const h of view.hidden) lines.push(`          hidden ${h.name}: ${h.reason}`);
+  for (const h of r.history ?? []) {
+    const total = h.sum === undefined ? "" : `, sum ${h.sum}${h.own === undefined ? "" : ` + ${h.own}`}`;
+    const calls = h.matched.length === 0 ? "none" : h.matched.join(", ");
+    lines.push(`  history: ${h.ruleId} ${h.holds ? "holds" : "does not hold"} over ${h.scope} ${h.holder}: ${h.count} earlier call${h.count === 1 ? "" : "s"}${total} (${calls})`);
+  }
   for (const n of r.notEvaluated) lines.push(`  not decided offline: ${n.detail}`);
   return lines.join("\n");
 }
@@ -93,6 +98,7 @@ const GATE_NAMES: Record<string, string> = {
   delegation: "the delegation chain",
   descriptor: "a descriptor gone at the time",
   ledger_budget: "ledger budgets",
+  history: "history conditions",
   descriptor_unknown: "a descriptor the registry no longer has",
 };
 

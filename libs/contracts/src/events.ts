@@ -3,6 +3,7 @@ import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CompensationSchema } from "./compensation.js";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
+import { HistoryFindingSchema, HistoryHoldSchema } from "./history-condition.js";
 import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
 import { DecisionSchema } from "./policy-decision.js";
@@ -183,6 +184,10 @@ export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
    * that principal's). Absent: the call runs for its own principal.
    */
   onBehalfOf: TokenSchema.optional(),
+  /** The history conditions the decision evaluated, each with the earlier calls it counted (audit). */
+  history: z.array(HistoryFindingSchema).min(1).max(64).optional(),
+  /** The history index keys an admitted call was recorded in; settled at its result. */
+  historyHolds: z.array(HistoryHoldSchema).min(1).max(64).optional(),
 });
 
 export const ApproverRequirementSchema = z.object({

@@ -36,6 +36,25 @@ export {
 } from "./session-grant.js";
 export type { QuorumCondition } from "./quorum-condition.js";
 export {
+  HISTORY_SCOPES,
+  HistoryCallsSchema,
+  HistoryConditionSchema,
+  HistoryFindingSchema,
+  HistoryHoldSchema,
+  MAX_HISTORY_COUNT,
+  MAX_HISTORY_ENTRIES,
+  MAX_HISTORY_MATCHED_IDS,
+  MAX_HISTORY_WINDOW_SECONDS,
+  RuleWhenSchema,
+  windowSeconds,
+  type HistoryCalls,
+  type HistoryCondition,
+  type HistoryFinding,
+  type HistoryHold,
+  type HistoryScope,
+  type RuleWhen,
+} from "./history-condition.js";
+export {
   DeliveryCursorSchema,
   DeliveryReplySchema,
   DeliveryRequestSchema,
@@ -337,6 +356,8 @@ export {
   eventSubjectSuffix,
   inboxPrefixOf,
   LEDGER_KEY_PREFIX,
+  HISTORY_KEY_PREFIX,
+  historyIndexKey,
   ledgerKey,
   parseLedgerKey,
   parsePolicyChangedSubject,

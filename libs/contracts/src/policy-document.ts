@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { DecisionSchema } from "./policy-decision.js";
+import { RuleWhenSchema } from "./history-condition.js";
 import { QuorumConditionSchema } from "./quorum-condition.js";
 import { MAX_SESSION_GRANT_SECONDS } from "./session-grant.js";
 import { TokenSchema } from "./tokens.js";
@@ -71,6 +72,8 @@ export type RuleMode = (typeof RULE_MODES)[number];
 export const PolicyRuleSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.:-]{1,80}$/),
   match: PolicyMatchSchema.default({}),
+  /** Beyond the match: a condition over earlier calls (docs/policy.md, History conditions). */
+  when: RuleWhenSchema.optional(),
   effect: DecisionSchema,
   reason: z.string().min(1),
   /** `shadow`: recorded, never deciding (docs/policy.md, Shadow rules); absent means `enforce`. */

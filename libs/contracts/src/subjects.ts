@@ -315,6 +315,15 @@ export function ledgerKey(ledger: string, holder: string): string {
   return `${LEDGER_KEY_PREFIX}.${token("ledger", ledger)}.${token("holder", holder)}`;
 }
 
+/** `warden_budgets` keys of the policy's history index (history conditions of rules): `history.<digest>`. */
+export const HISTORY_KEY_PREFIX = "history";
+
+/** The index key of one condition, scope holder and correlated values, by the 32 hex digits of their digest. */
+export function historyIndexKey(digestHex: string): string {
+  if (!/^[0-9a-f]{32}$/.test(digestHex)) throw new Error(`history index digest must be 32 hex digits, got ${JSON.stringify(digestHex)}`);
+  return `${HISTORY_KEY_PREFIX}.${digestHex}`;
+}
+
 /** `ledger.<id>.<holder>` parsed; undefined for any other key. */
 export function parseLedgerKey(key: string): { ledger: string; holder: string } | undefined {
   const parts = key.split(".");

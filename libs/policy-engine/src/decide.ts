@@ -11,6 +11,7 @@ import {
   VersionSchema,
   type Decision,
   type Grade,
+  type HistoryFinding,
   type Outcome,
   type PolicyDocument,
   type ShadowDecision,
@@ -21,7 +22,9 @@ import {
 import { quorumOf, type Quorum } from "./approval-authority.js";
 import { compileToolView } from "./compile-tool-view.js";
 import { evaluateCall } from "./evaluate-call.js";
-import type { GateRuleId } from "./evaluate.js";
+import { ruleMatches, type GateRuleId } from "./evaluate.js";
+import { historyRules } from "./history.js";
+import { replayHistory, type HistoryRecord } from "./history-replay.js";
 import { HISTORY_GATES, type HistoryGate } from "./history-gates.js";
 import { ledgerChargesOf, toolCost } from "./ledger.js";
 import { RATE_RULES, rateBucketsOf } from "./rate-limits.js";
@@ -45,6 +48,11 @@ export const DecideRequestSchema = z.strictObject({
   runId: TokenSchema.optional(),
   /** Set for a delegated call: the chain check then applies, which needs the stream. */
   parentCallId: TokenSchema.optional(),
+  /** The call's id, and when it is decided, for history conditions (default: `request`, now). */
+  callId: TokenSchema.optional(),
+  at: z.iso.datetime().optional(),
+  /** The top call of its delegation tree, for conditions scoped `tree`. */
+  treeRoot: TokenSchema.optional(),
 });
 export type DecideRequest = z.infer<typeof DecideRequestSchema>;
 export type DecideRequestInput = z.input<typeof DecideRequestSchema>;
@@ -104,6 +112,8 @@ export interface DecideResult {
   readonly toolView: ToolView;
   /** What the live stage would also weigh and this cannot: rate limits, budgets, a delegation chain, the approval quota. */
   readonly notEvaluated: readonly NotEvaluated[];
+  /** With a history: each history condition checked, with the earlier calls it counted. */
+  readonly history?: readonly HistoryFinding[];
 }
 
 /**
@@ -113,7 +123,7 @@ export interface DecideResult {
  * budgets, delegation) are listed in `notEvaluated`, never guessed. A tool the registry would
  * refuse before policy (unknown, no enabled version) is an error value with the registry's code.
  */
-export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>, request: DecideRequest): Outcome<DecideResult> {
+export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>, request: DecideRequest, history?: readonly HistoryRecord[]): Outcome<DecideResult> {
   const all = [...records];
   const name = resolveToolName(request.tool);
   const versions = name === undefined ? [] : (versionsByName(all).get(name) ?? []);
@@ -129,7 +139,10 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
     return fail("TOOL_DISABLED", pinned === undefined ? `${name} has no enabled version` : `${name}@${pinned} is ${record?.status ?? "disabled"}`, { tool: name });
   }
   const d = record.descriptor;
-  const facts = { tool: d, principal: request.principal, mode: request.mode, flags: request.flags, scope: request.scope };
+  const base = { tool: d, principal: request.principal, mode: request.mode, flags: request.flags, scope: request.scope };
+  // history conditions are evaluated only from a history given: never guessed from none
+  const findings = history === undefined ? undefined : replayHistory(doc, withActionTypes(history, all), historyCallOf(request, d), (r) => ruleMatches(r, base), request.at === undefined ? Date.now() : Date.parse(request.at));
+  const facts = findings === undefined ? base : { ...base, history: new Map(findings.map((f) => [f.ruleId, f])) };
   const e = evaluateCall(doc, facts);
   const toolView = compileToolView(all, doc, { principal: request.principal, mode: request.mode, flags: request.flags, scope: request.scope }, { explain: true });
   return ok({
@@ -143,8 +156,34 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
     toolView,
     ...(e.shadow === undefined ? {} : { shadow: e.shadow }),
     ...(e.decision === "require_approval" ? { quorum: quorumOf(doc, { tool: d.name, grade: d.grade, level: levelOf(d), actionType: d.actionType, args: request.args }) } : {}),
-    notEvaluated: notEvaluated(doc, request, d.name, toolCost(d), e.decision),
+    notEvaluated: notEvaluated(doc, request, d.name, toolCost(d), e.decision, history !== undefined),
+    ...(findings === undefined || findings.length === 0 ? {} : { history: findings }),
   });
+}
+
+/** Earlier calls that do not say their action type get their tool's (its newest version's). */
+function withActionTypes(history: readonly HistoryRecord[], all: readonly ToolRecord[]): HistoryRecord[] {
+  const byName = versionsByName(all);
+  return history.map((r) => {
+    if (r.actionType !== undefined) return r;
+    const actionType = byName.get(r.tool)?.[0]?.descriptor.actionType;
+    return actionType === undefined ? r : { ...r, actionType };
+  });
+}
+
+/** The request as the current call of its history. */
+function historyCallOf(request: DecideRequest, d: ToolRecord["descriptor"]) {
+  const callId = request.callId ?? "request";
+  // as the stage has it: a call with no parent is the top of its own tree
+  const treeRoot = request.treeRoot ?? (request.parentCallId === undefined ? callId : undefined);
+  return {
+    callId,
+    tool: d,
+    principal: request.principal,
+    runId: request.runId ?? "run",
+    ...(treeRoot === undefined ? {} : { treeRoot }),
+    args: request.args,
+  };
 }
 
 /**
@@ -152,8 +191,14 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
  * the decision (so they apply whatever it is), the run budget and the chain only to a call not
  * denied already, the approval quota only to a call that waits for a person.
  */
-function notEvaluated(doc: PolicyDocument, request: DecideRequest, tool: string, cost: number, decision: Decision): NotEvaluated[] {
+function notEvaluated(doc: PolicyDocument, request: DecideRequest, tool: string, cost: number, decision: Decision, historyGiven: boolean): NotEvaluated[] {
   const out: NotEvaluated[] = [];
+  if (!historyGiven) {
+    for (const r of historyRules(doc)) {
+      const h = r.when.history;
+      out.push({ gate: HISTORY_GATES.history, detail: `rule ${r.id}: a history condition over the ${h.scope}'s calls within ${h.within}; give --history FILE to decide it (without one it does not match)` });
+    }
+  }
   for (const b of rateBucketsOf(doc, request.principal, tool)) {
     const limit = `${b.limit.burst} calls, refilled at ${round(b.limit.ratePerSecond)}/s`;
     if (b.rule === RATE_RULES.principalBudget) {

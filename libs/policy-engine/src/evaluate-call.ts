@@ -1,5 +1,5 @@
 import type { PolicyDocument, ShadowDecision } from "@warden/contracts";
-import { checkGates, evaluatePolicy, ruleMatches, type CallFacts, type PolicyEvaluation } from "./evaluate.js";
+import { checkGates, evaluatePolicy, ruleMatches, whenHolds, type CallFacts, type PolicyEvaluation } from "./evaluate.js";
 import { toolVisibility } from "./visibility.js";
 
 /** A model's call to a tool its ToolView does not list. */
@@ -28,8 +28,10 @@ export function evaluateCall(doc: PolicyDocument, f: CallFacts): CallEvaluation 
 
 function decideThrough(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   if (f.mode !== "llm") return evaluatePolicy(doc, f);
-  const v = toolVisibility(doc, f.tool, f);
-  if (v.visible) return v.evaluation;
+  // the view is what the model was shown, whatever came before; history rules then decide the call
+  const { history, ...shown } = f;
+  const v = toolVisibility(doc, f.tool, shown);
+  if (v.visible) return history === undefined ? v.evaluation : evaluatePolicy(doc, f);
   return {
     decision: "deny",
     ruleIds: [VIEW_NOT_SHOWN_RULE, ...v.ruleIds],
@@ -41,7 +43,7 @@ function decideThrough(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
 function matchedShadowRules(doc: PolicyDocument, f: CallFacts): string[] {
   if (!doc.rules.some((r) => r.mode === "shadow")) return [];
   if (checkGates(doc, f) !== undefined) return [];
-  return doc.rules.filter((r) => r.mode === "shadow" && ruleMatches(r, f)).map((r) => r.id);
+  return doc.rules.filter((r) => r.mode === "shadow" && ruleMatches(r, f) && whenHolds(r, f)).map((r) => r.id);
 }
 
 const enforced = new WeakMap<PolicyDocument, PolicyDocument>();

@@ -7,6 +7,7 @@ import {
   type CallMode,
   type Decision,
   type Grade,
+  type HistoryFinding,
   type PolicyDocument,
   type PolicyRule,
   type ToolDescriptor,
@@ -44,6 +45,12 @@ export interface CallFacts {
   readonly flags: Readonly<Record<string, boolean>>;
   /** Where the caller is (a page, a screen), matched against the tool's scopes. */
   readonly scope: string | null;
+  /**
+   * The history conditions evaluated for this call, by rule id (the policy stage reads them from
+   * its index; `decideRequest` from a history file). A rule with a history condition matches only
+   * when its finding holds: without findings (a ToolView, a decision with no history) it never does.
+   */
+  readonly history?: ReadonlyMap<string, HistoryFinding>;
 }
 
 export interface PolicyEvaluation {
@@ -115,6 +122,11 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
   );
 }
 
+/** Whether a rule's `when` holds for the call: none given, or its history finding holds. */
+export function whenHolds(rule: PolicyRule, f: Pick<CallFacts, "history">): boolean {
+  return rule.when?.history === undefined || f.history?.get(rule.id)?.holds === true;
+}
+
 /** The levels that raise an allowed call to a person's confirmation, whoever asks. */
 const CONFIRMED_LEVELS = new Set(["L4", "L5"]);
 
@@ -145,7 +157,7 @@ export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluat
   const defaultId = raisedByLevel ? `default.level.${level}.${f.mode}` : `default.${f.tool.grade}.${f.mode}`;
   const base: Decision = raisedByLevel ? "require_approval" : table;
   // shadow rules are evaluated apart (evaluateCall's `shadow`) and never decide
-  const matched = doc.rules.filter((r) => r.mode !== "shadow" && ruleMatches(r, f));
+  const matched = doc.rules.filter((r) => r.mode !== "shadow" && ruleMatches(r, f) && whenHolds(r, f));
   const denies = matched.filter((r) => r.effect === "deny");
   if (denies.length > 0) return fromRules("deny", denies);
   const approvals = matched.filter((r) => r.effect === "require_approval");

@@ -1,3 +1,4 @@
+import { HISTORY_FULL_RULE } from "./history.js";
 import { LEDGER_RULE } from "./ledger.js";
 import { RATE_RULES } from "./rate-limits.js";
 
@@ -19,6 +20,8 @@ export const HISTORY_GATES = {
   delegation: "delegation",
   /** The descriptor the call was validated against was gone or changed when it was decided. */
   descriptor: "descriptor",
+  /** Rules' history conditions (`when.history`): the earlier calls of the run, principal or tree. */
+  history: "history",
 } as const;
 export type HistoryGate = (typeof HISTORY_GATES)[keyof typeof HISTORY_GATES];
 
@@ -41,6 +44,7 @@ export function historyGateOf(ruleIds: readonly string[]): HistoryGate | undefin
     if (id === RUN_BUDGET_RULE) return HISTORY_GATES.runBudget;
     if (id === LEDGER_RULE) return HISTORY_GATES.ledger;
     if (id === DESCRIPTOR_BOUND_RULE) return HISTORY_GATES.descriptor;
+    if (id === HISTORY_FULL_RULE) return HISTORY_GATES.history;
     if (id.startsWith(ATTENUATION_RULE_PREFIX) && id !== ATTENUATION_CHECKED_RULE) return HISTORY_GATES.delegation;
   }
   return undefined;

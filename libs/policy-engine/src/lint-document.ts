@@ -1,6 +1,7 @@
 import { fromWireName, GRADES, isSafeToken, levelOf, parseToolName, runsSandboxed, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
 import { anyGlob, globMatch } from "./glob.js";
 import { closest } from "./closest.js";
+import { isCounted } from "./history.js";
 import { combosWithEffect, covers, isImpossibleToolName, reachableCombos, structuralMismatch, toolsMatched, type Combo } from "./match-analysis.js";
 
 /** Every warning `lintPolicyDocument` gives, by a stable code. */
@@ -31,6 +32,8 @@ export const LINT_CODES = {
   showWriteNotWrite: "llm.show_write_not_write",
   /** llm.showWrite lets a model propose an L2 write that offers no dry run: its approver sees args, not the diff. */
   showWriteNoPreview: "llm.show_write_no_preview",
+  /** A history condition names an argument (`same`, `sum.arg`, `calls.args`) that none of the tools it concerns takes. */
+  historyArgUnknown: "history.arg_unknown",
 } as const;
 export type LintCode = (typeof LINT_CODES)[keyof typeof LINT_CODES];
 
@@ -63,7 +66,37 @@ export function lintPolicyDocument(doc: PolicyDocument, context: LintContext = {
   const dead = lintRules(doc, tools, unknownToolRules, out);
   lintPrincipals(doc, context.identities, out);
   lintApprovers(doc, tools, dead, out);
+  if (tools !== undefined) lintHistoryArgs(doc, tools, out);
   return out;
+}
+
+/**
+ * The args a history condition reads: `calls.args` on the earlier calls, `same` on both calls, a
+ * sum's arg on the earlier calls (and on this one when it counts). An arg that no tool concerned
+ * declares in its inputSchema never has a value: the condition would compare nothing.
+ */
+function lintHistoryArgs(doc: PolicyDocument, tools: readonly ToolDescriptor[], out: PolicyFinding[]): void {
+  const declares = (t: ToolDescriptor, arg: string) => {
+    const props = (t.inputSchema as { properties?: unknown }).properties;
+    return typeof props === "object" && props !== null && Object.hasOwn(props, arg);
+  };
+  doc.rules.forEach((r, i) => {
+    const h = r.when?.history;
+    if (h === undefined) return;
+    const earlier = tools.filter((t) => isCounted(h.calls, { tool: t, args: undefined }) || (h.calls.args !== undefined && anyGlob(h.calls.tool, t.name)));
+    const current = tools.filter((t) => anyGlob(r.match.tool, t.name));
+    const check = (arg: string, among: readonly ToolDescriptor[], path: DocumentPath, what: string) => {
+      if (among.length === 0 || among.some((t) => declares(t, arg))) return;
+      const names = [...new Set(among.map((t) => t.name))].sort();
+      out.push(finding(LINT_CODES.historyArgUnknown, path, `rule ${r.id}: ${what} ${arg}, which none of ${names.join(", ")} takes`));
+    };
+    h.calls.args?.forEach((c, k) => check(c.arg, earlier, ["rules", i, "when", "history", "calls", "args", k, "arg"], "calls.args reads"));
+    h.same?.forEach((a, k) => {
+      check(a, earlier, ["rules", i, "when", "history", "same", k], "same correlates on");
+      check(a, current, ["rules", i, "when", "history", "same", k], "same correlates on");
+    });
+    if (h.sum !== undefined) check(h.sum.arg, earlier, ["rules", i, "when", "history", "sum", "arg"], "sum adds up");
+  });
 }
 
 function finding(code: LintCode, path: DocumentPath, message: string): PolicyFinding {
@@ -102,6 +135,9 @@ function lintToolNames(doc: PolicyDocument, tools: readonly ToolDescriptor[] | u
         reported.add(i);
       });
     }
+  });
+  doc.rules.forEach((r, i) => {
+    r.when?.history.calls.tool?.forEach((p, k) => checkTool(p, ["rules", i, "when", "history", "calls", "tool", k], `rule ${r.id}'s history condition`));
   });
   doc.llm.showWrite.forEach((p, k) => {
     if (checkTool(p, ["llm", "showWrite", k], "llm.showWrite") || tools === undefined) return;
@@ -162,7 +198,7 @@ function lintRules(doc: PolicyDocument, tools: readonly ToolDescriptor[] | undef
     }
     // a shadow deny decides nothing, so it covers only other shadow rules (their would-be decisions)
     const shadow = doc.rules.findIndex(
-      (d, j) => j !== i && d.effect === "deny" && (d.mode !== "shadow" || r.mode === "shadow") && reach[j] !== undefined && (r.effect !== "deny" || j < i) && covers(d, r, combos),
+      (d, j) => j !== i && d.effect === "deny" && d.when === undefined && (d.mode !== "shadow" || r.mode === "shadow") && reach[j] !== undefined && (r.effect !== "deny" || j < i) && covers(d, r, combos),
     );
     if (shadow < 0) return;
     dead.add(i);

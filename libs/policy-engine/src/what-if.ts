@@ -1,6 +1,7 @@
-import type { CallMode, Decision, PolicyDocument, ToolRecord } from "@warden/contracts";
+import type { CallMode, Decision, HistoryFinding, PolicyDocument, ToolRecord } from "@warden/contracts";
 import { evaluateCall } from "./evaluate-call.js";
-import { documentRuleIds, historyGateOf, type HistoryGate } from "./history-gates.js";
+import { historyRules } from "./history.js";
+import { documentRuleIds, HISTORY_GATES, historyGateOf, type HistoryGate } from "./history-gates.js";
 
 /** One policy decision as the stream records it (its ToolArgsValidated and ToolPolicyChecked). */
 export interface RecordedDecision {
@@ -19,6 +20,8 @@ export interface RecordedDecision {
   readonly ruleIds: readonly string[];
   readonly reason: string;
   readonly policyVersion: string;
+  /** The history conditions the decision evaluated (ToolPolicyChecked `history`). */
+  readonly history?: readonly HistoryFinding[];
 }
 
 /** Why a recorded decision was not replayed: a gate that depends on history, or a descriptor that is gone. */
@@ -99,7 +102,8 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
   const calls = [...recorded].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.callId.localeCompare(b.callId));
   for (const call of calls) {
     considered++;
-    const gate = historyGateOf(call.ruleIds);
+    // a history condition that held took part in the decision: not replayed from the call alone
+    const gate = historyGateOf(call.ruleIds) ?? (call.history?.some((h) => h.holds) === true ? HISTORY_GATES.history : undefined);
     const record = byVersion.get(`${call.tool}@${call.version}`);
     const skip: NotReplayedReason | undefined = gate ?? (record === undefined || record.descriptorHash !== call.descriptorHash ? "descriptor_unknown" : undefined);
     if (skip !== undefined || record === undefined) {
@@ -163,5 +167,7 @@ function historyGatesOf(doc: PolicyDocument): string[] {
   if (doc.budgets.maxCallsPerPrincipal !== undefined) out.push("budgets.maxCallsPerPrincipal");
   if (doc.budgets.maxCallsPerRun !== undefined) out.push("budgets.maxCallsPerRun");
   for (const l of doc.budgets.ledgers ?? []) out.push(`budgets.ledgers.${l.id}`);
+  // replayed without history, a rule with a history condition never matches
+  for (const r of historyRules(doc)) out.push(`rules.${r.id}.when.history`);
   return out;
 }

@@ -8,6 +8,8 @@ import { handleApprovalDenied } from "./handlers/approval-denied.js";
 import { handleApprovalExpired } from "./handlers/approval-expired.js";
 import { handleOutcome } from "./handlers/outcome.js";
 import { handleToolCallRejected } from "./handlers/tool-call-rejected.js";
+import { historyRules } from "@warden/policy-engine";
+import { openHistoryIndex, type HistoryIndex } from "./history-index.js";
 import { openLedgers, type Ledgers } from "./ledgers.js";
 import { openRateLimiter } from "./rate-limiter.js";
 import { handleToolArgsValidatedExhausted, handleToolArgsValidated } from "./handlers/tool-args-validated.js";
@@ -42,6 +44,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const attenuation = await openAttenuation(bus, descriptors);
   const rates = await openRateLimiter(bus);
   const ledgers = await openLedgers(bus);
+  const history = await openHistoryIndex(bus);
   const liveness = deps.requireLiveExecutor === true ? await openExecutorLiveness(bus, log) : undefined;
   const stage = await runStage({
     bus,
@@ -50,10 +53,10 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers, ...(liveness === undefined ? {} : { liveness }) }),
-    onExhausted: handleToolArgsValidatedExhausted({ bus, documents, descriptors, ledgers }),
+    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers, history, ...(liveness === undefined ? {} : { liveness }) }),
+    onExhausted: handleToolArgsValidatedExhausted({ bus, documents, descriptors, ledgers, history }),
   });
-  const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), documents, ledgers);
+  const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), documents, ledgers, history);
   const discovery = announceService(deps.bus, deps.log, { name: "warden-policy", description: "policy decisions: grade x mode, flags, scopes, principals, budgets" });
   return {
     document: () => documents.current(),
@@ -71,16 +74,17 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
 /**
  * The results that settle ledger reservations, one durable each (a durable has one filter on
  * every server version): the outcome slot, a stage's later refusal, a denied or expired approval.
- * While no document this copy has followed had ledgers, no call can hold a reservation it made,
- * so results are acked unread.
+ * While no document this copy has followed had ledgers or history rules, no call can hold a
+ * reservation or an index entry it made, so results are acked unread.
  */
-async function startSettlement(bus: Bus, log: Logger, documents: PolicyDocumentFollower, ledgers: Ledgers): Promise<StageRunner[]> {
+async function startSettlement(bus: Bus, log: Logger, documents: PolicyDocumentFollower, ledgers: Ledgers, history: HistoryIndex): Promise<StageRunner[]> {
   let ledgersSeen = false;
   const accept = (raw: unknown): boolean => {
-    ledgersSeen ||= (documents.current().budgets.ledgers?.length ?? 0) > 0;
+    const doc = documents.current();
+    ledgersSeen ||= (doc.budgets.ledgers?.length ?? 0) > 0 || historyRules(doc).length > 0;
     return ledgersSeen && maySettle(raw);
   };
-  const deps = { bus, ledgers };
+  const deps = { bus, ledgers, history };
   const common = { bus, log, accept, concurrency: 16 } as const;
   return Promise.all([
     runStage({ ...common, durable: DURABLES_POLICY_SETTLE.Outcome, eventType: OUTCOME_EVENT_TYPES, filterSubject: stageFilterSubject("ToolCallFinished"), handle: handleOutcome(deps) }),

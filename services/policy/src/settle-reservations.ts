@@ -1,10 +1,12 @@
 import { ACK, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import { settlementOf, type SettlingEvent } from "./domain/settlement.js";
+import { historySettlementOf, settlementOf, type SettlingEvent } from "./domain/settlement.js";
+import type { HistoryIndex } from "./history-index.js";
 import type { Ledgers } from "./ledgers.js";
 
 export interface SettleDeps {
   readonly bus: Bus;
   readonly ledgers: Ledgers;
+  readonly history?: HistoryIndex;
 }
 
 /**
@@ -15,6 +17,12 @@ export interface SettleDeps {
 export function settleReservations(deps: SettleDeps) {
   return async (event: SettlingEvent, ctx: StageContext): Promise<StageOutcome> => {
     const checked = await readEvent(deps.bus, event.domain, event.callId, "ToolPolicyChecked");
+    const holds = checked?.data.historyHolds;
+    if (holds !== undefined && deps.history !== undefined) {
+      const how = historySettlementOf(event);
+      await deps.history.settle(event.callId, holds, how);
+      ctx.log.debug({ how, keys: holds.length }, "history entries settled");
+    }
     const reservations = checked?.data.reservations;
     if (reservations === undefined) return ACK;
     const how = settlementOf(event);

@@ -25,6 +25,8 @@ export function policyCheckedEvent(
     ...(verdict.reservations === undefined || verdict.reservations.length === 0 ? {} : { reservations: [...verdict.reservations] }),
     ...(verdict.exceeded === undefined ? {} : { exceeded: verdict.exceeded }),
     ...(verdict.onBehalfOf === undefined || verdict.decision === "deny" ? {} : { onBehalfOf: verdict.onBehalfOf }),
+    ...(verdict.history === undefined || verdict.history.length === 0 ? {} : { history: [...verdict.history] }),
+    ...(verdict.historyHolds === undefined || verdict.historyHolds.length === 0 || verdict.decision === "deny" ? {} : { historyHolds: [...verdict.historyHolds] }),
   };
   return nextCallEvent(validated, "ToolPolicyChecked", data, stamp);
 }

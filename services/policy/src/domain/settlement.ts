@@ -1,5 +1,5 @@
 import type { WardenEvent } from "@warden/contracts";
-import type { LedgerSettlement } from "@warden/policy-engine";
+import type { HistorySettlement, LedgerSettlement } from "@warden/policy-engine";
 
 /** The events that settle a call's ledger reservations (docs/policy.md, Budgets). */
 export type SettlingEvent = Extract<WardenEvent, { type: "ToolCallFinished" | "ToolCallOutcomeUnknown" | "ToolCallRejected" | "ApprovalDenied" | "ApprovalExpired" }>;
@@ -21,6 +21,16 @@ export function settlementOf(event: SettlingEvent): LedgerSettlement {
     case "ApprovalExpired":
       return "released";
   }
+}
+
+/**
+ * How a result settles the call's entries in the history index: finished ok is `ok` (what
+ * `outcome: ok` conditions look for); an outcome unknown stays counted (it may have run); anything
+ * else did not run or failed and is removed, as a ledger releases it.
+ */
+export function historySettlementOf(event: SettlingEvent): HistorySettlement {
+  if (event.type === "ToolCallFinished") return event.data.ok ? "ok" : "released";
+  return event.type === "ToolCallOutcomeUnknown" ? "unknown" : "released";
 }
 
 /**

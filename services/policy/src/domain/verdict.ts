@@ -1,5 +1,5 @@
-import type { Decision, ErrorCode, LedgerExceeded, LedgerReservation, PolicyDocument, ShadowDecision, ToolArgsValidated, ToolRecord } from "@warden/contracts";
-import { DESCRIPTOR_BOUND_RULE, evaluateCall, LEDGER_RULE, ledgerExceededReason, RATE_RULES, RUN_BUDGET_RULE, type RateBucket } from "@warden/policy-engine";
+import type { Decision, ErrorCode, HistoryFinding, HistoryHold, LedgerExceeded, LedgerReservation, PolicyDocument, ShadowDecision, ToolArgsValidated, ToolRecord } from "@warden/contracts";
+import { DESCRIPTOR_BOUND_RULE, evaluateCall, findingsByRule, HISTORY_FULL_RULE, LEDGER_RULE, ledgerExceededReason, RATE_RULES, RUN_BUDGET_RULE, type HistoryProbe, type RateBucket } from "@warden/policy-engine";
 
 // the engine names the rules that depend on history, so offline decisions and what-if replays know them
 export { DESCRIPTOR_BOUND_RULE };
@@ -25,6 +25,10 @@ export interface Verdict {
   readonly exceeded?: LedgerExceeded;
   /** A delegated call's principal at the top of its checked chain, on whose behalf it runs. */
   readonly onBehalfOf?: string;
+  /** The history conditions the decision evaluated, with the earlier calls each counted. */
+  readonly history?: readonly HistoryFinding[];
+  /** The history index keys the admitted call was recorded in. */
+  readonly historyHolds?: readonly HistoryHold[];
 }
 
 /**
@@ -32,7 +36,7 @@ export interface Verdict {
  * stored under its version (same hash), then the engine decides (a model only what its ToolView
  * lists). The budget comes after.
  */
-export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, event: ToolArgsValidated): Verdict {
+export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, event: ToolArgsValidated, history?: readonly HistoryFinding[]): Verdict {
   const { version, descriptorHash } = event.data;
   if (record === undefined) {
     return deny(DESCRIPTOR_BOUND_RULE, `${event.tool}@${version} is not registered; the call was validated against a descriptor that no longer exists`);
@@ -46,8 +50,14 @@ export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, 
     mode: event.mode,
     flags: event.data.flags,
     scope: event.data.scope,
+    ...(history === undefined ? {} : { history: findingsByRule(history) }),
   });
   return { decision: e.decision, ruleIds: [...e.ruleIds], reason: e.reason, ...(e.shadow === undefined ? {} : { shadow: e.shadow }) };
+}
+
+/** A call refused because a history index key it must be recorded in holds all a limit may keep. */
+export function historyFull(probe: HistoryProbe): Verdict {
+  return deny(HISTORY_FULL_RULE, `the history of rule ${probe.ruleId} for ${probe.condition.scope} ${probe.holder} holds as many calls as it may keep within ${probe.condition.within}: the limit cannot count this call, so it is refused`);
 }
 
 /** A call refused because a ledger budget has no room left for it this period. */
@@ -83,6 +93,7 @@ export function rejectionCode(ruleIds: readonly string[]): ErrorCode {
   if (ruleIds.includes(EXECUTOR_UNAVAILABLE_RULE)) return "UNAVAILABLE";
   if (ruleIds.includes(DESCRIPTOR_BOUND_RULE)) return "DESCRIPTOR_CHANGED";
   if (ruleIds.includes(RATE_RULES.principal) || ruleIds.includes(RATE_RULES.tool)) return "RATE_LIMITED";
+  if (ruleIds.includes(HISTORY_FULL_RULE)) return "BUDGET_EXCEEDED";
   if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE) || ruleIds.includes(RATE_RULES.principalBudget) || ruleIds.includes(LEDGER_RULE)) return "BUDGET_EXCEEDED";
   return "POLICY_DENIED";
 }

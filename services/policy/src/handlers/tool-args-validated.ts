@@ -1,13 +1,15 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache, ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
-import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
-import { ledgerChargesOf, rateBucketsOf, toolCost } from "@warden/policy-engine";
+import { newId, type HistoryFinding, type PolicyDocument, type ToolArgsValidated, type ToolPolicyChecked, type ToolRecord } from "@warden/contracts";
+import { historyProbesOf, historyRules, ledgerChargesOf, needsTreeRoot, rateBucketsOf, ruleMatches, toolCost, type HistoryProbe } from "@warden/policy-engine";
+import { treeRootOf } from "../delegation-tree.js";
+import type { HistoryIndex } from "../history-index.js";
 import type { Attenuation } from "../attenuation-check.js";
 import type { BudgetGuard } from "../budget-guard.js";
 import type { Ledgers } from "../ledgers.js";
 import type { RateLimiter } from "../rate-limiter.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
-import { budgetExceeded, decideCall, executorUnavailable, ledgerRefused, rateRefused, type Verdict } from "../domain/verdict.js";
+import { budgetExceeded, decideCall, executorUnavailable, historyFull, ledgerRefused, rateRefused, type Verdict } from "../domain/verdict.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
@@ -22,6 +24,8 @@ export interface PolicyCheckDeps {
   readonly ledgers?: Ledgers;
   /** Executor heartbeats: a call that would run now, to a domain with none, is refused UNAVAILABLE. */
   readonly liveness?: ExecutorLiveness;
+  /** The history index rules' history conditions are decided with (docs/policy.md, History conditions). */
+  readonly history?: HistoryIndex;
 }
 
 const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
@@ -62,7 +66,7 @@ export function handleToolArgsValidated(deps: PolicyCheckDeps) {
  * Retries ran out (KV or the stream unreachable for a while): close the call with a rejection
  * rather than leave its caller waiting for a decision that will never come.
  */
-export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bus" | "documents" | "descriptors" | "ledgers">) {
+export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bus" | "documents" | "descriptors" | "ledgers" | "history">) {
   return async (event: ToolArgsValidated, reason: string, ctx: StageContext): Promise<void> => {
     if (await readEvent(deps.bus, event.domain, event.callId, "ToolPolicyChecked")) return;
     const r = await appendEvent(deps.bus, policyFailedEvent(event, reason, stamp()));
@@ -75,12 +79,26 @@ export function handleToolArgsValidatedExhausted(deps: Pick<PolicyCheckDeps, "bu
  * A call the stage gave up on may have reserved ledger budget before its decision failed to be
  * written; with no decision to name them, its reservations are found from the document in force.
  */
-async function releaseUnrecorded(deps: Pick<PolicyCheckDeps, "documents" | "descriptors" | "ledgers">, event: ToolArgsValidated): Promise<void> {
-  if (deps.ledgers === undefined) return;
+async function releaseUnrecorded(deps: Pick<PolicyCheckDeps, "bus" | "documents" | "descriptors" | "ledgers" | "history">, event: ToolArgsValidated): Promise<void> {
   const record = await deps.descriptors.read(event.tool, event.data.version);
   if (record === undefined) return;
-  const charges = ledgerChargesOf(deps.documents.current(), { principal: event.principal, tool: event.tool, cost: toolCost(record.descriptor) }, Date.now());
+  const doc = deps.documents.current();
+  if (deps.history !== undefined) {
+    const recorded = (await historyProbes(deps, doc, record, event)).filter((p) => p.record);
+    if (recorded.length > 0) await deps.history.settle(event.callId, recorded.map((p) => ({ key: p.key, ruleId: p.ruleId })), "released");
+  }
+  if (deps.ledgers === undefined) return;
+  const charges = ledgerChargesOf(doc, { principal: event.principal, tool: event.tool, cost: toolCost(record.descriptor) }, Date.now());
   if (charges.length > 0) await deps.ledgers.settle(event.callId, charges, "released");
+}
+
+/** The history conditions that concern a call under `doc` (none without history rules: no reads then). */
+async function historyProbes(deps: Pick<PolicyCheckDeps, "bus">, doc: PolicyDocument, record: ToolRecord, event: ToolArgsValidated): Promise<HistoryProbe[]> {
+  if (historyRules(doc).length === 0) return [];
+  const facts = { tool: record.descriptor, principal: event.principal, mode: event.mode, flags: event.data.flags, scope: event.data.scope };
+  const treeRoot = needsTreeRoot(doc) ? await treeRootOf(deps.bus, event) : undefined;
+  const call = { callId: event.callId, domain: event.domain, tool: record.descriptor, principal: event.principal, runId: event.correlationId, args: event.data.args, ...(treeRoot === undefined ? {} : { treeRoot }) };
+  return historyProbesOf(doc, call, (r) => ruleMatches(r, facts));
 }
 
 /**
@@ -95,12 +113,31 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
   const limited = deps.rates === undefined || buckets.length === 0 ? undefined : await deps.rates.take(event.principal, buckets);
   if (limited !== undefined) return (await append(deps, event, rateRefused(limited.bucket, event.principal, limited.retryAfterMs), doc.version)).held;
   const record = await deps.descriptors.read(event.tool, event.data.version);
-  let verdict = decideCall(doc, record, event);
-  if (verdict.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
-    verdict = await deps.attenuation.check(doc, record.descriptor, event, verdict);
+  const decideRest = async (findings?: readonly HistoryFinding[]): Promise<Verdict> => {
+    let v = decideCall(doc, record, event, findings);
+    if (v.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
+      v = await deps.attenuation.check(doc, record.descriptor, event, v);
+    }
+    // only a call that would run now: one that waits for a person may find an executor by then (its card says none is up)
+    if (v.decision === "allow" && deps.liveness !== undefined && !(await deps.liveness.isAlive(event.domain))) v = executorUnavailable(event.domain);
+    return v;
+  };
+  const probes = record === undefined || deps.history === undefined ? [] : await historyProbes(deps, doc, record, event);
+  let verdict: Verdict;
+  if (probes.length === 0 || deps.history === undefined) {
+    verdict = await decideRest();
+  } else {
+    // the limit's check and the call's record in the index are one compare-and-set (HistoryIndex.decide)
+    const h = await deps.history.decide(event.callId, probes, Date.now(), decideRest);
+    verdict = { ...(h.full === undefined ? h.value : historyFull(h.full)), history: h.findings, historyHolds: h.holds };
   }
-  // only a call that would run now: one that waits for a person may find an executor by then (its card says none is up)
-  if (verdict.decision === "allow" && deps.liveness !== undefined && !(await deps.liveness.isAlive(event.domain))) verdict = executorUnavailable(event.domain);
+  const history = deps.history;
+  // a later refusal (run budget, ledger) takes back what the call recorded in the history index
+  const refusedLater = async (v: Verdict): Promise<Verdict> => {
+    const holds = verdict.historyHolds ?? [];
+    if (holds.length > 0 && history !== undefined) await history.settle(event.callId, holds, "released");
+    return verdict.history === undefined ? v : { ...v, history: verdict.history };
+  };
   const max = doc.budgets.maxCallsPerRun;
   // the ledgers reserve last, for a call nothing else refused, so a refused call holds no budget
   const reserve = async (v: Verdict): Promise<Verdict> => {
@@ -108,11 +145,11 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
     const charges = ledgerChargesOf(doc, { principal: event.principal, tool: event.tool, cost: toolCost(record.descriptor) }, Date.now());
     if (charges.length === 0) return v;
     const r = await deps.ledgers.reserve(event.callId, charges);
-    return r.ok ? { ...v, reservations: r.reservations } : ledgerRefused(r.exceeded);
+    return r.ok ? { ...v, reservations: r.reservations } : refusedLater(ledgerRefused(r.exceeded));
   };
   if (verdict.decision === "deny" || max === undefined) return (await append(deps, event, await reserve(verdict), doc.version)).held;
   return deps.budgets.withRun(event.correlationId, async (used) => {
-    const v = used >= max ? budgetExceeded(event.correlationId, max) : await reserve(verdict);
+    const v = used >= max ? await refusedLater(budgetExceeded(event.correlationId, max)) : await reserve(verdict);
     const { held, seq } = await append(deps, event, v, doc.version);
     return { value: held, ...(seq !== undefined && v.decision !== "deny" ? { admitted: { callId: event.callId, seq } } : {}) };
   });

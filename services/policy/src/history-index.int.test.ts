@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kvGetJson, type Bus } from "@warden/bus";
+import { BUCKET_BUDGETS, PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts";
+import { evaluateHistory, HistoryIndexStateSchema, historyProbesOf, type HistoryProbe } from "@warden/policy-engine";
+import { startTestNats, type TestNats } from "@warden/testing";
+import { openHistoryIndex, type HistoryIndex } from "./history-index.js";
+
+const doc = PolicyDocumentSchema.parse({
+  version: "hi-1",
+  rules: [
+    {
+      id: "cap",
+      match: { tool: "bank.transfer" },
+      when: { history: { scope: "principal", within: "1h", calls: { tool: "bank.transfer" }, sum: { arg: "amount", max: 5000 } } },
+      effect: "deny",
+      reason: "cap",
+    },
+  ],
+});
+const probes = (callId: string, amount: number, principal: string): HistoryProbe[] =>
+  historyProbesOf(doc, { callId, tool: { name: "bank.transfer" }, principal, runId: "r", args: { amount } }, () => true);
+const verdictOf = (findings: readonly HistoryFinding[]) => ({ decision: findings.some((f) => f.holds) ? ("deny" as const) : ("allow" as const) });
+
+/** Two policy copies' indexes, each over its own policy connection, deciding against one key. */
+describe("the history index across policy copies", () => {
+  let nats: TestNats;
+  let admin: Bus;
+  let a: HistoryIndex;
+  let b: HistoryIndex;
+  beforeAll(async () => {
+    nats = await startTestNats();
+    admin = await nats.bus("admin");
+    a = await openHistoryIndex(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
+    b = await openHistoryIndex(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
+  });
+  afterAll(async () => nats.stop());
+
+  it("makes the check and the reservation one step: two copies that read the same room cannot both take it", async () => {
+    const now = Date.now();
+    await a.decide("t1", probes("t1", 2000, "p1"), now, async (f) => verdictOf(f));
+    // both copies read the key (2000 used) before either writes: each alone would admit its 2000 + 2000
+    let arrived = 0;
+    let open: () => void = () => undefined;
+    const bothRead = new Promise<void>((done) => (open = done));
+    const firstLooks: HistoryFinding[][] = [];
+    const decideAfterBoth = async (f: readonly HistoryFinding[]) => {
+      if (firstLooks.length < 2) {
+        firstLooks.push([...f]);
+        if (++arrived === 2) open();
+        await bothRead;
+      }
+      return verdictOf(f);
+    };
+    const [x, y] = await Promise.all([a.decide("t2", probes("t2", 2000, "p1"), now, decideAfterBoth), b.decide("t3", probes("t3", 2000, "p1"), now, decideAfterBoth)]);
+    // the control: from what each read (2000 used), each alone would have admitted its 2000
+    expect(firstLooks.map((f) => f[0]?.holds)).toEqual([false, false]);
+    // the compare-and-set let one in; the other read again, saw it, and was refused
+    expect([x.value.decision, y.value.decision].sort()).toEqual(["allow", "deny"]);
+    const refused = x.value.decision === "deny" ? x : y;
+    expect(refused.findings[0]).toMatchObject({ holds: true, sum: 4000, own: 2000, count: 2 });
+    const key = probes("t1", 0, "p1")[0]!.key;
+    const stored = await kvGetJson(await admin.kvm.open(BUCKET_BUDGETS), key, HistoryIndexStateSchema);
+    expect(stored?.value.entries.map((e) => [e.state, e.amount])).toEqual([
+      ["held", 2000],
+      ["held", 2000],
+    ]);
+  });
+
+  it("admits exactly what fits of many concurrent calls from both copies, and releases room at a result", async () => {
+    const now = Date.now();
+    const all = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).decide(`c${i}`, probes(`c${i}`, 1000, "p2"), now, async (f) => verdictOf(f))),
+    );
+    const admitted = all.filter((r) => r.value.decision === "allow");
+    expect(admitted).toHaveLength(5);
+    // one fails: its room is free again, and an evaluation now sees 4000
+    await b.settle(`c${all.indexOf(admitted[0]!)}`, admitted[0]!.holds, "released");
+    const key = probes("x", 0, "p2")[0]!.key;
+    const state = (await kvGetJson(await admin.kvm.open(BUCKET_BUDGETS), key, HistoryIndexStateSchema))?.value;
+    expect(evaluateHistory(probes("next", 1000, "p2")[0]!, state, Date.now(), "next")).toMatchObject({ holds: false, sum: 4000 });
+  });
+});

@@ -1,0 +1,133 @@
+import { encodeJson, isRevisionConflict, kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
+import { BUCKET_BUDGETS, type Decision, type HistoryFinding, type HistoryHold } from "@warden/contracts";
+import {
+  evaluateHistory,
+  HistoryIndexStateSchema,
+  pendingOutcomes,
+  withOutcomes,
+  recordIn,
+  settleHistoryIn,
+  type HistoryIndexState,
+  type HistoryProbe,
+  type HistorySettlement,
+} from "@warden/policy-engine";
+
+import { historySettlementOf } from "./domain/settlement.js";
+
+const MAX_ATTEMPTS = 100;
+
+export interface HistoryDecided<T> {
+  readonly value: T;
+  /** The checked conditions as the decision saw them, for ToolPolicyChecked `history`. */
+  readonly findings: readonly HistoryFinding[];
+  /** The keys the admitted call was recorded in, for ToolPolicyChecked `historyHolds`. */
+  readonly holds: readonly HistoryHold[];
+  /** Set when a key the call must be recorded in is full (the call is refused). */
+  readonly full?: HistoryProbe;
+}
+
+export interface HistoryIndex {
+  /**
+   * Decides a call with the index: reads every key its probes name, runs `decide` with the
+   * findings, and, unless it denies, records the call in every key it belongs to, each a
+   * compare-and-set against the revision the findings were read at. When another decision wrote
+   * one of them meanwhile, what this one recorded is taken back, the keys are read again and the
+   * call is decided again: so a limit's check and the reservation that keeps it are one step, and
+   * no number of policy copies can admit past it. Recording twice (a redelivery) changes nothing.
+   */
+  decide<T extends { readonly decision: Decision }>(callId: string, probes: readonly HistoryProbe[], nowMs: number, decide: (findings: readonly HistoryFinding[]) => Promise<T>): Promise<HistoryDecided<T>>;
+  /** Settles a call's entries at its result (finished ok, unknown, or released: removed). Settling twice changes nothing. */
+  settle(callId: string, holds: readonly HistoryHold[], how: HistorySettlement): Promise<void>;
+}
+
+interface Read {
+  readonly state: HistoryIndexState | undefined;
+  readonly revision: number | undefined;
+}
+
+/**
+ * The policy's history index in `warden_budgets`, keys `history.<digest>` (one per condition,
+ * scope holder and correlated values), shared by every policy copy like the ledgers. It is a fold
+ * of the stream: an entry is added when a decision admits the call (and names the key on its
+ * ToolPolicyChecked) and settled by the call's result, so replaying the decisions and results
+ * rebuilds it (`replayHistory` of @warden/policy-engine is the same fold over a list of calls).
+ */
+export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
+  const kv: KV = await bus.kvm.open(BUCKET_BUDGETS);
+  const read = async (key: string): Promise<Read> => {
+    const e = await kvGetJson(kv, key, HistoryIndexStateSchema);
+    return { state: e?.value, revision: e?.revision };
+  };
+
+  const settleOne = async (key: string, callId: string, how: HistorySettlement): Promise<void> => {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const r = await read(key);
+      const next = settleHistoryIn(r.state, callId, how, Date.now());
+      if (next === undefined) return;
+      if ((await compareAndSet(kv, key, next, r.revision)) !== undefined) return;
+    }
+    throw new Error(`history index ${key} is contended after ${MAX_ATTEMPTS} attempts`);
+  };
+  const settle: HistoryIndex["settle"] = async (callId, holds, how) => {
+    for (const h of holds) await settleOne(h.key, callId, how);
+  };
+
+  /**
+   * An `outcome: ok` condition must not depend on how far the settlement has got: the outcome of an
+   * entry still held is read from the stream, the truth the settlement follows.
+   */
+  const asStreamHasIt = async (p: HistoryProbe, state: HistoryIndexState | undefined): Promise<HistoryIndexState | undefined> => {
+    const pending = pendingOutcomes(p, state, Date.now(), "");
+    if (pending.length === 0) return state;
+    const outcomes = new Map<string, HistorySettlement>();
+    await Promise.all(
+      pending.map(async (e) => {
+        const o = await readOutcome(bus, e.domain!, e.callId);
+        if (o !== undefined) outcomes.set(e.callId, historySettlementOf(o));
+      }),
+    );
+    return withOutcomes(state, outcomes, Date.now());
+  };
+
+  return {
+    async decide(callId, probes, nowMs, decide) {
+      const keys = [...new Set(probes.map((p) => p.key))];
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const reads = new Map(await Promise.all(keys.map(async (k) => [k, await read(k)] as const)));
+        const findings = await Promise.all(probes.filter((p) => p.check).map(async (p) => evaluateHistory(p, await asStreamHasIt(p, reads.get(p.key)?.state), nowMs, callId)));
+        const value = await decide(findings);
+        if (value.decision === "deny") return { value, findings, holds: [] };
+        const holds: HistoryHold[] = [];
+        let conflict = false;
+        for (const p of probes.filter((x) => x.record)) {
+          const r = reads.get(p.key)!;
+          const recorded = recordIn(r.state, p, callId, nowMs);
+          if (recorded.kind === "full") {
+            await settle(callId, holds, "released");
+            return { value, findings, holds: [], full: p };
+          }
+          if (recorded.kind === "next" && (await compareAndSet(kv, p.key, recorded.next, r.revision)) === undefined) {
+            conflict = true;
+            break;
+          }
+          holds.push({ key: p.key, ruleId: p.ruleId });
+        }
+        if (!conflict) return { value, findings, holds };
+        // another decision wrote a key between our read and our write: take ours back and decide again
+        await settle(callId, holds, "released");
+      }
+      throw new Error(`history index keys ${keys.join(", ")} are contended after ${MAX_ATTEMPTS} attempts`);
+    },
+    settle,
+  };
+}
+
+/** Writes `value` if the key is still at `revision` (absent: if it does not exist); the new revision, or undefined on a conflict. */
+async function compareAndSet(kv: KV, key: string, value: HistoryIndexState, revision: number | undefined): Promise<number | undefined> {
+  try {
+    return revision === undefined ? await kv.create(key, encodeJson(value)) : await kv.update(key, encodeJson(value), revision);
+  } catch (err) {
+    if (isRevisionConflict(err)) return undefined;
+    throw err;
+  }
+}
