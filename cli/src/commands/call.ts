@@ -1,9 +1,10 @@
+import { closestNames } from "@warden/policy-engine";
 import { createAgentClient, DEFAULT_CALL_TIMEOUT_MS, type AgentClient } from "@warden/sdk";
 import { callerOf, onePositional } from "../args.js";
 import type { CALL_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { callDocument, callExitCode, callText } from "../domain/call-output.js";
-import { closestNames, didYouMean } from "../domain/closest-names.js";
+import { didYouMean } from "../domain/did-you-mean.js";
 import { parseDuration, parseFlags, parseJsonArgs, parseMode, parseToken } from "../domain/options.js";
 import { EXIT_FAILED, usageError } from "../errors.js";
 import type { Command } from "../io.js";

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { WardenErrorSchema } from "./errors.js";
 import { ArtifactRefSchema } from "./events.js";
-import { JsonValueSchema } from "./json.js";
+import { JsonValueSchema, type JsonValue } from "./json.js";
+import { previewJson } from "./preview-json.js";
 
 export const CALL_STATUSES = [
   "succeeded",
@@ -33,7 +34,18 @@ export const ToolResultSchema = z.object({
 });
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
-const MODEL_TEXT_LIMIT = 4_000;
+/** How much of a result's JSON a model is given (characters); the rest is summarised, never cut mid-value. */
+export const MODEL_TEXT_LIMIT = 4_000;
+
+/**
+ * A result too long for the model, as valid JSON that fits (arrays and objects keep their first
+ * items, long strings end in "…": previewJson), then what was left out, so the model can tell a
+ * preview from the whole and does not parse half a value.
+ */
+function cutForModel(data: JsonValue, body: string): string {
+  const note = ` (cut for the model: a valid JSON preview of the first items of ${body.length} characters; the rest is not shown)`;
+  return `${JSON.stringify(previewJson(data, MODEL_TEXT_LIMIT - note.length))}${note}`;
+}
 
 /** Renders a result as a short string for a model; an error is an answer it can act on. */
 export function toModelMessage(result: ToolResult): string {
@@ -51,6 +63,5 @@ export function toModelMessage(result: ToolResult): string {
   const refs = result.artifacts?.length
     ? ` [full output stored as artifact ${result.artifacts.map((a) => a.id).join(", ")}]`
     : "";
-  const text = body.length > MODEL_TEXT_LIMIT ? `${body.slice(0, MODEL_TEXT_LIMIT)}… (cut for the model)` : body;
-  return `${result.truncated ? "PREVIEW " : ""}${text}${refs}`;
+  return `${result.truncated ? "PREVIEW " : ""}${body.length > MODEL_TEXT_LIMIT ? cutForModel(result.data ?? null, body) : body}${refs}`;
 }

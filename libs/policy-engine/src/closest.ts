@@ -14,6 +14,23 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
 }
 
+/**
+ * The known names closest to a mistyped one, best first: within two edits, or a quarter of the
+ * name's length for long names, so `kb.serch` finds `kb.search` and `x` finds nothing.
+ */
+export function closestNames(name: string, known: Iterable<string>, limit = 3): string[] {
+  const within = Math.max(2, Math.floor(name.length / 4));
+  const scored: { name: string; d: number }[] = [];
+  for (const k of new Set(known)) {
+    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    if (d <= within && k !== name) scored.push({ name: k, d });
+  }
+  return scored
+    .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((s) => s.name);
+}
+
 /** Levenshtein distance (insert, delete, replace; a swap of two neighbours counts as one). */
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;

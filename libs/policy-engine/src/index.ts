@@ -6,6 +6,7 @@ export {
   type PolicyCheck,
   type PolicyDiagnostic,
 } from "./check-document.js";
+export { closestNames } from "./closest.js";
 export { compileToolView } from "./compile-tool-view.js";
 export { intentTerms, rankCandidates, scoreTool, termsOf } from "./resolve-intent.js";
 export {

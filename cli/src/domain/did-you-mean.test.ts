@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { closestNames, didYouMean } from "./closest-names.js";
+import { closestNames } from "@warden/policy-engine";
+import { didYouMean } from "./did-you-mean.js";
 
 describe("closestNames", () => {
   const known = ["kb.search", "kb.reindex", "customer.message", "ticket.fill", "ticket.close"];
@@ -7,6 +8,7 @@ describe("closestNames", () => {
   it("finds the tool a typo meant, best first", () => {
     expect(closestNames("kb.serch", known)).toEqual(["kb.search"]);
     expect(closestNames("ticket.fil", known)).toEqual(["ticket.fill"]);
+    expect(closestNames("kb.saerch", known)).toEqual(["kb.search"]);
     expect(closestNames("Customer.Mesage", known)).toEqual(["customer.message"]);
   });
 
