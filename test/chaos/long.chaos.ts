@@ -229,7 +229,8 @@ describe("chaos (long)", () => {
     const large = await drain(BACKLOG);
     for (const [name, bytes] of Object.entries(large.peakRss)) {
       if (name.startsWith("nats")) continue; // the server stores the backlog: it must grow
-      const bound = (small.peakRss[name] ?? 0) * 1.25 + 32 * 1024 * 1024;
+      // the issue's bound: within 10 % (before the heap bound, registry and policy peaked 55 % higher for 5× the calls)
+      const bound = (small.peakRss[name] ?? 0) * 1.1;
       expect.soft(bytes, `${name} peak RSS draining ${BACKLOG} calls (${mib(bytes)}) vs ${small.calls} (${mib(small.peakRss[name] ?? 0)})`).toBeLessThanOrEqual(bound);
     }
   });
