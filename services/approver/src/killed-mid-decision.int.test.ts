@@ -153,6 +153,13 @@ describe("an approver killed in the middle of a decision", () => {
       const { ev, approvalId } = await requestApproval();
       const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), `$KV.${BUCKET_APPROVAL_LOCKS}.${approvalId}`, decided);
       expect(frozen).toBe(true);
+      if (told.ok) {
+        // the freeze came too late (the approver had appended and answered): a plain grant, once
+        expect(told).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
+        expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
+        for (const c of children.splice(0)) await kill(c);
+        continue;
+      }
       // frozen before it could answer: the person hears that nobody answered (retryable)
       expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
       await kill(approver);
@@ -177,20 +184,34 @@ describe("an approver killed in the middle of a decision", () => {
   }, 120_000);
 
   it("before the signed grant was written anywhere: after the restart the approval is still open, the person decides again, and one grant lands", async () => {
-    const approver = await startApprover();
-    const { ev, approvalId } = await requestApproval();
-    // frozen as the request arrives: it has signed nothing, written nothing
-    const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), decideSubject("alice", approvalId), () => true);
-    expect(frozen).toBe(true);
-    expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
-    await kill(approver);
-    expect((await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value.status).toBe("pending");
-    await startApprover();
-    const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
-    expect(again).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
-    await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
-    // nothing of the killed attempt comes back later
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
-  }, 60_000);
+    let hit = false;
+    let attempts = 0;
+    for (let attempt = 1; attempt <= ATTEMPTS && !hit; attempt++) {
+      attempts = attempt;
+      const approver = await startApprover();
+      const { ev, approvalId } = await requestApproval();
+      // frozen as the request arrives: it has signed nothing, written nothing
+      const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), decideSubject("alice", approvalId), () => true);
+      expect(frozen).toBe(true);
+      await kill(approver);
+      const status = (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value.status;
+      if (told.ok || status !== "pending") {
+        // the freeze came too late: the grant was written (and is appended by whoever runs next), once
+        await startApprover();
+        await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
+        for (const c of children.splice(0)) await kill(c);
+        continue;
+      }
+      hit = true;
+      expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+      await startApprover();
+      const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
+      expect(again).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
+      await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
+      // nothing of the killed attempt comes back later
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
+    }
+    expect(hit, `the freeze fell before anything was written in none of ${attempts} attempts`).toBe(true);
+  }, 120_000);
 });
