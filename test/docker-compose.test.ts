@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { loadTracingConfig } from "@warden/service-kit";
+import { loadTracingConfig, SERVICE_NODE_OPTIONS } from "@warden/service-kit";
 
 /** No Docker engine runs on CI machines, so the compose file is checked against the tree instead. */
 const root = join(import.meta.dirname, "..");
@@ -89,12 +89,19 @@ describe("docker-compose.yml", () => {
     }
   });
 
+  it("runs every Warden service with the heap bound (SERVICE_NODE_OPTIONS), and no CLI step", () => {
+    for (const [name, s] of wardens) expect(s.environment?.["NODE_OPTIONS"], name).toBe(SERVICE_NODE_OPTIONS);
+    for (const [name, s] of cliSteps) expect(s.environment?.["NODE_OPTIONS"], name).toBeUndefined();
+  });
+
   it("names only environment variables that some config schema reads", () => {
     const sources = configSources();
     for (const [name, s] of services) {
       for (const key of Object.keys(s.environment ?? {})) {
         // a NATS node's only setting by environment is its Go runtime's soft memory limit
         if (natsNodes.some(([node]) => node === name) && key === "GOMEMLIMIT") continue;
+        // Node's own: the heap bound of a Warden service (checked below)
+        if (key === "NODE_OPTIONS") continue;
         expect(sources.includes(key), `${name}: ${key}`).toBe(true);
       }
     }

@@ -133,6 +133,9 @@ describe("chaos (long)", () => {
       expect.soft(calls.duplicates).toEqual([]);
       expect(ackedAfter.length).toBeGreaterThan(0);
       expect(faults[0]?.recoveredAt, "calls flow again on the new store").toBeDefined();
+      // nothing was restarted: the projector found its cursor behind and projected the new stream by itself
+      expect.soft(history.projectorLag, "projector behind the new stream's end").toBe(0);
+      expect.soft(history.replay, "warden replay of the new stream").toBe("equal");
       // the loss is not silent: the notary's chain goes on from its head log, so the checkpoints of the lost history are missing
       expect(history.audit).toMatch(/checkpoint_chain_broken/);
       const audit = await d.cli(["audit", "--verify", "--json"]);
@@ -229,7 +232,8 @@ describe("chaos (long)", () => {
     const large = await drain(BACKLOG);
     for (const [name, bytes] of Object.entries(large.peakRss)) {
       if (name.startsWith("nats")) continue; // the server stores the backlog: it must grow
-      const bound = (small.peakRss[name] ?? 0) * 1.25 + 32 * 1024 * 1024;
+      // the issue's bound: within 10 % (before the heap bound, registry and policy peaked 55 % higher for 5× the calls)
+      const bound = (small.peakRss[name] ?? 0) * 1.1;
       expect.soft(bytes, `${name} peak RSS draining ${BACKLOG} calls (${mib(bytes)}) vs ${small.calls} (${mib(small.peakRss[name] ?? 0)})`).toBeLessThanOrEqual(bound);
     }
   });

@@ -1,6 +1,7 @@
 export { acceptDecision } from "./accept-decision.js";
 export { startDescriptorCache, type DescriptorCache } from "./descriptor-cache.js";
 export { createTurns, type Turns } from "./keyed-turns.js";
+export { heapLimitMiB, SERVICE_NODE_OPTIONS } from "./heap-bound.js";
 export { followPolicyDocument, type PolicyDocumentFollower, type RejectedPolicyDocument } from "./policy-document-follower.js";
 export { runServiceProcess, type OperatorErrorClass, type ProcessIo, type ServiceProcessSpec, type StoppableService } from "./run-service-process.js";
 export { generateSigningKeyPair, loadSigningKey, publicKeyOf, type SigningKey, type SigningKeyPair } from "./signing-key.js";

@@ -1,4 +1,5 @@
 import { ConfigError, connectBus, createLogger, ensureTopology, observeBus, stopOnSignals, type Bus, type BusConfig, type Logger } from "@warden/bus";
+import { heapLimitMiB } from "./heap-bound.js";
 import { startHealthServer, type HealthServer } from "./health-server.js";
 import { WARDEN_VERSION } from "./service-announcement.js";
 import { createServiceMetrics, type ServiceMetrics } from "./service-metrics.js";
@@ -93,7 +94,8 @@ export async function runServiceProcess<C extends BusConfig, S extends Stoppable
     // handlers first: a SIGTERM sent by whoever saw the "started" line must drain, not kill
     stopOnSignals(log, draining, bus);
     health?.markStarted();
-    log.info({ ...(spec.describe?.(service, config) ?? {}), ...(health === undefined ? {} : { healthPort: health.port }) }, "service started");
+    // the heap bound it runs with (SERVICE_NODE_OPTIONS, or none: V8 grows the heap with the work's length)
+    log.info({ ...(spec.describe?.(service, config) ?? {}), ...(health === undefined ? {} : { healthPort: health.port }), heapLimitMiB: heapLimitMiB() }, "service started");
   } catch (err) {
     log.error({ err }, "service refused to start");
     await health?.stop();

@@ -29,6 +29,11 @@ export interface ConsumeOptions {
   readonly ensureDurable: () => Promise<void>;
   /** The pull ended by itself (not by `stop`). */
   readonly onEnded: () => void;
+  /**
+   * The cursor was found behind where this copy saw it: the buckets and the stream were made
+   * again (a server back on a lost store). What this copy remembers of them must be dropped.
+   */
+  readonly onCursorBack: (from: number, to: number) => void;
 }
 
 export interface Consuming {
@@ -95,6 +100,8 @@ class ProjectionStepper {
   private failures = 0;
   private lastTouch = Date.now();
   private lastAgeCheck = 0;
+  /** The highest cursor this copy read or applied; the shared cursor never moves back otherwise. */
+  private cursorSeen = 0;
 
   constructor(
     private readonly o: ConsumeOptions,
@@ -104,6 +111,8 @@ class ProjectionStepper {
   async run(): Promise<void> {
     try {
       const at = await this.o.batchDeps.cursor.read();
+      if (at < this.cursorSeen) this.cursorWentBack(at);
+      this.cursorSeen = at;
       this.held.settle(at);
       const step = nextProjectionStep(at, this.held.seqs(), this.o.batchSize);
       if (step.kind === "apply") return await this.apply(step.from, step.to);
@@ -123,9 +132,20 @@ class ProjectionStepper {
     const t0 = performance.now();
     await applyRun(this.o.batchDeps, this.held.runFrom(from, to - from + 1));
     this.o.onApplied(to);
+    this.cursorSeen = Math.max(this.cursorSeen, to);
     this.held.settle(to);
     this.failures = 0;
     this.o.log.debug({ from, to, ms: Math.round(performance.now() - t0) }, "events applied");
+  }
+
+  /**
+   * Deliveries held from before are of a stream that is gone (their sequences will be reused by
+   * new events): handed back, never applied; the models' caches are dropped by the service.
+   */
+  private cursorWentBack(at: number): void {
+    this.o.log.warn({ was: this.cursorSeen, now: at }, "projector cursor went back (its bucket was made again: a server on a lost store?); projecting the stream again from it");
+    this.held.release();
+    this.o.onCursorBack(this.cursorSeen, at);
   }
 
   /** At most every AGE_CHECK_MS: whether the gap aged out of the stream, and if so, the cursor moved past it. */

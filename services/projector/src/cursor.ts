@@ -20,7 +20,9 @@ export async function openCursor(bus: Bus): Promise<CursorStore> {
   let known: { seq: number; revision: number } | undefined;
   const get = async () => {
     const current = await kvGetJson(kv, PROJECTOR_CURSOR_KEY, ProjectorCursorSchema);
-    if (current !== undefined) known = { seq: current.value.seq, revision: current.revision };
+    // a cursor gone or behind what this store knew: its bucket was made again (a server back on a
+    // lost store) or the key reset; what it knew names a store that is no more
+    known = current === undefined ? undefined : { seq: current.value.seq, revision: current.revision };
     return current;
   };
   /** The write at `revision` (0: the key must not exist); false when someone else wrote first. */

@@ -49,6 +49,11 @@ export class ModelStore {
     throw new Error(`read model ${this.spec.name} key ${key} is contended after ${MAX_CAS_ATTEMPTS} attempts`);
   }
 
+  /** Drops what this copy remembers of the bucket (made again after a store loss): every key is read before it is written. */
+  forget(): void {
+    this.cache.clear();
+  }
+
   private async tryWrite(key: string, current: Model | undefined, revision: number, events: readonly SequencedEvent[]): Promise<"written" | "unchanged" | "conflict"> {
     let model = current;
     for (const { seq, event } of events) {

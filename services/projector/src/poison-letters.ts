@@ -28,6 +28,11 @@ export class PoisonLetters {
     }
   }
 
+  /** The stream was made again: its sequences name other messages now. */
+  forgetAll(): void {
+    this.recorded.clear();
+  }
+
   /** The cursor is at `seq`: nothing at or below it is tried again. */
   forgetThrough(seq: number): void {
     for (const s of this.recorded) if (s <= seq) this.recorded.delete(s);

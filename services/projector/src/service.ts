@@ -89,6 +89,11 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
         appliedTo = Math.max(appliedTo, seq);
         poison.forgetThrough(seq);
       },
+      onCursorBack: (_from, to) => {
+        appliedTo = to;
+        poison.forgetAll();
+        for (const s of stores) s.forget();
+      },
       // the pull ended by itself (the consumer was deleted, say): start again while we may project
       onEnded: () => {
         if (closing || current !== c) return;

@@ -8,6 +8,7 @@ import { generateApproverKeyPair } from "@warden/approver";
 import type { IdentitySpecInput, PolicyDocumentInput } from "@warden/contracts";
 import { openWardenHome, type WardenHome } from "@warden/identity";
 import { putPolicyDocument } from "@warden/policy";
+import { SERVICE_NODE_OPTIONS } from "@warden/service-kit";
 import { CHAOS_DOMAIN } from "./chaos-executor.js";
 import { managedProcess, startPatiently, type ManagedProcess } from "./managed-process.js";
 import { startNatsCluster, startSingleNats, type NatsNodes } from "./nats-nodes.js";
@@ -104,6 +105,8 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
       NATS_CREDS: (await home.addIdentity(spec)).creds,
       WARDEN_REPLICAS: replicas,
       LOG_LEVEL: process.env["CHAOS_LOG_LEVEL"] ?? "info",
+      // the heap bound every Warden process runs with, as docker-compose sets it
+      NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} ${SERVICE_NODE_OPTIONS}`.trim(),
     });
     const connectAs = async (spec: IdentitySpecInput, name: string) => {
       const bus = await connectBus(loadBusConfig(await envOf(spec)), name);

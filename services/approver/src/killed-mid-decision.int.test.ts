@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { appendEvent, decodeJson, kvGetJson, kvPutJson, readEvent, requestRpc, type Bus } from "@warden/bus";
+import {
+  argsHash,
+  BUCKET_APPROVAL_LOCKS,
+  BUCKET_POLICY,
+  callEventSubject,
+  decideSubject,
+  newId,
+  POLICY_DOCUMENT_KEY,
+  PolicyDocumentSchema,
+  STREAM_CALLS,
+  type ToolPolicyChecked,
+} from "@warden/contracts";
+import { generateSigningKeyPair } from "@warden/service-kit";
+import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { ApprovalRecordSchema } from "./domain/approval-record.js";
+
+/**
+ * The approver as its own OS process, frozen (SIGSTOP) at the moment the server stores what it
+ * wrote, then killed (SIGKILL) and started again: the crash windows of a decision, hit for real,
+ * with nothing in the service made for the test. The admin watches the lock record's and the
+ * decide request's subjects, as any subscriber with the rights could.
+ */
+const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+const APPROVER = { kind: "service", name: "approver", role: "approver" } as const;
+const ATTEMPTS = 5;
+
+let nats: TestNats;
+let bus: Bus;
+let keyFile: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  bus = await nats.bus("kill-test");
+  await kvPutJson(await bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: "kill-1", principals: { alice: { kind: "human", approves: ["send"] } } }));
+  keyFile = join(mkdtempSync(join(tmpdir(), "warden-approver-kill-")), "approver.pem");
+  writeFileSync(keyFile, generateSigningKeyPair().privateKeyPem, { mode: 0o600 });
+});
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill("SIGKILL");
+});
+afterAll(async () => nats.stop());
+
+/** Starts the approver process and resolves once it logged that it started. */
+async function startApprover(): Promise<ChildProcess> {
+  const env = { ...process.env, NATS_URL: nats.url, NATS_CREDS: await nats.credsOf(APPROVER), LOG_LEVEL: "info", WARDEN_APPROVER_SIGNING_KEY_FILE: keyFile, WARDEN_APPROVER_SWEEP_MS: "100" };
+  const c = spawn(process.execPath, [MAIN], { env, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(c);
+  await new Promise<void>((ok, fail) => {
+    let seen = "";
+    c.stdout!.on("data", (b: Buffer) => {
+      seen = (seen + b.toString()).slice(-4096);
+      if (seen.includes('"service started"')) ok();
+    });
+    c.once("exit", (code) => fail(new Error(`approver exited ${code} before it started`)));
+  });
+  return c;
+}
+
+const gone = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once("exit", () => r())));
+
+async function kill(c: ChildProcess): Promise<void> {
+  c.kill("SIGKILL");
+  await gone(c);
+}
+
+/** A send the policy sent for approval; resolves with its ApprovalRequested. */
+async function requestApproval() {
+  const args = { customerId: "c-1", text: `hello ${newId()}` };
+  const ev: ToolPolicyChecked = {
+    v: 1,
+    type: "ToolPolicyChecked",
+    eventId: newId(),
+    callId: newId(),
+    domain: "customer",
+    tool: "customer.message",
+    principal: "planner",
+    mode: "plan",
+    ts: new Date().toISOString(),
+    causationId: newId(),
+    causeHash: `sha256:${"c".repeat(64)}`,
+    correlationId: newId(),
+    data: {
+      version: "1.0.0",
+      descriptorHash: `sha256:${"d".repeat(64)}`,
+      grade: "send",
+      argsHash: argsHash(args),
+      args,
+      decision: "require_approval",
+      reason: "a person must confirm",
+      ruleIds: ["default.send.plan"],
+      policyVersion: "kill-1",
+    },
+  };
+  expect((await appendEvent(bus, ev)).status).toBe("written");
+  const requested = await eventually(async () => {
+    const r = await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested");
+    expect(r).toBeDefined();
+    return r!;
+  }, 15_000);
+  return { ev, approvalId: requested.data.approvalId };
+}
+
+/** How many ApprovalGranted messages the stream holds for the call (not just the last). */
+async function grantsStored(domain: string, callId: string): Promise<number> {
+  const subject = callEventSubject(domain, callId, "ApprovalGranted");
+  const info = await bus.jsm.streams.info(STREAM_CALLS, { subjects_filter: subject });
+  return Object.values(info.state.subjects ?? {}).reduce((n, x) => n + x, 0);
+}
+
+/**
+ * Freezes the approver the moment `subject` carries a message `when` accepts (the server has
+ * stored it, or the request reached the service), then asks `alice`'s grant; resolves with what
+ * she was told and whether the freeze happened.
+ */
+async function grantFrozenAt(c: ChildProcess, approvalId: string, grant: { decision: "grant"; argsHash: string }, subject: string, when: (data: Uint8Array) => boolean) {
+  let frozen = false;
+  const sub = bus.nc.subscribe(subject, {
+    callback: (_err, m) => {
+      if (frozen || !when(m.data)) return;
+      frozen = true;
+      // synchronously, in the same turn the message arrived: before the approver's next step
+      c.kill("SIGSTOP");
+    },
+  });
+  await bus.nc.flush();
+  const told = await requestRpc(bus, decideSubject("alice", approvalId), grant, 3_000);
+  sub.unsubscribe();
+  return { told, frozen };
+}
+
+const grantOf = (ev: ToolPolicyChecked) => ({ decision: "grant" as const, argsHash: ev.data.argsHash });
+
+const decided = (data: Uint8Array) => {
+  const d = decodeJson(data);
+  return d.ok && ApprovalRecordSchema.safeParse(d.value).data?.status === "granted";
+};
+
+describe("an approver killed in the middle of a decision", () => {
+  it("between writing the signed grant to its lock record and appending it: the grant lands once after the restart, and the person is told it was theirs", async () => {
+    let hit = false;
+    let attempts = 0;
+    for (let attempt = 1; attempt <= ATTEMPTS && !hit; attempt++) {
+      attempts = attempt;
+      const approver = await startApprover();
+      const { ev, approvalId } = await requestApproval();
+      const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), `$KV.${BUCKET_APPROVAL_LOCKS}.${approvalId}`, decided);
+      expect(frozen).toBe(true);
+      if (told.ok) {
+        // the freeze came too late (the approver had appended and answered): a plain grant, once
+        expect(told).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
+        expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
+        for (const c of children.splice(0)) await kill(c);
+        continue;
+      }
+      // frozen before it could answer: the person hears that nobody answered (retryable)
+      expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+      await kill(approver);
+      // the window is hit when the signed grant is in the record but not on the stream
+      hit = (await grantsStored(ev.domain, ev.callId)) === 0;
+      const record = (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
+      expect(record?.status).toBe("granted");
+      const signed = record?.decision?.decision === "grant" ? record.decision.grant : undefined;
+      expect(signed).toBeDefined();
+      await startApprover();
+      // the restarted copy's sweeper appends the grant the record holds, as it was signed: one grant
+      await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
+      const landed = await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted");
+      expect(landed?.data).toEqual(signed);
+      // asking again (the person was told nobody answered) says the decision was theirs, and signs nothing new
+      const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
+      expect(again).toMatchObject({ ok: true, value: { ok: false, refusal: "ALREADY_DECIDED", message: expect.stringMatching(/already granted by alice/) } });
+      expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
+      for (const c of children.splice(0)) await kill(c);
+    }
+    expect(hit, `the freeze fell between the record and the append in none of ${attempts} attempts`).toBe(true);
+  }, 120_000);
+
+  it("before the signed grant was written anywhere: after the restart the approval is still open, the person decides again, and one grant lands", async () => {
+    let hit = false;
+    let attempts = 0;
+    for (let attempt = 1; attempt <= ATTEMPTS && !hit; attempt++) {
+      attempts = attempt;
+      const approver = await startApprover();
+      const { ev, approvalId } = await requestApproval();
+      // frozen as the request arrives: it has signed nothing, written nothing
+      const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), decideSubject("alice", approvalId), () => true);
+      expect(frozen).toBe(true);
+      await kill(approver);
+      const status = (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value.status;
+      if (told.ok || status !== "pending") {
+        // the freeze came too late: the grant was written (and is appended by whoever runs next), once
+        await startApprover();
+        await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
+        for (const c of children.splice(0)) await kill(c);
+        continue;
+      }
+      hit = true;
+      expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+      await startApprover();
+      const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
+      expect(again).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
+      await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
+      // nothing of the killed attempt comes back later
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
+    }
+    expect(hit, `the freeze fell before anything was written in none of ${attempts} attempts`).toBe(true);
+  }, 120_000);
+});
