@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { runCompare } from "./compare.js";
 import { topFramesText } from "./profile-top.js";
-import { runRound, type Layout } from "./round.js";
+import { profiledWindow, runRound, type Layout } from "./round.js";
 import { printRound } from "./table.js";
 
 /**
@@ -38,7 +38,7 @@ if (compareRef !== undefined) {
   await runCompare({ ref: compareRef, quick, rounds, aArgs: flagOf(layout), bArgs: flagOf((bLayout as Layout | undefined) ?? layout) });
 } else {
   const report = await runRound({ quick, layout, ...(profileDir === undefined ? {} : { profileDir }) });
-  if (profileDir !== undefined) process.stdout.write(topFramesText(profileDir, 12));
+  if (profileDir !== undefined) process.stdout.write(topFramesText(profileDir, 15, profiledWindow()));
   if (report !== undefined) {
     // a compare run reads the rows from the file and prints its own table
     if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report));

@@ -13,6 +13,7 @@ import { approvalRoundTrip } from "./approval-round-trip.js";
 import { cliCpu, cliCpuText } from "./cli-cpu.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
+import { monotonicMicros, type ProfileWindow } from "./profile-top.js";
 import { cpuSeconds, rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
 import { rawPublishRate } from "./raw-publish.js";
 import { evidenceBench } from "./evidence-bench.js";
@@ -52,6 +53,13 @@ export interface RoundOptions {
   readonly layout: Layout;
 }
 
+let profiled: ProfileWindow | undefined;
+
+/** When the last profile run's load ran (monotonic µs): the window its profiles are read in. */
+export function profiledWindow(): ProfileWindow | undefined {
+  return profiled;
+}
+
 /** The processes a round runs, as the table header names them. */
 export function layoutText(layout: Layout): string {
   const first = layout === "colocated" ? "registry+policy (one process)" : "registry, policy";
@@ -64,6 +72,7 @@ export function layoutText(layout: Layout): string {
  * load phases, then replay and audit over what the run left. Returns undefined for a profile run.
  */
 export async function runRound(o: RoundOptions): Promise<RoundReport | undefined> {
+  profiled = undefined;
   const loadStart = loadavg();
   const at = new Date().toISOString();
   const seconds = o.quick ? 3 : 10;
@@ -150,8 +159,12 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     process.stdout.write("warming up…\n");
     await peakRate(client, 32, 2);
     if (o.profileDir !== undefined) {
+      const fromUs = monotonicMicros();
       const rate = await peakRate(client, 256, 15);
+      const toUs = monotonicMicros();
       process.stdout.write(`profiled peak: ${rate.toFixed(0)} calls/s; profiles in ${o.profileDir}\n`);
+      // read once the services have exited and written their profiles (shutdown, below)
+      profiled = { fromUs, toUs };
       return undefined;
     }
 
