@@ -23,6 +23,12 @@ const compose = parse(readFileSync(join(root, "docker-compose.yml"), "utf8"), { 
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
 };
+/** The override that runs registry and policy each in its own container. */
+const separate = parse(readFileSync(join(root, "deploy/docker-compose.separate.yml"), "utf8"), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+/** The process that runs several stages, each as its own identity (cli/src/up/colocated-stages.ts). */
+const COLOCATED_ENTRY = "cli/dist/colocated-main.js";
 const natsConf = readFileSync(join(root, "deploy/nats-cluster.conf"), "utf8");
 /** The configuration without its comments. */
 const natsSettings = natsConf
@@ -41,16 +47,28 @@ function configSources(): string {
     "libs/service-kit/src/tracing.ts",
     // WARDEN_HOME: where CLI commands find keys, credentials and env.json
     "cli/src/connect.ts",
+    // WARDEN_<STAGE>_NATS_CREDS: each stage's credentials in the colocated process
+    "cli/src/up/colocated-stages.ts",
   ];
   return files.filter((f) => existsSync(join(root, f))).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
 }
 
 const services = Object.entries(compose.services);
 const natsNodes = services.filter(([, s]) => s.image?.startsWith("nats:"));
-/** Containers that run a Warden service (the CLI's one-shot steps are not services). */
-const wardens = services.filter(([, s]) => s.command?.[0] === "node" && !s.command[1]?.startsWith("cli/"));
+/** Containers that run Warden services (the CLI's one-shot steps are not services). */
+const isWarden = (s: ComposeService) => s.command?.[0] === "node" && (!s.command[1]?.startsWith("cli/") || s.command[1] === COLOCATED_ENTRY);
+const wardens = services.filter(([, s]) => isWarden(s));
 /** Containers that run the `warden` CLI: provisioning and topology. */
-const cliSteps = services.filter(([, s]) => s.command?.[0] === "node" && s.command[1]?.startsWith("cli/"));
+const cliSteps = services.filter(([, s]) => s.command?.[0] === "node" && s.command[1]?.startsWith("cli/") && !isWarden(s));
+
+/**
+ * The identities a container connects as, each with its credentials file: NATS_CREDS, or in the
+ * colocated process one WARDEN_<STAGE>_NATS_CREDS per stage it runs.
+ */
+function identitiesOf(name: string, s: ComposeService): { identity: string; creds: string | undefined }[] {
+  if (s.command?.[1] !== COLOCATED_ENTRY) return [{ identity: name, creds: s.environment?.["NATS_CREDS"] }];
+  return s.command.slice(2).map((stage) => ({ identity: stage, creds: s.environment?.[`WARDEN_${stage.toUpperCase()}_NATS_CREDS`] }));
+}
 const EXECUTORS = ["adapters", "subagent", "support-desk"];
 
 /** `volume:/target[:ro]` split; named volumes only (no path in the source). */
@@ -81,7 +99,9 @@ describe("docker-compose.yml", () => {
   });
 
   it("has one container per Warden service, each running an entry point that exists in the tree", () => {
-    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "notary", "policy", "projector", "registry", "subagent", "support-desk"]);
+    // registry and policy share a process by default (deploy/docker-compose.separate.yml splits them)
+    expect(wardens.map(([name]) => name).sort()).toEqual(["adapters", "approver", "notary", "projector", "registry-policy", "subagent", "support-desk"]);
+    expect(compose.services["registry-policy"]?.command?.slice(2)).toEqual(["registry", "policy"]);
     for (const [, s] of wardens) {
       const entry = s.command![1]!;
       const source = entry.replace("/dist/", "/src/").replace(/\.js$/, ".ts");
@@ -185,12 +205,13 @@ describe("docker-compose.yml: authentication", () => {
     const connecting = [...wardens, ...cliSteps.filter(([name]) => name !== "provision")];
     const owners = new Map<string, string>();
     for (const [name, s] of connecting) {
-      const creds = s.environment?.["NATS_CREDS"];
-      expect(creds, `${name} has NATS_CREDS`).toBeDefined();
-      const volume = volumeHolding(s, creds!);
-      expect(volume, `${name}: ${creds} is on a read-only named volume`).toBeDefined();
-      expect(owners.get(volume!), `${volume} is mounted by ${owners.get(volume!)} and ${name}`).toBeUndefined();
-      owners.set(volume!, name);
+      for (const { identity, creds } of identitiesOf(name, s)) {
+        expect(creds, `${name} has credentials for ${identity}`).toBeDefined();
+        const volume = volumeHolding(s, creds!);
+        expect(volume, `${name}: ${creds} is on a read-only named volume`).toBeDefined();
+        expect(owners.get(volume!), `${volume} is mounted by ${owners.get(volume!)} and ${name}`).toBeUndefined();
+        owners.set(volume!, name);
+      }
     }
     for (const [name, s] of services.filter(([n]) => n !== "provision")) {
       const keys = mounts(s).filter((m) => m.source === "warden-home");
@@ -205,8 +226,10 @@ describe("docker-compose.yml: authentication", () => {
     expect(written.get("warden-home")).toBe("/warden");
     expect(written.get("nats-auth")).toBe("/warden/server");
     for (const [name, s] of wardens) {
-      const volume = volumeHolding(s, s.environment!["NATS_CREDS"]!);
-      expect(written.get(volume!), `${name}'s credentials come from provisioning`).toBe(`/warden/identities/${name}`);
+      for (const { identity, creds } of identitiesOf(name, s)) {
+        const volume = volumeHolding(s, creds!);
+        expect(written.get(volume!), `${name}'s credentials for ${identity} come from provisioning`).toBe(`/warden/identities/${identity}`);
+      }
       expect(s.depends_on?.["topology"]?.condition, name).toBe("service_completed_successfully");
     }
     const topology = compose.services["topology"]!;
@@ -223,6 +246,31 @@ describe("docker-compose.yml: authentication", () => {
       const keys = s.environment?.["WARDEN_APPROVER_PUBLIC_KEYS_FILE"];
       expect(keys, `${name} pins approver keys`).toBeDefined();
       expect(volumeHolding(s, keys!), name).toBe(volumeHolding(s, s.environment!["NATS_CREDS"]!));
+    }
+  });
+});
+
+describe("deploy/docker-compose.separate.yml", () => {
+  it("turns the shared registry+policy process off and runs each of them in a container of its own, set up as the base file sets up a service", () => {
+    // a profile no one asks for keeps the colocated container from starting
+    expect(separate.services["registry-policy"]).toEqual({ profiles: ["colocated"] });
+    const scraped = readFileSync(join(root, "deploy/prometheus.yml"), "utf8");
+    const approver = compose.services["approver"]!;
+    for (const name of ["registry", "policy"]) {
+      const s = separate.services[name]!;
+      expect(s.command, name).toEqual(["node", `services/${name}/dist/main.js`]);
+      expect(existsSync(join(root, `services/${name}/src/main.ts`))).toBe(true);
+      expect(s.image).toBe(compose.services["registry-policy"]!.image);
+      // what x-warden and x-otlp give every service of the base file
+      expect(s.healthcheck, name).toEqual(approver.healthcheck);
+      expect(s.depends_on, name).toEqual(approver.depends_on);
+      for (const key of ["OTEL_EXPORTER_OTLP_ENDPOINT", "NATS_URL", "WARDEN_REPLICAS", "WARDEN_HEALTH_PORT", "WARDEN_HEALTH_HOST"]) {
+        expect(s.environment?.[key], `${name}: ${key}`).toBe(approver.environment?.[key]);
+      }
+      // its own identity: the same provisioned volume the shared process mounts for that stage
+      expect(volumeHolding(s, s.environment!["NATS_CREDS"]!), name).toBe(`id-${name}`);
+      expect(mounts(s)).toHaveLength(1);
+      expect(scraped, name).toContain(`- ${name}:9464`);
     }
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copyAtRef, git } from "./copy-at-ref.js";
-import { formatTable, headerLine, metMark, numbersOf, replaceNumbers, rowKey, type Row, type RoundReport } from "./table.js";
+import { formatTable, headerLine, layoutLine, metMark, numbersOf, replaceNumbers, rowKey, type Row, type RoundReport } from "./table.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
@@ -13,6 +13,9 @@ export interface CompareOptions {
   readonly ref: string;
   readonly quick: boolean;
   readonly rounds: number;
+  /** Flags each side's rounds get (the layout): the same for both unless B's are given. */
+  readonly aArgs: readonly string[];
+  readonly bArgs: readonly string[];
 }
 
 interface Side {
@@ -20,6 +23,7 @@ interface Side {
   readonly describe: string;
   /** The bench entry; its services, executor, SDK and projector resolve from its own repository. */
   readonly main: string;
+  readonly args: readonly string[];
   readonly reports: RoundReport[];
   failures: number;
 }
@@ -39,8 +43,8 @@ export async function runCompare(o: CompareOptions): Promise<void> {
   const head = git(repo, ["rev-parse", "--short=12", "HEAD"]).trim();
   const dirty = git(repo, ["status", "--porcelain", "--untracked-files=no"]).trim() !== "";
   const sides: Side[] = [
-    { name: "A", describe: `this working tree (${head}${dirty ? " + uncommitted changes" : ""})`, main: join(here, "main.js"), reports: [], failures: 0 },
-    { name: "B", describe: `${o.ref} (${copy.commit.slice(0, 12)}, ${copy.dir})`, main: join(driver, "main.js"), reports: [], failures: 0 },
+    { name: "A", describe: `this working tree (${head}${dirty ? " + uncommitted changes" : ""})`, main: join(here, "main.js"), args: o.aArgs, reports: [], failures: 0 },
+    { name: "B", describe: `${o.ref} (${copy.commit.slice(0, 12)}, ${copy.dir})`, main: join(driver, "main.js"), args: o.bArgs, reports: [], failures: 0 },
   ];
   const scratch = mkdtempSync(join(tmpdir(), "warden-bench-compare-"));
   try {
@@ -48,7 +52,7 @@ export async function runCompare(o: CompareOptions): Promise<void> {
       for (const side of sides) {
         log(`\n— round ${round} of ${o.rounds}, ${side.name}: ${side.describe}`);
         const out = join(scratch, `${side.name}-${round}.json`);
-        const code = await runChild(side.main, [...(o.quick ? ["--quick"] : []), "--json", out], dirname(dirname(dirname(side.main))), o.quick ? 900 : 2_700);
+        const code = await runChild(side.main, [...(o.quick ? ["--quick"] : []), ...side.args, "--json", out], dirname(dirname(dirname(side.main))), o.quick ? 900 : 2_700);
         if (code === 0) side.reports.push(JSON.parse(readFileSync(out, "utf8")) as RoundReport);
         else {
           side.failures++;
@@ -158,6 +162,8 @@ function compareTable(sides: readonly Side[], o: CompareOptions): string {
   }
   for (const s of sides) {
     out.push(`${s.name}: ${s.describe}; median of ${s.reports.length} round(s)${s.failures > 0 ? `, ${s.failures} failed` : ""}\n`);
+    const first = s.reports[0];
+    if (first !== undefined) out.push(`   ${layoutLine(first)}\n`);
   }
   out.push(`rounds ran alternately (A, B, …), ${o.rounds} each; B/A is B's median over A's, per number of the value; numbers in a label (e.g. half of peak) are A's first round's\n\n`);
   out.push(section(sides, (r) => r.targets, true), "\n", section(sides, (r) => r.details, false));

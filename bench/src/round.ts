@@ -13,9 +13,11 @@ import { approvalRoundTrip } from "./approval-round-trip.js";
 import { cliCpu, cliCpuText } from "./cli-cpu.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
+import { monotonicMicros, type ProfileWindow } from "./profile-top.js";
 import { cpuSeconds, rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
 import { rawPublishRate } from "./raw-publish.js";
 import { evidenceBench } from "./evidence-bench.js";
+import { resetProjection } from "./projection-reset.js";
 import { replayBench } from "./replay-bench.js";
 import { summarize } from "./stats.js";
 import { numbersOf, type Row, type RoundReport } from "./table.js";
@@ -37,12 +39,31 @@ const BENCH_POLICY: PolicyDocumentInput = {
   llm: { showWrite: [WRITE_TOOL] },
 };
 
+/**
+ * How the services are spread over processes: `colocated` (the default, as docker-compose runs
+ * them) puts registry and policy in one process (`cli/dist/colocated-main.js`), each still its
+ * own identity and consumer; `separate` gives each its own process.
+ */
+export type Layout = "colocated" | "separate";
+
 export interface RoundOptions {
   readonly quick: boolean;
   /** Only the peak phase, with a V8 CPU profile of every service written here. */
   readonly profileDir?: string;
-  /** Registry and policy in one process (`cli/dist/colocated-main.js`), each still its own identity and consumer. */
-  readonly colocate?: boolean;
+  readonly layout: Layout;
+}
+
+let profiled: ProfileWindow | undefined;
+
+/** When the last profile run's load ran (monotonic µs): the window its profiles are read in. */
+export function profiledWindow(): ProfileWindow | undefined {
+  return profiled;
+}
+
+/** The processes a round runs, as the table header names them. */
+export function layoutText(layout: Layout): string {
+  const first = layout === "colocated" ? "registry+policy (one process)" : "registry, policy";
+  return `${layout}: ${first}, approver, projector, notary, executor, nats-server, each process its own identity; the load driver (this process) counted on its own line`;
 }
 
 /**
@@ -51,6 +72,7 @@ export interface RoundOptions {
  * load phases, then replay and audit over what the run left. Returns undefined for a profile run.
  */
 export async function runRound(o: RoundOptions): Promise<RoundReport | undefined> {
+  profiled = undefined;
   const loadStart = loadavg();
   const at = new Date().toISOString();
   const seconds = o.quick ? 3 : 10;
@@ -89,7 +111,7 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     if (!put.ok) throw new Error(`bench policy refused: ${put.error.message}`);
     const natsServer = bus.nc.info?.version ?? "unknown";
     procs.push(
-      ...(o.colocate === true
+      ...(o.layout === "colocated"
         ? [
             spawnService(
               "registry+policy",
@@ -112,6 +134,8 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
         { ...(await envOf({ kind: "service", name: "approver", role: "approver" })), WARDEN_APPROVER_SIGNING_KEY_FILE: approverPemFile },
         o.profileDir,
       ),
+      // keeps the read models (calls, approvals, budgets) under the load, as every deployment runs it
+      spawnService("projector", "services/projector/dist/main.js", await envOf({ kind: "service", name: "projector", role: "projector" }), o.profileDir),
       // seals the history as the run goes, as `warden up` runs it
       spawnService(
         "notary",
@@ -135,8 +159,12 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     process.stdout.write("warming up…\n");
     await peakRate(client, 32, 2);
     if (o.profileDir !== undefined) {
+      const fromUs = monotonicMicros();
       const rate = await peakRate(client, 256, 15);
+      const toUs = monotonicMicros();
       process.stdout.write(`profiled peak: ${rate.toFixed(0)} calls/s; profiles in ${o.profileDir}\n`);
+      // read once the services have exited and written their profiles (shutdown, below)
+      profiled = { fromUs, toUs };
       return undefined;
     }
 
@@ -155,12 +183,16 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     // CPU per governed call, each process and all of them, over the closed-loop phase
     const cpuOf = () => new Map([...procs.map((p) => [p.name, cpuSeconds(p.child.pid)] as const), ["nats-server", cpuSeconds(server.process.pid)] as const]);
     const cpu0 = cpuOf();
+    // the load driver: this process appends the requests and watches for their ends, as an agent would
+    const driver0 = process.cpuUsage();
     const completed0 = client.completed;
     const peak = await peakRate(client, 1024, seconds);
     const cpu1 = cpuOf();
+    const driverUs = cpuMicros(process.cpuUsage(driver0));
     const peakCalls = Math.max(1, client.completed - completed0);
-    const cpuRows: Row[] = [...cpu1].map(([name, s1]) => ({ label: `  CPU per call at peak: ${name} (µs)`, value: (((s1 - (cpu0.get(name) ?? 0)) * 1e6) / peakCalls).toFixed(0) }));
-    const cpuTotal = [...cpu1].reduce((sum, [name, s1]) => sum + s1 - (cpu0.get(name) ?? 0), 0);
+    const perCall = (us: number) => (us / peakCalls).toFixed(0);
+    const cpuRows: Row[] = [...cpu1].map(([name, s1]) => ({ label: `  CPU per call at peak: ${name} (µs)`, value: perCall((s1 - (cpu0.get(name) ?? 0)) * 1e6) }));
+    const cpuServicesUs = [...cpu1].reduce((sum, [name, s1]) => sum + s1 - (cpu0.get(name) ?? 0), 0) * 1e6;
     client.traceHops();
     const low = await fixedRate(client, 50, seconds / 2);
     const hopRows = hopBreakdown(client.hops!);
@@ -219,6 +251,7 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     // replay and trace over what the run left on the stream; the services stop first
     await stopAll(procs);
     process.stdout.write("replay and audit (services stopped)…\n");
+    await resetProjection(bus);
     const auditLimitS = o.quick ? 240 : 900;
     type Rows = [string, string][];
     const audit = await withinSeconds(auditLimitS, async (): Promise<[Rows, Rows]> => [
@@ -233,21 +266,27 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     const targets: Row[] = [
       { label: "raw JetStream appends/s (same stream settings)", value: raw.toFixed(0) },
       { label: `  ÷ ${EVENTS_PER_CALL} events per call = ceiling calls/s`, value: ceiling.toFixed(0) },
-      { label: "end-to-end calls/s (closed loop, 1024 callers)", value: peak.toFixed(0) },
-      { label: "ratio end-to-end / ceiling (%)", value: ((peak / ceiling) * 100).toFixed(1), target: { text: "≥ 50", checks: [{ index: 0, op: ">=", limit: 50 }] } },
+      { label: "closed-loop calls/s (1024 callers)", value: peak.toFixed(0) },
       {
-        label: "CPU per governed call at peak, all processes (µs; 10 ms ticks)",
-        value: ((cpuTotal * 1e6) / peakCalls).toFixed(0),
+        label: `closed-loop calls/s ÷ (raw appends/s ÷ ${EVENTS_PER_CALL} events per call) (%)`,
+        value: ((peak / ceiling) * 100).toFixed(1),
+        target: { text: "≥ 50", checks: [{ index: 0, op: ">=", limit: 50 }] },
+      },
+      {
+        label: "CPU per governed read call at peak, whole deployment incl. driver (µs; 10 ms ticks)",
+        value: perCall(cpuServicesUs + driverUs),
         target: { text: "≤ 900", checks: [{ index: 0, op: "<=", limit: 900 }] },
       },
+      { label: "  services and nats-server, without the driver (µs)", value: perCall(cpuServicesUs) },
       ...cpuRows,
+      { label: "  CPU per call at peak: load driver, this process (µs)", value: perCall(driverUs) },
       {
         label: "p50 / p99 latency at 50 calls/s (ms)",
         value: `${low.p50.toFixed(2)} / ${low.p99.toFixed(2)}`,
         target: {
-          text: "≤ 2 / ≤ 10",
+          text: "≤ 3 / ≤ 10",
           checks: [
-            { index: 0, op: "<=", limit: 2 },
+            { index: 0, op: "<=", limit: 3 },
             { index: 1, op: "<=", limit: 10 },
           ],
         },
@@ -256,7 +295,7 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
       {
         label: `approval round trip, approve → agent sees result: p50 / p99 (ms, ${approval.n} approvals${approvalFailed})`,
         value: `${approval.p50.toFixed(2)} / ${approval.p99.toFixed(2)}`,
-        target: { text: "p50 ≤ 3", checks: [{ index: 0, op: "<=", limit: 3 }] },
+        target: { text: "p50 ≤ 4", checks: [{ index: 0, op: "<=", limit: 4 }] },
       },
       {
         label: "replay into every read model ÷ plain read of the same stream (%)",
@@ -285,10 +324,14 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
       ...hopRows,
       ...[...replayRows, ...evidenceRows].map(([label, value]): Row => ({ label, value })),
     ];
-    return { mode: o.quick ? "quick" : "full", at, node: process.version, natsServer, loadStart, loadEnd: loadavg(), targets, details };
+    return { mode: o.quick ? "quick" : "full", layout: layoutText(o.layout), at, node: process.version, natsServer, loadStart, loadEnd: loadavg(), targets, details };
   } finally {
     await shutdown();
   }
+}
+
+function cpuMicros(u: NodeJS.CpuUsage): number {
+  return u.user + u.system;
 }
 
 async function withinSeconds<T>(seconds: number, run: () => Promise<T>): Promise<T | undefined> {
@@ -326,11 +369,12 @@ function hopBreakdown(hops: Map<string, Map<string, number>>): Row[] {
 }
 
 async function waitForTool(b: Bus, name: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // generous: on a box shared with other work (load 20 on 2 cores) seven processes take long to start
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     const reply = await requestRpc(b, SUBJECT_REGISTRY_LIST, {}, 1_000);
     if (reply.ok && JSON.stringify(reply.value).includes(`"${name}"`)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${name} was not registered within 30s`);
+  throw new Error(`${name} was not registered within 90s`);
 }

@@ -23,6 +23,8 @@ export interface Row {
 /** What one round prints and, with `--json FILE`, hands to a compare run. */
 export interface RoundReport {
   readonly mode: "quick" | "full";
+  /** Which processes ran (round.ts layoutText); absent in reports of benches before issue 27. */
+  readonly layout?: string;
   readonly at: string;
   readonly node: string;
   readonly natsServer: string;
@@ -82,6 +84,10 @@ export function headerLine(r: Pick<RoundReport, "mode" | "at" | "node" | "natsSe
   return `Warden bench (${r.mode}; ${r.at}) · node ${r.node} · nats-server ${r.natsServer} · load average (1/5/15 min) ${loadText(r.loadStart)} at start, ${loadText(r.loadEnd)} at end`;
 }
 
+export function layoutLine(r: Pick<RoundReport, "layout">): string {
+  return `layout ${r.layout ?? "not reported"}`;
+}
+
 export function printRound(r: RoundReport): string {
   const targets = formatTable(
     ["metric", "value", "target", "met?"],
@@ -91,5 +97,5 @@ export function printRound(r: RoundReport): string {
     ["detail", "value"],
     r.details.map((row) => [row.label, row.value]),
   );
-  return `\n${headerLine(r)}\n\n${targets}\n${details}`;
+  return `\n${headerLine(r)}\n${layoutLine(r)}\n\n${targets}\n${details}`;
 }

@@ -1,4 +1,5 @@
 import { parseCallSubject, type EventType } from "@warden/contracts";
+import { lazyChild } from "./lazy-logger.js";
 import type { Logger } from "./logger.js";
 import type { JsMsg } from "./nats-types.js";
 import { decodeStageMessage, type StageDecoding } from "./stage-decode.js";
@@ -20,10 +21,11 @@ export interface StageMessageDeps<T extends EventType> {
 /** Decodes one delivered message, hands it to the stage and settles it. */
 export async function processStageMessage<T extends EventType>(m: JsMsg, d: StageMessageDeps<T>): Promise<void> {
   const deliveryCount = m.info.deliveryCount;
-  // child loggers are made only when something is logged: making two per message cost ~3% CPU
+  // child loggers are made only when something is logged: making two per message cost ~3% CPU,
+  // and a handler's `ctx.log.debug(...)` with debug off made one for every message (issue 27)
   let bindings: Record<string, unknown> = { seq: m.seq, deliveryCount };
   let childLog: Logger | undefined;
-  const mlogOf = () => (childLog ??= d.log.child(bindings));
+  const mlogOf = () => (childLog ??= lazyChild(d.log, () => bindings));
   const subject = parseCallSubject(m.subject);
   if (subject === undefined || !d.decoding.eventTypes.some((t) => subject.types.includes(t))) {
     return d.settler.deadLetter(m, `unexpected subject ${m.subject}`, mlogOf());

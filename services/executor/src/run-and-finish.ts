@@ -1,5 +1,5 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
-import { ACK, appendEvent, callAttributes, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
+import { ACK, appendEvent, callAttributes, lazyChild, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
 import { compensationArgs, nextCallEvent, redactsPersonalData, stampNow, tracingEnabled, wardenError, type Compensation, type CredentialUse, type EffectsObserved, type EventData, type JsonValue, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import { preCallRefusal, runPostCall } from "./call-hooks.js";
 import type { ExecutableTool, PreparedCall, RecordedResult } from "./define-tool.js";
@@ -49,7 +49,8 @@ export async function runAndFinish(deps: ExecutorDeps, run: ClaimedRun, sctx: St
 
 async function runClaimed(deps: ExecutorDeps, run: ClaimedRun, sctx: StageContext): Promise<StageOutcome> {
   const { claim, tool } = run;
-  const log = sctx.log.child({ tool: claim.tool, attempt: run.attempt });
+  // made when the run or its tool logs a line, not for every call
+  const log = lazyChild(sctx.log, () => ({ tool: claim.tool, attempt: run.attempt }));
   // a copy paused after claiming may resume after another copy ended the call: it must not run
   const outcome = await readOutcome(deps.bus, claim.domain, claim.callId);
   if (outcome !== undefined) {
