@@ -1,5 +1,7 @@
-import type { DirectMsgRequest, MsgRequest, StoredMsg } from "@nats-io/jetstream";
+import { jetstreamManager, type DirectMsgRequest, type JetStreamManager, type MsgRequest, type StoredMsg } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Bus } from "./bus.js";
+import { isNoAnswer } from "./nats-errors.js";
 
 /**
  * Reads of one stored message that a lagging replica cannot answer wrongly.
@@ -12,13 +14,49 @@ import type { Bus } from "./bus.js";
  * role may send it). A present answer needs no second look: a replica holds a prefix of the
  * leader's stream, and an append-once subject holds one message. A single server is its own
  * leader: it is never asked twice.
+ *
+ * A direct get is a queue request to every replica's server, and 2.9.10 may hand it to a replica
+ * behind a partition whose route the others have not yet closed (minutes, at the default 2-minute
+ * route ping): measured, about every second direct get then went unanswered for the whole cut
+ * while the leader's STREAM.MSG.GET answered in milliseconds. So a direct get waits at most
+ * DIRECT_WAIT_MS; one that goes unanswered sends this connection's reads to the leader for
+ * LEADER_ONLY_MS before direct gets are tried again.
  */
+
+/** A direct get is answered in milliseconds; this leaves room for a loaded machine. */
+const DIRECT_WAIT_MS = 1_000;
+/** How long a connection reads from the leader only after a direct get went unanswered. */
+const LEADER_ONLY_MS = 30_000;
+
+interface DirectState {
+  readonly jsm: Promise<JetStreamManager>;
+  leaderOnlyUntil: number;
+}
+const direct = new WeakMap<NatsConnection, DirectState>();
+
+function directOf(bus: Bus): DirectState {
+  let d = direct.get(bus.nc);
+  if (d === undefined) {
+    d = { jsm: jetstreamManager(bus.nc, { checkAPI: false, timeout: DIRECT_WAIT_MS }), leaderOnlyUntil: 0 };
+    direct.set(bus.nc, d);
+  }
+  return d;
+}
 
 /** The message, or null when the stream's leader (not only the nearest replica) says there is none. */
 export async function getStoredMessage(bus: Bus, stream: string, query: DirectMsgRequest): Promise<StoredMsg | null> {
-  const m = await bus.jsm.direct.getMessage(stream, query);
-  if (m !== null || !clustered(bus)) return m;
-  return leaderGet(bus, stream, query);
+  if (!clustered(bus)) return bus.jsm.direct.getMessage(stream, query);
+  const d = directOf(bus);
+  if (Date.now() < d.leaderOnlyUntil) return leaderGet(bus, stream, query);
+  let m: StoredMsg | null;
+  try {
+    m = await (await d.jsm).direct.getMessage(stream, query);
+  } catch (err) {
+    if (!isNoAnswer(err)) throw err;
+    d.leaderOnlyUntil = Date.now() + LEADER_ONLY_MS;
+    return leaderGet(bus, stream, query);
+  }
+  return m ?? leaderGet(bus, stream, query);
 }
 
 /**
