@@ -188,7 +188,7 @@ describe("chaos (long)", () => {
     });
   }
 
-  it("on a 3-node cluster, a follower whose disk was replaced rejoins and catches up, and calls never stop", async () => {
+  it("on a 3-node cluster, a follower whose disk was replaced rejoins and catches up, and calls flow again within a failover", async () => {
     await withDeployment({ cluster: true, executors: 1 }, async (d, scan) => {
       let caughtUpMs: number | undefined;
       let led: string[] = [];

@@ -79,7 +79,7 @@ async function notesOf(d: Deployment, r: PhaseResult, out: PartitionOutcome, bac
   return [
     partitionNotes(out, back, r.acked.length),
     toldByWindow(load, out),
-    ...(decisions > 0 ? [`the approver answered INTERNAL to ${decisions} of the person's decisions (JetStream briefly unavailable); the SDK calls that MALFORMED, final, so those approvals wait for their expiry`] : []),
+    ...(decisions > 0 ? [`the approver could not record ${decisions} answers to the person's decisions at once (JetStream not answering: replied UNAVAILABLE, and the person asked again)`] : []),
     await auditEvidence(d, r.history?.audit),
   ]
     .filter((x) => x !== "")
@@ -259,7 +259,7 @@ async function auditEvidence(d: Deployment, audit: string | undefined): Promise<
   }
 }
 
-/** Decisions of the person the approver could not record (its RPC handler threw, answered INTERNAL): the person is told MALFORMED. */
+/** Decisions of the person the approver could not record at once (its RPC handler threw; a timeout is answered UNAVAILABLE, retryable). */
 function failedDecisions(d: Deployment, fromOffset: number): number {
   return logSince(d, "approver", fromOffset)
     .split("\n")
