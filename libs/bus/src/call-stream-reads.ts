@@ -1,6 +1,7 @@
 import type { StoredMsg } from "@nats-io/jetstream";
 import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts";
 import type { Bus } from "./bus.js";
+import { getStoredMessage } from "./stored-message.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -55,7 +56,7 @@ async function firstSeqSince(bus: Bus, since: Date, fromSeq: number, toSeq: numb
   let hi = toSeq + 1;
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
-    const m = await bus.jsm.direct.getMessage(STREAM_CALLS, { seq: mid, next_by_subj: CALLS_SUBJECTS });
+    const m = await getStoredMessage(bus, STREAM_CALLS, { seq: mid, next_by_subj: CALLS_SUBJECTS });
     if (m === null || m.seq > toSeq) hi = mid;
     else if (m.time.getTime() >= since.getTime()) hi = mid;
     else lo = m.seq + 1;
@@ -87,7 +88,7 @@ async function readBySeq(bus: Bus, fromSeq: number, toSeq: number, onRecord: (r:
   const fill = () => {
     while (inflight.length < WINDOW && ask <= toSeq) {
       // settled into a value at once: a get left behind by an early stop rejects nobody
-      inflight.push(bus.jsm.direct.getMessage(STREAM_CALLS, { seq: ask++ }).then((m) => ({ m }), (err: unknown) => ({ err })));
+      inflight.push(getStoredMessage(bus, STREAM_CALLS, { seq: ask++ }).then((m) => ({ m }), (err: unknown) => ({ err })));
     }
   };
   let read = 0;
@@ -107,7 +108,7 @@ async function readBySeq(bus: Bus, fromSeq: number, toSeq: number, onRecord: (r:
 async function readFiltered(bus: Bus, filter: string, fromSeq: number, toSeq: number, onRecord: (r: StreamRecord) => boolean | void): Promise<StreamReadSummary> {
   let read = 0;
   for (let seq = fromSeq; seq <= toSeq; ) {
-    const m = await bus.jsm.direct.getMessage(STREAM_CALLS, { seq, next_by_subj: filter });
+    const m = await getStoredMessage(bus, STREAM_CALLS, { seq, next_by_subj: filter });
     if (m === null || m.seq > toSeq) break;
     read++;
     if (onRecord(recordOf(m)) === false) break;

@@ -36,4 +36,5 @@ export {
   type UndecodableMessage,
 } from "./stage-spec.js";
 export { stopOnSignals } from "./stop-on-signals.js";
+export { getNewestMessage, getStoredMessage } from "./stored-message.js";
 export { callsStreamConfig, callsStreamProblems, ensureTopology, TopologyError } from "./topology.js";

@@ -12,6 +12,7 @@ import {
   type WardenEvent,
 } from "@warden/contracts";
 import type { Bus } from "./bus.js";
+import { getStoredMessage } from "./stored-message.js";
 import { decodeJson } from "./codec.js";
 
 /**
@@ -85,7 +86,7 @@ export async function readRequestOf(bus: Bus, domain: string, callId: string): P
   }
   const subject = callRequestedAnySubject(domain, callId);
   for (let seq = 1; ; ) {
-    const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { seq, next_by_subj: subject });
+    const msg = await getStoredMessage(bus, STREAM_CALLS, { seq, next_by_subj: subject });
     if (msg === null) return undefined;
     const found = eventOf(msg.data);
     if (found?.type === "ToolCallRequested" && mayUseCallId(found.principal, callId) && msg.subject === subjectOfEvent(found)) return found;
@@ -99,7 +100,7 @@ export async function readEventOnSubject(bus: Bus, subject: string): Promise<War
 }
 
 async function readLast(bus: Bus, subject: string): Promise<WardenEvent | undefined> {
-  const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
+  const msg = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: subject });
   return msg === null ? undefined : eventOf(msg.data);
 }
 

@@ -1,4 +1,4 @@
-import { decodeJson, followCallStream, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, followCallStream, getNewestMessage, type Bus, type Logger } from "@warden/bus";
 import {
   argsHash,
   stageFilterSubject,
@@ -85,7 +85,7 @@ export async function openRequestedApprovals(bus: Bus, log: Logger, maxWaitMs: n
 
   /** The stream sequence of the newest ApprovalRequested, 0 when there is none. */
   const lastRequestSeq = async () => {
-    const last = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: REQUESTED_SUBJECTS });
+    const last = await getNewestMessage(bus, STREAM_CALLS, { last_by_subj: REQUESTED_SUBJECTS });
     return last?.seq ?? 0;
   };
 

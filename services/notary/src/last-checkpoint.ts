@@ -1,4 +1,4 @@
-import { isNotFound, type Bus } from "@warden/bus";
+import { getNewestMessage, isNotFound, type Bus } from "@warden/bus";
 import { NOTARY_CHECKPOINT_SUBJECT, STREAM_NOTARY } from "@warden/contracts";
 import { CheckpointSchema, type Checkpoint } from "@warden/evidence";
 
@@ -10,7 +10,8 @@ export interface StoredCheckpoint {
 
 /** The checkpoint written last, or undefined when there is none yet. Throws on one that is not a checkpoint. */
 export async function lastCheckpoint(bus: Bus): Promise<StoredCheckpoint | undefined> {
-  const m = await bus.jsm.direct.getMessage(STREAM_NOTARY, { last_by_subj: NOTARY_CHECKPOINT_SUBJECT }).catch((err: unknown) => {
+  // a lagging replica would answer an older checkpoint: the chain would be forked from it
+  const m = await getNewestMessage(bus, STREAM_NOTARY, { last_by_subj: NOTARY_CHECKPOINT_SUBJECT }).catch((err: unknown) => {
     if (isNotFound(err)) return null;
     throw err;
   });

@@ -1,4 +1,4 @@
-import type { Bus } from "@warden/bus";
+import { getStoredMessage, type Bus } from "@warden/bus";
 import {
   BUCKET_CALLS,
   callAnyDomainSubject,
@@ -46,12 +46,12 @@ async function fetchKnownCall(bus: Bus, m: CallModel): Promise<CallEvents> {
   const probes = unsuffixed.map((t) => callEventSubject(m.domain, m.callId, t));
   if (!seen.has("ToolCallRequested")) probes.push(callRequestedAnySubject(m.domain, m.callId));
   const found = await Promise.all([
-    ...m.events.map((e) => bus.jsm.direct.getMessage(STREAM_CALLS, { seq: e.seq })),
-    ...probes.map((subject) => bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject })),
+    ...m.events.map((e) => getStoredMessage(bus, STREAM_CALLS, { seq: e.seq })),
+    ...probes.map((subject) => getStoredMessage(bus, STREAM_CALLS, { last_by_subj: subject })),
   ]);
   // a subagent's views are one subject per turn: look past the turns the model knows
   for (let turn = m.viewTurns + 1; ; turn++) {
-    const view = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: callEventSubject(m.domain, m.callId, "ToolViewCompiled", `t${turn}`) });
+    const view = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: callEventSubject(m.domain, m.callId, "ToolViewCompiled", `t${turn}`) });
     if (view === null) break;
     found.push(view);
   }

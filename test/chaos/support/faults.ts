@@ -233,11 +233,13 @@ export async function fillStoreDisk(d: Deployment, load: Load, o: { holdMs: numb
  * and start it again: it must rejoin and catch up from the others. Resolves with the fault and how
  * long the node took until every replica was current again.
  */
-export async function replaceFollowerDisk(d: Deployment, load: Load): Promise<{ fault: Fault; caughtUpMs: number | undefined }> {
+export async function replaceFollowerDisk(d: Deployment, load: Load): Promise<{ fault: Fault; caughtUpMs: number | undefined; led: string[] }> {
   const info = await d.admin.jsm.streams.info(STREAM_CALLS);
   const follower = info.cluster?.replicas?.[0]?.name;
   if (follower === undefined) throw new Error("WARDEN_CALLS has no follower: is this a cluster?");
   const node = d.nats.node(follower);
+  // a follower of the call stream may still lead stage consumers and buckets: losing it costs their elections
+  const led = await assetsLedBy(d, follower);
   const fault: Fault = { kind: "follower kill -9, store lost", target: follower, at: Date.now() };
   d.note(`kill -9 follower ${follower}; its store is lost`);
   await node.process.signal("SIGKILL");
@@ -255,7 +257,15 @@ export async function replaceFollowerDisk(d: Deployment, load: Load): Promise<{ 
   d.note(`follower ${follower} ${current === undefined ? "did not catch up" : `caught up after ${current - startedAt} ms`}`);
   const t = await load.firstSuccessAfter(fault.at, RECOVERY_LIMIT_MS);
   if (t !== undefined) fault.recoveredAt = t;
-  return { fault, caughtUpMs: current === undefined ? undefined : current - startedAt };
+  return { fault, caughtUpMs: current === undefined ? undefined : current - startedAt, led };
+}
+
+/** The streams and WARDEN_CALLS consumers whose raft leader is `server` now. */
+async function assetsLedBy(d: Deployment, server: string): Promise<string[]> {
+  const led: string[] = [];
+  for await (const s of d.admin.jsm.streams.list()) if (s.cluster?.leader === server) led.push(s.config.name);
+  for await (const c of d.admin.jsm.consumers.list(STREAM_CALLS)) if (c.cluster?.leader === server) led.push(`${STREAM_CALLS}>${c.name}`);
+  return led;
 }
 
 /** Call ids the executor with this id started a run for, in order (from the marks file). */

@@ -1,4 +1,4 @@
-import { decodeJson, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, getStoredMessage, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
   ANY_DOMAIN,
   CALL_READ_EVENT_TYPES,
@@ -56,7 +56,7 @@ export function serveCallReads(bus: Bus, log: Logger): Subscription {
  * that refusal is shown, and only to the principal whose request subject holds that message.
  */
 async function refusalOfUnreadableRequest(bus: Bus, principal: string, domain: string, callId: string, req: CallReadRequest): Promise<WardenEvent | undefined> {
-  const raw = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: callEventSubject(domain, callId, "ToolCallRequested", principal) });
+  const raw = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: callEventSubject(domain, callId, "ToolCallRequested", principal) });
   if (raw === null) return undefined;
   // rare (only a hand-made request is unreadable), so a short poll instead of a subscription
   const deadline = Date.now() + (req.wait === "none" ? 0 : Math.min(req.timeoutMs, UNREADABLE_WAIT_MS));
@@ -77,7 +77,7 @@ async function refusalOfUnreadableRequest(bus: Bus, principal: string, domain: s
  * principal's call under the same id is never found. Undefined when there is none.
  */
 async function domainOfOwnCall(bus: Bus, principal: string, callId: string): Promise<string | undefined> {
-  const raw = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: requestOfCallSubjects(principal, callId) });
+  const raw = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: requestOfCallSubjects(principal, callId) });
   return raw === null ? undefined : parseCallSubject(raw.subject)?.domain;
 }
 

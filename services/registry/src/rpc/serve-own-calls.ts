@@ -1,4 +1,4 @@
-import { serveRpc, type Bus, type KV, type Logger } from "@warden/bus";
+import { getStoredMessage, serveRpc, type Bus, type KV, type Logger } from "@warden/bus";
 import {
   BUCKET_CALLS,
   callHistorySubject,
@@ -85,7 +85,7 @@ async function listOwnCalls(bus: Bus, principal: string, limit: number): Promise
 }
 
 async function readRequest(bus: Bus, subject: string): Promise<{ seq: number; request: ToolCallRequested } | undefined> {
-  const msg = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
+  const msg = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: subject });
   if (msg === null) return undefined;
   // an unreadable request is no call to list (its refusal is read through warden.calls)
   const d = decodeCallMessage(msg.subject, msg.data);
@@ -107,7 +107,7 @@ async function readModel(calls: KV, callId: string): Promise<CallModel | undefin
 
 /** One of the person's calls, every event it may see (ownTrace), or undefined when it is not theirs. */
 async function traceOwnCall(bus: Bus, principal: string, callId: string): Promise<OwnCallTrace | undefined> {
-  const raw = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: requestOfCallSubjects(principal, callId) });
+  const raw = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: requestOfCallSubjects(principal, callId) });
   if (raw === null) return undefined;
   const decoded = decodeCallMessage(raw.subject, raw.data);
   if (!decoded.ok || decoded.event.type !== "ToolCallRequested") return undefined;
@@ -119,7 +119,7 @@ async function traceOwnCall(bus: Bus, principal: string, callId: string): Promis
     Object.keys(info.state.subjects ?? {})
       .filter((s) => s !== raw.subject)
       .map(async (subject): Promise<TraceEntry | undefined> => {
-        const m = await bus.jsm.direct.getMessage(STREAM_CALLS, { last_by_subj: subject });
+        const m = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: subject });
         if (m === null) return undefined;
         const d = decodeCallMessage(m.subject, m.data);
         return d.ok ? { seq: m.seq, event: d.event } : undefined;
