@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { appendEvent, type Bus } from "@warden/bus";
+import { descriptorHash, ToolDescriptorSchema } from "@warden/contracts";
+import { argsValidated, startTestNats, type TestNats } from "@warden/testing";
+import { labelRunOf } from "./delegation-tree.js";
 import { openRunLabels, type RunLabelsIndex } from "./run-labels-index.js";
 
 /** Two policy copies' views of one run's labels, each over its own policy connection. */
@@ -7,9 +10,10 @@ describe("run labels across policy copies", () => {
   let nats: TestNats;
   let a: RunLabelsIndex;
   let b: RunLabelsIndex;
+  let admin: Bus;
   beforeAll(async () => {
     nats = await startTestNats();
-    await nats.bus("admin"); // provisions the streams and buckets, as the deployment does
+    admin = await nats.bus("admin"); // provisions the streams and buckets, as the deployment does
     a = await openRunLabels(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
     b = await openRunLabels(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
   });
@@ -46,5 +50,15 @@ describe("run labels across policy copies", () => {
     await Promise.all(["alpha", "beta", "gamma", "delta"].map((l, i) => (i % 2 === 0 ? a : b).record("run-4", web(`c${i}`, [l]))));
     await Promise.all([0, 1, 2, 3].map((i) => (i % 2 === 0 ? b : a).settle("run-4", `c${i}`, "ok")));
     expect([...(await a.read("run-4")).keys()].sort()).toEqual(["alpha", "beta", "delta", "gamma"]);
+  });
+
+  it("gives a subagent's child run the labels key of the run at the top of its delegation chain", async () => {
+    const d = ToolDescriptorSchema.parse({ name: "agent.lead", version: "1.0.0", title: "Lead", description: "Use when a task needs a lead agent.", grade: "read", inputSchema: { type: "object" } });
+    const tool = { domain: "agent", descriptor: d, descriptorHash: descriptorHash(d) };
+    const top = { ...argsValidated(tool, { task: "t" }), correlationId: "run-top" };
+    const mid = { ...argsValidated(tool, { task: "u" }), correlationId: "run-child", parentCallId: top.callId };
+    for (const e of [top, mid]) expect((await appendEvent(admin, e)).status).toBe("written");
+    expect(await labelRunOf(admin, { correlationId: "run-grandchild", parentCallId: mid.callId })).toBe("run-top");
+    expect(await labelRunOf(admin, { correlationId: "run-alone" })).toBe("run-alone");
   });
 });
