@@ -107,5 +107,6 @@ function recordedOf(requestedAt: string, v: ToolArgsValidated, c: ToolPolicyChec
     reason: c.data.reason,
     policyVersion: c.data.policyVersion,
     ...(c.data.history === undefined ? {} : { history: c.data.history }),
+    ...(c.data.runLabels === undefined ? {} : { runLabels: c.data.runLabels }),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { CompensationSchema } from "./compensation.js";
+import { DescriptorDataLabelsSchema } from "./data-labels.js";
 import { ActionTypeSchema, CHANGING_ACTIONS, LEVEL_NAMES, levelOf, LOOKING_ACTIONS, PermissionLevelSchema, SENDING_ACTIONS } from "./action-type.js";
 import { GradeSchema } from "./grades.js";
 import { JsonObjectSchema } from "./json.js";
@@ -77,6 +78,11 @@ export const ToolDescriptorSchema = z.strictObject({
    * them. Absent: `redact` for an L3 tool (external read), `keep` otherwise ({@link redactsPersonalData}).
    */
   personalData: z.enum(["redact", "keep"]).optional(),
+  /**
+   * The labels its results carry (docs/policy.md, Data labels): `trusted` takes `untrusted` off an
+   * open-world read, `labels` adds others. Absent: only the derived ones ({@link resultLabelsOf}).
+   */
+  dataLabels: DescriptorDataLabelsSchema.optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ActionTypeSchema, PermissionLevelSchema } from "./action-type.js";
 import { CompensationSchema } from "./compensation.js";
+import { DataLabelSchema, MAX_RESULT_LABELS, MAX_RUN_LABELS, RunLabelSourceSchema } from "./data-labels.js";
 import { WardenErrorSchema } from "./errors.js";
 import { CallModeSchema, GradeSchema } from "./grades.js";
 import { HistoryFindingSchema, HistoryHoldSchema } from "./history-condition.js";
@@ -188,6 +189,18 @@ export const ToolPolicyCheckedDataSchema = BoundCallSchema.extend({
   history: z.array(HistoryFindingSchema).min(1).max(64).optional(),
   /** The history index keys an admitted call was recorded in; settled at its result. */
   historyHolds: z.array(HistoryHoldSchema).min(1).max(64).optional(),
+  /**
+   * The labels the call's result carries, from the descriptor it was decided with (docs/policy.md,
+   * Data labels): when it finishes ok, the run `labelRun` has read them.
+   */
+  resultLabels: z.array(DataLabelSchema).min(1).max(MAX_RESULT_LABELS).optional(),
+  /** The run whose labels the call's result joins and whose labels the decision read: its delegation tree's top run. */
+  labelRun: TokenSchema.optional(),
+  /**
+   * The labels the run had when the call was decided, each with the earlier result that brought it
+   * (audit, what-if, the card's reason); empty: read, none. Absent: the decision did not read them.
+   */
+  runLabels: z.array(RunLabelSourceSchema).max(MAX_RUN_LABELS).optional(),
 });
 
 export const ApproverRequirementSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ActionTypeSchema } from "./action-type.js";
+import { DataLabelSchema } from "./data-labels.js";
 import { QuorumConditionSchema } from "./quorum-condition.js";
 import { TokenSchema } from "./tokens.js";
 
@@ -81,9 +82,13 @@ export const HistoryConditionSchema = z
 export type HistoryCondition = z.infer<typeof HistoryConditionSchema>;
 
 /** What a rule's `when` asks beyond its match. */
-export const RuleWhenSchema = z.strictObject({
-  history: HistoryConditionSchema,
-});
+export const RuleWhenSchema = z
+  .strictObject({
+    history: HistoryConditionSchema.optional(),
+    /** The labels the call's run (and its delegation tree) has read, every one of them (docs/policy.md, Data labels). */
+    runLabels: z.array(DataLabelSchema).min(1).max(8).optional(),
+  })
+  .refine((w) => w.history !== undefined || w.runLabels !== undefined, "when needs history or runLabels");
 export type RuleWhen = z.infer<typeof RuleWhenSchema>;
 
 /** One history condition as a decision evaluated it (ToolPolicyChecked `history`): what audit sees. */

@@ -55,6 +55,18 @@ export {
   type RuleWhen,
 } from "./history-condition.js";
 export {
+  DATA_LABELS,
+  DataLabelSchema,
+  DescriptorDataLabelsSchema,
+  MAX_RESULT_LABELS,
+  MAX_RUN_LABELS,
+  resultLabelsOf,
+  RunLabelSourceSchema,
+  type DataLabel,
+  type DescriptorDataLabels,
+  type RunLabelSource,
+} from "./data-labels.js";
+export {
   DeliveryCursorSchema,
   DeliveryReplySchema,
   DeliveryRequestSchema,
@@ -358,6 +370,8 @@ export {
   LEDGER_KEY_PREFIX,
   HISTORY_KEY_PREFIX,
   historyIndexKey,
+  runLabelsKey,
+  RUN_LABELS_KEY_PREFIX,
   ledgerKey,
   parseLedgerKey,
   parsePolicyChangedSubject,

@@ -324,6 +324,15 @@ export function historyIndexKey(digestHex: string): string {
   return `${HISTORY_KEY_PREFIX}.${digestHex}`;
 }
 
+/** `warden_budgets` keys of the policy's run labels (docs/policy.md, Data labels): `labels.<digest of the run id>`. */
+export const RUN_LABELS_KEY_PREFIX = "labels";
+
+/** The key of one run's labels, by the 32 hex digits of its run id's digest. */
+export function runLabelsKey(digestHex: string): string {
+  if (!/^[0-9a-f]{32}$/.test(digestHex)) throw new Error(`run labels digest must be 32 hex digits, got ${JSON.stringify(digestHex)}`);
+  return `${RUN_LABELS_KEY_PREFIX}.${digestHex}`;
+}
+
 /** `ledger.<id>.<holder>` parsed; undefined for any other key. */
 export function parseLedgerKey(key: string): { ledger: string; holder: string } | undefined {
   const parts = key.split(".");

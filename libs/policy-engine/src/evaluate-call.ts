@@ -29,9 +29,9 @@ export function evaluateCall(doc: PolicyDocument, f: CallFacts): CallEvaluation 
 function decideThrough(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   if (f.mode !== "llm") return evaluatePolicy(doc, f);
   // the view is what the model was shown, whatever came before; history rules then decide the call
-  const { history, ...shown } = f;
+  const { history, runLabels, ...shown } = f;
   const v = toolVisibility(doc, f.tool, shown);
-  if (v.visible) return history === undefined ? v.evaluation : evaluatePolicy(doc, f);
+  if (v.visible) return history === undefined && runLabels === undefined ? v.evaluation : evaluatePolicy(doc, f);
   return {
     decision: "deny",
     ruleIds: [VIEW_NOT_SHOWN_RULE, ...v.ruleIds],

@@ -10,11 +10,13 @@ import {
   type HistoryFinding,
   type PolicyDocument,
   type PolicyRule,
+  type RunLabelSource,
   type ToolDescriptor,
 } from "@warden/contracts";
 import { effectiveFlags, flagGranted } from "./effective-flags.js";
 import { anyGlob } from "./glob.js";
 import { isNamedHuman, notAPersonReason, principalOf } from "./principals.js";
+import { guardedByUntrusted, UNTRUSTED, UNTRUSTED_RULE } from "./run-labels.js";
 
 /** The default table (DESIGN.md §4): grade x mode. */
 export const DEFAULT_TABLE: Readonly<Record<Grade, Readonly<Record<CallMode, Decision>>>> = {
@@ -51,6 +53,12 @@ export interface CallFacts {
    * when its finding holds: without findings (a ToolView, a decision with no history) it never does.
    */
   readonly history?: ReadonlyMap<string, HistoryFinding>;
+  /**
+   * The labels the call's run (and its delegation tree) has read, each with the earlier result that
+   * brought it (docs/policy.md, Data labels). Undefined where no run is known (a ToolView, an offline
+   * decision without labels): a rule on `runLabels` then never matches, and the built-in rule is off.
+   */
+  readonly runLabels?: ReadonlyMap<string, RunLabelSource>;
 }
 
 export interface PolicyEvaluation {
@@ -122,9 +130,12 @@ export function ruleMatches(rule: PolicyRule, f: CallFacts): boolean {
   );
 }
 
-/** Whether a rule's `when` holds for the call: none given, or its history finding holds. */
-export function whenHolds(rule: PolicyRule, f: Pick<CallFacts, "history">): boolean {
-  return rule.when?.history === undefined || f.history?.get(rule.id)?.holds === true;
+/** Whether a rule's `when` holds for the call: none given, or its history finding holds and the run carries every label it names. */
+export function whenHolds(rule: PolicyRule, f: Pick<CallFacts, "history" | "runLabels">): boolean {
+  const w = rule.when;
+  if (w === undefined) return true;
+  if (w.history !== undefined && f.history?.get(rule.id)?.holds !== true) return false;
+  return w.runLabels === undefined || (f.runLabels !== undefined && w.runLabels.every((l) => f.runLabels!.has(l)));
 }
 
 /** The levels that raise an allowed call to a person's confirmation, whoever asks. */
@@ -148,6 +159,23 @@ function raisesToConfirm(level: string, f: CallFacts): boolean {
  * inside a sandbox, else waits unless an allow rule lifts it.
  */
 export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
+  return raisedByLabels(evaluateRules(doc, f), f);
+}
+
+/**
+ * The built-in data-label rule: a send or an L4+ write in a run that has read untrusted content
+ * waits for a person, whatever the rules allow, and its reason names the result that made it so.
+ * A deny stays a deny (a model's send is refused anyway: it never runs alone).
+ */
+function raisedByLabels(e: PolicyEvaluation, f: CallFacts): PolicyEvaluation {
+  const source = f.runLabels?.get(UNTRUSTED);
+  if (source === undefined || e.decision === "deny" || !guardedByUntrusted(f.tool)) return e;
+  const why = `the run read untrusted content (result of call ${source.callId}, ${source.tool}): a send or an external write built from it waits for a person`;
+  if (e.decision === "allow") return { decision: "require_approval", ruleIds: [UNTRUSTED_RULE], reason: why };
+  return { ...e, ruleIds: [...e.ruleIds, UNTRUSTED_RULE], reason: `${e.reason}; ${why}` };
+}
+
+function evaluateRules(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
   const gated = checkGates(doc, f);
   if (gated) return gated;
   const table = DEFAULT_TABLE[f.tool.grade][f.mode];

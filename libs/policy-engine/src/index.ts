@@ -102,3 +102,19 @@ export {
   type WhatIfOptions,
   type WhatIfReport,
 } from "./what-if.js";
+export {
+  guardedByUntrusted,
+  hasRunLabelRules,
+  MAX_RUN_LABEL_ENTRIES,
+  recordRunLabels,
+  RUN_LABELS_FULL_RULE,
+  runLabelsOf,
+  RunLabelsStateSchema,
+  settleRunLabels,
+  UNTRUSTED_RULE,
+  withRunLabelOutcomes,
+  type RunLabelEntry,
+  type RunLabelSettlement,
+  type RunLabelsRecorded,
+  type RunLabelsState,
+} from "./run-labels.js";

@@ -137,7 +137,7 @@ function lintToolNames(doc: PolicyDocument, tools: readonly ToolDescriptor[] | u
     }
   });
   doc.rules.forEach((r, i) => {
-    r.when?.history.calls.tool?.forEach((p, k) => checkTool(p, ["rules", i, "when", "history", "calls", "tool", k], `rule ${r.id}'s history condition`));
+    r.when?.history?.calls.tool?.forEach((p, k) => checkTool(p, ["rules", i, "when", "history", "calls", "tool", k], `rule ${r.id}'s history condition`));
   });
   doc.llm.showWrite.forEach((p, k) => {
     if (checkTool(p, ["llm", "showWrite", k], "llm.showWrite") || tools === undefined) return;

@@ -1,4 +1,4 @@
-import type { CallMode, Decision, HistoryFinding, PolicyDocument, ToolRecord } from "@warden/contracts";
+import type { CallMode, Decision, HistoryFinding, PolicyDocument, RunLabelSource, ToolRecord } from "@warden/contracts";
 import { evaluateCall } from "./evaluate-call.js";
 import { historyRules } from "./history.js";
 import { documentRuleIds, HISTORY_GATES, historyGateOf, type HistoryGate } from "./history-gates.js";
@@ -22,6 +22,8 @@ export interface RecordedDecision {
   readonly policyVersion: string;
   /** The history conditions the decision evaluated (ToolPolicyChecked `history`). */
   readonly history?: readonly HistoryFinding[];
+  /** The run's labels the decision read (ToolPolicyChecked `runLabels`): replayed as they were. Absent: not read. */
+  readonly runLabels?: readonly RunLabelSource[];
 }
 
 /** Why a recorded decision was not replayed: a gate that depends on history, or a descriptor that is gone. */
@@ -113,7 +115,9 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
     }
     replayed++;
     under.add(call.policyVersion);
-    const e = evaluateCall(candidate, { tool: record.descriptor, principal: call.principal, mode: call.mode, flags: call.flags, scope: call.scope });
+    // the run's labels are evidence on the decision: replayed as recorded, so the built-in rule and runLabels rules decide as they would have
+    const runLabels = call.runLabels === undefined ? undefined : new Map(call.runLabels.map((s) => [s.label, s] as const));
+    const e = evaluateCall(candidate, { tool: record.descriptor, principal: call.principal, mode: call.mode, flags: call.flags, scope: call.scope, ...(runLabels === undefined ? {} : { runLabels }) });
     const from: DecisionSide = { decision: call.decision, ruleIds: documentRuleIds(call.ruleIds) };
     const to: DecisionSide = { decision: e.decision, ruleIds: [...e.ruleIds] };
     if (from.decision === to.decision) {

@@ -52,6 +52,8 @@ interface ToolDefinitionBase<A, O> {
    * @default "redact" for an L3 tool (an external read), "keep" otherwise
    */
   readonly personalData?: "redact" | "keep";
+  /** The labels its results carry besides the derived ones, or `trusted` for an open-world read whose content its owner vouches for (docs/policy.md, Data labels). */
+  readonly dataLabels?: { readonly trusted?: true; readonly labels?: readonly string[] };
   /** A flag the policy document must grant the principal (and the call not turn off), else the tool is off. */
   readonly featureFlag?: string;
   /** The contexts (pages, screens) where the tool applies. @default [] (everywhere) */

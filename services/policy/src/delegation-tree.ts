@@ -18,3 +18,20 @@ export async function treeRootOf(bus: Bus, call: Pick<ToolArgsValidated, "callId
   }
   return root;
 }
+
+/**
+ * The run whose labels a call reads and adds to (docs/policy.md, Data labels): the run of the top
+ * call of its parentCallId chain, so a subagent's child run and the run that delegated to it share
+ * one set of labels; the call's own run when it has no parent.
+ */
+export async function labelRunOf(bus: Bus, call: Pick<ToolArgsValidated, "correlationId" | "parentCallId">): Promise<string> {
+  let run = call.correlationId;
+  let next = call.parentCallId;
+  for (let depth = 0; next !== undefined && depth <= MAX_DELEGATION_DEPTH; depth++) {
+    const parent = await readEvent(bus, AGENT_DOMAIN, next, "ToolArgsValidated");
+    if (parent === undefined) return run;
+    run = parent.correlationId;
+    next = parent.parentCallId;
+  }
+  return run;
+}

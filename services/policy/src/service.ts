@@ -1,5 +1,5 @@
 import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
-import { announceService, followPolicyDocument, openExecutorLiveness, startDescriptorCache, type PolicyDocumentFollower } from "@warden/service-kit";
+import { announceService, followPolicyDocument, openExecutorLiveness, startDescriptorCache } from "@warden/service-kit";
 import { consumerName, DURABLES_POLICY_SETTLE, OUTCOME_EVENT_TYPES, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
@@ -8,10 +8,10 @@ import { handleApprovalDenied } from "./handlers/approval-denied.js";
 import { handleApprovalExpired } from "./handlers/approval-expired.js";
 import { handleOutcome } from "./handlers/outcome.js";
 import { handleToolCallRejected } from "./handlers/tool-call-rejected.js";
-import { historyRules } from "@warden/policy-engine";
 import { openHistoryIndex, type HistoryIndex } from "./history-index.js";
 import { openLedgers, type Ledgers } from "./ledgers.js";
 import { openRateLimiter } from "./rate-limiter.js";
+import { openRunLabels, type RunLabelsIndex } from "./run-labels-index.js";
 import { handleToolArgsValidatedExhausted, handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 
 export const POLICY_STAGE = "policy-check";
@@ -45,6 +45,7 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
   const rates = await openRateLimiter(bus);
   const ledgers = await openLedgers(bus);
   const history = await openHistoryIndex(bus);
+  const labels = await openRunLabels(bus);
   const liveness = deps.requireLiveExecutor === true ? await openExecutorLiveness(bus, log) : undefined;
   const stage = await runStage({
     bus,
@@ -53,10 +54,10 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
     eventType: "ToolArgsValidated",
     filterSubject: stageFilterSubject("ToolArgsValidated"),
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
-    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers, history, ...(liveness === undefined ? {} : { liveness }) }),
+    handle: handleToolArgsValidated({ bus, documents, descriptors, budgets, attenuation, rates, ledgers, history, labels, ...(liveness === undefined ? {} : { liveness }) }),
     onExhausted: handleToolArgsValidatedExhausted({ bus, documents, descriptors, ledgers, history }),
   });
-  const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), documents, ledgers, history);
+  const settling = await startSettlement(bus, deps.log.child({ stage: "policy-settle" }), ledgers, history, labels);
   const discovery = announceService(deps.bus, deps.log, { name: "warden-policy", description: "policy decisions: grade x mode, flags, scopes, principals, budgets" });
   return {
     document: () => documents.current(),
@@ -74,17 +75,12 @@ export async function startPolicyService(deps: PolicyServiceDeps): Promise<Polic
 /**
  * The results that settle ledger reservations, one durable each (a durable has one filter on
  * every server version): the outcome slot, a stage's later refusal, a denied or expired approval.
- * While no document this copy has followed had ledgers or history rules, no call can hold a
- * reservation or an index entry it made, so results are acked unread.
+ * Every document has the built-in data-label rule, so any call may hold a run-label entry: each
+ * result is read (one decision read; the labels, ledgers and history index only when it names them).
  */
-async function startSettlement(bus: Bus, log: Logger, documents: PolicyDocumentFollower, ledgers: Ledgers, history: HistoryIndex): Promise<StageRunner[]> {
-  let ledgersSeen = false;
-  const accept = (raw: unknown): boolean => {
-    const doc = documents.current();
-    ledgersSeen ||= (doc.budgets.ledgers?.length ?? 0) > 0 || historyRules(doc).length > 0;
-    return ledgersSeen && maySettle(raw);
-  };
-  const deps = { bus, ledgers, history };
+async function startSettlement(bus: Bus, log: Logger, ledgers: Ledgers, history: HistoryIndex, labels: RunLabelsIndex): Promise<StageRunner[]> {
+  const accept = (raw: unknown): boolean => maySettle(raw);
+  const deps = { bus, ledgers, history, labels };
   const common = { bus, log, accept, concurrency: 16 } as const;
   return Promise.all([
     runStage({ ...common, durable: DURABLES_POLICY_SETTLE.Outcome, eventType: OUTCOME_EVENT_TYPES, filterSubject: stageFilterSubject("ToolCallFinished"), handle: handleOutcome(deps) }),

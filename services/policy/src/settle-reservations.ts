@@ -2,11 +2,13 @@ import { ACK, readEvent, type Bus, type StageContext, type StageOutcome } from "
 import { historySettlementOf, settlementOf, type SettlingEvent } from "./domain/settlement.js";
 import type { HistoryIndex } from "./history-index.js";
 import type { Ledgers } from "./ledgers.js";
+import type { RunLabelsIndex } from "./run-labels-index.js";
 
 export interface SettleDeps {
   readonly bus: Bus;
   readonly ledgers: Ledgers;
   readonly history?: HistoryIndex;
+  readonly labels?: RunLabelsIndex;
 }
 
 /**
@@ -22,6 +24,10 @@ export function settleReservations(deps: SettleDeps) {
       const how = historySettlementOf(event);
       await deps.history.settle(event.callId, holds, how);
       ctx.log.debug({ how, keys: holds.length }, "history entries settled");
+    }
+    const run = checked?.data.labelRun;
+    if (run !== undefined && checked?.data.resultLabels !== undefined && deps.labels !== undefined) {
+      await deps.labels.settle(run, event.callId, historySettlementOf(event));
     }
     const reservations = checked?.data.reservations;
     if (reservations === undefined) return ACK;

@@ -27,6 +27,9 @@ export function policyCheckedEvent(
     ...(verdict.onBehalfOf === undefined || verdict.decision === "deny" ? {} : { onBehalfOf: verdict.onBehalfOf }),
     ...(verdict.history === undefined || verdict.history.length === 0 ? {} : { history: [...verdict.history] }),
     ...(verdict.historyHolds === undefined || verdict.historyHolds.length === 0 || verdict.decision === "deny" ? {} : { historyHolds: [...verdict.historyHolds] }),
+    ...(verdict.resultLabels === undefined || verdict.resultLabels.length === 0 ? {} : { resultLabels: [...verdict.resultLabels] }),
+    ...(verdict.labelRun === undefined ? {} : { labelRun: verdict.labelRun }),
+    ...(verdict.runLabels === undefined ? {} : { runLabels: [...verdict.runLabels] }),
   };
   return nextCallEvent(validated, "ToolPolicyChecked", data, stamp);
 }

@@ -1,5 +1,5 @@
-import type { Decision, ErrorCode, HistoryFinding, HistoryHold, LedgerExceeded, LedgerReservation, PolicyDocument, ShadowDecision, ToolArgsValidated, ToolRecord } from "@warden/contracts";
-import { DESCRIPTOR_BOUND_RULE, evaluateCall, findingsByRule, HISTORY_FULL_RULE, LEDGER_RULE, ledgerExceededReason, RATE_RULES, RUN_BUDGET_RULE, type HistoryProbe, type RateBucket } from "@warden/policy-engine";
+import type { DataLabel, Decision, ErrorCode, RunLabelSource, HistoryFinding, HistoryHold, LedgerExceeded, LedgerReservation, PolicyDocument, ShadowDecision, ToolArgsValidated, ToolRecord } from "@warden/contracts";
+import { DESCRIPTOR_BOUND_RULE, evaluateCall, findingsByRule, HISTORY_FULL_RULE, LEDGER_RULE, MAX_RUN_LABEL_ENTRIES, RUN_LABELS_FULL_RULE, ledgerExceededReason, RATE_RULES, RUN_BUDGET_RULE, type HistoryProbe, type RateBucket } from "@warden/policy-engine";
 
 // the engine names the rules that depend on history, so offline decisions and what-if replays know them
 export { DESCRIPTOR_BOUND_RULE };
@@ -29,6 +29,11 @@ export interface Verdict {
   readonly history?: readonly HistoryFinding[];
   /** The history index keys the admitted call was recorded in. */
   readonly historyHolds?: readonly HistoryHold[];
+  /** The labels the call's result will carry (from its descriptor), and the run they join. */
+  readonly resultLabels?: readonly DataLabel[];
+  readonly labelRun?: string;
+  /** The run's labels the decision read, each with the result that brought it. */
+  readonly runLabels?: readonly RunLabelSource[];
 }
 
 /**
@@ -36,7 +41,13 @@ export interface Verdict {
  * stored under its version (same hash), then the engine decides (a model only what its ToolView
  * lists). The budget comes after.
  */
-export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, event: ToolArgsValidated, history?: readonly HistoryFinding[]): Verdict {
+export function decideCall(
+  doc: PolicyDocument,
+  record: ToolRecord | undefined,
+  event: ToolArgsValidated,
+  history?: readonly HistoryFinding[],
+  runLabels?: ReadonlyMap<string, RunLabelSource>,
+): Verdict {
   const { version, descriptorHash } = event.data;
   if (record === undefined) {
     return deny(DESCRIPTOR_BOUND_RULE, `${event.tool}@${version} is not registered; the call was validated against a descriptor that no longer exists`);
@@ -51,6 +62,7 @@ export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, 
     flags: event.data.flags,
     scope: event.data.scope,
     ...(history === undefined ? {} : { history: findingsByRule(history) }),
+    ...(runLabels === undefined ? {} : { runLabels }),
   });
   return { decision: e.decision, ruleIds: [...e.ruleIds], reason: e.reason, ...(e.shadow === undefined ? {} : { shadow: e.shadow }) };
 }
@@ -58,6 +70,11 @@ export function decideCall(doc: PolicyDocument, record: ToolRecord | undefined, 
 /** A call refused because a history index key it must be recorded in holds all a limit may keep. */
 export function historyFull(probe: HistoryProbe): Verdict {
   return deny(HISTORY_FULL_RULE, `the history of rule ${probe.ruleId} for ${probe.condition.scope} ${probe.holder} holds as many calls as it may keep within ${probe.condition.within}: the limit cannot count this call, so it is refused`);
+}
+
+/** A call refused because its run's label key holds as many calls in flight as it may keep. */
+export function runLabelsFull(run: string): Verdict {
+  return deny(RUN_LABELS_FULL_RULE, `run ${run} has ${MAX_RUN_LABEL_ENTRIES} labelled calls in flight: the policy cannot keep this one's labels, so it is refused`);
 }
 
 /** A call refused because a ledger budget has no room left for it this period. */
@@ -93,7 +110,7 @@ export function rejectionCode(ruleIds: readonly string[]): ErrorCode {
   if (ruleIds.includes(EXECUTOR_UNAVAILABLE_RULE)) return "UNAVAILABLE";
   if (ruleIds.includes(DESCRIPTOR_BOUND_RULE)) return "DESCRIPTOR_CHANGED";
   if (ruleIds.includes(RATE_RULES.principal) || ruleIds.includes(RATE_RULES.tool)) return "RATE_LIMITED";
-  if (ruleIds.includes(HISTORY_FULL_RULE)) return "BUDGET_EXCEEDED";
+  if (ruleIds.includes(HISTORY_FULL_RULE) || ruleIds.includes(RUN_LABELS_FULL_RULE)) return "BUDGET_EXCEEDED";
   if (ruleIds.includes(BUDGET_RULE) || ruleIds.includes(ATTENUATION_BUDGET_RULE) || ruleIds.includes(RATE_RULES.principalBudget) || ruleIds.includes(LEDGER_RULE)) return "BUDGET_EXCEEDED";
   return "POLICY_DENIED";
 }

@@ -1,15 +1,16 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache, ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
-import { newId, type HistoryFinding, type PolicyDocument, type ToolArgsValidated, type ToolPolicyChecked, type ToolRecord } from "@warden/contracts";
-import { historyProbesOf, historyRules, ledgerChargesOf, needsTreeRoot, rateBucketsOf, ruleMatches, toolCost, type HistoryProbe } from "@warden/policy-engine";
-import { treeRootOf } from "../delegation-tree.js";
+import { newId, resultLabelsOf, type HistoryFinding, type RunLabelSource, type PolicyDocument, type ToolArgsValidated, type ToolPolicyChecked, type ToolRecord } from "@warden/contracts";
+import { guardedByUntrusted, hasRunLabelRules, historyProbesOf, historyRules, ledgerChargesOf, needsTreeRoot, rateBucketsOf, ruleMatches, toolCost, type HistoryProbe } from "@warden/policy-engine";
+import { labelRunOf, treeRootOf } from "../delegation-tree.js";
+import type { RunLabelsIndex } from "../run-labels-index.js";
 import type { HistoryIndex } from "../history-index.js";
 import type { Attenuation } from "../attenuation-check.js";
 import type { BudgetGuard } from "../budget-guard.js";
 import type { Ledgers } from "../ledgers.js";
 import type { RateLimiter } from "../rate-limiter.js";
 import { policyCheckedEvent, policyFailedEvent, policyRejectedEvent, type Stamp } from "../domain/policy-events.js";
-import { budgetExceeded, decideCall, executorUnavailable, historyFull, ledgerRefused, rateRefused, type Verdict } from "../domain/verdict.js";
+import { budgetExceeded, decideCall, executorUnavailable, historyFull, ledgerRefused, rateRefused, runLabelsFull, type Verdict } from "../domain/verdict.js";
 
 export interface PolicyCheckDeps {
   readonly bus: Bus;
@@ -26,6 +27,8 @@ export interface PolicyCheckDeps {
   readonly liveness?: ExecutorLiveness;
   /** The history index rules' history conditions are decided with (docs/policy.md, History conditions). */
   readonly history?: HistoryIndex;
+  /** The runs' data labels (docs/policy.md, Data labels): read for a send, an L4+ write or a rule on them; added to by labelled results. */
+  readonly labels?: RunLabelsIndex;
 }
 
 const stamp = (): Stamp => ({ eventId: newId(), ts: new Date().toISOString() });
@@ -113,14 +116,15 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
   const limited = deps.rates === undefined || buckets.length === 0 ? undefined : await deps.rates.take(event.principal, buckets);
   if (limited !== undefined) return (await append(deps, event, rateRefused(limited.bucket, event.principal, limited.retryAfterMs), doc.version)).held;
   const record = await deps.descriptors.read(event.tool, event.data.version);
+  const labelled = await runLabelFacts(deps, doc, record, event);
   const decideRest = async (findings?: readonly HistoryFinding[]): Promise<Verdict> => {
-    let v = decideCall(doc, record, event, findings);
+    let v = decideCall(doc, record, event, findings, labelled.runLabels);
     if (v.decision !== "deny" && record !== undefined && deps.attenuation !== undefined) {
       v = await deps.attenuation.check(doc, record.descriptor, event, v);
     }
     // only a call that would run now: one that waits for a person may find an executor by then (its card says none is up)
     if (v.decision === "allow" && deps.liveness !== undefined && !(await deps.liveness.isAlive(event.domain))) v = executorUnavailable(event.domain);
-    return v;
+    return labelled.with(v);
   };
   const probes = record === undefined || deps.history === undefined ? [] : await historyProbes(deps, doc, record, event);
   let verdict: Verdict;
@@ -155,7 +159,39 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
   });
 }
 
-async function append(deps: PolicyCheckDeps, event: ToolArgsValidated, verdict: Verdict, policyVersion: string) {
+interface RunLabelFacts {
+  /** The run's labels, when the decision needs them (undefined: not read). */
+  readonly runLabels?: ReadonlyMap<string, RunLabelSource>;
+  /** The verdict with what the decision read and what the result will carry. */
+  with(v: Verdict): Verdict;
+}
+
+/**
+ * What a decision needs of the data labels: the run's labels for a call the built-in untrusted rule
+ * guards or when the document has rules on them, and the labels the result will carry. A call
+ * that neither reads nor brings labels costs nothing here.
+ */
+async function runLabelFacts(deps: PolicyCheckDeps, doc: PolicyDocument, record: ToolRecord | undefined, event: ToolArgsValidated): Promise<RunLabelFacts> {
+  if (record === undefined || deps.labels === undefined) return { with: (v) => v };
+  const resultLabels = resultLabelsOf(record.descriptor);
+  const reads = guardedByUntrusted(record.descriptor) || hasRunLabelRules(doc.rules);
+  if (!reads && resultLabels.length === 0) return { with: (v) => v };
+  const labelRun = await labelRunOf(deps.bus, event);
+  const runLabels = reads ? await deps.labels.read(labelRun) : undefined;
+  const sources = [...(runLabels?.values() ?? [])];
+  return {
+    ...(runLabels === undefined ? {} : { runLabels }),
+    with: (v) => ({ ...v, labelRun, ...(resultLabels.length === 0 ? {} : { resultLabels }), ...(runLabels === undefined ? {} : { runLabels: sources }) }),
+  };
+}
+
+async function append(deps: PolicyCheckDeps, event: ToolArgsValidated, proposed: Verdict, policyVersion: string) {
+  let verdict = proposed;
+  // kept before the decision is written, so before the call can run: a result on the stream always has its entry
+  if (verdict.decision !== "deny" && verdict.resultLabels !== undefined && verdict.labelRun !== undefined && deps.labels !== undefined) {
+    const r = await deps.labels.record(verdict.labelRun, { callId: event.callId, tool: event.tool, domain: event.domain, labels: [...verdict.resultLabels] });
+    if (r === "full") verdict = { ...runLabelsFull(verdict.labelRun), labelRun: verdict.labelRun };
+  }
   const checked = policyCheckedEvent(event, verdict, policyVersion, stamp());
   const appended = await appendEvent(deps.bus, checked);
   if (appended.status === "written") return { held: checked, seq: appended.seq };
