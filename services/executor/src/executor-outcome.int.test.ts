@@ -139,8 +139,10 @@ describe("executor: a server outage while a result is written", () => {
     registry = await serveFakeRegistry(await nats.bus("registry"));
   });
   afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
+    // the test restarted the server: a request still in flight on a connection that lived through
+    // the outage may end "connection disconnected" as it drains, which says nothing of the result
+    await executor?.stop().catch(() => undefined);
+    await registry?.stop().catch(() => undefined);
     await nats?.stop();
   });
 
