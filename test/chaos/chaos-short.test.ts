@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDeployment, type Deployment } from "./support/deployment.js";
 import { checkCalls, checkHistory } from "./support/end-state.js";
 import { freezeExecutorMidRun, killStorm, restartNats } from "./support/faults.js";
-import { runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
+import { peakRssOf, runPhase, type PhaseOptions, type PhaseResult } from "./support/phase.js";
 import { POISON_KINDS, publishPoison, whatTheCallerSees, type PoisonSent } from "./support/poison.js";
 import { renderTable, rowOf, type ReportRow } from "./support/report.js";
 import { StreamScan } from "./support/stream-scan.js";
@@ -96,7 +96,7 @@ describe("chaos (short): every call ends exactly once through every kind of faul
   it("after all of it, audit --verify is clean and replay rebuilds the live models up to the stream's end", async () => {
     const h = await checkHistory(d, scan);
     const all = checkCalls(scan, d.effectsFile, 0, acked);
-    rows.push(rowOf("all phases", all, h, [], d.services.reduce((n, s) => n + s.crashes(), 0)));
+    rows.push(rowOf("all phases", all, h, [], d.services.reduce((n, s) => n + s.crashes(), 0), { peakRss: peakRssOf(d) }));
     expect(all.acked, "every call an agent asked for was acknowledged, so the loss check below has something to check").toBeGreaterThan(20);
     expectEveryCallEndedOnce({ calls: all });
     expect.soft(h.projectorLag, "projector behind the stream's end").toBe(0);

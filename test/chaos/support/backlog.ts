@@ -93,7 +93,3 @@ async function publishRequests(d: Deployment, n: number): Promise<string[]> {
   await Promise.all(Array.from({ length: PUBLISH_WINDOW }, worker));
   return acked;
 }
-
-export function mib(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-}

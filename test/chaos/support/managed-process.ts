@@ -17,6 +17,8 @@ export interface ManagedProcess {
   signal(sig: NodeJS.Signals): Promise<void>;
   /** Peak resident memory of the current process (VmHWM), in bytes; 0 when gone. */
   peakRssBytes(): number;
+  /** The highest peak of any of its processes since the first start (sampled each second and before every kill). */
+  maxPeakRssBytes(): number;
   /** SIGTERM, then SIGKILL after a few seconds. */
   stop(): Promise<void>;
   /** Exits nobody asked for (a crash), each restarted like a supervisor would. */
@@ -38,6 +40,17 @@ export interface ProcessSpec {
 }
 
 const CRASH_RESTART_DELAY_MS = 500;
+const RSS_SAMPLE_MS = 1_000;
+
+function vmHwmBytes(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
 
 /** Children still running when the test process exits (a timed-out worker) are killed with it. */
 const living = new Set<ChildProcess>();
@@ -53,6 +66,9 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
   // set while an exit is expected (a kill or stop we sent), so it is not mistaken for a crash
   let expectingExit = false;
   let stopped = false;
+  // VmHWM dies with its process: a killed incarnation's peak is kept here
+  let maxPeak = 0;
+  let sampler: NodeJS.Timeout | undefined;
   const alive = () => child !== undefined && child.exitCode === null && child.signalCode === null;
   const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once("exit", () => r())));
 
@@ -68,6 +84,7 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
       child = c;
       living.add(c);
       c.once("exit", () => living.delete(c));
+      sampler ??= setInterval(() => self.maxPeakRssBytes(), RSS_SAMPLE_MS).unref();
       expectingExit = false;
       stopped = false;
       c.once("exit", () => {
@@ -114,21 +131,22 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
       if (c === undefined || !alive()) return;
       const ending = sig === "SIGKILL" || sig === "SIGTERM";
       if (ending) expectingExit = true;
+      self.maxPeakRssBytes();
       c.kill(sig);
       if (ending) await exited(c);
     },
     peakRssBytes() {
-      const pid = alive() ? child?.pid : undefined;
-      if (pid === undefined) return 0;
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-        return m ? Number(m[1]) * 1024 : 0;
-      } catch {
-        return 0;
-      }
+      return vmHwmBytes(alive() ? child?.pid : undefined);
+    },
+    maxPeakRssBytes() {
+      maxPeak = Math.max(maxPeak, self.peakRssBytes());
+      return maxPeak;
     },
     async stop() {
       stopped = true;
+      self.maxPeakRssBytes();
+      clearInterval(sampler);
+      sampler = undefined;
       const c = child;
       if (c === undefined || !alive()) return;
       // a frozen process ignores SIGTERM until it runs again

@@ -63,6 +63,13 @@ export function outcomesOf(load: Load): Record<string, number> {
   return out;
 }
 
+/** Each process's highest peak so far (services, executor copies and nats-server nodes), by name. */
+export function peakRssOf(d: Deployment): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of [...d.services, ...d.nats.nodes.map((n) => n.process)]) out[p.name] = p.maxPeakRssBytes();
+  return out;
+}
+
 export interface PhaseContext {
   readonly load: Load;
   readonly scan: StreamScan;
@@ -98,5 +105,5 @@ export async function runPhase(d: Deployment, scan: StreamScan, o: PhaseOptions,
   const history = o.history ? await checkHistory(d, scan) : undefined;
   const crashes = d.services.reduce((n, s) => n + s.crashes(), 0) - crashesBefore;
   const agents = agentWaits(load, scan);
-  return { row: rowOf(o.name, calls, history, faults, crashes, { agentWaitMaxMs: agents.maxMs }), acked, calls, ...(history ? { history } : {}), faults, agents, outcomes: outcomesOf(load) };
+  return { row: rowOf(o.name, calls, history, faults, crashes, { agentWaitMaxMs: agents.maxMs, peakRss: peakRssOf(d) }), acked, calls, ...(history ? { history } : {}), faults, agents, outcomes: outcomesOf(load) };
 }

@@ -28,7 +28,9 @@ export interface ReportRow {
   readonly recoveryMs: readonly (number | null)[];
   /** The longest an agent went on waiting after its call had ended in the stream. */
   readonly agentWaitMaxMs?: number;
-  /** Scenario-specific measurements (drain rate, peak RSS). */
+  /** Highest peak resident memory (VmHWM) of each process over the scenario, in bytes, by process name. */
+  readonly peakRss?: Readonly<Record<string, number>>;
+  /** Scenario-specific measurements (drain rate, what agents were told). */
   readonly notes?: string;
 }
 
@@ -38,7 +40,7 @@ export function rowOf(
   history: HistoryCheck | undefined,
   faults: readonly Fault[],
   crashes: number,
-  extra: { agentWaitMaxMs?: number; notes?: string } = {},
+  extra: { agentWaitMaxMs?: number; notes?: string; peakRss?: Readonly<Record<string, number>> } = {},
 ): ReportRow {
   return {
     scenario,
@@ -61,6 +63,14 @@ export function rowOf(
     recoveryMs: faults.map((f) => (f.recoveredAt === undefined ? null : f.recoveredAt - f.at)),
     ...extra,
   };
+}
+
+export const mib = (bytes: number): string => `${Math.round(bytes / 2 ** 20)} MiB`;
+
+/** The largest process's peak in the table; every process's in the notes below it. */
+function largestPeak(peaks: Readonly<Record<string, number>> | undefined): string {
+  const top = Object.entries(peaks ?? {}).sort((a, b) => b[1] - a[1])[0];
+  return top === undefined ? "-" : `${top[0]} ${mib(top[1])}`;
 }
 
 function seconds(ms: number | null): string {
@@ -94,6 +104,7 @@ const COLUMNS: readonly [string, (r: ReportRow) => string][] = [
   ["recovery per fault", (r) => recoveryText(r.recoveryMs)],
   ["slowest call", (r) => (r.slowestMs === undefined ? "-" : seconds(r.slowestMs))],
   ["agent wait after end", (r) => (r.agentWaitMaxMs === undefined ? "-" : seconds(r.agentWaitMaxMs))],
+  ["peak RSS (largest)", (r) => largestPeak(r.peakRss)],
   ["audit --verify", (r) => r.audit ?? "-"],
   ["replay", (r) => r.replay ?? "-"],
 ];
@@ -106,6 +117,9 @@ export function renderTable(rows: readonly ReportRow[]): string {
   const out = [line(COLUMNS.map(([h]) => h)), widths.map((w) => "-".repeat(w)).join("-|-"), ...cells.map(line)];
   const details = rows.flatMap((r) => [
     ...(r.notes ? [`${r.scenario}: ${r.notes}`] : []),
+    ...(r.peakRss && Object.keys(r.peakRss).length > 0
+      ? [`${r.scenario}: peak RSS ${Object.entries(r.peakRss).map(([name, bytes]) => `${name} ${mib(bytes)}`).join(", ")}`]
+      : []),
     ...((r.audit?.length ?? 0) > 60 ? [`${r.scenario}: audit ${r.audit}`] : []),
     ...((r.replay?.length ?? 0) > 60 ? [`${r.scenario}: replay ${r.replay}`] : []),
   ]);
