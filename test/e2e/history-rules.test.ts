@@ -91,8 +91,9 @@ describe("history conditions, over real services with two policy copies", { time
     expect(refused[0]!.data).toMatchObject({ ruleIds: ["transfers.hourly"], history: [{ ruleId: "transfers.hourly", scope: "principal", holder: "payer", holds: true, count: 2, sum: 4000, own: 2000 }] });
     expect([...refused[0]!.data.history![0]!.matched].sort()).toEqual(admitted.map((c) => c.callId).sort());
     expect(admitted.every((c) => c.data.historyHolds?.[0]?.ruleId === "transfers.hourly")).toBe(true);
-    const rejected = await readEvent(w.bus, "bank", refused[0]!.callId, "ToolCallRejected");
-    expect(rejected?.data.error).toMatchObject({ code: "POLICY_DENIED" });
+    // the rejection is appended after the decision it answers
+    const rejected = await eventually(async () => (await readEvent(w.bus, "bank", refused[0]!.callId, "ToolCallRejected")) ?? Promise.reject(new Error("not rejected yet")), 15_000);
+    expect(rejected.data.error).toMatchObject({ code: "POLICY_DENIED" });
 
     releaseTransfers();
     const done = await Promise.all(results);
@@ -106,6 +107,8 @@ describe("history conditions, over real services with two policy copies", { time
   });
 
   it("never admits more than the limit however many transfers race through both copies", async () => {
+    // runs on its own too: the transfers must not stay held for the test before
+    releaseTransfers();
     const swarm = createAgentClient({ bus: await w.agentBus("swarm"), principal: "swarm", timeoutMs: 30_000 });
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => swarm.call("bank.transfer", { to: `acct-${i}`, amount: 700 }, { mode: "plan" })));
     // 7 x 700 = 4,900; an eighth would make 5,600

@@ -197,8 +197,9 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     const chosen = "e2e-chosen-token-0123456789abcdef";
     const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan", "--timeout", "1s"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
     processes.push(http.child);
+    // the token line follows the URL line the start waited for, maybe in a later chunk
+    await eventually(() => expect(http.output()).toContain("WARDEN_MCP_TOKEN"), 5_000);
     expect(http.output()).not.toContain(chosen);
-    expect(http.output()).toContain("WARDEN_MCP_TOKEN");
     const url = http.url;
     const authorization = `Bearer ${chosen}`;
     const client = new Client({ name: "e2e-http", version: "1.0.0" });
