@@ -205,6 +205,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
 /** The command line of a process, under libfaketime when it is the one whose clock is skewed. */
 function skewed(skew: DeploymentOptions["skew"], name: string, command: string, args: readonly string[]): { command: string; args: readonly string[] } {
   if (skew?.service !== name) return { command, args };
+  if (spawnSync("faketime", ["--version"]).error !== undefined) throw new Error("the clock-skew scenarios need libfaketime's faketime on PATH (Debian: apt-get install faketime)");
   // -f: the offset from the real time, the clock still running at real speed
   return { command: "faketime", args: ["-f", skew.offset, command, ...args] };
 }
