@@ -160,6 +160,23 @@ describe("Vercel AI SDK approvals: a Warden call that waits for a person is the 
     return { part, warden, oneRequest };
   }
 
+  /**
+   * One chat of `person` in which the model asks to fill `ticketId` (tool call `toolCallId`), the
+   * request comes back for approval, the person answers in the page and the chat sends again.
+   */
+  async function answeredInApp(person: string, ticketId: string, toolCallId: string, answer: { approved: boolean; reason?: string }, finalText: string) {
+    scripted.script(MODEL, [
+      { toolCalls: [{ id: toolCallId, name: "ticket__fill", arguments: { ticketId, fields: { priority: "high" } } }] },
+      { content: finalText },
+    ]);
+    const chat = new MemoryChat(api, person);
+    const asked = await askedForApproval(chat, ticketId);
+    expect(scripted.remaining(MODEL)).toBe(1);
+    await chat.addToolApprovalResponse({ id: asked.part.approval!.id, ...answer });
+    await chat.sendMessage();
+    return { chat, ...asked };
+  }
+
   /** The tool messages of the model's last request. */
   function toolMessagesSeen(): string {
     const last = scripted.requestsFor(MODEL).at(-1)!;
@@ -175,16 +192,7 @@ describe("Vercel AI SDK approvals: a Warden call that waits for a person is the 
   });
 
   it("approved in the app by alice (who may decide): alice's grant resumes the same Warden call, the tool runs once and the model gets its result", async () => {
-    scripted.script(MODEL, [
-      { toolCalls: [{ id: "va_write", name: "ticket__fill", arguments: { ticketId: "T-51", fields: { priority: "high" } } }] },
-      { content: "Filled in T-51." },
-    ]);
-    const chat = new MemoryChat(api, "alice");
-    const { part, warden, oneRequest } = await askedForApproval(chat, "T-51");
-    expect(scripted.remaining(MODEL)).toBe(1);
-
-    await chat.addToolApprovalResponse({ id: part.approval!.id, approved: true });
-    await chat.sendMessage();
+    const { chat, warden, oneRequest } = await answeredInApp("alice", "T-51", "va_write", { approved: true }, "Filled in T-51.");
 
     expect(decisions.find((d) => d.toolCallId === "va_write")).toMatchObject({ status: "recorded", approved: true, callId: warden.callId, wardenApprovalId: warden.approvalId });
     const done = chat.toolPart("ticket__fill");
@@ -201,15 +209,7 @@ describe("Vercel AI SDK approvals: a Warden call that waits for a person is the 
   });
 
   it("denied in the app by alice: Warden records her denial with her reason on the same call, nothing runs, and the model is told the reason", async () => {
-    scripted.script(MODEL, [
-      { toolCalls: [{ id: "vd_write", name: "ticket__fill", arguments: { ticketId: "T-52", fields: { priority: "high" } } }] },
-      { content: "Understood, T-52 stays as it is." },
-    ]);
-    const chat = new MemoryChat(api, "alice");
-    const { part, warden, oneRequest } = await askedForApproval(chat, "T-52");
-
-    await chat.addToolApprovalResponse({ id: part.approval!.id, approved: false, reason: "the customer withdrew the request" });
-    await chat.sendMessage();
+    const { chat, warden, oneRequest } = await answeredInApp("alice", "T-52", "vd_write", { approved: false, reason: "the customer withdrew the request" }, "Understood, T-52 stays as it is.");
 
     expect(decisions.find((d) => d.toolCallId === "vd_write")).toMatchObject({ status: "recorded", approved: false, callId: warden.callId });
     expect(chat.toolPart("ticket__fill").state).toBe("output-denied");
@@ -226,15 +226,7 @@ describe("Vercel AI SDK approvals: a Warden call that waits for a person is the 
   });
 
   it("approved in the app by bob, whom the policy does not let decide: Warden refuses it, the model is told it was not approved, and the call still waits for alice", async () => {
-    scripted.script(MODEL, [
-      { toolCalls: [{ id: "vb_write", name: "ticket__fill", arguments: { ticketId: "T-53", fields: { priority: "high" } } }] },
-      { content: "I could not file T-53 without an approval." },
-    ]);
-    const chat = new MemoryChat(api, "bob");
-    const { part, warden, oneRequest } = await askedForApproval(chat, "T-53");
-
-    await chat.addToolApprovalResponse({ id: part.approval!.id, approved: true });
-    await chat.sendMessage();
+    const { chat, warden, oneRequest } = await answeredInApp("bob", "T-53", "vb_write", { approved: true }, "I could not file T-53 without an approval.");
 
     expect(decisions.find((d) => d.toolCallId === "vb_write")).toMatchObject({ status: "refused", refusal: "NOT_AUTHORISED", callId: warden.callId });
     expect(chat.toolPart("ticket__fill").state).toBe("output-denied");
