@@ -53,6 +53,8 @@ function configSources(): string {
     "cli/src/up/colocated-stages.ts",
     // WARDEN_MCP_TOKEN: the bearer token of `warden mcp --http`
     "cli/src/commands/mcp.ts",
+    // WARDEN_NOTARY_HOME: where provisioning keeps the notary's key
+    "cli/src/up/notary-key.ts",
   ];
   return files.filter((f) => existsSync(join(root, f))).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
 }
@@ -267,6 +269,11 @@ describe("docker-compose.yml: authentication", () => {
       }
       expect(s.depends_on?.["topology"]?.condition, name).toBe("service_completed_successfully");
     }
+    // the notary's key is kept where the next provisioning run finds it (else each `up` would mint
+    // and pin a new one), in the volume only the notary mounts besides provisioning
+    const notaryHome = provision.environment?.["WARDEN_NOTARY_HOME"];
+    expect(notaryHome).toBe(written.get("id-notary"));
+    expect(compose.services["notary"]!.environment?.["WARDEN_NOTARY_SIGNING_KEY_FILE"]).toBe("/run/warden/notary.pem");
     const topology = compose.services["topology"]!;
     expect(written.get(volumeHolding(topology, topology.environment!["NATS_CREDS"]!)!)).toBe("/warden/identities/admin");
     for (const [node] of natsNodes) expect(topology.depends_on?.[node]?.condition).toBe("service_healthy");
