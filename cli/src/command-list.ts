@@ -171,6 +171,11 @@ export const INBOX_OPTIONS = {
   ...WHO_OPTIONS,
   as: required({ ...WHO_OPTIONS.as, description: "whose inbox: the page decides as this person and nobody else" }),
   port: { type: "string", value: "N", description: "the port on 127.0.0.1 (default 0: a free one; the URL is printed)" },
+  host: {
+    type: "string",
+    value: "H",
+    description: "the address to listen on (default 127.0.0.1); the page still answers only requests to 127.0.0.1:PORT, as a container published on the host's loopback gets them",
+  },
   refresh: { type: "string", value: "DURATION", description: "how often the inbox is read besides new requests (default 3s)" },
   "session-idle": { type: "string", value: "DURATION", description: "the page's session ends after this long without a request (default 12h); then restart for a new URL" },
 } as const satisfies OptionSpecs;
@@ -343,6 +348,11 @@ export const PROVISION_OPTIONS = {
   url: { type: "string", value: "U", description: "the servers' URL(s) written into the home" },
   routes: { type: "string", value: "h:p,..", description: "cluster routes: also writes server/cluster.conf with a route secret" },
   owner: { type: "string", value: "UID:GID", description: "owner of each identity folder (for containers)" },
+  "nats-version": {
+    type: "string",
+    value: "X.Y",
+    description: "the nats-server release the nodes run, for server/jetstream.conf (default: this machine's `nats-server --version`, else 2.12)",
+  },
 } as const satisfies OptionSpecs;
 
 export const TOPOLOGY_OPTIONS = {
