@@ -6,10 +6,11 @@
  *
  *   npm install /path/to/warden/dist-packages/*.tgz
  *
- * It checks first that each is built and carries publish-ready metadata (license, repository as the
- * root's, description, keywords, engines, files), and removes older tarballs of the same packages,
- * so the glob installs one of each. Plain `node scripts/pack-packages.ts [--dest DIR] [--json]`
- * (Node's type stripping; `npm run pack` builds first); test/e2e/packages.test.ts runs it.
+ * It checks first that each is built and carries publish-ready metadata (license as the root's,
+ * repository as the root's once the root names one, description, keywords, engines, files), and
+ * removes older tarballs of the same packages, so the glob installs one of each. Plain
+ * `node scripts/pack-packages.ts [--dest DIR] [--json]` (Node's type stripping; `npm run pack`
+ * builds first); test/e2e/packages.test.ts runs it.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -82,8 +83,11 @@ export function publishProblems(name: string, dir: string, m: Manifest, root: Ma
   if (m.engines?.node !== root.engines?.node) problems.push(`engines.node ${m.engines?.node} is not the root's ${root.engines?.node}`);
   if (!m.files?.includes("dist")) problems.push("files does not list dist");
   if (m.license !== root.license) problems.push(`license ${m.license} is not the root's ${root.license}`);
-  if (m.repository?.url === undefined || m.repository.url !== root.repository?.url) problems.push("repository.url is not the root's");
-  if (m.repository?.directory !== dir) problems.push(`repository.directory is not ${dir}`);
+  // no public remote yet: once the root names one, every package must carry it with its folder
+  if (root.repository?.url !== undefined) {
+    if (m.repository?.url !== root.repository.url) problems.push("repository.url is not the root's");
+    if (m.repository?.directory !== dir) problems.push(`repository.directory is not ${dir}`);
+  } else if (m.repository !== undefined) problems.push("has a repository the root package.json does not name");
   if (!existsSync(join(ROOT, dir, "dist", "index.js"))) problems.push(`is not built (${dir}/dist/index.js is missing): run \`npm run build\` first`);
   if (!existsSync(join(ROOT, dir, "README.md"))) problems.push("has no README.md");
   return problems.map((p) => `${name} ${p}`);

@@ -156,7 +156,7 @@ describe("the installable packages, packed and installed outside the workspace",
     expect(packed.code, packed.stderr).toBe(0);
     const reports = JSON.parse(packed.stdout) as { name: string; tarball: string; files: string[] }[];
     expect(reports.map((r) => r.name).sort()).toEqual([...PACKAGES].sort());
-    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string>; license: string; repository: { url: string } };
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string>; license: string; repository?: { url: string } };
     // what `npm run pack` runs after the build
     expect(root.scripts["pack"]).toBe("npm run build --silent && node scripts/pack-packages.ts");
     for (const r of reports) {
@@ -168,7 +168,8 @@ describe("the installable packages, packed and installed outside the workspace",
       expect(files.filter((f) => /\.test\.|tsbuildinfo|tsconfig/.test(f)), r.name).toEqual([]);
       const manifest = JSON.parse(readFileSync(join(ROOT, "node_modules", r.name, "package.json"), "utf8")) as Record<string, unknown> & { exports: Record<string, unknown> };
       expect(manifest.exports["."], r.name).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
-      expect(manifest, r.name).toMatchObject({ license: root.license, repository: { url: root.repository.url }, engines: { node: expect.any(String) } });
+      expect(manifest, r.name).toMatchObject({ license: root.license, engines: { node: expect.any(String) } });
+      expect(manifest["repository"], r.name).toEqual(root.repository === undefined ? undefined : expect.objectContaining({ url: root.repository.url }));
       expect(manifest["private"], r.name).toBeUndefined();
     }
     tarballs = reports.map((r) => r.tarball);
@@ -179,6 +180,12 @@ describe("the installable packages, packed and installed outside the workspace",
     const root = { name: "warden", license: "L", engines: { node: ">=22" }, repository: { url: "u" } };
     const ready = { name: "@warden/x", license: "L", description: "d", keywords: ["k"], engines: { node: ">=22" }, files: ["dist"], repository: { url: "u", directory: "libs/sdk" } };
     expect(publishProblems("@warden/x", "libs/sdk", ready, root)).toEqual([]);
+    // no remote named in the root (as now): a package must not name one of its own
+    const { repository: _r, ...noRemote } = root;
+    const { repository: _m, ...readyNoRemote } = ready;
+    expect(publishProblems("@warden/x", "libs/sdk", readyNoRemote, noRemote)).toEqual([]);
+    expect(publishProblems("@warden/x", "libs/sdk", ready, noRemote)).toEqual(["@warden/x has a repository the root package.json does not name"]);
+    expect(publishProblems("@warden/x", "libs/sdk", { ...ready, repository: { url: "u", directory: "libs/bus" } }, root)).toEqual(["@warden/x repository.directory is not libs/sdk"]);
     expect(publishProblems("@warden/x", "libs/sdk", { ...ready, private: true, license: undefined, keywords: [] }, root)).toEqual([
       "@warden/x is private",
       "@warden/x has no license",
