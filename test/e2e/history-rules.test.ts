@@ -25,7 +25,7 @@ describe("history conditions, over real services with two policy copies", { time
     w = await startTestWarden({
       policy: {
         version: "e2e-history",
-        principals: { payer: { kind: "agent" }, swarm: { kind: "agent" }, clerk: { kind: "agent" }, cashier: { kind: "agent" } },
+        principals: { payer: { kind: "agent" }, swarm: { kind: "agent" }, clerk: { kind: "agent" }, cashier: { kind: "agent" }, promoter: { kind: "agent" } },
         rules: [
           {
             id: "transfers.hourly",
@@ -48,6 +48,14 @@ describe("history conditions, over real services with two policy copies", { time
             effect: "deny",
             reason: "no fraud check of this customer in the last 30 minutes",
           },
+          {
+            id: "coupons.one-per-customer",
+            match: { tool: "shop.coupon" },
+            when: { history: { scope: "principal", within: "1h", calls: { tool: "shop.coupon" }, same: ["customerId"], count: { max: 1 } } },
+            effect: "deny",
+            reason: "one coupon per customer and hour",
+            mode: "shadow",
+          },
         ],
       },
     });
@@ -58,6 +66,7 @@ describe("history conditions, over real services with two policy copies", { time
       defineTool({ name: "crm.get_record", version: "1.0.0", title: "Read a record", description: "Use when a record is needed.", grade: "read", input: z.strictObject({ recordId: z.string() }), handler: async ({ recordId }) => ({ recordId, name: "Jane" }) }),
       defineTool({ name: "crm.delete_record", version: "1.0.0", title: "Delete a record", description: effects, grade: "write", actionType: "delete", destructive: true, input: z.strictObject({ recordId: z.string() }), handler: async ({ recordId }) => ({ deleted: recordId }) }),
       defineTool({ name: "shop.fraud_check", version: "1.0.0", title: "Fraud check", description: "Use before money goes back.", grade: "read", input: z.strictObject({ customerId: z.string() }), handler: async () => ({ risk: "low" }) }),
+      defineTool({ name: "shop.coupon", version: "1.0.0", title: "Coupon", description: effects, grade: "write", input: z.strictObject({ customerId: z.string(), percent: z.number() }), handler: async ({ customerId, percent }) => ({ customerId, percent }) }),
       defineTool({ name: "shop.refund", version: "1.0.0", title: "Refund", description: effects, grade: "write", input: z.strictObject({ customerId: z.string(), amount: z.number() }), handler: async ({ amount }) => ({ refunded: amount }) }),
     ];
     for (const domain of ["bank", "crm", "shop"]) {
@@ -148,5 +157,34 @@ describe("history conditions, over real services with two policy copies", { time
     expect(checked?.data.history).toEqual([{ ruleId: "refund.after-check", scope: "principal", holder: "cashier", holds: false, matched: [check.callId], count: 1 }]);
     expect(await cashier.call("shop.refund", { customerId: "K-8", amount: 40 }, { mode: "plan" })).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" } });
     await cashier.close();
+  });
+
+  it("lets a call a shadow history rule would refuse take its normal path, and records the shadow decision and the history it counted", async () => {
+    const promoter = createAgentClient({ bus: await w.agentBus("promoter"), principal: "promoter" });
+    const policyChecked = async (callId: string) => (await readEvent(w.bus, "shop", callId, "ToolPolicyChecked"))!.data;
+    const first = await promoter.call("shop.coupon", { customerId: "K-9", percent: 10 }, { mode: "plan" });
+    expect(first).toMatchObject({ ok: true, status: "succeeded" });
+    const firstChecked = await policyChecked(first.callId);
+    // under the limit: the shadow rule does not match, so no shadow decision; the condition is still recorded
+    expect(firstChecked).toMatchObject({ decision: "allow", history: [{ ruleId: "coupons.one-per-customer", holds: false, count: 0, matched: [] }], historyHolds: [{ ruleId: "coupons.one-per-customer" }] });
+    expect(firstChecked.shadow).toBeUndefined();
+
+    // a second coupon for the same customer: enforced, the rule would refuse it; in shadow it runs as the first did
+    const second = await promoter.call("shop.coupon", { customerId: "K-9", percent: 15 }, { mode: "plan" });
+    expect(second).toMatchObject({ ok: true, status: "succeeded", data: { percent: 15 } });
+    const secondChecked = await policyChecked(second.callId);
+    expect(secondChecked).toMatchObject({ decision: "allow", ruleIds: firstChecked.ruleIds, reason: firstChecked.reason });
+    expect(secondChecked.ruleIds).not.toContain("coupons.one-per-customer");
+    expect(secondChecked.shadow).toEqual({ decision: "deny", ruleIds: ["coupons.one-per-customer"], reason: "one coupon per customer and hour", shadowRuleIds: ["coupons.one-per-customer"] });
+    expect(secondChecked.history).toEqual([{ ruleId: "coupons.one-per-customer", scope: "principal", holder: "promoter", holds: true, matched: [first.callId], count: 1 }]);
+    expect((await readEvent(w.bus, "shop", second.callId, "ToolCallRejected")) ?? null).toBeNull();
+
+    // another customer has its own count (same: [customerId]): nothing to record as shadow
+    const other = await promoter.call("shop.coupon", { customerId: "K-10", percent: 10 }, { mode: "plan" });
+    expect(other.ok).toBe(true);
+    const otherChecked = await policyChecked(other.callId);
+    expect(otherChecked.shadow).toBeUndefined();
+    expect(otherChecked.history).toMatchObject([{ holds: false, count: 0 }]);
+    await promoter.close();
   });
 });
