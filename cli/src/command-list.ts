@@ -294,6 +294,11 @@ export const POLICY_DECIDE_OPTIONS = {
     value: "FILE",
     description: "earlier calls (a JSON or YAML list of { callId, tool, principal, runId, args, at, outcome }) to decide the rules' history conditions from",
   },
+  "history-from-stream": {
+    type: "boolean",
+    description: "decide the history conditions from the calls recorded on the stream (read as the auditor reads it), not from a file",
+  },
+  since: { type: "string", value: "T", description: "with --history-from-stream: read from this time: ISO time, or 15m / 2h / 7d ago (default the longest rule window before the request)" },
 } as const satisfies OptionSpecs;
 
 export const POLICY_WHATIF_OPTIONS = {

@@ -1,15 +1,56 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { kvGetJson, readEvent, silentLogger } from "@warden/bus";
-import { BUCKET_BUDGETS } from "@warden/contracts";
+import { BUCKET_BUDGETS, type PolicyDocumentInput } from "@warden/contracts";
 import { defineTool, startExecutor } from "@warden/executor";
 import { startPolicyService } from "@warden/policy";
 import { HistoryIndexStateSchema } from "@warden/policy-engine";
 import { createAgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { runWarden } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const effects = "Use when the change is wanted; it changes what others see later.";
+
+/** The document the services decide with; `warden policy decide` reads the same one from a file. */
+const POLICY: PolicyDocumentInput = {
+  version: "e2e-history",
+  principals: { payer: { kind: "agent" }, swarm: { kind: "agent" }, clerk: { kind: "agent" }, cashier: { kind: "agent" }, promoter: { kind: "agent" } },
+  rules: [
+    {
+      id: "transfers.hourly",
+      match: { tool: "bank.transfer" },
+      when: { history: { scope: "principal", within: "1h", calls: { tool: "bank.transfer" }, sum: { arg: "amount", max: 5000 } } },
+      effect: "deny",
+      reason: "at most $5,000 of transfers per principal and hour, in flight included",
+    },
+    {
+      id: "delete.after-read",
+      match: { actionType: "delete" },
+      when: { history: { scope: "run", within: "1h", calls: { tool: "crm.get_record", outcome: "ok" }, same: ["recordId"], absent: true } },
+      effect: "deny",
+      reason: "nobody in this run read the record it deletes",
+    },
+    {
+      id: "refund.after-check",
+      match: { tool: "shop.refund" },
+      when: { history: { scope: "principal", within: "30m", calls: { tool: "shop.fraud_check", outcome: "ok" }, same: ["customerId"], absent: true } },
+      effect: "deny",
+      reason: "no fraud check of this customer in the last 30 minutes",
+    },
+    {
+      id: "coupons.one-per-customer",
+      match: { tool: "shop.coupon" },
+      when: { history: { scope: "principal", within: "1h", calls: { tool: "shop.coupon" }, same: ["customerId"], count: { max: 1 } } },
+      effect: "deny",
+      reason: "one coupon per customer and hour",
+      mode: "shadow",
+    },
+  ],
+};
 
 /**
  * Rules over earlier calls (docs/policy.md, History conditions), over the real services with two
@@ -22,43 +63,7 @@ describe("history conditions, over real services with two policy copies", { time
   const transfersHeld = new Promise<void>((done) => (releaseTransfers = done));
 
   beforeAll(async () => {
-    w = await startTestWarden({
-      policy: {
-        version: "e2e-history",
-        principals: { payer: { kind: "agent" }, swarm: { kind: "agent" }, clerk: { kind: "agent" }, cashier: { kind: "agent" }, promoter: { kind: "agent" } },
-        rules: [
-          {
-            id: "transfers.hourly",
-            match: { tool: "bank.transfer" },
-            when: { history: { scope: "principal", within: "1h", calls: { tool: "bank.transfer" }, sum: { arg: "amount", max: 5000 } } },
-            effect: "deny",
-            reason: "at most $5,000 of transfers per principal and hour, in flight included",
-          },
-          {
-            id: "delete.after-read",
-            match: { actionType: "delete" },
-            when: { history: { scope: "run", within: "1h", calls: { tool: "crm.get_record", outcome: "ok" }, same: ["recordId"], absent: true } },
-            effect: "deny",
-            reason: "nobody in this run read the record it deletes",
-          },
-          {
-            id: "refund.after-check",
-            match: { tool: "shop.refund" },
-            when: { history: { scope: "principal", within: "30m", calls: { tool: "shop.fraud_check", outcome: "ok" }, same: ["customerId"], absent: true } },
-            effect: "deny",
-            reason: "no fraud check of this customer in the last 30 minutes",
-          },
-          {
-            id: "coupons.one-per-customer",
-            match: { tool: "shop.coupon" },
-            when: { history: { scope: "principal", within: "1h", calls: { tool: "shop.coupon" }, same: ["customerId"], count: { max: 1 } } },
-            effect: "deny",
-            reason: "one coupon per customer and hour",
-            mode: "shadow",
-          },
-        ],
-      },
-    });
+    w = await startTestWarden({ policy: POLICY });
     w.track(await startPolicyService({ bus: await w.nats.connectAs({ kind: "service", name: "policy-2", role: "policy" }), log: silentLogger() }));
     const tools = [
       // held open until the test lets them finish, so every transfer is decided while the others are in flight
@@ -186,5 +191,42 @@ describe("history conditions, over real services with two policy copies", { time
     expect(otherChecked.shadow).toBeUndefined();
     expect(otherChecked.history).toMatchObject([{ holds: false, count: 0 }]);
     await promoter.close();
+  });
+
+  it("warden policy decide --history-from-stream decides the conditions from the calls recorded on the stream, as the live policy did", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-history-stream-"));
+    try {
+      const file = join(dir, "policy.json");
+      writeFileSync(file, JSON.stringify(POLICY));
+      const cashier = createAgentClient({ bus: await w.agentBus("cashier"), principal: "cashier" });
+      const check = await cashier.call("shop.fraud_check", { customerId: "K-21" }, { mode: "plan" });
+      expect(check.ok).toBe(true);
+      const live = await cashier.call("shop.refund", { customerId: "K-21", amount: 5 }, { mode: "plan" });
+      expect(live.ok).toBe(true);
+      await cashier.close();
+      const decide = (customerId: string, ...more: string[]) =>
+        runWarden(w.nats.home.dir, "policy", "decide", file, "--json", "--request", JSON.stringify({ tool: "shop.refund", principal: "cashier", mode: "plan", args: { customerId, amount: 5 } }), ...more);
+      const after = await decide("K-21", "--history-from-stream");
+      expect(after.code, after.err).toBe(0);
+      const afterJson = JSON.parse(after.out) as { decision: string; history: { ruleId: string; holds: boolean; matched: string[] }[]; historyFromStream: { since: string; calls: number } };
+      expect(afterJson).toMatchObject({ decision: "allow", history: [{ ruleId: "refund.after-check", holds: false }] });
+      expect(afterJson.history[0]!.matched).toContain(check.callId);
+      // read back the longest window of the document's rules (1h)
+      expect(Date.now() - Date.parse(afterJson.historyFromStream.since)).toBeGreaterThanOrEqual(3_600_000);
+      expect(afterJson.historyFromStream.calls).toBeGreaterThan(0);
+      // another customer had no check: refused, as the live policy refuses it
+      const other = await decide("K-22", "--history-from-stream");
+      expect(other.code, other.out).toBe(0);
+      expect(JSON.parse(other.out)).toMatchObject({ decision: "deny", ruleIds: ["refund.after-check"] });
+      // read from after the check: the stream holds no check of K-21 then
+      const late = await decide("K-21", "--history-from-stream", "--since", new Date(Date.now() + 1000).toISOString());
+      expect(late.code, late.out).toBe(0);
+      expect(JSON.parse(late.out)).toMatchObject({ decision: "deny", historyFromStream: { calls: 0 } });
+      const both = await decide("K-21", "--history-from-stream", "--history", file);
+      expect(both.code).toBe(1);
+      expect(JSON.parse(both.out)).toMatchObject({ error: { code: "INVALID_REQUEST", message: expect.stringContaining("--history FILE and --history-from-stream are two sources") } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
