@@ -52,7 +52,7 @@ export const policyDecideCommand: Command<typeof POLICY_DECIDE_OPTIONS> = async 
     if (history !== undefined) streamRead = { since: since?.toISOString() ?? null, calls: history.length };
   }
   if (values.history !== undefined) history = await readHistory(io, values.history);
-  const decided = decideRequest(document, tools, { ...request, at: at.toISOString() }, history);
+  const decided = decideRequest(document, tools, fromStream ? { ...request, at: at.toISOString() } : request, history);
   if (!decided.ok) throw new CliError(decided.error.code, `${decided.error.message} (the registry refuses such a call before policy)`);
   const r = decided.value;
   const chosen = tools.find((t) => t.descriptor.name === r.tool.name && t.descriptor.version === r.tool.version);

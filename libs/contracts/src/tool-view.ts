@@ -88,7 +88,7 @@ export type ToolCandidate = z.infer<typeof ToolCandidateSchema>;
 /**
  * How many tools a view asked for without an intent shows at most, unless the request
  * (`maxTools`) or the policy document (`views.maxTools`) says otherwise: a model chooses worse
- * among many tools, and every listed tool costs its context (docs/tool-manager.md, Views).
+ * among many tools, and every listed tool costs its context (docs/architecture.md, ToolView).
  */
 export const DEFAULT_VIEW_MAX_TOOLS = 20;
 /** The most a request or a document may ask a view to show. */

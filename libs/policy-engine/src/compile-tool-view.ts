@@ -161,7 +161,7 @@ export function viewCapOf(doc: PolicyDocument, requested: number | undefined): P
 }
 
 /**
- * The default ranking of a view without an intent (docs/tool-manager.md, Views), deterministic:
+ * The default ranking of a view without an intent (docs/architecture.md, ToolView), deterministic:
  * reads before writes before sends (the side-effect grade), then the lower permission level,
  * then tools that run without a person before those that wait for one, then by name.
  */
