@@ -112,9 +112,10 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     expect(write.error?.message).toMatch(/mode human needs a person/);
   });
 
-  it("refuses send in llm mode and never lists it in the llm ToolView", async () => {
+  it("never lists a send in the llm ToolView, and holds a model's send for a person when it asks anyway", async () => {
     const r = await bot.call("customer.message", { customerId: "C-1", text: "hi" }, { mode: "llm" });
-    expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    expect(r).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true, error: { code: "CONFIRMATION_REQUIRED" } });
+    expect(eventTypes(await callEvents(w.bus, r.callId))).not.toContain("ToolCallStarted");
     const view = await bot.toolView({ principal: "support-bot", mode: "llm", scope: "ticket_page", explain: true, format: "openai" });
     expect(view.ok).toBe(true);
     if (!view.ok) return;
