@@ -24,8 +24,9 @@ const LEADER_KILLS = size("CHAOS_LEADER_KILLS", 3);
 const BACKLOG = size("CHAOS_BACKLOG", 100_000);
 /** Clocks shifted by minutes on one process at a time (libfaketime). */
 const SKEWS = [
-  { service: "executor-e1", offset: "+5m", minutes: 5, writes: "ToolCallStarted" },
-  { service: "executor-e1", offset: "-5m", minutes: -5, writes: "ToolCallStarted" },
+  // the claims e1 itself wrote: e2 (on the machine's clock) claims about half of the calls
+  { service: "executor-e1", offset: "+5m", minutes: 5, writes: "ToolCallStarted@e1" },
+  { service: "executor-e1", offset: "-5m", minutes: -5, writes: "ToolCallStarted@e1" },
   { service: "approver", offset: "+5m", minutes: 5, writes: "ApprovalRequested" },
   { service: "approver", offset: "-5m", minutes: -5, writes: "ApprovalRequested" },
 ] as const;

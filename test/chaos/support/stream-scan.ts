@@ -98,9 +98,12 @@ export class StreamScan {
     const type = body?.type;
     trace.types.push(type ?? "?");
     if (type !== undefined && body?.ts !== undefined) {
-      const offsets = this.clockOffsets.get(type) ?? [];
-      offsets.push(body.ts - storedAt);
-      this.clockOffsets.set(type, offsets);
+      // by type, and by type and executor copy (`ToolCallStarted@e1`): copies share event types
+      for (const key of body.executorId === undefined ? [type] : [type, `${type}@${body.executorId}`]) {
+        const offsets = this.clockOffsets.get(key) ?? [];
+        offsets.push(body.ts - storedAt);
+        this.clockOffsets.set(key, offsets);
+      }
     }
     if (type === "ToolCallFinished") trace.finishedOk ??= body?.ok === true;
     if (type !== undefined && TERMINAL.has(type)) {
@@ -114,25 +117,26 @@ export class StreamScan {
     return [...this.calls.values()].filter((c) => c.requestSeq !== undefined && c.requestSeq > afterSeq);
   }
 
-  /** The median clock offset of the writers of one event type, in ms (undefined when none was read). */
+  /** The median clock offset of the writers of one event type (or `type@executorId`), in ms (undefined when none was read). */
   medianOffset(type: string): number | undefined {
     const xs = [...(this.clockOffsets.get(type) ?? [])].sort((a, b) => a - b);
     return xs.length === 0 ? undefined : xs[Math.floor(xs.length / 2)];
   }
 }
 
-/** The body's `type`, `tool`, `ts` (ms) and `data.ok`, whatever else is in it; nothing for a body that is not a JSON object. */
-function bodyOf(data: Uint8Array): { type?: string; tool?: string; ts?: number; ok?: boolean } | undefined {
+/** The body's `type`, `tool`, `ts` (ms), `data.ok` and `data.executorId`, whatever else is in it; nothing for a body that is not a JSON object. */
+function bodyOf(data: Uint8Array): { type?: string; tool?: string; ts?: number; ok?: boolean; executorId?: string } | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(data).toString("utf8"));
     if (typeof v !== "object" || v === null) return undefined;
-    const { type, tool, ts, data: inner } = v as { type?: unknown; tool?: unknown; ts?: unknown; data?: { ok?: unknown } };
+    const { type, tool, ts, data: inner } = v as { type?: unknown; tool?: unknown; ts?: unknown; data?: { ok?: unknown; executorId?: unknown } };
     const at = typeof ts === "string" ? Date.parse(ts) : NaN;
     return {
       ...(Number.isFinite(at) ? { ts: at } : {}),
       ...(typeof type === "string" ? { type } : {}),
       ...(typeof tool === "string" ? { tool } : {}),
       ...(typeof inner?.ok === "boolean" ? { ok: inner.ok } : {}),
+      ...(typeof inner?.executorId === "string" ? { executorId: inner.executorId } : {}),
     };
   } catch {
     return undefined;
