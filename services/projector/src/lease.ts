@@ -40,7 +40,14 @@ export async function runLease(o: LeaseOptions): Promise<LeaseRunner> {
     if (next === held) return;
     held = next;
     o.log.info({ holder: o.holder }, next ? "projector lease acquired" : "projector lease lost");
-    await (next ? o.onAcquired() : o.onLost());
+    try {
+      await (next ? o.onAcquired() : o.onLost());
+    } catch (err) {
+      // not projecting after all (JetStream unavailable as a partition heals, say): the next
+      // renewal must start it again, not find the lease held and do nothing for good
+      if (next) held = false;
+      throw err;
+    }
   };
 
   /** Writes the lease if the key is still at `expected` (0: absent); the new revision, or undefined. */
