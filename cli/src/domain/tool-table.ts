@@ -1,7 +1,7 @@
 import { levelOf, type ToolRecord, type ToolView } from "@warden/contracts";
 import { renderTable, TEXT_WIDTH } from "../output.js";
 
-/** The view for people: visible tools, then (with --explain) every hidden one and why. */
+/** The view for people: visible tools with their level and action type, then (with --explain) every hidden one and why. */
 export function toolViewText(view: ToolView, explain: boolean): string {
   const q = view.query;
   const flags = Object.entries(q.flags).map(([k, v]) => `${k}=${v}`).join(",") || "none";
@@ -14,6 +14,9 @@ export function toolViewText(view: ToolView, explain: boolean): string {
           { title: "WIRE NAME", value: (t) => t.wireName },
           { title: "VERSION", value: (t) => t.version },
           { title: "GRADE", value: (t) => t.grade },
+          // the permission level policy decides on (declared or derived) and the declared action type
+          { title: "LEVEL", value: (t) => t.level },
+          { title: "ACTION", value: (t) => t.actionType ?? "-" },
           { title: "ON CALL", value: (t) => t.decision },
           // whose credentials it acts with: the caller's own, or the service's (TM-26)
           { title: "ACTS AS", value: (t) => t.actsAs ?? "-" },

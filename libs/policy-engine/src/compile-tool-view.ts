@@ -1,5 +1,6 @@
 import {
   checkWireNames,
+  levelOf,
   resolveToolName,
   toWireName,
   type HiddenTool,
@@ -28,6 +29,8 @@ function entry(r: ToolRecord, decision: ToolViewEntry["decision"], reason: strin
     title: d.title,
     description: d.actsAs === "caller" ? `${d.description} ${ACTS_AS_CALLER_NOTE}` : d.description,
     grade: d.grade,
+    level: levelOf(d),
+    ...(d.actionType === undefined ? {} : { actionType: d.actionType }),
     inputSchema: d.inputSchema,
     decision,
     reason,
