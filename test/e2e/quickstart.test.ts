@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "@warden/testing";
-import { CHROMIUM, NO_CHROMIUM } from "../support/inbox.js";
+import { CHROMIUM, NO_CHROMIUM, startInbox, type RunningInbox } from "../support/inbox.js";
 
 /**
  * The newcomer's path, as README.md's Quickstart writes it: `npm ci && npm start`, then the
@@ -68,7 +68,7 @@ describe("the README's quickstart, as a newcomer runs it", { timeout: 240_000 },
   let up: ChildProcess | undefined;
   let upOut = "";
   let browser: Browser | undefined;
-  let inbox: ChildProcess | undefined;
+  let inbox: RunningInbox | undefined;
 
   /** `npx warden …` runs the built CLI (node_modules/.bin/warden imports it; cli-script.test.ts runs npx itself). */
   function warden(args: readonly string[]): Promise<Ran> {
@@ -97,7 +97,7 @@ describe("the README's quickstart, as a newcomer runs it", { timeout: 240_000 },
 
   afterAll(async () => {
     await browser?.close();
-    inbox?.kill("SIGTERM");
+    inbox?.child.kill("SIGTERM");
     if (up !== undefined && up.exitCode === null) {
       const exited = new Promise((done) => up!.once("exit", done));
       up.kill("SIGTERM");
@@ -184,18 +184,10 @@ describe("the README's quickstart, as a newcomer runs it", { timeout: 240_000 },
     expect(ran.indexOf("inbox")).toBeLessThan(ran.indexOf("trace"));
   });
 
-  /** `npx warden inbox --as alice`: open the URL it prints in Chromium, and approve the send with `a`, then Enter. */
+  /** `npx warden inbox --as <person>`: open the URL it prints in Chromium, and approve the send with `a`, then Enter. */
   async function approveInBrowser(args: readonly string[]): Promise<void> {
-    let out = "";
-    inbox = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env });
-    inbox.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-    inbox.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-    const url = await eventually(() => {
-      expect(inbox!.exitCode, out).toBeNull();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
-      expect(m, out).not.toBeNull();
-      return m![1]!;
-    }, 45_000);
+    inbox = await startInbox(env.WARDEN_HOME, args[args.indexOf("--as") + 1] ?? "", args);
+    const url = inbox.url;
     browser = await chromium.launch({ executablePath: CHROMIUM });
     const page = await browser.newPage();
     await page.goto(url);
@@ -209,8 +201,8 @@ describe("the README's quickstart, as a newcomer runs it", { timeout: 240_000 },
     await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
     await browser.close();
     browser = undefined;
-    const exited = new Promise((done) => inbox!.once("exit", done));
-    inbox.kill("SIGTERM");
+    const exited = new Promise((done) => inbox!.child.once("exit", done));
+    inbox.child.kill("SIGTERM");
     await exited;
     inbox = undefined;
   }
