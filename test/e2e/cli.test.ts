@@ -306,7 +306,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(text.stderr).toContain(url);
   });
 
-  it("adds the skills of WARDEN_SKILLS_DIR with `up` and runs their scripts in the adapters", async () => {
+  it("adds the skills of WARDEN_SKILLS_DIR with `up` and runs their scripts in the adapters", { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-skills-"));
     const home = join(dir, "home");
     const skills = resolve(dirname(fileURLToPath(import.meta.url)), "../../services/adapters/examples/skills");
@@ -314,7 +314,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     try {
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; services: string[]; tools: string[]; identities: string[] }, 20_000, 100);
+      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; services: string[]; tools: string[]; identities: string[] }, 60_000, 100);
       expect(summary).toMatchObject({ ok: true, tools: expect.arrayContaining(["skill-refund-check.window"]), services: expect.arrayContaining(["adapters"]) });
       const upEnv = { WARDEN_HOME: home, LOG_LEVEL: "silent" };
       const listed = await warden(["skills", "list", "--json"], upEnv);
@@ -331,7 +331,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     }
   });
 
-  it("brings everything up with `up --demo`, serves its health and metrics with WARDEN_HEALTH_PORT, and drains on SIGTERM", async () => {
+  it("brings everything up with `up --demo`, serves its health and metrics with WARDEN_HEALTH_PORT, and drains on SIGTERM", { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
     const home = join(dir, "home");
     // no model endpoint: the demo subagent must then answer with what to set
@@ -345,7 +345,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
       const summary = await eventually(
         () => JSON.parse(out) as { ok: boolean; url: string; home: string; services: string[]; tools: string[]; skills: string[]; identities: string[]; health: string },
-        20_000,
+        60_000,
         100,
       );
       expect(summary.ok).toBe(true);
