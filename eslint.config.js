@@ -2,7 +2,7 @@ import { createTypeScriptImportResolver } from "eslint-import-resolver-typescrip
 import { importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
-const TESTS = ["**/*.test.ts", "test/**/*.ts", "services/*/test/**/*.ts", "services/*/test-support/**/*.ts", "libs/*/test-support/**/*.ts"];
+const TESTS = ["**/*.test.ts", "test/**/*.ts", "scripts/**/*.ts", "services/*/test/**/*.ts", "services/*/test-support/**/*.ts", "libs/*/test-support/**/*.ts"];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/*.js", "**/fixtures/**", "**/vitest.config.ts"] },
@@ -33,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    // test files are in no package's tsconfig (they are not built): type-check them with the tests' project
+    // test files and scripts/ are in no package's tsconfig (they are not built): type-check them with the tests' project
     files: TESTS,
     languageOptions: { parserOptions: { projectService: false, project: "./tsconfig.tests.json", tsconfigRootDir: import.meta.dirname } },
   },

@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { knowsSyncInterval, parseNatsServerVersion, renderJetStreamDurability } from "@warden/identity";
 import { loadTracingConfig, SERVICE_NODE_OPTIONS } from "@warden/service-kit";
 
 /** No Docker engine runs on CI machines, so the compose file is checked against the tree instead. */
@@ -49,6 +51,10 @@ function configSources(): string {
     "cli/src/connect.ts",
     // WARDEN_<STAGE>_NATS_CREDS: each stage's credentials in the colocated process
     "cli/src/up/colocated-stages.ts",
+    // WARDEN_MCP_TOKEN: the bearer token of `warden mcp --http`
+    "cli/src/commands/mcp.ts",
+    // WARDEN_NOTARY_HOME: where provisioning keeps the notary's key
+    "cli/src/up/notary-key.ts",
   ];
   return files.filter((f) => existsSync(join(root, f))).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
 }
@@ -58,14 +64,25 @@ const natsNodes = services.filter(([, s]) => s.image?.startsWith("nats:"));
 /** Containers that run Warden services (the CLI's one-shot steps are not services). */
 const isWarden = (s: ComposeService) => s.command?.[0] === "node" && (!s.command[1]?.startsWith("cli/") || s.command[1] === COLOCATED_ENTRY);
 const wardens = services.filter(([, s]) => isWarden(s));
-/** Containers that run the `warden` CLI: provisioning and topology. */
-const cliSteps = services.filter(([, s]) => s.command?.[0] === "node" && s.command[1]?.startsWith("cli/") && !isWarden(s));
+/** The CLI commands that serve as one identity until stopped: clients of Warden, not services. */
+const CLIENT_COMMANDS = ["inbox", "mcp"];
+const isClient = (s: ComposeService) => s.command?.[1] === "cli/dist/main.js" && CLIENT_COMMANDS.includes(s.command[2] ?? "");
+const clients = services.filter(([, s]) => isClient(s));
+/** Containers that run a one-shot `warden` CLI step: provisioning and topology. */
+const cliSteps = services.filter(([, s]) => s.command?.[0] === "node" && s.command[1]?.startsWith("cli/") && !isWarden(s) && !isClient(s));
+/** The value of `--flag` in a command line. */
+const optionOf = (s: ComposeService, flag: string): string | undefined => {
+  const i = s.command?.indexOf(flag) ?? -1;
+  return i < 0 ? undefined : s.command?.[i + 1];
+};
 
 /**
  * The identities a container connects as, each with its credentials file: NATS_CREDS, or in the
  * colocated process one WARDEN_<STAGE>_NATS_CREDS per stage it runs.
  */
 function identitiesOf(name: string, s: ComposeService): { identity: string; creds: string | undefined }[] {
+  // a client acts as the identity it names with --as (the CLI refuses credentials of anyone else)
+  if (isClient(s)) return [{ identity: optionOf(s, "--as") ?? name, creds: s.environment?.["NATS_CREDS"] }];
   if (s.command?.[1] !== COLOCATED_ENTRY) return [{ identity: name, creds: s.environment?.["NATS_CREDS"] }];
   return s.command.slice(2).map((stage) => ({ identity: stage, creds: s.environment?.[`WARDEN_${stage.toUpperCase()}_NATS_CREDS`] }));
 }
@@ -137,9 +154,23 @@ describe("docker-compose.yml: authentication", () => {
     expect(natsSettings).not.toMatch(/^\s*(authorization|accounts)\s*[:{]/m);
     const controlLine = Number(/max_control_line:\s*(\d+)/.exec(natsSettings)?.[1]);
     expect(controlLine).toBeGreaterThanOrEqual(32768);
-    expect(natsSettings).toMatch(/sync_interval:\s*always/);
+    // the store's durability comes from provisioning, for the nodes' release (below)
+    expect(natsSettings).toMatch(/jetstream\s*{[^}]*include\s+\.\/auth\/jetstream\.conf/);
+    expect(natsSettings).not.toMatch(/sync_interval/);
     // monitoring only on the container's loopback
     expect(natsSettings).toMatch(/^http:\s*127\.0\.0\.1:8222/m);
+  });
+
+  it("provisions the JetStream durability for the nodes' nats image: sync_interval always, as production needs", () => {
+    const tags = new Set(natsNodes.map(([, s]) => s.image!.replace(/^nats:/, "")));
+    expect(tags.size, "every node runs the same release").toBe(1);
+    const tag = parseNatsServerVersion([...tags][0]!);
+    const provision = compose.services["provision"]!;
+    const flag = parseNatsServerVersion(optionOf(provision, "--nats-version") ?? "");
+    expect(flag, "provision is told the nodes' release").toBeDefined();
+    expect({ major: flag!.major, minor: flag!.minor }).toEqual({ major: tag!.major, minor: tag!.minor });
+    expect(knowsSyncInterval(flag!)).toBe(true);
+    expect(renderJetStreamDurability(flag!, "from --nats-version")).toMatch(/^sync_interval: always$/m);
   });
 
   it("gives every NATS node the provisioned auth files read-only, a named JetStream volume and a healthcheck", () => {
@@ -159,7 +190,13 @@ describe("docker-compose.yml: authentication", () => {
 
   it("publishes no port but nats-1's client port (and the optional Prometheus and collector), on the loopback only", () => {
     const published = services.flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p}`));
-    expect(published).toEqual(["nats-1 127.0.0.1:4222:4222", "prometheus 127.0.0.1:9090:9090", "otel-collector 127.0.0.1:4318:4318"]);
+    expect(published).toEqual([
+      "nats-1 127.0.0.1:4222:4222",
+      "inbox 127.0.0.1:8080:8080",
+      "mcp 127.0.0.1:8765:8765",
+      "prometheus 127.0.0.1:9090:9090",
+      "otel-collector 127.0.0.1:4318:4318",
+    ]);
   });
 
   it("gives every Warden service OTEL_EXPORTER_OTLP_ENDPOINT from WARDEN_OTLP_ENDPOINT, empty by default, which leaves tracing off", () => {
@@ -202,7 +239,7 @@ describe("docker-compose.yml: authentication", () => {
   });
 
   it("connects every Warden container with its own credentials, mounted read-only from a volume no one else mounts", () => {
-    const connecting = [...wardens, ...cliSteps.filter(([name]) => name !== "provision")];
+    const connecting = [...wardens, ...clients, ...cliSteps.filter(([name]) => name !== "provision")];
     const owners = new Map<string, string>();
     for (const [name, s] of connecting) {
       for (const { identity, creds } of identitiesOf(name, s)) {
@@ -225,13 +262,18 @@ describe("docker-compose.yml: authentication", () => {
     const written = new Map(mounts(provision).map((m) => [m.source, m.target]));
     expect(written.get("warden-home")).toBe("/warden");
     expect(written.get("nats-auth")).toBe("/warden/server");
-    for (const [name, s] of wardens) {
+    for (const [name, s] of [...wardens, ...clients]) {
       for (const { identity, creds } of identitiesOf(name, s)) {
         const volume = volumeHolding(s, creds!);
         expect(written.get(volume!), `${name}'s credentials for ${identity} come from provisioning`).toBe(`/warden/identities/${identity}`);
       }
       expect(s.depends_on?.["topology"]?.condition, name).toBe("service_completed_successfully");
     }
+    // the notary's key is kept where the next provisioning run finds it (else each `up` would mint
+    // and pin a new one), in the volume only the notary mounts besides provisioning
+    const notaryHome = provision.environment?.["WARDEN_NOTARY_HOME"];
+    expect(notaryHome).toBe(written.get("id-notary"));
+    expect(compose.services["notary"]!.environment?.["WARDEN_NOTARY_SIGNING_KEY_FILE"]).toBe("/run/warden/notary.pem");
     const topology = compose.services["topology"]!;
     expect(written.get(volumeHolding(topology, topology.environment!["NATS_CREDS"]!)!)).toBe("/warden/identities/admin");
     for (const [node] of natsNodes) expect(topology.depends_on?.[node]?.condition).toBe("service_healthy");
@@ -247,6 +289,33 @@ describe("docker-compose.yml: authentication", () => {
       expect(keys, `${name} pins approver keys`).toBeDefined();
       expect(volumeHolding(s, keys!), name).toBe(volumeHolding(s, s.environment!["NATS_CREDS"]!));
     }
+  });
+});
+
+describe("docker-compose.yml: the inbox and the MCP server", () => {
+  it("runs alice's web inbox and an MCP server acting as support-bot, with options the CLI has, after the topology", () => {
+    expect(clients.map(([name]) => name).sort()).toEqual(["inbox", "mcp"]);
+    expect(compose.services["inbox"]?.command?.slice(2)).toEqual(["inbox", "--as", "alice", "--host", "0.0.0.0", "--port", "8080"]);
+    expect(compose.services["mcp"]?.command?.slice(2)).toEqual(["mcp", "--as", "support-bot", "--http", "--host", "0.0.0.0", "--port", "8765"]);
+    for (const [name, s] of clients) {
+      const help = execFileSync(process.execPath, [join(root, "cli/dist/main.js"), s.command![2]!, "--help"], { encoding: "utf8" });
+      for (const flag of s.command!.filter((a) => a.startsWith("--"))) expect(help, `${name}: ${flag}`).toContain(flag);
+      expect(s.depends_on?.["topology"]?.condition, name).toBe("service_completed_successfully");
+      // a client creates nothing and serves no health port; it never sees the trust root
+      expect(s.environment?.["WARDEN_REPLICAS"], name).toBeUndefined();
+      expect(s.environment?.["NATS_URL"], name).toBe(compose.services["approver"]!.environment!["NATS_URL"]);
+    }
+  });
+
+  it("publishes each on the host's loopback at the port it listens on (the inbox answers only requests addressed to 127.0.0.1:PORT)", () => {
+    for (const [name, s] of clients) {
+      const port = optionOf(s, "--port");
+      expect(s.ports, name).toEqual([`127.0.0.1:${port}:${port}`]);
+      // every interface of the container, so the published port reaches it
+      expect(optionOf(s, "--host"), name).toBe("0.0.0.0");
+    }
+    // no fixed token in the file: the operator's WARDEN_MCP_TOKEN, or one made per run
+    expect(compose.services["mcp"]!.environment?.["WARDEN_MCP_TOKEN"]).toBe("${WARDEN_MCP_TOKEN:-}");
   });
 });
 

@@ -55,7 +55,7 @@ export const UP_OPTIONS = {
   insecure: { type: "boolean", description: "go on with a NATS_URL server that lets unauthenticated clients publish" },
 } as const satisfies OptionSpecs;
 
-export const TOOLS_VIEW_OPTIONS = {
+const VIEW_OPTIONS = {
   ...JSON_OPTION,
   ...CALLER_OPTIONS,
   ...WHO_OPTIONS,
@@ -63,8 +63,13 @@ export const TOOLS_VIEW_OPTIONS = {
   explain: { type: "boolean", description: "also list the hidden tools and why each is hidden" },
 } as const satisfies OptionSpecs;
 
+export const TOOLS_VIEW_OPTIONS = {
+  ...VIEW_OPTIONS,
+  "max-tools": { type: "string", value: "N", description: "show at most N tools, ranked (default: the policy's views.maxTools, else 20)" },
+} as const satisfies OptionSpecs;
+
 export const RESOLVE_OPTIONS = {
-  ...TOOLS_VIEW_OPTIONS,
+  ...VIEW_OPTIONS,
   goal: { type: "string", value: "TEXT", required: true, description: "what the caller wants done (its words are matched against the tools)" },
   task: { type: "string", value: "TEXT", description: "the step within the goal" },
   target: { type: "string", value: "TEXT", description: "what the action is on (a customer, a ticket)" },
@@ -171,6 +176,11 @@ export const INBOX_OPTIONS = {
   ...WHO_OPTIONS,
   as: required({ ...WHO_OPTIONS.as, description: "whose inbox: the page decides as this person and nobody else" }),
   port: { type: "string", value: "N", description: "the port on 127.0.0.1 (default 0: a free one; the URL is printed)" },
+  host: {
+    type: "string",
+    value: "H",
+    description: "the address to listen on (default 127.0.0.1); the page still answers only requests to 127.0.0.1:PORT, as a container published on the host's loopback gets them",
+  },
   refresh: { type: "string", value: "DURATION", description: "how often the inbox is read besides new requests (default 3s)" },
   "session-idle": { type: "string", value: "DURATION", description: "the page's session ends after this long without a request (default 12h); then restart for a new URL" },
 } as const satisfies OptionSpecs;
@@ -289,6 +299,11 @@ export const POLICY_DECIDE_OPTIONS = {
     value: "FILE",
     description: "earlier calls (a JSON or YAML list of { callId, tool, principal, runId, args, at, outcome }) to decide the rules' history conditions from",
   },
+  "history-from-stream": {
+    type: "boolean",
+    description: "decide the history conditions from the calls recorded on the stream (read as the auditor reads it), not from a file",
+  },
+  since: { type: "string", value: "T", description: "with --history-from-stream: read from this time: ISO time, or 15m / 2h / 7d ago (default the longest rule window before the request)" },
 } as const satisfies OptionSpecs;
 
 export const POLICY_WHATIF_OPTIONS = {
@@ -343,6 +358,11 @@ export const PROVISION_OPTIONS = {
   url: { type: "string", value: "U", description: "the servers' URL(s) written into the home" },
   routes: { type: "string", value: "h:p,..", description: "cluster routes: also writes server/cluster.conf with a route secret" },
   owner: { type: "string", value: "UID:GID", description: "owner of each identity folder (for containers)" },
+  "nats-version": {
+    type: "string",
+    value: "X.Y",
+    description: "the nats-server release the nodes run, for server/jetstream.conf (default: this machine's `nats-server --version`, else 2.12)",
+  },
 } as const satisfies OptionSpecs;
 
 export const TOPOLOGY_OPTIONS = {

@@ -73,7 +73,8 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     const view = r.doc["view"] as { tools: { name: string }[]; hidden: { name: string; reason: string }[] };
     expect(view.tools.map((t) => t.name)).toContain("kb.search");
     expect(view.tools.map((t) => t.name)).not.toContain("customer.message");
-    expect(view.hidden).toContainEqual(expect.objectContaining({ name: "customer.message", reason: "send_never_listed_for_llm" }));
+    // never listed, and --explain says what a model's call of it does: it waits for a person
+    expect(view.hidden).toContainEqual(expect.objectContaining({ name: "customer.message", reason: "send_never_listed_for_llm", detail: expect.stringMatching(/waits for a person to confirm it \(default\.send\.llm\)/) }));
     expect(r.doc["formatted"]).toContainEqual(expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "kb__search" }) }));
   });
 

@@ -89,7 +89,7 @@ describe("framework adapters: wardenTools() for the OpenAI Agents SDK and the Ve
     await client2.close();
   });
 
-  it("gives the Vercel AI SDK the same tools: a read runs, a write that waits for a person answers PENDING with its approval id", async () => {
+  it("gives the Vercel AI SDK the same tools: a read runs, and without toolApproval a write that waits for a person answers PENDING with its approval id", async () => {
     const client = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
     const warden = await aiTools(client, { scope: "ticket_page" });
     expect(warden.ok).toBe(true);

@@ -67,6 +67,8 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
 
   it("allows a write in plan mode and refuses the same write to a model that was never shown it (view.not_shown)", async () => {
     const args = { title: "Refund", body: "Customer asks for a refund", customerId: "C-7" };
+    // the demo policy's bot.ticket-after-read: support-bot files unattended in a run that read a support conversation
+    expect(await bot.call("session.fetch", { id: 1 }, { mode: "plan" })).toMatchObject({ ok: true });
     const planned = await bot.call("ticket.submit", args, { mode: "plan" });
     expect(planned).toMatchObject({ ok: true, status: "succeeded" });
     const unshown = await bot.call("ticket.submit", args, { mode: "llm" });
@@ -77,6 +79,25 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     expect(eventTypes(events)).not.toContain("ApprovalRequested");
     // the read a model is shown still runs
     expect(await bot.call("kb.search", { query: "refund" }, { mode: "llm" })).toMatchObject({ ok: true, status: "succeeded" });
+  });
+
+  it("holds support-bot's ticket for a person in a run that read no support conversation (the demo's history rule), naming the rule", async () => {
+    const fresh = createAgentClient({ bus: botBus, principal: "support-bot" });
+    const blind = await fresh.call("ticket.submit", { title: "Refund", body: "unread", customerId: "C-8" }, { mode: "plan" });
+    expect(blind).toMatchObject({ ok: false, status: "awaiting_approval" });
+    const checked = (await callEvents(w.bus, blind.callId)).find((e) => e.type === "ToolPolicyChecked");
+    expect(checked?.type === "ToolPolicyChecked" && checked.data).toMatchObject({ decision: "require_approval", ruleIds: ["bot.ticket-after-read"], history: [{ ruleId: "bot.ticket-after-read", scope: "run", holds: true, count: 0 }] });
+  });
+
+  it("refuses a fourth message to one customer within the hour (the demo's count limit), those waiting for approval counted", async () => {
+    const sends = [];
+    for (let i = 0; i < 3; i++) sends.push(await bot.call("customer.message", { customerId: "C-limit", text: `note ${i}` }, { mode: "plan" }));
+    expect(sends.map((r) => r.status)).toEqual(["awaiting_approval", "awaiting_approval", "awaiting_approval"]);
+    const fourth = await bot.call("customer.message", { customerId: "C-limit", text: "one too many" }, { mode: "plan" });
+    expect(fourth).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    expect(fourth.error?.message).toContain("at most 3 messages to one customer");
+    // another customer has its own count
+    expect(await bot.call("customer.message", { customerId: "C-other", text: "hello" }, { mode: "plan" })).toMatchObject({ status: "awaiting_approval" });
   });
 
   it("holds a write the document shows a model for a person's approval", async () => {
@@ -93,9 +114,10 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     expect(write.error?.message).toMatch(/mode human needs a person/);
   });
 
-  it("refuses send in llm mode and never lists it in the llm ToolView", async () => {
+  it("never lists a send in the llm ToolView, and holds a model's send for a person when it asks anyway", async () => {
     const r = await bot.call("customer.message", { customerId: "C-1", text: "hi" }, { mode: "llm" });
-    expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
+    expect(r).toMatchObject({ ok: false, status: "awaiting_approval", requiresConfirm: true, error: { code: "CONFIRMATION_REQUIRED" } });
+    expect(eventTypes(await callEvents(w.bus, r.callId))).not.toContain("ToolCallStarted");
     const view = await bot.toolView({ principal: "support-bot", mode: "llm", scope: "ticket_page", explain: true, format: "openai" });
     expect(view.ok).toBe(true);
     if (!view.ok) return;

@@ -121,8 +121,8 @@ describe("every event names its cause by hash: a call's events form a hash chain
     expect(expired).toMatchObject({ status: "awaiting_approval" });
     calls.push(["ticket", expired.callId]);
 
-    // a model may never send: the policy denies
-    const policyDenied = await bot.call("customer.message", message("llm"), { mode: "llm" });
+    // an agent may not claim mode human: the policy denies
+    const policyDenied = await bot.call("customer.message", message("human"), { mode: "human" });
     expect(policyDenied).toMatchObject({ ok: false, status: "rejected" });
     calls.push(["customer", policyDenied.callId]);
 

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { silentLogger } from "@warden/bus";
+import { readEvent, silentLogger } from "@warden/bus";
 import { PolicyDocumentSchema } from "@warden/contracts";
 import { defineTool, startExecutor } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
@@ -163,10 +163,19 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
       expect(metaOf(r)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String), code: "CONFIRMATION_REQUIRED", handle: `warden://calls/${String(metaOf(r)["callId"])}` });
     });
 
-    it("refuses a tool the view does not show, and invalid args, as error results", async () => {
-      const send = await callTool(client, "customer__message", { customerId: "C-1", text: "hi" });
+    it("answers a send the view never lists, asked for by name, with a pending result: it waits for a person, never for the model", async () => {
+      const send = await callTool(client, "customer__message", { customerId: "C-mcp-llm", text: "hi" });
       expect(send.isError).toBe(true);
-      expect(metaOf(send)).toMatchObject({ status: "rejected", code: "POLICY_DENIED" });
+      expect(textOf(send)).toMatch(/^PENDING: this call needs a person's approval \(approvalId \S+\); it has not run yet\. Only a person can confirm it/);
+      expect(metaOf(send)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String), code: "CONFIRMATION_REQUIRED" });
+      const checked = await readEvent(w.bus, "customer", String(metaOf(send)["callId"]), "ToolPolicyChecked");
+      expect(checked?.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"] });
+    });
+
+    it("refuses a tool the view does not show, and invalid args, as error results", async () => {
+      const hidden = await callTool(client, "kb__reindex", {});
+      expect(hidden.isError).toBe(true);
+      expect(metaOf(hidden)).toMatchObject({ status: "rejected", code: "POLICY_DENIED" });
       const invalid = await callTool(client, "kb__search", { query: 42 });
       expect(invalid.isError).toBe(true);
       expect(metaOf(invalid)).toMatchObject({ status: "rejected", code: "INVALID_ARGS" });
@@ -197,8 +206,9 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     const chosen = "e2e-chosen-token-0123456789abcdef";
     const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan", "--timeout", "1s"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
     processes.push(http.child);
+    // the token line follows the URL line the start waited for, maybe in a later chunk
+    await eventually(() => expect(http.output()).toContain("WARDEN_MCP_TOKEN"), 5_000);
     expect(http.output()).not.toContain(chosen);
-    expect(http.output()).toContain("WARDEN_MCP_TOKEN");
     const url = http.url;
     const authorization = `Bearer ${chosen}`;
     const client = new Client({ name: "e2e-http", version: "1.0.0" });

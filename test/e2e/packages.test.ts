@@ -4,20 +4,25 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INSTALLABLE_PACKAGES, npmEnv, PACK_DIR } from "../../scripts/pack-packages.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
- * The installable packages, tried as a user outside this repository would: `npm pack` each one,
- * install the tarballs into a scratch project in a temp dir, and run an executor and an agent
- * from there against a real Warden. npm resolves the packages' outside dependencies (zod, the
- * nats.js client, pino, yaml) from its cache or the registry (`--prefer-offline`): on a machine
- * with neither, the install step fails and says so. About 15-25 s, most of it npm.
+ * The installable packages, tried as a user outside this repository would: `npm run pack`'s script
+ * packs them into dist-packages/, the README's install line installs the tarballs into a scratch
+ * project in a temp dir, and an executor and an agent run from there against a real Warden. npm
+ * resolves the packages' outside dependencies (zod, the nats.js client, pino, yaml) from its cache
+ * or the registry (`--prefer-offline`): on a machine with neither, the install step fails and says
+ * so. About 15-25 s, most of it npm.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-/** The packages a user installs, with the internal ones they depend on (each its own tarball). */
-const PACKAGES = ["@warden/contracts", "@warden/bus", "@warden/projections", "@warden/sdk", "@warden/service-kit", "@warden/executor"] as const;
+const PACKAGES = INSTALLABLE_PACKAGES;
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
+/** `npm run pack` without its build step (the tests run on a built tree). */
+const PACK_SCRIPT = join(ROOT, "scripts/pack-packages.ts");
+/** Where the README's install line says the repository is. */
+const README_ROOT = "/path/to/warden";
 
 interface Run {
   readonly code: number;
@@ -26,16 +31,7 @@ interface Run {
 }
 
 /** npm run by a test must not think it works on this workspace (`npm test` exports its settings). */
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const keep = Object.entries(process.env).filter(
-    (e): e is [string, string] =>
-      e[1] !== undefined &&
-      !/^npm_(package|lifecycle)_/i.test(e[0]) &&
-      !/^npm_config_(workspace|workspaces|include_workspace_root|global|prefix|local_prefix)$/i.test(e[0]) &&
-      !["NATS_URL", "NATS_CREDS", "WARDEN_HOME"].includes(e[0]),
-  );
-  return { ...Object.fromEntries(keep), ...extra };
-}
+const childEnv = npmEnv;
 
 function run(file: string, args: readonly string[], cwd: string, env: Record<string, string> = childEnv(), timeoutMs = 120_000): Promise<Run> {
   return new Promise((done) => {
@@ -155,27 +151,58 @@ describe("the installable packages, packed and installed outside the workspace",
 
   let tarballs: string[] = [];
 
-  it("packs each package with its dist, types, exports map and README, and nothing of its tests", async () => {
-    const packed = await run("npm", ["pack", ...PACKAGES.flatMap((p) => ["-w", p]), "--pack-destination", dir, "--json"], ROOT);
+  it("packs each package (npm run pack) with its dist, types, exports map, README and publish metadata, and nothing of its tests", async () => {
+    const packed = await run(process.execPath, [PACK_SCRIPT, "--json"], ROOT);
     expect(packed.code, packed.stderr).toBe(0);
-    const reports = JSON.parse(packed.stdout) as { name: string; filename: string; files: { path: string }[] }[];
+    const reports = JSON.parse(packed.stdout) as { name: string; tarball: string; files: string[] }[];
     expect(reports.map((r) => r.name).sort()).toEqual([...PACKAGES].sort());
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string>; license: string; repository?: { url: string } };
+    // what `npm run pack` runs after the build
+    expect(root.scripts["pack"]).toBe("npm run build --silent && node scripts/pack-packages.ts");
     for (const r of reports) {
-      const files = r.files.map((f) => f.path);
+      expect(dirname(r.tarball), r.name).toBe(join(ROOT, PACK_DIR));
+      const files = r.files;
       expect(files, r.name).toContain("README.md");
       expect(files, r.name).toContain("dist/index.js");
       expect(files, r.name).toContain("dist/index.d.ts");
       expect(files.filter((f) => /\.test\.|tsbuildinfo|tsconfig/.test(f)), r.name).toEqual([]);
-      const manifest = JSON.parse(readFileSync(join(ROOT, "node_modules", r.name, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+      const manifest = JSON.parse(readFileSync(join(ROOT, "node_modules", r.name, "package.json"), "utf8")) as Record<string, unknown> & { exports: Record<string, unknown> };
       expect(manifest.exports["."], r.name).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+      expect(manifest, r.name).toMatchObject({ license: root.license, engines: { node: expect.any(String) } });
+      expect(manifest["repository"], r.name).toEqual(root.repository === undefined ? undefined : expect.objectContaining({ url: root.repository.url }));
+      expect(manifest["private"], r.name).toBeUndefined();
     }
-    tarballs = reports.map((r) => join(dir, r.filename));
+    tarballs = reports.map((r) => r.tarball);
   });
 
-  it("installs the tarballs into a scratch project (outside the workspace) and type-checks a program against them", async () => {
+  it("refuses to pack a package that is not publish-ready, naming what is missing", async () => {
+    const { publishProblems } = await import("../../scripts/pack-packages.js");
+    const root = { name: "warden", license: "L", engines: { node: ">=22" }, repository: { url: "u" } };
+    const ready = { name: "@warden/x", license: "L", description: "d", keywords: ["k"], engines: { node: ">=22" }, files: ["dist"], repository: { url: "u", directory: "libs/sdk" } };
+    expect(publishProblems("@warden/x", "libs/sdk", ready, root)).toEqual([]);
+    // no remote named in the root (as now): a package must not name one of its own
+    const { repository: _r, ...noRemote } = root;
+    const { repository: _m, ...readyNoRemote } = ready;
+    expect(publishProblems("@warden/x", "libs/sdk", readyNoRemote, noRemote)).toEqual([]);
+    expect(publishProblems("@warden/x", "libs/sdk", ready, noRemote)).toEqual(["@warden/x has a repository the root package.json does not name"]);
+    expect(publishProblems("@warden/x", "libs/sdk", { ...ready, repository: { url: "u", directory: "libs/bus" } }, root)).toEqual(["@warden/x repository.directory is not libs/sdk"]);
+    expect(publishProblems("@warden/x", "libs/sdk", { ...ready, private: true, license: undefined, keywords: [] }, root)).toEqual([
+      "@warden/x is private",
+      "@warden/x has no license",
+      "@warden/x has no keywords",
+      "@warden/x license undefined is not the root's L",
+    ]);
+  });
+
+  it("installs the tarballs by the README's line into a scratch project (outside the workspace) and type-checks a program against them", async () => {
     expect(tarballs).toHaveLength(PACKAGES.length);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "warden-scratch", private: true, type: "module" }));
-    const installed = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", ...tarballs, "zod@^4.1.0"], app);
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const line = readme.split("\n").find((l) => l.startsWith(`npm install ${README_ROOT}/${PACK_DIR}/`));
+    expect(line, "README.md has the install line").toBe(`npm install ${README_ROOT}/${PACK_DIR}/*.tgz`);
+    // the README's line, run by a shell (the glob), with this checkout for the path; offline where it can
+    const command = `${line!.replace(README_ROOT, ROOT)} --prefer-offline --no-audit --no-fund --ignore-scripts zod@^4.1.0`;
+    const installed = await run("sh", ["-c", command], app);
     expect(installed.code, `npm install failed (it needs the npm cache or registry for zod, @nats-io/*, pino, yaml):\n${installed.stderr}`).toBe(0);
     for (const name of PACKAGES) expect(existsSync(join(app, "node_modules", name, "dist/index.js")), name).toBe(true);
     // one copy of each internal package: the tarballs satisfy each other's dependencies

@@ -233,7 +233,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
       const r = await warden("policy", "whatif", "demo-policy.yaml", "--since", start.toISOString(), "--until", boundary.toISOString(), "--json");
       expect(r.code, r.stderr).toBe(0);
       const report = json(r);
-      expect(report).toMatchObject({ requested: madeBefore, changed: 0, changes: [], recordedUnder: ["support-desk-3"] });
+      expect(report).toMatchObject({ requested: madeBefore, changed: 0, changes: [], recordedUnder: ["support-desk-4"] });
       expect(report["replayed"]).toBe(report["requested"]);
     });
 
@@ -266,7 +266,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
         expect.objectContaining({ from: { decision: "require_approval", ruleIds: ["default.write.llm"] }, to: { decision: "deny", ruleIds: ["view.not_shown", "llm.show_write"] }, count: 2 }),
       ]);
       // the two calls the rate limit refused are not replayed: that depended on history, not on the document
-      expect(report).toMatchObject({ notReplayed: { rate_limit: 2 }, changed: 7, recordedUnder: ["support-desk-3", "support-desk-rl"] });
+      expect(report).toMatchObject({ notReplayed: { rate_limit: 2 }, changed: 7, recordedUnder: ["support-desk-4", "support-desk-rl"] });
       const text = await warden("policy", "whatif", "candidate.yaml", "--since", start.toISOString());
       expect(text.stdout).toContain("allow → require_approval: 3 calls, by plans-fetch-with-care (was default.read.plan)");
       expect(text.stdout).toContain("not replayed (they depend on history, not on the document alone): 2 decided by rate limits");

@@ -66,7 +66,8 @@ describe("projections over real services: call state, inbox and budgets equal a 
 
     const reads = await inBatches(120, 40, (i) => agent.call("kb.search", { query: `refund ${i}` }, { mode: "llm", runId: runs[i % runs.length]!, wait: true }));
     reads.forEach((r) => track("succeeded", r.callId));
-    const denied = await inBatches(40, 40, (i) => agent.call("customer.message", { customerId: `C${i}`, text: "hi" }, { mode: "llm", runId: runs[i % 3]!, wait: true }));
+    // an agent may not claim mode human (gate.human_mode_needs_person): refused by the policy
+    const denied = await inBatches(40, 40, (i) => agent.call("customer.message", { customerId: `C${i}`, text: "hi" }, { mode: "human", runId: runs[i % 3]!, wait: true }));
     denied.forEach((r) => track("rejected", r.callId));
     const failed = await inBatches(30, 30, (i) => agent.call("demo.fail", {}, { mode: "llm", runId: runs[i % 5]!, wait: true }));
     failed.forEach((r) => track("failed", r.callId));

@@ -44,6 +44,28 @@ describe("resolving an intent", () => {
     expect(capped.value.view.candidates!.every((c) => c.level === "L0" && c.grade === "read")).toBe(true);
   });
 
+  it("caps a view asked for without an intent, reads first, and says how many it left out and how to ask (request and warden tools --max-tools)", async () => {
+    const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+    const full = await alice.toolView({ explain: true });
+    const capped = await alice.toolView({ maxTools: 3, explain: true });
+    if (!full.ok || !capped.ok) throw new Error("view failed");
+    // the demo's tools fit the default cap of 20
+    expect(full.value.view.omitted).toBeUndefined();
+    const n = full.value.view.tools.length;
+    expect(n).toBeGreaterThan(3);
+    expect(full.value.view.tools.some((t) => t.grade !== "read")).toBe(true);
+    expect(capped.value.view.tools).toHaveLength(3);
+    expect(capped.value.view.tools.every((t) => t.grade === "read")).toBe(true);
+    expect(capped.value.view.omitted).toMatchObject({ count: n - 3, maxTools: 3, capFrom: "request", hint: expect.stringContaining("intent") });
+    expect(capped.value.view.hidden.filter((h) => h.reason === "over_view_cap")).toHaveLength(n - 3);
+    const text = await runWarden(w.nats.home.dir, "tools", "--principal", "alice", "--mode", "human", "--max-tools", "3");
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toContain(`${n - 3} more not listed: a view without an intent shows at most 3 (--max-tools), reads first;`);
+    const bad = await runWarden(w.nats.home.dir, "tools", "--max-tools", "0");
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("--max-tools is a whole number from 1 to 500");
+  });
+
   it("warden resolve prints the ranking, and refuses a bad grade, action type or level", async () => {
     const r = await runWarden(w.nats.home.dir, "resolve", "--goal", "find knowledge base articles about a refund", "--principal", "support-bot", "--mode", "llm", "--limit", "1", "--json");
     expect(r.code, r.err).toBe(0);

@@ -122,8 +122,10 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     expect(await childRequests(s.w.bus, "agent-reader", r.callId)).toHaveLength(3);
   });
 
-  it("never shows a send tool to the model even when the subagent allows it, and grades the subagent send", async () => {
-    s.model.script("m-mixed", [{ toolCalls: [{ name: "customer__message", arguments: { customerId: "C-mixed", text: "refund done" } }] }, { content: "I cannot message customers." }]);
+  it("never shows a send tool to the model even when the subagent allows it; asked for by name, the send waits for a person, once", async () => {
+    const send = { name: "customer__message", arguments: { customerId: "C-mixed", text: "refund done" } };
+    // the model asks for the send it was never shown, then asks again: the second ask publishes nothing
+    s.model.script("m-mixed", [{ toolCalls: [send] }, { toolCalls: [send] }, { content: "A person must confirm the message." }]);
     // a send-grade subagent needs a person even when a person starts it: alice confirms her own call
     const pending = await alice.call("agent.mixed", { task: "tell C-mixed the refund is done" }, { mode: "human" });
     expect(pending).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });
@@ -140,10 +142,25 @@ describe("subagents: a model loop whose every call is a governed child call", ()
       return e!;
     });
     const out = outputOf({ ok: finished.data.ok, data: finished.data.output });
-    expect(out.childCalls).toEqual([expect.objectContaining({ tool: "customer__message", status: "refused", callId: null })]);
-    expect(toolNames(s.model.requestsFor("m-mixed")[0]!.body)).toEqual(["kb__search"]);
+    expect(out).toMatchObject({ stoppedBy: "answer", usage: { turns: 3, toolCalls: 1 } });
+    expect(out.childCalls).toEqual([expect.objectContaining({ tool: "customer.message", status: "awaiting_approval", ok: false, approvalId: expect.any(String) })]);
+    expect(out.summary).toMatch(/1 waiting for approval/);
+    const [first, second, third] = s.model.requestsFor("m-mixed");
+    for (const r of [first, second, third]) expect(toolNames(r!.body)).toEqual(["kb__search"]);
+    expect(toolMessages(second!.body)[0]).toMatch(/^PENDING: this call needs a person's approval \(approvalId \S+\); it has not run yet\. Only a person can confirm it: do not call it again/);
+    expect(toolMessages(third!.body)[1]).toMatch(/^You asked for this same call before \(call \S+\); it was not asked for again\. PENDING: /);
+    // one child call, decided by the policy's default for a model's send, recorded as the subagent's own
+    const children = await childRequests(s.w.bus, "agent-mixed", pending.callId);
+    expect(children.map((c) => [c.tool, c.mode])).toEqual([["customer.message", "llm"]]);
+    const checked = await readEvent(s.w.bus, "customer", children[0]!.callId, "ToolPolicyChecked");
+    expect(checked?.data).toMatchObject({ decision: "require_approval" });
+    expect(checked?.data.ruleIds.slice(0, 2)).toEqual(["default.send.llm", "attenuation.checked"]);
     const view = await readEvent(s.w.bus, "agent", pending.callId, "ToolViewCompiled", "t1");
     expect(view?.data.hidden).toEqual([expect.objectContaining({ name: "customer.message", reason: "send_never_listed_for_llm" })]);
+    // alice delegated the task, so she may not confirm what it asks; nothing is sent
+    const child = out.childCalls[0]!;
+    const hash = (await readEvent(s.w.bus, "customer", child.callId!, "ApprovalRequested"))!.data.argsHash;
+    expect(await approver.approve(child.approvalId!, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     expect((await readOutbox(s.w.bus)).filter((m) => m.customerId === "C-mixed")).toEqual([]);
   });
 

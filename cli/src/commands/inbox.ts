@@ -39,7 +39,7 @@ export const inboxCommand: Command<typeof INBOX_OPTIONS> = async ({ values }, io
     if (!first.ok) throw new CliError(first.error.code, `cannot read ${person}'s approvals: ${first.error.message}`);
     const feed = startInboxFeed({ client, refreshMs, log });
     // the Calls page reads through the same connection: alice's own calls, as the server lets her
-    const server = await startInboxServer({ feed, actions: approverActions(client), calls: ownCallsReader(bus, person), port, sessionIdleMs, log });
+    const server = await startInboxServer({ feed, actions: approverActions(client), calls: ownCallsReader(bus, person), port, ...(values.host === undefined ? {} : { host: values.host }), sessionIdleMs, log });
     emit(io, values.json ?? false, { person, url: server.url }, () => `warden inbox: ${person}'s approvals at ${server.url}\nopen that URL in your browser (its token opens the inbox once; the page links to ${person}'s calls); Ctrl-C stops`);
     await io.stopSignal();
     await server.stop();

@@ -6,6 +6,8 @@ import { parse as parseYaml } from "yaml";
 import { onePositional } from "../args.js";
 import type { POLICY_DECIDE_OPTIONS } from "../command-list.js";
 import { decideText, type ArgsVerdict } from "../domain/policy-format.js";
+import { historyFromCalls, historySince } from "../domain/stream-history.js";
+import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
@@ -17,26 +19,46 @@ import { readToolsFile } from "../tools-file.js";
  * request, as the policy stage would (rules, reason, gate) and the ToolView the caller would get;
  * no bus with --tools, else the registry's descriptors. Args, when given, are checked as the
  * registry would (a refusal there exits 1). Gates that depend on earlier calls are named, not
- * decided.
+ * decided; history conditions are decided from `--history FILE` or, with `--history-from-stream`,
+ * from the calls recorded on the stream since `--since` (default: the longest rule window).
  */
 export const policyDecideCommand: Command<typeof POLICY_DECIDE_OPTIONS> = async ({ values, positionals }, io) => {
   const path = onePositional(positionals, "FILE (a JSON or YAML policy document)");
   const { document } = await readPolicyDocument(io, path);
   const request = await readRequest(io, values.request);
+  const fromStream = values["history-from-stream"] ?? false;
+  if (fromStream && values.history !== undefined) throw usageError("--history FILE and --history-from-stream are two sources of the same history: give one");
+  if (!fromStream && values.since !== undefined) throw usageError("--since is where --history-from-stream starts reading: give it with --history-from-stream");
+  const at = request.at === undefined ? new Date() : new Date(request.at);
+  const since = fromStream ? (parseTimeBound("--since", values.since, new Date()) ?? historySince(document, at)) : undefined;
   let tools: ToolRecord[];
-  if (values.tools !== undefined) {
+  let history: HistoryRecord[] | undefined;
+  let streamRead: { since: string | null; calls: number } | undefined;
+  if (values.tools !== undefined && !fromStream) {
     tools = await readToolsFile(io, values.tools);
   } else {
     const { withBus } = await import("../connect.js");
-    tools = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, registryTools);
+    const read = await withBus(io, { name: values.as, creds: values.creds, fallback: "admin" }, async (bus) => {
+      const t = values.tools !== undefined ? await readToolsFile(io, values.tools) : await registryTools(bus);
+      if (!fromStream) return { tools: t, history: undefined };
+      // no history rule and no --since: nothing a condition could read
+      if (since === undefined && values.since === undefined) return { tools: t, history: [] };
+      const { readAuditCallEvents } = await import("../audit-reader.js");
+      const r = await readAuditCallEvents(bus, since === undefined ? {} : { since });
+      return { tools: t, history: historyFromCalls(r.calls) };
+    });
+    tools = read.tools;
+    history = read.history;
+    if (history !== undefined) streamRead = { since: since?.toISOString() ?? null, calls: history.length };
   }
-  const history = values.history === undefined ? undefined : await readHistory(io, values.history);
-  const decided = decideRequest(document, tools, request, history);
+  if (values.history !== undefined) history = await readHistory(io, values.history);
+  const decided = decideRequest(document, tools, fromStream ? { ...request, at: at.toISOString() } : request, history);
   if (!decided.ok) throw new CliError(decided.error.code, `${decided.error.message} (the registry refuses such a call before policy)`);
   const r = decided.value;
   const chosen = tools.find((t) => t.descriptor.name === r.tool.name && t.descriptor.version === r.tool.version);
   const args = request.args === undefined || chosen === undefined ? undefined : await checkArgs(chosen, request.args);
-  emit(io, values.json ?? false, { ...r, file: path, tools: values.tools ?? "registry", ...(args === undefined ? {} : { args }) }, () => decideText(path, r, args));
+  const note = streamRead === undefined ? "" : `\n  history read from the stream${streamRead.since === null ? "" : ` since ${streamRead.since}`}: ${streamRead.calls} admitted calls`;
+  emit(io, values.json ?? false, { ...r, file: path, tools: values.tools ?? "registry", ...(args === undefined ? {} : { args }), ...(streamRead === undefined ? {} : { historyFromStream: streamRead }) }, () => decideText(path, r, args) + note);
   return args !== undefined && !args.valid ? EXIT_FAILED : EXIT_OK;
 };
 

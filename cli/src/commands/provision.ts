@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadManifestDir, loadSkillsDir, type LoadedManifest } from "@warden/adapters";
-import { openWardenHome, renderAuthConfig } from "@warden/identity";
+import { knowsSyncInterval, openWardenHome, parseNatsServerVersion, renderAuthConfig, renderJetStreamDurability, type NatsServerVersion } from "@warden/identity";
+import { findNatsServerBinary, natsServerVersionText } from "@warden/local-nats";
 import type { PROVISION_OPTIONS } from "../command-list.js";
 import { EXIT_OK, usageError } from "../errors.js";
 import type { Command } from "../io.js";
@@ -35,6 +36,8 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   const serverDir = join(dir, "server");
   mkdirSync(serverDir, { recursive: true });
   writeFileSync(join(serverDir, "auth.conf"), renderAuthConfig(await home.jwts(), home.root.system.getPublicKey()), { mode: 0o644 });
+  const nats = natsVersionFor(values["nats-version"]);
+  writeFileSync(join(serverDir, "jetstream.conf"), renderJetStreamDurability(nats.version, nats.source), { mode: 0o644 });
   const routes = values.routes?.split(",").map((r) => r.trim()).filter((r) => r !== "") ?? [];
   if (routes.length > 0) {
     const secret = routeSecret(dir);
@@ -66,11 +69,43 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
     if (owner !== undefined) for (const f of ["", "nats.creds", "approver-public-keys", "notary-public-keys", "approver.pem", "notary.pem"]) chownIfExists(join(idDir, f), owner);
   }
   const names = entries.map((e) => e.spec.name);
-  emit(io, values.json ?? false, { ok: true, home: dir, server: serverDir, identities: names }, () =>
-    [`provisioned ${dir}`, `  server auth  ${serverDir}/auth.conf${routes.length > 0 ? ", cluster.conf" : ""}`, `  identities   ${names.join(", ")}`].join("\n"),
+  emit(io, values.json ?? false, { ok: true, home: dir, server: serverDir, natsVersion: nats.shown, syncAlways: nats.syncAlways, identities: names }, () =>
+    [
+      `provisioned ${dir}`,
+      `  server auth  ${serverDir}/auth.conf${routes.length > 0 ? ", cluster.conf" : ""}`,
+      `  jetstream    ${serverDir}/jetstream.conf: ${nats.summary}`,
+      `  identities   ${names.join(", ")}`,
+    ].join("\n"),
   );
   return EXIT_OK;
 };
+
+/** The release production runs (docker-compose.yml's image), assumed when nothing says otherwise. */
+const DEFAULT_NATS_VERSION = "2.12";
+
+/**
+ * Which nats-server the nodes run: `--nats-version`, else the one installed on this machine, else
+ * the release production runs. jetstream.conf is written for it (sync_interval from 2.10 on).
+ */
+function natsVersionFor(flag: string | undefined): { version: NatsServerVersion; source: string; shown: string; syncAlways: boolean; summary: string } {
+  let version: NatsServerVersion | undefined;
+  let source: string;
+  if (flag !== undefined) {
+    version = parseNatsServerVersion(flag);
+    if (version === undefined) throw usageError(`--nats-version must be a release like 2.12 or 2.9.10, not ${JSON.stringify(flag)}`);
+    source = "from --nats-version";
+  } else {
+    const binary = findNatsServerBinary();
+    const text = natsServerVersionText(binary);
+    version = text === undefined ? undefined : parseNatsServerVersion(text);
+    source = version === undefined ? "assumed: no nats-server on the provisioning machine" : `found at ${binary}`;
+  }
+  version ??= parseNatsServerVersion(DEFAULT_NATS_VERSION)!;
+  const shown = `${version.major}.${version.minor}.${version.patch}`;
+  const syncAlways = knowsSyncInterval(version);
+  const summary = `${syncAlways ? "sync_interval: always" : "no sync_interval (needs 2.10+): development only"} for nats-server ${shown} (${source})`;
+  return { version, source, shown, syncAlways, summary };
+}
 
 function routeSecret(dir: string): string {
   const path = join(dir, "keys", "route-secret");

@@ -1,10 +1,11 @@
+import { MAX_VIEW_MAX_TOOLS } from "@warden/contracts";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { defaultPrincipal, onePositional, type CommandInput } from "../args.js";
 import type { TOOLS_LIST_OPTIONS, TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";
 import { existingHome, withBus } from "../connect.js";
 import { parseFlags, parseFormat, parseMode, parseToken } from "../domain/options.js";
 import { toolListText, toolViewText } from "../domain/tool-table.js";
-import { CliError, EXIT_OK } from "../errors.js";
+import { CliError, EXIT_OK, usageError } from "../errors.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit, pretty, renderTable } from "../output.js";
 
@@ -18,10 +19,14 @@ export const toolsViewCommand: Command<typeof TOOLS_VIEW_OPTIONS> = async ({ val
   const mode = parseMode(values.mode, "human");
   const scope = values.scope === undefined ? null : parseToken("--scope", values.scope);
   const flags = parseFlags(values.flags);
+  const maxTools = values["max-tools"] === undefined ? undefined : Number(values["max-tools"]);
+  if (maxTools !== undefined && !(Number.isInteger(maxTools) && maxTools >= 1 && maxTools <= MAX_VIEW_MAX_TOOLS)) {
+    throw usageError(`--max-tools is a whole number from 1 to ${MAX_VIEW_MAX_TOOLS}, not ${JSON.stringify(values["max-tools"])}`);
+  }
   // a principal's own credentials when WARDEN_HOME has them; else the operator looks on its behalf
   const asName = values.as ?? (existingHome(io)?.identity(principal) ? principal : undefined);
   const view = await withBus(io, { name: asName, creds: values.creds, fallback: "admin", defaulted: values.as === undefined }, (bus) =>
-    createAgentClient({ bus, principal, mode }).toolView({ format, explain, flags, scope }),
+    createAgentClient({ bus, principal, mode }).toolView({ format, explain, flags, scope, ...(maxTools === undefined ? {} : { maxTools }) }),
   );
   if (!view.ok) throw new CliError(view.error.code, view.error.message);
   emit(io, json, view.value, () => (format === "table" ? toolViewText(view.value.view, explain) : pretty(view.value.formatted)));

@@ -41,6 +41,14 @@ describe("toolViewText", () => {
     expect(text).toMatch(/crm\.lookup\s+crm__lookup\s+1\.0\.0\s+read\s+L3\s+-\s+allow\s+caller\s+reads are allowed/);
   });
 
+  it("says how many tools a capped view left out, and how to ask for them", () => {
+    const text = toolViewText({ ...view, omitted: { count: 12, maxTools: 20, capFrom: "default", hint: "…" } }, false);
+    expect(text).toContain("12 more not listed: a view without an intent shows at most 20 (the default), reads first;");
+    expect(text).toContain("ask with an intent (warden resolve --goal TEXT) or for more (--max-tools N)");
+    expect(text.split("\n").every((l) => l.length <= 100)).toBe(true);
+    expect(toolViewText(view, false)).not.toContain("more not listed");
+  });
+
   it("adds hidden tools and their reasons when explaining", () => {
     expect(toolViewText(view, true)).toMatch(/customer\.message\s+1\.0\.0\s+send\s+send_never_listed_for_llm/);
   });

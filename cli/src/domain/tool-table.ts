@@ -23,6 +23,11 @@ export function toolViewText(view: ToolView, explain: boolean): string {
           { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100 },
         ]);
   const parts = [header, "", shown];
+  const o = view.omitted;
+  if (o !== undefined) {
+    const from = o.capFrom === "request" ? "--max-tools" : o.capFrom === "policy" ? "the policy's views.maxTools" : "the default";
+    parts.push("", `${o.count} more not listed: a view without an intent shows at most ${o.maxTools} (${from}), reads first;`, "ask with an intent (warden resolve --goal TEXT) or for more (--max-tools N)");
+  }
   if (explain) {
     parts.push(
       "",

@@ -466,8 +466,13 @@ export {
   VersionSchema,
 } from "./tokens.js";
 export {
+  DEFAULT_VIEW_MAX_TOOLS,
   HIDDEN_REASONS,
   HiddenToolSchema,
+  MAX_VIEW_MAX_TOOLS,
+  ToolViewOmittedSchema,
+  type ToolViewOmitted,
+  ViewMaxToolsSchema,
   ToolCandidateSchema,
   type ToolCandidate,
   TOOL_VIEW_FORMATS,

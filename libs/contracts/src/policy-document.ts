@@ -6,6 +6,7 @@ import { RuleWhenSchema } from "./history-condition.js";
 import { QuorumConditionSchema } from "./quorum-condition.js";
 import { MAX_SESSION_GRANT_SECONDS } from "./session-grant.js";
 import { TokenSchema } from "./tokens.js";
+import { ViewMaxToolsSchema } from "./tool-view.js";
 
 export const PRINCIPAL_KINDS = ["human", "agent", "service"] as const;
 
@@ -141,6 +142,8 @@ export const PolicyDocumentSchema = z.strictObject({
   principals: z.record(TokenSchema, PrincipalSchema).default({}),
   /** `write` tools an `llm` caller may see (it still waits for a person to run them). */
   llm: z.strictObject({ showWrite: z.array(z.string()).default([]) }).default({ showWrite: [] }),
+  /** How views are compiled: `maxTools` caps a view asked for without an intent (default DEFAULT_VIEW_MAX_TOOLS; a request's `maxTools` overrides it). */
+  views: z.strictObject({ maxTools: ViewMaxToolsSchema.optional() }).optional(),
   /** Named groups of principals, for budgets a team shares (`budgets.ledgers[].team`). */
   teams: z.record(TokenSchema, z.array(TokenSchema).min(1)).optional(),
   rules: z.array(PolicyRuleSchema).default([]),

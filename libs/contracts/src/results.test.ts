@@ -27,4 +27,20 @@ describe("toModelMessage", () => {
   it("leaves a short result as it is", () => {
     expect(toModelMessage({ callId: "c1", ok: true, status: "succeeded", data: { a: 1 } })).toBe('{"a":1}');
   });
+
+  it("tells the model a call that waits for a person has not run, that only a person confirms it, and not to ask again", () => {
+    const waiting = { callId: "c1", ok: false, requiresConfirm: true, approvalId: "ap1" } as const;
+    for (const status of ["awaiting_approval", "pending"] as const) {
+      const text = toModelMessage({ ...waiting, status });
+      expect(text).toMatch(/^PENDING: this call needs a person's approval \(approvalId ap1\); it has not run yet\./);
+      expect(text).toMatch(/Only a person can confirm it: do not call it again/);
+    }
+    // a wait that ran out with no approval involved is still an error with its code
+    expect(toModelMessage({ callId: "c1", ok: false, status: "pending", error: { code: "WAIT_TIMEOUT", message: "no outcome", retryable: false } })).toMatch(/^ERROR WAIT_TIMEOUT/);
+  });
+
+  it("gives the model the person's reason when they deny, and tells it not to retry unchanged", () => {
+    const text = toModelMessage({ callId: "c1", ok: false, status: "denied", approvalId: "ap1", error: { code: "APPROVAL_DENIED", message: "denied by alice: wrong customer", retryable: false } });
+    expect(text).toBe("ERROR APPROVAL_DENIED: denied by alice: wrong customer. Do not retry the same call unchanged.");
+  });
 });

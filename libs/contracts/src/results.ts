@@ -47,10 +47,18 @@ function cutForModel(data: JsonValue, body: string): string {
   return `${JSON.stringify(previewJson(data, MODEL_TEXT_LIMIT - note.length))}${note}`;
 }
 
-/** Renders a result as a short string for a model; an error is an answer it can act on. */
+/**
+ * Renders a result as a short string for a model; an error is an answer it can act on. A call that
+ * waits for a person (a model's send always does) says so and that asking again does not help: the
+ * model can neither confirm it nor make it run another way.
+ */
 export function toModelMessage(result: ToolResult): string {
-  if (result.status === "awaiting_approval") {
-    return `PENDING: this call needs a person's approval (approvalId ${result.approvalId ?? "?"}); it has not run yet.`;
+  if (result.status === "awaiting_approval" || (result.status === "pending" && result.requiresConfirm === true)) {
+    const id = result.approvalId ?? "?";
+    return (
+      `PENDING: this call needs a person's approval (approvalId ${id}); it has not run yet. ` +
+      `Only a person can confirm it: do not call it again or try to do the same another way; tell the user it waits for their confirmation.`
+    );
   }
   if (!result.ok) {
     const e = result.error;

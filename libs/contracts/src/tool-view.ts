@@ -36,6 +36,7 @@ export const HIDDEN_REASONS = [
   "not_in_allowed_tools",
   "no_executor",
   "not_matching_intent",
+  "over_view_cap",
 ] as const;
 export const HiddenReasonSchema = z.enum(HIDDEN_REASONS);
 
@@ -88,6 +89,27 @@ export const ToolCandidateSchema = z.object({
 });
 export type ToolCandidate = z.infer<typeof ToolCandidateSchema>;
 
+/**
+ * How many tools a view asked for without an intent shows at most, unless the request
+ * (`maxTools`) or the policy document (`views.maxTools`) says otherwise: a model chooses worse
+ * among many tools, and every listed tool costs its context (docs/architecture.md, ToolView).
+ */
+export const DEFAULT_VIEW_MAX_TOOLS = 20;
+/** The most a request or a document may ask a view to show. */
+export const MAX_VIEW_MAX_TOOLS = 500;
+export const ViewMaxToolsSchema = z.int().min(1).max(MAX_VIEW_MAX_TOOLS);
+
+/** What a capped view left out: how many, under which cap, and how to ask for them. */
+export const ToolViewOmittedSchema = z.object({
+  count: z.int().positive(),
+  maxTools: ViewMaxToolsSchema,
+  /** Where the cap came from: the request, the policy document, or the default. */
+  capFrom: z.enum(["request", "policy", "default"]),
+  /** In words, for a person or a model: ask with an intent, or for a larger cap. */
+  hint: z.string(),
+});
+export type ToolViewOmitted = z.infer<typeof ToolViewOmittedSchema>;
+
 export const ToolViewSchema = z.object({
   query: ToolViewQuerySchema,
   policyVersion: z.string(),
@@ -95,6 +117,11 @@ export const ToolViewSchema = z.object({
   hidden: z.array(HiddenToolSchema),
   /** Set when the view was asked for an intent: the ranked candidates it shows (best first). */
   candidates: z.array(ToolCandidateSchema).optional(),
+  /**
+   * Set when a view asked for without an intent had more tools than its cap: the ranked first
+   * `maxTools` are shown (`hidden` lists the rest as `over_view_cap` when explained).
+   */
+  omitted: ToolViewOmittedSchema.optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
@@ -105,6 +132,8 @@ export const ToolViewRequestSchema = ToolViewQuerySchema.extend({
   intent: ToolIntentSchema.optional(),
   /** With `intent`: at most this many candidates. @default 5 */
   limit: z.int().min(1).max(50).optional(),
+  /** Without `intent`: show at most this many tools, ranked. @default the policy's `views.maxTools`, else DEFAULT_VIEW_MAX_TOOLS */
+  maxTools: ViewMaxToolsSchema.optional(),
 });
 export type ToolViewRequest = z.infer<typeof ToolViewRequestSchema>;
 export type ToolViewRequestInput = z.input<typeof ToolViewRequestSchema>;

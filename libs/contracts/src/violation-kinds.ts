@@ -7,8 +7,8 @@ export const CALL_VIOLATION_KINDS = [
   "started_without_authorisation",
   /** A `send` started on a policy allow, without a grant (invariant 4). */
   "send_without_grant",
-  /** The policy let an `llm` caller's `send` through instead of denying it (invariant 4). */
-  "llm_send_not_denied",
+  /** The policy allowed an `llm` caller's `send`: it must wait for a person or be denied (invariant 4, default.send.llm). */
+  "llm_send_allowed",
   /** A grant whose argsHash differs from the validated (and requested) args (invariant 5). */
   "grant_args_mismatch",
   /** A grant whose descriptorHash or version differs from the call's (invariant 5). */

@@ -1,6 +1,14 @@
 export { DEMO_AGENTS, DEMO_PEOPLE, pushAccountJwts, standardIdentities, type StandardIdentitiesOptions } from "./provision.js";
 export { DEFAULT_LIMITS, LimitsSchema, type Limits, type LimitsInput } from "./limits.js";
-export { renderAuthConfig, renderServerConfig, type ServerConfigOptions } from "./server-config.js";
+export {
+  knowsSyncInterval,
+  parseNatsServerVersion,
+  renderAuthConfig,
+  renderJetStreamDurability,
+  renderServerConfig,
+  type NatsServerVersion,
+  type ServerConfigOptions,
+} from "./server-config.js";
 export { accountJwts, createTrustRoot, mintSystemUser, mintUser, type AccountJwts, type MintedUser, type TrustRoot } from "./trust-root.js";
 export {
   DEFAULT_WARDEN_HOME,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderServerConfig, type ServerConfigOptions } from "./server-config.js";
+import { knowsSyncInterval, parseNatsServerVersion, renderJetStreamDurability, renderServerConfig, type ServerConfigOptions } from "./server-config.js";
 
 const base: ServerConfigOptions = {
   host: "127.0.0.1",
@@ -54,5 +54,28 @@ describe("renderServerConfig", () => {
 
   it("refuses a server name the config file could not carry as a bare token", () => {
     expect(() => renderServerConfig({ ...base, serverName: "a b" })).toThrow(/server name/);
+  });
+});
+
+describe("the JetStream durability provisioning writes for a nats-server release", () => {
+  it("reads a release from what nats-server --version prints and from an image tag", () => {
+    expect(parseNatsServerVersion("nats-server: v2.9.10")).toEqual({ major: 2, minor: 9, patch: 10 });
+    expect(parseNatsServerVersion("2.12")).toEqual({ major: 2, minor: 12, patch: 0 });
+    expect(parseNatsServerVersion("2.12-alpine")).toEqual({ major: 2, minor: 12, patch: 0 });
+    expect(parseNatsServerVersion("v2.10.0")).toEqual({ major: 2, minor: 10, patch: 0 });
+    expect(parseNatsServerVersion("latest")).toBeUndefined();
+  });
+
+  it("syncs before acknowledging from 2.10 on, and leaves the key out for 2.9, which refuses it", () => {
+    expect(knowsSyncInterval({ major: 2, minor: 9, patch: 10 })).toBe(false);
+    expect(knowsSyncInterval({ major: 2, minor: 10, patch: 0 })).toBe(true);
+    expect(knowsSyncInterval({ major: 3, minor: 0, patch: 0 })).toBe(true);
+    const modern = renderJetStreamDurability({ major: 2, minor: 12, patch: 1 }, "from --nats-version");
+    expect(modern).toMatch(/^sync_interval: always$/m);
+    expect(modern).toContain("nats-server 2.12.1 (from --nats-version)");
+    const old = renderJetStreamDurability({ major: 2, minor: 9, patch: 10 }, "found at /usr/sbin/nats-server");
+    // nothing but comments: the file is included inside the jetstream block
+    expect(old.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"))).toEqual([]);
+    expect(old).toContain("Development and CI only");
   });
 });

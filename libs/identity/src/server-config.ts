@@ -67,3 +67,46 @@ function renderClusterBlock(c: ClusterOptions, clientHost: string): string {
   const routes = c.routes.map((r) => JSON.stringify(r)).join(", ");
   return `cluster { name: ${JSON.stringify(c.name)}, listen: ${JSON.stringify(`${c.host ?? clientHost}:${c.port}`)}, routes: [${routes}] }`;
 }
+
+/** A nats-server release, as `nats-server --version` prints it (`nats-server: v2.9.10`) or an image tag (`2.12`). */
+export interface NatsServerVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+}
+
+/** `v2.9.10`, `nats-server: v2.9.10`, `2.12` or `2.12-alpine`; undefined when no version is in the text. */
+export function parseNatsServerVersion(text: string): NatsServerVersion | undefined {
+  const m = /(?:^|[\sv:])v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim());
+  if (!m) return undefined;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) };
+}
+
+/** The first release that knows `jetstream { sync_interval }`: 2.9 refuses the whole file over it. */
+const SYNC_INTERVAL_SINCE = { major: 2, minor: 10 } as const;
+
+/** Whether this release syncs every write before acknowledging it when told (`sync_interval: always`). */
+export function knowsSyncInterval(v: NatsServerVersion): boolean {
+  return v.major > SYNC_INTERVAL_SINCE.major || (v.major === SYNC_INTERVAL_SINCE.major && v.minor >= SYNC_INTERVAL_SINCE.minor);
+}
+
+/**
+ * The lines `deploy/nats-cluster.conf` includes inside its `jetstream` block, for the nats-server
+ * release that will read them: `sync_interval: always` (fsync before acknowledging, what
+ * production needs: docs/security.md, Production settings) from 2.10 on; on an older server,
+ * which refuses that key, only a comment saying what is missing. `source` says where the version
+ * came from (written into the file, for the operator who reads it).
+ */
+export function renderJetStreamDurability(version: NatsServerVersion, source: string): string {
+  const shown = `${version.major}.${version.minor}.${version.patch}`;
+  const head = `# written by \`warden provision\` for nats-server ${shown} (${source}); included in deploy/nats-cluster.conf's jetstream block`;
+  if (knowsSyncInterval(version)) {
+    return [head, "# fsync every write before it is acknowledged (the default 2-minute interval can lose acknowledged", "# writes on a power loss: Jepsen's 2025 NATS analysis)", "sync_interval: always", ""].join("\n");
+  }
+  return [
+    head,
+    `# nats-server ${shown} does not know sync_interval (2.10 and later do): writes are fsynced on its default`,
+    "# interval, so a power loss can lose acknowledged writes. Development and CI only: production runs 2.12+",
+    "",
+  ].join("\n");
+}

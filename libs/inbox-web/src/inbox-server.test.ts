@@ -237,3 +237,22 @@ describe("the inbox server", () => {
     expect(bad.body).not.toContain("<b>x</b>");
   });
 });
+
+describe("an inbox listening on every interface (a container's, published on the host's loopback)", () => {
+  it("serves requests addressed to 127.0.0.1:PORT and still refuses any other Host", async () => {
+    const client = standInClient([card("ap-1")]);
+    const feed = startInboxFeed({ client, refreshMs: 60_000 });
+    const server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls([], {}), token: "t", host: "0.0.0.0" });
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=t`);
+      const opened = await call(server.port, "GET", "/?token=t");
+      expect(opened.status).toBe(303);
+      // the container's own address, as a neighbour on its network would send it
+      const neighbour = await call(server.port, "GET", "/api/state", { host: `172.17.0.2:${server.port}`, cookie: opened.headers["set-cookie"]![0]!.split(";")[0]! });
+      expect(neighbour.status).toBe(403);
+    } finally {
+      await server.stop();
+      await feed.stop();
+    }
+  });
+});

@@ -52,8 +52,14 @@ export interface InboxServerOptions {
   readonly actions: InboxActions;
   /** The person's own calls, read with the inbox's credentials (the Calls page). */
   readonly calls: OwnCallsReader;
-  /** 0 picks a free port. The listener is always 127.0.0.1. @default 0 */
+  /** 0 picks a free port. @default 0 */
   readonly port?: number;
+  /**
+   * The address to listen on. Whatever it is, a request must be addressed to 127.0.0.1:PORT or
+   * localhost:PORT (its Host header), so another address serves only a container whose port is
+   * published on the host's loopback at the same number (docker-compose.yml). @default 127.0.0.1
+   */
+  readonly host?: string;
   /** The per-run secret of the URL, good for one use; random unless a test fixes it. */
   readonly token?: string;
   /** A session (the cookie the URL's token is traded for) ends after this long without a request. @default 12 h */
@@ -249,8 +255,8 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
   const listener = createServer();
   await new Promise<void>((resolve, reject) => {
     listener.once("error", reject);
-    // loopback only: the page acts as the person whose credentials this process holds
-    listener.listen(opts.port ?? 0, "127.0.0.1", () => {
+    // loopback unless told: the page acts as the person whose credentials this process holds
+    listener.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => {
       listener.off("error", reject);
       resolve();
     });

@@ -15,6 +15,14 @@ export function findNatsServerBinary(): string | undefined {
   return ["/usr/sbin/nats-server", "/usr/local/bin/nats-server", "/usr/bin/nats-server"].find((p) => existsSync(p));
 }
 
+/** What `nats-server --version` prints (`nats-server: v2.9.10`), or undefined when no binary answers. */
+export function natsServerVersionText(binary: string | undefined = findNatsServerBinary()): string | undefined {
+  if (binary === undefined) return undefined;
+  const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 10_000 });
+  const text = `${run.stdout ?? ""}${run.stderr ?? ""}`.trim();
+  return run.status === 0 && text !== "" ? text : undefined;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -47,6 +55,8 @@ export interface StartNatsOptions {
   readonly configFile?: string;
   /** Appends the server's log to this file (to see permission violations while debugging). */
   readonly logFile?: string;
+  /** More command-line options after the configuration file's (`--name`, `-p`: they override it). */
+  readonly args?: readonly string[];
 }
 
 /** Starts a single-node nats-server with JetStream on loopback and waits until it accepts clients. */
@@ -59,7 +69,7 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Loca
   mkdirSync(storeDir, { recursive: true });
   // started in its config's folder with the bare file name and no environment of ours: its command
   // line and environment (world-readable in /proc) name neither WARDEN_HOME nor any credentials
-  const args = opts.configFile !== undefined ? ["-c", basename(opts.configFile)] : ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir];
+  const args = [...(opts.configFile !== undefined ? ["-c", basename(opts.configFile)] : ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir]), ...(opts.args ?? [])];
   const child = spawn(binary, args, {
     cwd: opts.configFile !== undefined ? dirname(resolve(opts.configFile)) : storeDir,
     env: serverEnv(),

@@ -26,6 +26,13 @@ describe("mayDecide", () => {
     expect(mayDecide(doc, "carol", { grade: "write", mode: "llm", requester: "bot", requesterMayConfirm: false })).toEqual({ ok: true });
   });
 
+  it("lets only a person who approves sends decide a model's send: never the agent that asked, another agent or a service", () => {
+    expect(mayDecide(doc, "alice", send("llm", "bot"))).toEqual({ ok: true });
+    for (const who of ["bot", "svc", "mallory", "carol"]) expect(mayDecide(doc, who, send("llm", "bot")).ok, who).toBe(false);
+    // a person whose own identity a model uses does not confirm that model's send either
+    expect(mayDecide(doc, "alice", send("llm", "alice"))).toMatchObject({ ok: false, reason: "alice requested this call and may not approve it" });
+  });
+
   it("accepts a requester the document names as a person confirming their own call in human mode, even one who approves nothing", () => {
     expect(mayDecide(doc, "erin", send("human", "erin"))).toEqual({ ok: true });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord, type ToolViewQueryInput } from "@warden/contracts";
+import { DEFAULT_VIEW_MAX_TOOLS, EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord, type ToolViewQueryInput } from "@warden/contracts";
 import { record } from "../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
 
@@ -165,5 +165,58 @@ describe("compileToolView", () => {
     const v = compileToolView([record({ name: long, inputSchema: obj() })], EMPTY_POLICY_DOCUMENT, q(), explained);
     expect(v.tools).toEqual([]);
     expect(v.hidden[0]).toMatchObject({ name: long, ruleIds: ["wire_name.invalid"] });
+  });
+});
+
+describe("a view asked for without an intent", () => {
+  // 30 tools a person may use: 12 reads (3 of them open-world: L3), 10 local writes, 8 sends
+  const many: ToolRecord[] = [
+    ...Array.from({ length: 9 }, (_, i) => record({ name: `kb.read_${String(i).padStart(2, "0")}`, title: "Read", inputSchema: obj() })),
+    ...Array.from({ length: 3 }, (_, i) => record({ name: `web.fetch_${i}`, title: "Fetch", openWorld: true, inputSchema: obj() })),
+    ...Array.from({ length: 10 }, (_, i) => record({ name: `app.write_${String(i).padStart(2, "0")}`, title: "Write", grade: "write", description: sideEffects, inputSchema: obj() })),
+    ...Array.from({ length: 8 }, (_, i) => record({ name: `mail.send_${i}`, title: "Send", grade: "send", openWorld: true, description: sideEffects, inputSchema: obj() })),
+  ];
+  const person = q({ mode: "human", principal: "alice" });
+
+  it("shows at most DEFAULT_VIEW_MAX_TOOLS, ranked reads first, then lower levels, then writes, and says how many it left out and how to ask", () => {
+    const v = compileToolView(many, PEOPLE, person, explained);
+    expect(v.tools).toHaveLength(DEFAULT_VIEW_MAX_TOOLS);
+    // the 12 reads (the local L0 ones before the open-world L3 ones), then the first 8 writes by name; no send
+    const reads = names(v).filter((n) => n.startsWith("kb.") || n.startsWith("web."));
+    expect(reads).toHaveLength(12);
+    expect(names(v).filter((n) => n.startsWith("app."))).toEqual(Array.from({ length: 8 }, (_, i) => `app.write_0${i}`));
+    expect(names(v).some((n) => n.startsWith("mail."))).toBe(false);
+    // listed by name, as an uncapped view is
+    expect(names(v)).toEqual([...names(v)].sort());
+    expect(v.omitted).toMatchObject({ count: 10, maxTools: 20, capFrom: "default", hint: expect.stringContaining("ask for a view with an intent") });
+    const over = v.hidden.filter((h) => h.reason === "over_view_cap");
+    expect(over.map((h) => h.name)).toEqual(["app.write_08", "app.write_09", ...Array.from({ length: 8 }, (_, i) => `mail.send_${i}`)]);
+    expect(over[0]).toMatchObject({ ruleIds: ["view.max_tools"], detail: expect.stringContaining("this one ranks 21") });
+    // not explained: the count is still said, the names are not
+    const quiet = compileToolView(many, PEOPLE, person);
+    expect(quiet).toMatchObject({ hidden: [], omitted: { count: 10 } });
+  });
+
+  it("ranks a tool that runs without a person before one of the same grade and level that waits for one, and level before that", () => {
+    const doc = PolicyDocumentSchema.parse({ ...PEOPLE, version: "people-2", rules: [{ id: "careful", match: { tool: ["kb.read_00", "kb.read_01"] }, effect: "require_approval", reason: "careful" }] });
+    expect(names(compileToolView(many, doc, person, { maxTools: 3 }))).toEqual(["kb.read_02", "kb.read_03", "kb.read_04"]);
+    // the two that wait are still L0 reads: they rank before the open-world (L3) reads
+    expect(names(compileToolView(many, doc, person, { maxTools: 10 }))).toEqual([...Array.from({ length: 9 }, (_, i) => `kb.read_0${i}`), "web.fetch_0"]);
+  });
+
+  it("takes its cap from the request first, then the policy document's views.maxTools, then the default", () => {
+    const capped = PolicyDocumentSchema.parse({ ...PEOPLE, version: "people-3", views: { maxTools: 5 } });
+    expect(compileToolView(many, capped, person).omitted).toMatchObject({ count: 25, maxTools: 5, capFrom: "policy" });
+    expect(compileToolView(many, capped, person, { maxTools: 30 }).omitted).toBeUndefined();
+    expect(compileToolView(many, capped, person, { maxTools: 30 }).tools).toHaveLength(30);
+    expect(compileToolView(many, PEOPLE, person, { maxTools: 2 }).omitted).toMatchObject({ count: 28, maxTools: 2, capFrom: "request" });
+    // a view that fits says nothing of a cap
+    expect(compileToolView(registry, PEOPLE, person).omitted).toBeUndefined();
+  });
+
+  it("is deterministic: the same tools in any order give the same view", () => {
+    const a = compileToolView(many, PEOPLE, person, { maxTools: 7 });
+    const b = compileToolView([...many].reverse(), PEOPLE, person, { maxTools: 7 });
+    expect(b).toEqual(a);
   });
 });

@@ -1,5 +1,7 @@
 import {
   checkWireNames,
+  DEFAULT_VIEW_MAX_TOOLS,
+  GRADES,
   levelOf,
   resolveToolName,
   toWireName,
@@ -10,6 +12,7 @@ import {
   type ToolRecord,
   type ToolView,
   type ToolViewEntry,
+  type ToolViewOmitted,
   type ToolViewQuery,
 } from "@warden/contracts";
 import { newestEnabled, versionsByName } from "./tool-versions.js";
@@ -65,6 +68,8 @@ export function compileToolView(
     /** Resolve this intent: show only its best `limit` (default 5) candidates, ranked, and say why in `candidates`. */
     readonly intent?: ToolIntent;
     readonly limit?: number;
+    /** Without an intent: show at most this many tools, ranked (default the document's `views.maxTools`, else DEFAULT_VIEW_MAX_TOOLS). */
+    readonly maxTools?: number;
   } = {},
 ): ToolView {
   const allowed = query.only === undefined ? undefined : new Set(query.only.map((n) => resolveToolName(n) ?? n));
@@ -113,7 +118,24 @@ export function compileToolView(
     // no hidden reason names wire names; policy_denied with its own rule id is the closest
     else out.push(hidden(s.record, "policy_denied", problem.detail, [problem.ruleId]));
   }
-  if (options.intent === undefined) return { query, policyVersion: doc.version, tools: usable.map((s) => s.entry), hidden: options.explain === true ? out : [] };
+  if (options.intent === undefined) {
+    const cap = viewCapOf(doc, options.maxTools);
+    if (usable.length <= cap.maxTools) return { query, policyVersion: doc.version, tools: usable.map((s) => s.entry), hidden: options.explain === true ? out : [] };
+    // too many for a model to choose well among: the first by rank stay, listed by name as always
+    const ranked = [...usable].sort(byViewRank);
+    const left = ranked.slice(cap.maxTools);
+    const leftOut = new Set(left.map((s) => s.entry.name));
+    for (const [i, s] of left.entries()) {
+      const detail = `the view lists the first ${cap.maxTools} of ${usable.length} tools by rank (grade, level, no person needed, name); this one ranks ${cap.maxTools + i + 1}`;
+      out.push(hidden(s.record, "over_view_cap", detail, [VIEW_CAP_RULE]));
+    }
+    const omitted: ToolViewOmitted = {
+      count: left.length,
+      ...cap,
+      hint: `${left.length} more tools this caller may use are not listed (a view without an intent shows at most ${cap.maxTools}): ask for a view with an intent (a goal, domain, grade or action type) to get the tools that fit a task, or with a larger maxTools`,
+    };
+    return { query, policyVersion: doc.version, tools: usable.filter((s) => !leftOut.has(s.entry.name)).map((s) => s.entry), hidden: options.explain === true ? out : [], omitted };
+  }
   // an intent narrows what the view shows anyway: a candidate is never a tool the caller could not see
   const terms = termsOf(options.intent);
   const scored = usable.map((s) => ({ s, c: scoreTool(s.record.descriptor, options.intent!, terms) }));
@@ -128,4 +150,30 @@ export function compileToolView(
   }
   const byName = new Map(usable.map((s) => [s.entry.name, s.entry]));
   return { query, policyVersion: doc.version, tools: chosen.map((c) => byName.get(c.name)!), hidden: options.explain === true ? out : [], candidates: chosen };
+}
+
+/** The rule id a tool left out of a capped view names. */
+export const VIEW_CAP_RULE = "view.max_tools";
+
+/** A view's cap without an intent, and where it comes from: the request, else the document, else the default. */
+export function viewCapOf(doc: PolicyDocument, requested: number | undefined): Pick<ToolViewOmitted, "maxTools" | "capFrom"> {
+  if (requested !== undefined) return { maxTools: requested, capFrom: "request" };
+  const fromDoc = doc.views?.maxTools;
+  return fromDoc === undefined ? { maxTools: DEFAULT_VIEW_MAX_TOOLS, capFrom: "default" } : { maxTools: fromDoc, capFrom: "policy" };
+}
+
+/**
+ * The default ranking of a view without an intent (docs/architecture.md, ToolView), deterministic:
+ * reads before writes before sends (the side-effect grade), then the lower permission level,
+ * then tools that run without a person before those that wait for one, then by name.
+ */
+function byViewRank(a: { record: ToolRecord; entry: ToolViewEntry }, b: { record: ToolRecord; entry: ToolViewEntry }): number {
+  const da = a.record.descriptor;
+  const db = b.record.descriptor;
+  return (
+    GRADES.indexOf(da.grade) - GRADES.indexOf(db.grade) ||
+    levelOf(da).localeCompare(levelOf(db)) ||
+    Number(a.entry.decision === "require_approval") - Number(b.entry.decision === "require_approval") ||
+    (da.name < db.name ? -1 : da.name > db.name ? 1 : 0)
+  );
 }

@@ -91,8 +91,14 @@ describe("decideRequest", () => {
     });
     const waits = decide({ tool: "customer.message", principal: "alice", mode: "plan", parentCallId: "p1" }, limited);
     expect(waits.ok && waits.value.notEvaluated.map((n) => n.gate)).toEqual(["rate_limit", "principal_budget", "run_budget", "delegation", "approval_quota"]);
-    const denied = decide({ tool: "customer.message", principal: "bot", mode: "llm" }, limited);
+    const noBotSends = PolicyDocumentSchema.parse({ ...limited, rules: [{ id: "no-bot-sends", match: { principal: "bot", grade: "send" }, effect: "deny", reason: "bot sends nothing" }] });
+    const denied = decide({ tool: "customer.message", principal: "bot", mode: "llm" }, noBotSends);
+    expect(denied.ok && denied.value.decision).toBe("deny");
     expect(denied.ok && denied.value.notEvaluated.map((n) => n.gate)).toEqual(["rate_limit", "principal_budget"]);
+    // a model's send is no longer refused: it waits for a person like a plan's
+    const modelSend = decide({ tool: "customer.message", principal: "bot", mode: "llm" }, limited);
+    expect(modelSend.ok && modelSend.value).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"] });
+    expect(modelSend.ok && modelSend.value.notEvaluated.map((n) => n.gate)).toEqual(["rate_limit", "principal_budget", "run_budget", "approval_quota"]);
   });
 });
 

@@ -39,6 +39,7 @@ describe("diffPolicyDocuments", () => {
       principals: { ann: { kind: "human" } },
       teams: { ops: ["ann", "bot"] },
       llm: { showWrite: ["ticket.fill"] },
+      views: { maxTools: 12 },
       budgets: { maxCallsPerRun: 5, ledgers: [{ id: "ops-daily", team: "ops", period: "day", calls: 20 }] },
       approvalQuota: { maxOpenPerRequester: 3 },
     });
@@ -47,14 +48,16 @@ describe("diffPolicyDocuments", () => {
       "principals.ann: added: human",
       "teams.ops: added: ann, bot",
       "llm.showWrite: added ticket.fill",
+      "views.maxTools: (none) → 12",
       "budgets.maxCallsPerRun: (none) → 5",
       "budgets.ledgers.ops-daily: added: 20 calls per day for team ops",
       "approvalQuota.maxOpenPerRequester: 50 → 3",
     ]);
-    const later = doc({ ...after, teams: { ops: ["ann", "cy"] }, budgets: { ledgers: [{ id: "ops-daily", team: "ops", period: "hour", calls: 20 }] } });
+    const later = doc({ ...after, teams: { ops: ["ann", "cy"] }, views: {}, budgets: { ledgers: [{ id: "ops-daily", team: "ops", period: "hour", calls: 20 }] } });
     expect(diffPolicyDocuments(after, later).map((c) => c.text)).toEqual([
       "teams.ops: added cy",
       "teams.ops: removed bot",
+      "views.maxTools: 12 → (none)",
       "budgets.maxCallsPerRun: 5 → (none)",
       'budgets.ledgers.ops-daily: period "day" → "hour"',
     ]);

@@ -22,6 +22,7 @@ export function diffPolicyDocuments(before: PolicyDocument | undefined, after: P
   keyed(out, "principals", entries(b?.principals), entries(after.principals), (p) => p.kind);
   teams(out, b?.teams ?? {}, after.teams ?? {});
   setOf(out, "llm.showWrite", b?.llm.showWrite ?? [], after.llm.showWrite);
+  leaf(out, "views.maxTools", b?.views?.maxTools, after.views?.maxTools);
   keyed(
     out,
     "rules",

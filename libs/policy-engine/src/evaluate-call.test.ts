@@ -29,11 +29,18 @@ describe("evaluateCall", () => {
     expect(e).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
   });
 
-  it("denies a model's send as not shown, naming the invariant too", () => {
-    expect(evaluateCall(doc(), facts(tool("customer.message", "send"), "llm"))).toMatchObject({
-      decision: "deny",
-      ruleIds: ["view.not_shown", "invariant.send_never_llm"],
-    });
+  it("makes a model's send wait for a person although its view never lists it", () => {
+    const send = tool("customer.message", "send");
+    expect(toolVisibility(doc(), send, facts(send, "llm"))).toMatchObject({ visible: false, reason: "send_never_listed_for_llm", ruleIds: ["invariant.send_never_llm"] });
+    expect(evaluateCall(doc(), facts(send, "llm"))).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"] });
+  });
+
+  it("refuses a model's send the document denies, or one a gate refuses, as for any other caller", () => {
+    const send = tool("customer.message", "send");
+    const d = doc({ rules: [{ id: "bot-sends-nothing", match: { principal: ["bot"], grade: ["send"] }, effect: "deny", reason: "no" }] });
+    expect(evaluateCall(d, facts(send, "llm"))).toMatchObject({ decision: "deny", ruleIds: ["bot-sends-nothing"] });
+    const scoped = ToolDescriptorSchema.parse({ ...send, requiredScopes: ["crm:send"] });
+    expect(evaluateCall(doc(), facts(scoped, "llm"))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
   });
 
   it("lets a model call a shown read tool, and leaves plan mode to the table", () => {
@@ -41,8 +48,8 @@ describe("evaluateCall", () => {
     expect(evaluateCall(doc(), facts(tool("ticket.submit", "write"), "plan"))).toMatchObject({ decision: "allow", ruleIds: ["default.write.plan"] });
   });
 
-  it("agrees with toolVisibility for every grade and mode: a model's call is denied exactly when its view hides the tool", () => {
-    for (const grade of ["read", "write", "send"] as const) {
+  it("agrees with toolVisibility for reads and writes: a model's call is denied exactly when its view hides the tool", () => {
+    for (const grade of ["read", "write"] as const) {
       const t = tool(`x.${grade}`, grade);
       const shown = toolVisibility(doc(), t, facts(t, "llm")).visible;
       expect(evaluateCall(doc(), facts(t, "llm")).decision === "deny", grade).toBe(!shown);

@@ -15,7 +15,9 @@ export interface CallEvaluation extends PolicyEvaluation {
  * Decides a call as it arrives: a model (mode `llm`) may call only what its ToolView lists, so its
  * call is decided by the same `toolVisibility` the registry compiles views with (the two cannot
  * disagree); other modes go straight to `evaluatePolicy`. A hidden tool is denied with
- * `view.not_shown` first, then the rules that hid it. Shadow rules never decide: when one matches,
+ * `view.not_shown` first, then the rules that hid it. The one exception is a send: never listed for
+ * a model, and never refused for that alone: its call is decided by `evaluatePolicy`, which never
+ * allows it (`default.send.llm` waits for a person; a gate or a deny rule may still refuse it). Shadow rules never decide: when one matches,
  * the call is decided again with them enforced, and that would-be decision is `shadow`.
  */
 export function evaluateCall(doc: PolicyDocument, f: CallFacts): CallEvaluation {
@@ -27,7 +29,8 @@ export function evaluateCall(doc: PolicyDocument, f: CallFacts): CallEvaluation 
 }
 
 function decideThrough(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
-  if (f.mode !== "llm") return evaluatePolicy(doc, f);
+  // a model's send is never listed, yet asked for it waits for a person rather than being refused
+  if (f.mode !== "llm" || f.tool.grade === "send") return evaluatePolicy(doc, f);
   // the view is what the model was shown, whatever came before; history rules then decide the call
   const { history, runLabels, ...shown } = f;
   const v = toolVisibility(doc, f.tool, shown);

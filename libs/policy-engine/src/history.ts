@@ -79,6 +79,11 @@ export interface HistoryProbe {
   /** For a sum: the call's own amount (undefined when its arg is not a non-negative number). */
   readonly amount?: number;
   readonly domain?: string;
+  /**
+   * The rule is a shadow rule: it decides nothing, so a key of it that is full never refuses the
+   * call (the call is then not recorded in it; its finding holds, as the limit could not count it).
+   */
+  readonly shadow?: boolean;
 }
 
 /** A condition's window in ms (the schema has checked the form and the cap). */
@@ -161,6 +166,7 @@ export function historyProbesOf(doc: PolicyDocument, call: HistoryCall, matches:
       record,
       ...(amount === undefined ? {} : { amount }),
       ...(call.domain === undefined ? {} : { domain: call.domain }),
+      ...(r.mode === "shadow" ? { shadow: true } : {}),
     });
   }
   return out;

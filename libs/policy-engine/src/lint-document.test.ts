@@ -32,7 +32,9 @@ describe("lintPolicyDocument", () => {
   it("finds rules that can never match: empty lists, tool and domain that disagree, calls a gate refuses first", () => {
     expect(lint({ rules: [rule("none", { principal: [] })] })).toEqual(["rule.never_matches rules.0"]);
     expect(lint({ rules: [rule("apart", { tool: "kb.search", domain: "ticket" })] })).toEqual(["rule.never_matches rules.0"]);
-    expect(lint({ rules: [rule("model-send", { grade: "send", mode: "llm" }, "allow")] })).toEqual(["rule.never_matches rules.0"]);
+    // a model's send reaches the rules now (it waits for a person): an allow cannot lift it, a deny tightens it
+    expect(lint({ rules: [rule("model-send", { grade: "send", mode: "llm" }, "allow")] })).toEqual(["rule.no_effect rules.0.effect"]);
+    expect(lint({ rules: [rule("no-model-send", { grade: "send", mode: "llm" }, "deny")] })).toEqual([]);
     // bot is an agent: mode human never reaches the rules for it
     expect(lint({ rules: [rule("bot-human", { principal: "bot", mode: "human" })] })).toEqual(["rule.never_matches rules.0"]);
     // without llm.showWrite a model's write is refused view.not_shown before the rules

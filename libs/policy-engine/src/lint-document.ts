@@ -223,7 +223,6 @@ function anyGrade(rule: PolicyRule, grade: Grade): boolean {
 function gatedText(r: PolicyRule): string {
   const why: string[] = [];
   const modes = r.match.mode ?? ["human", "plan", "llm"];
-  if (modes.includes("llm") && (r.match.grade ?? GRADES).includes("send")) why.push("a model's send is refused first (invariant.send_never_llm)");
   if (modes.includes("llm") && (r.match.grade ?? GRADES).includes("write")) why.push("a model's write is refused unless llm.showWrite lists the tool (view.not_shown)");
   if (modes.includes("human")) why.push(`mode human is refused first unless the document names the principal a person (gate.human_mode_needs_person)`);
   return `every call it matches is refused by a gate before rules are read${why.length > 0 ? `: ${why.join("; ")}` : ""}`;
@@ -231,9 +230,9 @@ function gatedText(r: PolicyRule): string {
 
 function noEffectText(r: PolicyRule): string {
   if (r.effect === "allow") {
-    return "an allow only lifts the approval the default table asks for a model's write (write in llm mode, listed in llm.showWrite), for an external write (L4) or for a model's local compute outside a sandbox (L1); other reads, plan and human writes are allowed already, and a send or an L5 call always waits for a person";
+    return "an allow only lifts the approval the default table asks for a model's write (write in llm mode, listed in llm.showWrite), for an external write (L4) or for a model's local compute outside a sandbox (L1); other reads, plan and human writes are allowed already, and a send (a model's too: default.send.llm) or an L5 call always waits for a person";
   }
-  return "every call it can match already waits for a person (a send, a model's write) or is refused";
+  return "every call it can match already waits for a person (a send, a model's send included, or a model's write) or is refused";
 }
 
 /** Principals rules name that the document does not define, and principals Warden has no identity for. */
@@ -290,15 +289,15 @@ function lintApprovers(doc: PolicyDocument, tools: readonly ToolDescriptor[] | u
 }
 
 /**
- * The grades some call waits for another person in, and why: a send in plan mode always (in human
- * mode the requester confirms it), a model's write the document shows it, any grade a
+ * The grades some call waits for another person in, and why: a send in plan and llm mode always
+ * (in human mode the requester confirms it), a model's write the document shows it, any grade a
  * require_approval rule reaches where the table allows (unless the lint found it dead). Grades with
  * no registered tool are left out.
  */
 function gradesThatWait(doc: PolicyDocument, tools: readonly ToolDescriptor[] | undefined, dead: ReadonlySet<number>): Map<Grade, string> {
   const out = new Map<Grade, string>();
   const registered = (g: Grade) => tools === undefined || tools.some((t) => t.grade === g);
-  if (registered("send")) out.set("send", "a send in plan mode waits for a person");
+  if (registered("send")) out.set("send", "a send in plan or llm mode waits for a person");
   const shownWrite = tools === undefined ? doc.llm.showWrite.length > 0 : tools.some((t) => t.grade === "write" && anyGlob(doc.llm.showWrite, t.name));
   if (shownWrite) out.set("write", "a model's write (llm.showWrite) waits for a person");
   // an external write (L4) or a destructive or admin call (L5) waits in every mode (an allow may lift L4)

@@ -68,10 +68,10 @@ export function structuralMismatch(rule: PolicyRule): string | undefined {
 
 /**
  * The grades and modes a rule is evaluated for: its own lists (grades narrowed to the registered
- * tools it matches, when known), less what a gate refuses before any rule is read: a model's
- * send (invariant.send_never_llm), mode human for principals the document does not name as
- * people (gate.human_mode_needs_person), and a model's write not listed in llm.showWrite
- * (view.not_shown).
+ * tools it matches, when known), less what a gate refuses before any rule is read: mode human
+ * for principals the document does not name as people (gate.human_mode_needs_person), and a
+ * model's write not listed in llm.showWrite (view.not_shown). A model's send is reachable: it waits
+ * for a person (default.send.llm), and a deny rule may refuse it.
  */
 export function reachableCombos(doc: PolicyDocument, rule: PolicyRule, tools?: readonly ToolDescriptor[]): Combo[] {
   const m = rule.match;
@@ -81,7 +81,6 @@ export function reachableCombos(doc: PolicyDocument, rule: PolicyRule, tools?: r
   const out: Combo[] = [];
   for (const grade of grades) {
     for (const mode of modes) {
-      if (grade === "send" && mode === "llm") continue;
       if (grade === "write" && mode === "llm" && !mayBeShownWrite(doc, rule, matched)) continue;
       out.push({ grade, mode });
     }

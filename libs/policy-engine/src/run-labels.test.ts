@@ -48,8 +48,8 @@ describe("the built-in untrusted rule", () => {
     expect(raised).toMatchObject({ decision: "require_approval", ruleIds: [UNTRUSTED_RULE] });
     expect(evaluateCall(doc, facts(note, { runLabels: untrusted })).decision).toBe("allow");
   });
-  it("keeps a model's send refused (it never runs alone)", () => {
-    expect(evaluateCall(doc, facts(mail, { mode: "llm", runLabels: untrusted })).decision).toBe("deny");
+  it("keeps a model's send waiting for a person, naming the untrusted read too", () => {
+    expect(evaluateCall(doc, facts(mail, { mode: "llm", runLabels: untrusted }))).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm", UNTRUSTED_RULE] });
   });
 });
 

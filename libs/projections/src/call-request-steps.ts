@@ -47,8 +47,9 @@ export const policyChecked: CallStep<"ToolPolicyChecked"> = (m, event, { flag })
     ts: event.ts,
     ...(d.shadow === undefined ? {} : { shadow: { decision: d.shadow.decision, ruleIds: [...d.shadow.ruleIds], shadowRuleIds: [...d.shadow.shadowRuleIds] } }),
   };
-  if (d.grade === "send" && event.mode === "llm" && d.decision !== "deny") {
-    flag("llm_send_not_denied", `a send in llm mode was decided ${d.decision} (rules ${d.ruleIds.join(",")})`);
+  // a model's send waits for a person or is refused: it never runs on the model's word
+  if (d.grade === "send" && event.mode === "llm" && d.decision === "allow") {
+    flag("llm_send_allowed", `a send in llm mode was decided allow (rules ${d.ruleIds.join(",")})`);
   }
   return { next: d.decision === "allow" ? "approved" : d.decision === "require_approval" ? "awaiting_approval" : "validated" };
 };

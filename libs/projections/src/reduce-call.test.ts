@@ -63,6 +63,13 @@ describe("integrity violations", () => {
     expect(events.some((e) => e.eventId === v.eventId)).toBe(true);
   });
 
+  it("records nothing for a model's send a person granted (it waits for one: default.send.llm), and flags one the policy allowed", () => {
+    const granted = fold(syntheticCall({ callId: "c1", outcome: "approved", tool: "customer.message", mode: "llm" })).get("c1")!;
+    expect(granted).toMatchObject({ mode: "llm", grade: "send", violations: [] });
+    const allowed = fold(CRAFTED_VIOLATIONS.llm_send_allowed("c2", "run1")).get("c2")!;
+    expect(allowed.violations.map((v) => v.kind)).toEqual(["llm_send_allowed", "send_without_grant"]);
+  });
+
   it("keeps the first result when a second one arrives, and names the second", () => {
     const m = fold(CRAFTED_VIOLATIONS.finished_twice("c1", "run1")).get("c1")!;
     expect(m.status).toBe("succeeded");

@@ -30,7 +30,7 @@ const OTHER_HASH = `sha256:${"f".repeat(64)}`;
 export const CRAFTED_VIOLATIONS: Record<CallViolationKind | AuditViolationKind, (callId: string, runId: string) => WardenEvent[]> = {
   started_without_authorisation: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolPolicyChecked"),
   send_without_grant: (callId, runId) => syntheticCall({ callId, runId, outcome: "succeeded", tool: "customer.message", grade: "send", mode: "plan" }),
-  llm_send_not_denied: (callId, runId) => syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message", mode: "llm" }),
+  llm_send_allowed: (callId, runId) => syntheticCall({ callId, runId, outcome: "succeeded", tool: "customer.message", grade: "send", mode: "llm" }),
   grant_args_mismatch: (callId, runId) =>
     change(syntheticCall({ callId, runId, outcome: "approved", tool: "customer.message" }), "ApprovalGranted", (e) => ({ ...e, data: { ...e.data, argsHash: OTHER_HASH } })),
   grant_descriptor_mismatch: (callId, runId) =>

@@ -52,7 +52,8 @@ const DEFAULT_USAGE = { prompt_tokens: 50, completion_tokens: 10 };
 /**
  * A scripted OpenAI-compatible endpoint (POST /v1/chat/completions) on a free port: it plays the
  * turns queued per model name and records every request, so a test can assert on exactly what
- * the model was shown. A model with no turn left gets a 500 that says so.
+ * the model was shown. A request with `stream: true` (`streamText`) gets the same turn as
+ * server-sent `chat.completion.chunk` events. A model with no turn left gets a 500 that says so.
  */
 export async function startScriptedOpenAi(): Promise<ScriptedOpenAi> {
   const queues = new Map<string, ScriptedTurn[]>();
@@ -89,7 +90,9 @@ export async function startScriptedOpenAi(): Promise<ScriptedOpenAi> {
     }
     if (turn.status !== undefined) return send(res, turn.status, { error: { message: `scripted error ${turn.status}`, type: "server_error" } });
     served += 1;
-    send(res, 200, completion(body.model, turn, served));
+    const answer = completion(body.model, turn, served);
+    if (body["stream"] === true) sendStream(res, answer);
+    else send(res, 200, answer);
   };
 
   const server = createServer((req, res) => {
@@ -122,6 +125,20 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.destroyed || res.writableEnded) return;
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
+}
+
+/** A completion as the chunks a streaming client reads: the message in one delta, then the finish with usage. */
+function sendStream(res: ServerResponse, answer: ReturnType<typeof completion>): void {
+  if (res.destroyed || res.writableEnded) return;
+  const { id, created, model, usage } = answer;
+  const choice = answer.choices[0]!;
+  const toolCalls = (choice.message.tool_calls ?? []).map((c, index) => ({ index, ...c }));
+  const delta = { role: "assistant", ...(choice.message.content === null ? {} : { content: choice.message.content }), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+  const chunk = (choices: unknown[], extra: object = {}) => `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.write(chunk([{ index: 0, delta, finish_reason: null }]));
+  res.write(chunk([{ index: 0, delta: {}, finish_reason: choice.finish_reason }], { usage }));
+  res.end("data: [DONE]\n\n");
 }
 
 function completion(model: string, turn: ScriptedTurn, n: number) {

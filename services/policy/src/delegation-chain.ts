@@ -1,21 +1,28 @@
 import { readEvent, readOutcome, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH } from "@warden/contracts";
+import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH, type HiddenTool } from "@warden/contracts";
 import type { DescriptorCache } from "@warden/service-kit";
 import type { Chain, ChainLink } from "./domain/attenuation.js";
 
 /** A subagent records at most one view per turn; no budget allows more turns than this. */
 const MAX_TURNS_READ = 50;
 
-/** Every tool a subagent call's model was shown: the union of its ToolViewCompiled turns. */
+/**
+ * Every tool a subagent call's model may ask for: the union of its ToolViewCompiled turns, what
+ * each listed and the allowed sends each hid only because a model never sees a send (their calls
+ * wait for a person: default.send.llm).
+ */
 async function shownTools(bus: Bus, domain: string, callId: string): Promise<string[]> {
   const shown = new Set<string>();
   for (let turn = 1; turn <= MAX_TURNS_READ; turn++) {
     const view = await readEvent(bus, domain, callId, "ToolViewCompiled", `t${turn}`);
     if (view === undefined) break;
     for (const t of view.data.tools) shown.add(t.name);
+    for (const h of view.data.hidden) if (h.reason === SEND_NEVER_LISTED) shown.add(h.name);
   }
   return [...shown];
 }
+
+const SEND_NEVER_LISTED: HiddenTool["reason"] = "send_never_listed_for_llm";
 
 /**
  * One delegating call, read from its events. Only subagents make child calls, so a parent is

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kvGetJson, type Bus } from "@warden/bus";
-import { BUCKET_BUDGETS, PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts";
+import { kvGetJson, kvPutJson, type Bus } from "@warden/bus";
+import { BUCKET_BUDGETS, MAX_HISTORY_ENTRIES, PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts";
 import { evaluateHistory, HistoryIndexStateSchema, historyProbesOf, type HistoryProbe } from "@warden/policy-engine";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { openHistoryIndex, type HistoryIndex } from "./history-index.js";
@@ -78,5 +78,25 @@ describe("the history index across policy copies", () => {
     const key = probes("x", 0, "p2")[0]!.key;
     const state = (await kvGetJson(await admin.kvm.open(BUCKET_BUDGETS), key, HistoryIndexStateSchema))?.value;
     expect(evaluateHistory(probes("next", 1000, "p2")[0]!, state, Date.now(), "next")).toMatchObject({ holds: false, sum: 4000 });
+  });
+
+  it("never refuses a call for a shadow limit whose key is full: the call is admitted and left out of that key, and the shadow finding holds", async () => {
+    const shadowDoc = PolicyDocumentSchema.parse({ ...doc, version: "hi-2", rules: doc.rules.map((r) => ({ ...r, id: "cap.shadow", mode: "shadow" })) });
+    const shadowProbes = (callId: string) => historyProbesOf(shadowDoc, { callId, tool: { name: "bank.transfer" }, principal: "p3", runId: "r", args: { amount: 1 } }, () => true);
+    const [probe] = shadowProbes("s-new");
+    expect(probe).toMatchObject({ shadow: true, record: true });
+    const now = Date.now();
+    const kv = await admin.kvm.open(BUCKET_BUDGETS);
+    const entries = Array.from({ length: MAX_HISTORY_ENTRIES }, (_, i) => ({ callId: `s${i}`, at: now - 1000, state: "ok" as const, amount: 0 }));
+    await kvPutJson(kv, probe!.key, { ruleId: "cap.shadow", windowMs: 3_600_000, entries });
+    // the stage's verdict ignores shadow findings: the enforced rules allow the call
+    const r = await a.decide("s-new", [probe!], now, async () => ({ decision: "allow" as const }));
+    expect(r).toMatchObject({ value: { decision: "allow" }, holds: [], findings: [{ ruleId: "cap.shadow", holds: true, count: MAX_HISTORY_ENTRIES }] });
+    expect(r.full).toBeUndefined();
+    expect((await kvGetJson(kv, probe!.key, HistoryIndexStateSchema))?.value.entries).toHaveLength(MAX_HISTORY_ENTRIES);
+    // the control: the same key under the enforced rule refuses the call as full
+    const enforced = historyProbesOf(doc, { callId: "e-new", tool: { name: "bank.transfer" }, principal: "p3", runId: "r", args: { amount: 1 } }, () => true)[0]!;
+    await kvPutJson(kv, enforced.key, { ruleId: "cap", windowMs: 3_600_000, entries });
+    expect((await a.decide("e-new", [enforced], now, async () => ({ decision: "allow" as const }))).full).toBeDefined();
   });
 });

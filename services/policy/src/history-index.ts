@@ -22,7 +22,7 @@ export interface HistoryDecided<T> {
   readonly findings: readonly HistoryFinding[];
   /** The keys the admitted call was recorded in, for ToolPolicyChecked `historyHolds`. */
   readonly holds: readonly HistoryHold[];
-  /** Set when a key the call must be recorded in is full (the call is refused). */
+  /** Set when a key of an enforced rule the call must be recorded in is full (the call is refused); a shadow rule's full key is skipped. */
   readonly full?: HistoryProbe;
 }
 
@@ -102,6 +102,8 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
         for (const p of probes.filter((x) => x.record)) {
           const r = reads.get(p.key)!;
           const recorded = recordIn(r.state, p, callId, nowMs);
+          // a shadow rule decides nothing: its full key leaves the call out rather than refuse it
+          if (recorded.kind === "full" && p.shadow === true) continue;
           if (recorded.kind === "full") {
             await settle(callId, holds, "released");
             return { value, findings, holds: [], full: p };

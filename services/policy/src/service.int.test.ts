@@ -134,17 +134,21 @@ describe("the policy-check stage", () => {
     expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
   });
 
-  it("denies a send in llm mode and closes the call with ToolCallRejected POLICY_DENIED", async () => {
-    await useDocument({ version: "deny-1" });
+  it("sends a model's send to a person (default.send.llm), and closes it POLICY_DENIED only where the document denies it", async () => {
+    await useDocument({ version: "send-1" });
     const msg = await register({ name: "customer.message", grade: "send" });
+    const waits = await call(msg, { mode: "llm" });
+    expect(waits.checked.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"], policyVersion: "send-1" });
+    expect(await readEvent(bus, waits.ev.domain, waits.ev.callId, "ToolCallRejected")).toBeUndefined();
+    await useDocument({ version: "deny-1", rules: [{ id: "no-model-sends", match: { grade: ["send"], mode: ["llm"] }, effect: "deny", reason: "models send nothing here" }] });
     const { ev, checked } = await call(msg, { mode: "llm" });
-    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "invariant.send_never_llm"] });
+    expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["no-model-sends"] });
     const rejected = await eventOf(ev, "ToolCallRejected");
     expect(rejected.causationId).toBe(checked.eventId);
     expect(rejected.data).toMatchObject({
       stage: "policy",
       error: { code: "POLICY_DENIED", retryable: false },
-      ruleIds: ["view.not_shown", "invariant.send_never_llm"],
+      ruleIds: ["no-model-sends"],
       policyVersion: "deny-1",
     });
   });

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessage, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Bus, Logger } from "@warden/bus";
 import {
+  argsHash,
   effectiveAgentBudget,
   isAgentTool,
   subagentPrincipal,
@@ -9,7 +10,8 @@ import {
   type ArtifactRef,
   type Grade,
   type JsonObject,
-  type ToolViewEntry,
+  type ToolResult,
+  type ToolView,
   type WardenError,
 } from "@warden/contracts";
 import { ToolError, type ToolContext } from "@warden/executor";
@@ -66,6 +68,12 @@ class SubagentRun {
   private readonly messages: ChatCompletionMessageParam[] = [];
   private readonly childCalls: ChildCallRecord[] = [];
   private readonly artifacts: ArtifactRef[] = [];
+  /**
+   * The calls of this run that went to a person (an approval id came back), by tool and args: the
+   * model asking for one again gets that call's state, and nothing is asked twice (a model's send
+   * always waits for a person; asking again must not make a second one).
+   */
+  private readonly askedPerson = new Map<string, string>();
   private readonly log: Logger;
   private answer: string | null = null;
 
@@ -117,7 +125,7 @@ class SubagentRun {
       if (this.meter.tokensSpent()) return "tokens";
       const toldBefore = this.meter.toolCallsLeft() === 0;
       for (const call of calls) {
-        this.messages.push({ role: "tool", tool_call_id: call.id, content: await this.toolCall(call, view.tools) });
+        this.messages.push({ role: "tool", tool_call_id: call.id, content: await this.toolCall(call, view) });
       }
       this.log.debug({ turn, calls: calls.length, usage: this.meter.usage(Date.now()) }, "subagent turn done");
       // it was told the tool-call budget is spent and still asked for tools: stop rather than argue
@@ -127,13 +135,17 @@ class SubagentRun {
   }
 
   /** Vets one call the model made and runs it as a child call; the answer is the tool message. */
-  private async toolCall(call: ModelToolCall, view: readonly ToolViewEntry[]): Promise<string> {
+  private async toolCall(call: ModelToolCall, view: ToolView): Promise<string> {
     const vetted = vetToolCall(call, view, this.meter.toolCallsLeft(), this.meter.budget.maxToolCalls);
     if (vetted.kind === "refuse") {
       this.log.info({ tool: call.name, why: vetted.why }, "model tool call refused");
       return this.refuse(call.name, vetted.error);
     }
-    const tool = vetted.entry.name;
+    const tool = vetted.tool;
+    const same = `${tool} ${argsHash(vetted.args)}`;
+    const asked = this.askedPerson.get(same);
+    if (asked !== undefined) return this.askedAgain(tool, asked);
+    if (vetted.unlisted) this.log.info({ tool }, "model asked for a send its view does not list: it waits for a person");
     if (this.meter.remainingMs(Date.now()) <= 0) {
       return this.refuse(call.name, wardenError("BUDGET_EXCEEDED", "the time budget is spent; no more tools run"));
     }
@@ -141,6 +153,7 @@ class SubagentRun {
     if (!prepared.ok) return this.refuse(call.name, prepared.error);
     this.meter.addToolCall();
     const result = await callChild({ client: this.client, own: this.own, meter: this.meter, waitForApproval: this.agent.waitForApproval }, tool, prepared.args);
+    if (result.approvalId !== undefined) this.askedPerson.set(same, result.callId);
     this.childCalls.push(childCallOf(tool, result));
     this.artifacts.push(...(result.artifacts ?? []));
     if (isAgentTool(tool) && result.ok) {
@@ -150,11 +163,26 @@ class SubagentRun {
     return toModelMessage(result);
   }
 
+  /**
+   * The same call asked for again while (or after) a person decides it: its state now, read without
+   * asking anything (a grant ran it once; a denial or expiry says why), and no tool call counted.
+   */
+  private async askedAgain(tool: string, callId: string): Promise<string> {
+    const now: ToolResult = await this.client.awaitCall(callId, tool, { wait: false, timeoutMs: Math.min(ASKED_AGAIN_READ_MS, Math.max(1, this.meter.remainingMs(Date.now()))) });
+    const i = this.childCalls.findIndex((c) => c.callId === callId);
+    if (i >= 0) this.childCalls[i] = childCallOf(tool, now);
+    this.log.info({ tool, callId, status: now.status }, "model asked again for a call that went to a person: not asked twice");
+    return `You asked for this same call before (call ${callId}); it was not asked for again. ${toModelMessage(now)}`;
+  }
+
   private refuse(name: string, error: WardenError): string {
     this.childCalls.push(refusedCallOf(name, error));
     return toModelMessage({ callId: "", ok: false, status: "rejected", error });
   }
 }
+
+/** How long a repeated ask waits to read the earlier call's state (it is read, never asked again). */
+const ASKED_AGAIN_READ_MS = 2_000;
 
 /** The model's tool calls; a non-function kind keeps its name so it is refused like any unknown tool. */
 function toolCallsOf(message: ChatCompletionMessage): ModelToolCall[] {

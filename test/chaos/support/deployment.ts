@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,8 +144,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
       services.push(
         managedProcess({
           name: role,
-          ...skewed(o.skew, role, process.execPath, [join(ROOT, "services", role, "dist", "main.js")]),
-          env: { ...process.env, ...(await envOf({ kind: "service", name: role, role })), ...extra },
+          ...skewed(o.skew, role, process.execPath, [join(ROOT, "services", role, "dist", "main.js")], { ...process.env, ...(await envOf({ kind: "service", name: role, role })), ...extra }),
           logDir,
           ready: started,
         }),
@@ -155,8 +154,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
       services.push(
         managedProcess({
           name: `executor-e${i}`,
-          ...skewed(o.skew, `executor-e${i}`, nodeWithTypeStripping(), [EXECUTOR_ENTRY]),
-          env: {
+          ...skewed(o.skew, `executor-e${i}`, nodeWithTypeStripping(), [EXECUTOR_ENTRY], {
             ...process.env,
             ...(await envOf(EXECUTOR)),
             WARDEN_APPROVER_PUBLIC_KEYS: key.publicKeyDerBase64,
@@ -165,7 +163,7 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
             CHAOS_MARKS_FILE: marksFile,
             CHAOS_TOOL_TIMEOUT_MS: String(o.toolTimeoutMs ?? 10_000),
             CHAOS_ACK_WAIT_MS: String(o.executorAckWaitMs ?? 5_000),
-          },
+          }),
           logDir,
           ready: started,
           readyTimeoutMs: 60_000,
@@ -202,11 +200,25 @@ export async function startDeployment(o: DeploymentOptions = {}): Promise<Deploy
   }
 }
 
-/** The command line of a process, under libfaketime when it is the one whose clock is skewed. */
-function skewed(skew: DeploymentOptions["skew"], name: string, command: string, args: readonly string[]): { command: string; args: readonly string[] } {
-  if (skew?.service !== name) return { command, args };
-  // -f: the offset from the real time, the clock still running at real speed
-  return { command: "faketime", args: ["-f", skew.offset, command, ...args] };
+/** Where Debian's libfaketime package puts the library. */
+const LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+/**
+ * The process itself under libfaketime when it is the one whose clock is skewed: the library is
+ * preloaded into it, not run through the `faketime` command, which forks and waits, so a SIGKILL
+ * of the pid the suite holds would kill only that wrapper and leave the skewed process running.
+ */
+function skewed(
+  skew: DeploymentOptions["skew"],
+  name: string,
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { command: string; args: readonly string[]; env: NodeJS.ProcessEnv } {
+  if (skew?.service !== name) return { command, args, env };
+  if (!existsSync(LIBFAKETIME)) throw new Error(`the clock-skew scenarios need libfaketime (${LIBFAKETIME}; Debian: apt-get install faketime)`);
+  // an offset from the real time ("+5m"), the clock still running at real speed
+  return { command, args, env: { ...env, LD_PRELOAD: LIBFAKETIME, FAKETIME: skew.offset } };
 }
 
 /** A tmpfs of `mib` MiB as the server's store; the returned cleanup unmounts it once the server is gone. */

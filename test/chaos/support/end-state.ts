@@ -126,8 +126,12 @@ function effectCounts(file: string): Map<string, number> {
   return counts;
 }
 
+/** However fast it moves, a projector that needs longer than this to reach the stream's end is behind. */
+const CATCH_UP_LIMIT_MS = 15 * 60_000;
+
 /**
- * Lets the projector catch up to the stream's end, then runs the operator's own checks with
+ * Lets the projector catch up to the stream's end (waited for while it moves; `catchUpMs` is how
+ * long it may stand still), then runs the operator's own checks with
  * the built CLI as the admin: `audit --verify` must find nothing and `replay` must rebuild every
  * model with the live digests, at the stream's last sequence (not a cursor stuck before it).
  */
@@ -135,11 +139,16 @@ export async function checkHistory(d: Deployment, scan: StreamScan, catchUpMs = 
   await scan.advance();
   const last = scan.lastSeq;
   const cursor = await openCursor(d.admin);
-  const deadline = Date.now() + catchUpMs;
+  // a projector still moving is waited for (a 100k backlog leaves it minutes behind the drain);
+  // one that stops moving for `catchUpMs` is behind for good
+  const givesUpAt = Date.now() + CATCH_UP_LIMIT_MS;
   let at = await cursor.read();
-  while (at < last && Date.now() < deadline) {
+  let movedAt = Date.now();
+  while (at < last && Date.now() - movedAt < catchUpMs && Date.now() < givesUpAt) {
     await new Promise((r) => setTimeout(r, 250));
-    at = await cursor.read();
+    const now = await cursor.read();
+    if (now > at) movedAt = Date.now();
+    at = now;
   }
   const audit = await d.cli(["audit", "--verify", "--json"]);
   const parsedAudit = parseJson(audit.stdout) as

@@ -34,7 +34,7 @@ process.once("exit", () => healAll());
 
 function iptables(args: readonly string[], mustSucceed = true): boolean {
   const r = spawnSync("iptables", ["-w", ...args], { encoding: "utf8" });
-  if (r.status !== 0 && mustSucceed) throw new Error(`iptables ${args.join(" ")}: ${(r.stderr || r.error?.message || "failed").trim()} (the partition scenarios need root and iptables)`);
+  if (r.status !== 0 && mustSucceed) throw new Error(`iptables ${args.join(" ")}: ${(r.stderr || r.error?.message || "failed").trim()} (the partition scenarios need root and iptables; Debian: apt-get install iptables)`);
   return r.status === 0;
 }
 

@@ -43,7 +43,7 @@ describe("a Warden result as an MCP tools/call result", () => {
     };
     const r = toMcpCallResult(pending, { hasOutputSchema: true });
     expect(r.isError).toBe(true);
-    expect(r.content).toEqual([{ type: "text", text: "PENDING: this call needs a person's approval (approvalId ap1); it has not run yet." }]);
+    expect(r.content).toEqual([{ type: "text", text: expect.stringMatching(/^PENDING: this call needs a person's approval \(approvalId ap1\); it has not run yet\. Only a person can confirm it: do not call it again/) }]);
     expect(r._meta).toEqual({ [WARDEN_META_KEY]: { callId: "c2", status: "awaiting_approval", approvalId: "ap1", code: "CONFIRMATION_REQUIRED", retryable: false } });
     const noted = toMcpCallResult(pending, { hasOutputSchema: false, note: "Confirm it in your inbox." });
     expect(noted.content).toEqual([r.content[0], { type: "text", text: "Confirm it in your inbox." }]);

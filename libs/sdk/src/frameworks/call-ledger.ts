@@ -1,4 +1,4 @@
-import { toModelMessage, type ToolResult, type ToolViewEntry } from "@warden/contracts";
+import { idempotentCallId, toModelMessage, type ToolResult, type ToolViewEntry } from "@warden/contracts";
 import type { AgentClient } from "../agent-client.js";
 
 /**
@@ -38,13 +38,29 @@ export interface CallLedger {
    */
   finish(toolCallId: string | undefined, entry: ToolViewEntry, input: unknown, opts?: { readonly waitForPerson?: boolean }): Promise<string>;
   pending(): Record<string, PendingWardenCall>;
+  /**
+   * The Warden call behind a tool call, without asking for one: this process's answer, a call an
+   * earlier process left (`pending`), or the id its idempotency key derives; undefined when none is known.
+   */
+  locate(toolCallId: string, entry: ToolViewEntry): { readonly callId: string; readonly tool: string } | undefined;
+  /** Drops a tool call whose Warden call ended outside `finish` (a person denied it). */
+  forget(toolCallId: string): void;
 }
 
-function waitsForAPerson(r: ToolResult): boolean {
+/** Options of {@link createCallLedger} beyond the adapters' own. */
+export interface CallLedgerOptions extends FrameworkToolsOptions {
+  /**
+   * An idempotency key per tool call: the Warden call id derives from it, so any process that
+   * asks again for the same tool call follows the first Warden call instead of making a second.
+   */
+  readonly callKey?: (toolCallId: string) => string;
+}
+
+export function waitsForAPerson(r: ToolResult): boolean {
   return r.status === "awaiting_approval" || (r.status === "pending" && r.approvalId !== undefined);
 }
 
-export function createCallLedger(client: AgentClient, opts: FrameworkToolsOptions = {}): CallLedger {
+export function createCallLedger(client: AgentClient, opts: CallLedgerOptions = {}): CallLedger {
   /** Each tool call's Warden answer so far, and the tool it called. */
   const answers = new Map<string, { readonly result: ToolResult; readonly tool: string }>();
   const resumed = new Map(Object.entries(opts.pending ?? {}));
@@ -63,7 +79,8 @@ export function createCallLedger(client: AgentClient, opts: FrameworkToolsOption
         return result;
       }
     }
-    const result = await client.call(entry.name, input, callOptions);
+    const key = toolCallId === undefined ? undefined : opts.callKey?.(toolCallId);
+    const result = await client.call(entry.name, input, key === undefined ? callOptions : { ...callOptions, idempotencyKey: key });
     if (toolCallId !== undefined) answers.set(toolCallId, { result, tool: entry.name });
     return result;
   }
@@ -83,6 +100,18 @@ export function createCallLedger(client: AgentClient, opts: FrameworkToolsOption
         }
       }
       return toModelMessage(result);
+    },
+    locate(toolCallId, entry) {
+      const known = answers.get(toolCallId);
+      if (known !== undefined) return { callId: known.result.callId, tool: known.tool };
+      const earlier = resumed.get(toolCallId);
+      if (earlier !== undefined) return { callId: earlier.callId, tool: earlier.tool };
+      const key = opts.callKey?.(toolCallId);
+      return key === undefined ? undefined : { callId: idempotentCallId(client.principal, key), tool: entry.name };
+    },
+    forget(toolCallId) {
+      answers.delete(toolCallId);
+      resumed.delete(toolCallId);
     },
     pending() {
       const out: Record<string, PendingWardenCall> = {};

@@ -1,7 +1,7 @@
 import { tool, type FunctionTool } from "@openai/agents";
 import type { Outcome } from "@warden/contracts";
 import type { AgentClient } from "../agent-client.js";
-import { createCallLedger, type FrameworkToolsOptions, type PendingWardenCall } from "./call-ledger.js";
+import { createCallLedger, waitsForAPerson, type FrameworkToolsOptions, type PendingWardenCall } from "./call-ledger.js";
 import { objectParameters, viewEntries } from "./view-tools.js";
 
 /** A non-strict JSON Schema, as the Agents SDK's `tool()` takes it (`strict: false`). */
@@ -55,8 +55,7 @@ export async function wardenTools(client: AgentClient, opts: FrameworkToolsOptio
       strict: false,
       // asking Warden is the only way to know: the call is made here, once, and answered in execute
       needsApproval: async (_ctx, input, toolCallId) => {
-        const r = await ledger.ask(toolCallId, entry, input);
-        return r.status === "awaiting_approval" || (r.status === "pending" && r.approvalId !== undefined);
+        return waitsForAPerson(await ledger.ask(toolCallId, entry, input));
       },
       execute: async (input, _ctx, details) => ledger.finish(details?.toolCall?.callId, entry, input),
     }),

@@ -92,7 +92,7 @@ describe("sessionGrantRefusal", () => {
   });
 
   it("refuses a send by default, a quorum, a lifetime over the maximum and constraints the granted args miss", () => {
-    expect(sessionGrantRefusal(doc, requested("send"), 1, { ttlSeconds: 60 }, {})).toMatch(/for write calls only, not send/);
+    expect(sessionGrantRefusal(doc, { ...requested("send"), mode: "plan" }, 1, { ttlSeconds: 60 }, {})).toMatch(/for write calls only, not send/);
     expect(sessionGrantRefusal(doc, requested(), 2, { ttlSeconds: 60 }, {})).toMatch(/needs 2 distinct approvers/);
     expect(sessionGrantRefusal(doc, requested(), 1, { ttlSeconds: 3601 }, {})).toMatch(/at most 3600 s/);
     expect(sessionGrantRefusal(doc, requested(), 1, { ttlSeconds: 60, args: { folder: { prefix: "hr" } } }, { folder: "ops" })).toMatch(/folder does not start with "hr"/);
@@ -105,6 +105,12 @@ describe("sessionGrantRefusal", () => {
     const card = { ...l5, data: { ...l5.data, level: "L5" as const } };
     const open = PolicyDocumentSchema.parse({ version: "v6", sessionGrants: { grades: ["write", "send"] } });
     expect(sessionGrantRefusal(open, card, 1, { ttlSeconds: 60 }, {})).toBe("an L5 (destructive_or_admin) call is never granted for the session: each one needs its own decision");
+  });
+
+  it("refuses a model's send for the session whatever the document allows: a person confirms each one", () => {
+    const open = PolicyDocumentSchema.parse({ version: "v8", sessionGrants: { grades: ["write", "send"] } });
+    expect(sessionGrantRefusal(open, requested("send"), 1, { ttlSeconds: 60 }, {})).toBe("a model's send is never granted for the session: a person confirms each one (default.send.llm)");
+    expect(sessionGrantRefusal(open, { ...requested("send"), mode: "plan" }, 1, { ttlSeconds: 60 }, {})).toBeUndefined();
   });
 
   it("makes terms that end ttlSeconds from now and cover any args when none are given, or only the granted call's argument names when closed", () => {
@@ -152,6 +158,13 @@ describe("sessionMismatch", () => {
 
   it("never covers an L5 call, even with a grant that would cover it otherwise", () => {
     expect(sessionMismatch(grant, checked(), doc, NOW, { level: "L5" })).toBe("an L5 call is never covered by a session grant");
+  });
+
+  it("never covers a model's send, even where the document allows session grants for sends", () => {
+    const open = PolicyDocumentSchema.parse({ version: "v9", sessionGrants: { grades: ["write", "send"] } });
+    expect(sessionMismatch(grant, checked({ grade: "send" }), open, NOW, { level: "L4" })).toBe("a model's send is never covered by a session grant");
+    const planGrant = { ...grant, mode: "plan" as const };
+    expect(sessionMismatch(planGrant, checked({ grade: "send", mode: "plan" }), open, NOW, { level: "L4" })).toBeUndefined();
   });
 
   it("does not cover a call whose args make it need a quorum", () => {

@@ -14,15 +14,16 @@ import { mayDecide, quorumOf } from "@warden/policy-engine";
 
 /**
  * Why a person may not grant this approval "for the session", or undefined when they may: the
- * policy document names the grades (`sessionGrants.grades`) and the longest lifetime, an L5 call
- * or one that needs a quorum is never granted that way, and the constraints must hold for the args
- * granted now.
+ * policy document names the grades (`sessionGrants.grades`) and the longest lifetime, an L5 call,
+ * a model's send or one that needs a quorum is never granted that way, and the constraints must
+ * hold for the args granted now.
  */
 export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequested, quorum: number, asked: SessionGrantRequest, grantedArgs: JsonValue): string | undefined {
   const { grades, maxTtlSeconds } = doc.sessionGrants;
   const grade = requested.data.grade;
   // whatever the document says: each destructive or admin call is looked at on its own
   if (requested.data.level === "L5") return L5_NO_SESSION;
+  if (isModelSend(requested.mode, grade)) return MODEL_SEND_NO_SESSION;
   if (requested.data.level === undefined) return "the card does not say the tool's level (the registry did not describe it), so it cannot be granted for the session";
   if (!grades.includes(grade)) {
     return grades.length === 0
@@ -37,6 +38,12 @@ export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequ
 }
 
 const L5_NO_SESSION = "an L5 (destructive_or_admin) call is never granted for the session: each one needs its own decision";
+const MODEL_SEND_NO_SESSION = "a model's send is never granted for the session: a person confirms each one (default.send.llm)";
+
+/** A send a model asked for (mode llm): it runs only on a person's decision about that one call. */
+function isModelSend(mode: string, grade: string): boolean {
+  return mode === "llm" && grade === "send";
+}
 
 export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArgs?: JsonValue, runsFor?: string): SessionTerms {
   const names = asked.closed === true && grantedArgs !== null && typeof grantedArgs === "object" && !Array.isArray(grantedArgs) ? Object.keys(grantedArgs).sort() : undefined;
@@ -50,7 +57,7 @@ export function sessionTermsOf(asked: SessionGrantRequest, now: Date, grantedArg
 
 /**
  * Why a session grant does not cover a call the policy sent for approval, or undefined when it
- * does: the same principal, on behalf of the same principal, mode, tool version and descriptor, unexpired, args that meet its
+ * does: never a model's send; the same principal, on behalf of the same principal, mode, tool version and descriptor, unexpired, args that meet its
  * constraints, a policy document that still allows it (grade, no quorum), and a tool below L5
  * (`level`, of the registered descriptor: a session grant never covers an L5 call, even one made
  * before the rule existed).
@@ -65,6 +72,7 @@ export function sessionMismatch(
   const d = checked.data;
   const level = tool?.level;
   if (level === "L5") return "an L5 call is never covered by a session grant";
+  if (isModelSend(checked.mode, d.grade)) return "a model's send is never covered by a session grant";
   if (level === undefined) return "the tool's level is not known (the registry does not describe this version)";
   if (grant.principal !== checked.principal) return "another principal";
   // a delegated call spends the credentials of the principal it runs for: only that one's grant covers it

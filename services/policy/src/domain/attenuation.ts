@@ -46,7 +46,7 @@ export interface ChainLink {
   /** When its ToolCallStarted was written; undefined when it has not started. */
   readonly startedAtMs: number | undefined;
   readonly ended: boolean;
-  /** For a subagent: every tool its model was shown on any turn (its ToolViewCompiled events). */
+  /** For a subagent: every tool its model was shown on any turn, and the allowed sends a view hid (its ToolViewCompiled events). */
   readonly shownTools: readonly string[];
   readonly parentCallId?: string | undefined;
 }

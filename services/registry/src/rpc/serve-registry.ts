@@ -118,7 +118,7 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
       const principal = lastSubjectToken(msg.subject);
       const req = ToolViewRequestSchema.safeParse({ ...(isObject(payload) ? payload : {}), principal });
       if (!req.success) return invalid(msg.subject, req.error);
-      const { format, explain, intent, limit, ...query } = req.data;
+      const { format, explain, intent, limit, maxTools, ...query } = req.data;
       const records = cache.records();
       const liveDomains = deps.liveness === undefined ? undefined : await liveDomainsOf(deps.liveness, records);
       const view = compileToolView(records, policy.current(), query, {
@@ -126,6 +126,7 @@ export function serveRegistryRpc(deps: RegistryRpcDeps): Subscription[] {
         ...(liveDomains === undefined ? {} : { liveDomains }),
         ...(intent === undefined ? {} : { intent }),
         ...(limit === undefined ? {} : { limit }),
+        ...(maxTools === undefined ? {} : { maxTools }),
       });
       const formatted = formatToolView(view, format, (name, version) => cache.get(name, version)?.descriptor);
       return reply({ ok: true, value: { view, formatted } satisfies ToolViewReply });

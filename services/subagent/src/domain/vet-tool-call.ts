@@ -1,4 +1,4 @@
-import { wardenError, type JsonObject, type ToolViewEntry, type WardenError } from "@warden/contracts";
+import { toWireName, wardenError, type JsonObject, type ToolView, type WardenError } from "@warden/contracts";
 
 /** A tool call as the model wrote it (OpenAI function call). */
 export interface ModelToolCall {
@@ -9,7 +9,8 @@ export interface ModelToolCall {
 }
 
 export type VettedCall =
-  | { readonly kind: "run"; readonly entry: ToolViewEntry; readonly args: JsonObject }
+  /** `unlisted`: a send the view never lists, which the model named anyway: it is published, and waits for a person. */
+  | { readonly kind: "run"; readonly tool: string; readonly args: JsonObject; readonly unlisted: boolean }
   /** Never published: the model gets `error` back; `why` is for the record. */
   | { readonly kind: "refuse"; readonly error: WardenError; readonly why: string };
 
@@ -29,14 +30,26 @@ function parseArgs(text: string): { ok: true; args: JsonObject } | { ok: false; 
 }
 
 /**
- * Defence in depth against the model: a call runs only if it names a tool of the view the model
- * was given this turn, its arguments are a JSON object, and the tool-call budget has room.
- * A hidden tool, a `send`, or an invented name are all "no such tool" to the model.
+ * The send of this turn's view the model named: one of the subagent's allowed tools, hidden only
+ * because a model is never shown a send. Its call goes to the policy, which makes it wait for a
+ * person (default.send.llm): a model may know a send's name, and asking is not running it.
  */
-export function vetToolCall(call: ModelToolCall, view: readonly ToolViewEntry[], toolCallsLeft: number, maxToolCalls: number): VettedCall {
-  const entry = view.find((t) => t.wireName === call.name) ?? view.find((t) => t.name === call.name);
-  if (entry === undefined) {
-    const offered = view.map((t) => t.wireName).join(", ") || "none";
+function unlistedSend(view: Pick<ToolView, "hidden">, name: string): string | undefined {
+  return view.hidden.find((h) => h.reason === "send_never_listed_for_llm" && (toWireName(h.name) === name || h.name === name))?.name;
+}
+
+/**
+ * Defence in depth against the model: a call is published only if it names a tool of the view the
+ * model was given this turn (or an allowed send the view hides, which then waits for a person),
+ * its arguments are a JSON object, and the tool-call budget has room. Any other hidden tool, or an
+ * invented name, is "no such tool" to the model.
+ */
+export function vetToolCall(call: ModelToolCall, view: Pick<ToolView, "tools" | "hidden">, toolCallsLeft: number, maxToolCalls: number): VettedCall {
+  const listed = view.tools.find((t) => t.wireName === call.name) ?? view.tools.find((t) => t.name === call.name);
+  const send = listed === undefined ? unlistedSend(view, call.name) : undefined;
+  const tool = listed?.name ?? send;
+  if (tool === undefined) {
+    const offered = view.tools.map((t) => t.wireName).join(", ") || "none";
     return refuse(
       wardenError("UNKNOWN_TOOL", `no tool named ${JSON.stringify(call.name)} is available to you; the tools you can call are: ${offered}`),
       "not in the tool view of this turn",
@@ -45,7 +58,7 @@ export function vetToolCall(call: ModelToolCall, view: readonly ToolViewEntry[],
   const parsed = parseArgs(call.arguments);
   if (!parsed.ok) {
     return refuse(
-      wardenError("INVALID_ARGS", `the arguments for ${entry.wireName} could not be used: ${parsed.reason}; send one JSON object matching its parameters`),
+      wardenError("INVALID_ARGS", `the arguments for ${toWireName(tool)} could not be used: ${parsed.reason}; send one JSON object matching its parameters`),
       "malformed arguments",
     );
   }
@@ -55,5 +68,5 @@ export function vetToolCall(call: ModelToolCall, view: readonly ToolViewEntry[],
       "over the tool-call budget",
     );
   }
-  return { kind: "run", entry, args: parsed.args };
+  return { kind: "run", tool, args: parsed.args, unlisted: send !== undefined };
 }
