@@ -11,17 +11,18 @@ export function toolViewText(view: ToolView, explain: boolean): string {
       ? "(no tools visible)"
       : renderTable(view.tools, [
           { title: "NAME", value: (t) => t.name },
-          { title: "WIRE NAME", value: (t) => t.wireName },
+          { title: "WIRE NAME", value: (t) => t.wireName, min: 10 },
           { title: "VERSION", value: (t) => t.version },
           { title: "GRADE", value: (t) => t.grade },
           // the permission level policy decides on (declared or derived) and the declared action type
           { title: "LEVEL", value: (t) => t.level },
-          { title: "ACTION", value: (t) => t.actionType ?? "-" },
+          { title: "ACTION", value: (t) => t.actionType ?? "-", min: 6 },
           { title: "ON CALL", value: (t) => t.decision },
           // whose credentials it acts with: the caller's own, or the service's (TM-26)
           { title: "ACTS AS", value: (t) => t.actsAs ?? "-" },
-          { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100 },
-        ]);
+          // cut first to fit 100 columns; --json has it whole
+          { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100, min: 20 },
+        ], { width: TEXT_WIDTH });
   const parts = [header, "", shown];
   const o = view.omitted;
   if (o !== undefined) {
