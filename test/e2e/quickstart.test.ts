@@ -168,7 +168,7 @@ describe("the README's quickstart, as a newcomer runs it", { timeout: 240_000 },
       if (command === "tools") {
         // what a model may see: each tool's grade, permission level and action type; a send is hidden
         expect(r.stdout).toMatch(/^NAME\s+WIRE NAME\s+VERSION\s+GRADE\s+LEVEL\s+ACTION\s+ON CALL/m);
-        expect(r.stdout).toMatch(/^kb\.search\s+kb__search\s+\S+\s+read\s+L0\s+search\s+allow/m);
+        expect(r.stdout).toMatch(/^kb\.search\s+\S+\s+\S+\s+read\s+L0\s+search\s+allow/m);
         expect(r.stdout).toMatch(/^customer\.message\s+\S+\s+send\s+send_never_listed_for_llm/m);
       }
       if (command === "call") expect(r.stdout).toMatch(/^succeeded {2}\(call /);

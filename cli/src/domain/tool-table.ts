@@ -11,16 +11,16 @@ export function toolViewText(view: ToolView, explain: boolean): string {
       ? "(no tools visible)"
       : renderTable(view.tools, [
           { title: "NAME", value: (t) => t.name },
-          { title: "WIRE NAME", value: (t) => t.wireName, min: 10 },
+          { title: "WIRE NAME", value: (t) => t.wireName, min: 9 },
           { title: "VERSION", value: (t) => t.version },
           { title: "GRADE", value: (t) => t.grade },
           // the permission level policy decides on (declared or derived) and the declared action type
           { title: "LEVEL", value: (t) => t.level },
-          { title: "ACTION", value: (t) => t.actionType ?? "-", min: 6 },
+          { title: "ACTION", value: (t) => t.actionType ?? "-" },
           { title: "ON CALL", value: (t) => t.decision },
           // whose credentials it acts with: the caller's own, or the service's (TM-26)
           { title: "ACTS AS", value: (t) => t.actsAs ?? "-" },
-          // cut first to fit 100 columns; --json has it whole
+          // the reason, then wire names, are cut to fit 100 columns (level and action never); --json has them whole
           { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100, min: 20 },
         ], { width: TEXT_WIDTH });
   const parts = [header, "", shown];
