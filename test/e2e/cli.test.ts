@@ -9,7 +9,7 @@ import { newId, PolicyDocumentSchema } from "@warden/contracts";
 import { readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
 import { stringify as toYaml } from "yaml";
 import { freePort } from "@warden/local-nats";
-import { eventually } from "@warden/testing";
+import { callEvents, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -78,11 +78,34 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(r.doc["formatted"]).toContainEqual(expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "kb__search" }) }));
   });
 
-  it("runs a read call and prints its result as one JSON document", async () => {
+  it("shows each tool's permission level and action type, in the table and in --json", async () => {
+    const json = await warden(["tools", "--principal", approver, "--json"], env);
+    expect(json.code, json.stderr).toBe(0);
+    const entries = (json.doc["view"] as { tools: { name: string; level: string; actionType?: string }[] }).tools;
+    const shown = Object.fromEntries(entries.map((t) => [t.name, [t.level, t.actionType ?? "-"]]));
+    expect(shown).toMatchObject({
+      "kb.search": ["L0", "search"],
+      "ticket.submit": ["L2", "write"],
+      "ticket.withdraw": ["L2", "patch"],
+      "customer.message": ["L4", "external_send"],
+    });
+    const table = await warden(["tools", "--principal", approver], env);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^NAME\s+WIRE NAME\s+VERSION\s+GRADE\s+LEVEL\s+ACTION\s+ON CALL\s+ACTS AS\s+WHY$/m);
+    expect(table.stdout).toMatch(/^customer\.message\s+\S+\s+1\.1\.0\s+send\s+L4\s+external_send\s+require_approval\s/m);
+    expect(table.stdout).toMatch(/^kb\.search\s+\S+\s+1\.1\.0\s+read\s+L0\s+search\s+allow\s/m);
+  });
+
+  it("runs a read call, prints its result as one JSON document, and records the check of its output schema", async () => {
     const r = await warden(["call", "kb.search", "--args", '{"query":"refund"}', "--mode", "llm", "--principal", "support-bot", "--json"], env);
     expect(r.code).toBe(0);
     expect(r.doc).toMatchObject({ ok: true, status: "succeeded" });
     expect(typeof r.doc["callId"]).toBe("string");
+    // kb.search declares an outputSchema: the executor records what the check found, and trace shows it
+    const validated = (await callEvents(bus, r.doc["callId"] as string)).find((e) => e.type === "ToolResultValidated");
+    expect(validated?.type === "ToolResultValidated" && validated.data).toMatchObject({ ok: true, checks: [{ check: "outputSchema", ok: true }] });
+    const trace = await warden(["trace", r.doc["callId"] as string], env);
+    expect(trace.stdout).toMatch(/ToolResultValidated/);
   });
 
   it("exits 1 with a structured error for a hallucinated tool", async () => {
@@ -184,7 +207,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
 
     const listed = await warden(["sessions", "--as", approver], env);
     expect(listed.stdout).toMatch(new RegExp(`session ${firstCallId} +by ${approver}, until `));
-    expect(listed.stdout).toContain(`covers  support-bot (mode llm) calling ticket.fill@1.1.0 with ticketId = "${ticketId}"`);
+    expect(listed.stdout).toContain(`covers  support-bot (mode llm) calling ticket.fill@1.2.0 with ticketId = "${ticketId}"`);
 
     const second = await fill("second", ticketId, true);
     expect(second.doc).toMatchObject({ ok: true, status: "succeeded", data: { draft: { summary: "second" } } });
@@ -284,7 +307,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     expect(text.stderr).toContain(url);
   });
 
-  it("adds the skills of WARDEN_SKILLS_DIR with `up` and runs their scripts in the adapters", async () => {
+  it("adds the skills of WARDEN_SKILLS_DIR with `up` and runs their scripts in the adapters", { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-skills-"));
     const home = join(dir, "home");
     const skills = resolve(dirname(fileURLToPath(import.meta.url)), "../../services/adapters/examples/skills");
@@ -292,7 +315,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     try {
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; services: string[]; tools: string[]; identities: string[] }, 20_000, 100);
+      const summary = await eventually(() => JSON.parse(out) as { ok: boolean; services: string[]; tools: string[]; identities: string[] }, 60_000, 100);
       expect(summary).toMatchObject({ ok: true, tools: expect.arrayContaining(["skill-refund-check.window"]), services: expect.arrayContaining(["adapters"]) });
       const upEnv = { WARDEN_HOME: home, LOG_LEVEL: "silent" };
       const listed = await warden(["skills", "list", "--json"], upEnv);
@@ -309,7 +332,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     }
   });
 
-  it("brings everything up with `up --demo`, serves its health and metrics with WARDEN_HEALTH_PORT, and drains on SIGTERM", async () => {
+  it("brings everything up with `up --demo`, serves its health and metrics with WARDEN_HEALTH_PORT, and drains on SIGTERM", { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-up-"));
     const home = join(dir, "home");
     // no model endpoint: the demo subagent must then answer with what to set
@@ -322,8 +345,8 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
       const summary = await eventually(
-        () => JSON.parse(out) as { ok: boolean; url: string; home: string; services: string[]; tools: string[]; identities: string[]; health: string },
-        20_000,
+        () => JSON.parse(out) as { ok: boolean; url: string; home: string; services: string[]; tools: string[]; skills: string[]; identities: string[]; health: string },
+        60_000,
         100,
       );
       expect(summary.ok).toBe(true);
@@ -331,6 +354,8 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       expect(summary.services).toEqual(expect.arrayContaining(["registry", "policy", "approver", "support-desk", "subagent"]));
       expect(summary.tools).toContain("customer.message");
       expect(summary.tools).toContain("agent.triage");
+      // the demo's skill, loaded with no WARDEN_SKILLS_DIR: its script runs in the adapters
+      expect(summary).toMatchObject({ skills: ["refund-check"], services: expect.arrayContaining(["adapters"]), tools: expect.arrayContaining(["skill-refund-check.window"]) });
       expect(summary.identities).toEqual(expect.arrayContaining(["admin", "alice", "support-bot"]));
       // another terminal needs only the home: the URL and the credentials are in its env.json
       const upEnv = { WARDEN_HOME: home, LOG_LEVEL: "silent" };

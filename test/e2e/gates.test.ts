@@ -30,6 +30,8 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
       "ToolArgsValidated",
       "ToolPolicyChecked",
       "ToolCallStarted",
+      // kb.search declares an outputSchema: the executor records what the check found before the outcome
+      "ToolResultValidated",
       "ToolCallFinished",
     ]);
   });

@@ -69,7 +69,9 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     for (const child of children) {
       expect(child).toMatchObject({ principal: "agent-reader", mode: "llm", correlationId: "run-reader", parentCallId: r.callId });
       const events = await callEvents(s.w.bus, child.callId);
-      expect(eventTypes(events)).toEqual(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", "ToolCallFinished"]);
+      // kb.search's outputSchema is checked and recorded (ToolResultValidated); session.fetch has no check
+      const validated = child.domain === "kb" ? ["ToolResultValidated"] : [];
+      expect(eventTypes(events)).toEqual(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", ...validated, "ToolCallFinished"]);
       expect(events.every((e) => e.parentCallId === r.callId)).toBe(true);
       const checked = events.find((e) => e.type === "ToolPolicyChecked");
       expect(checked?.type === "ToolPolicyChecked" && checked.data.ruleIds).toContain("attenuation.checked");

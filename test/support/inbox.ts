@@ -16,10 +16,13 @@ export interface RunningInbox {
   output(): string;
 }
 
-/** Starts `warden inbox --as person` as a person would (the built CLI, the home's credentials), and reads the URL it prints. */
-export async function startInbox(home: string, person: string): Promise<RunningInbox> {
+/**
+ * Starts `warden inbox --as person` as a person would (the built CLI, the home's credentials), and
+ * reads the URL it prints; `args` replaces the command's arguments (the README's own, say).
+ */
+export async function startInbox(home: string, person: string, args: readonly string[] = ["inbox", "--as", person, "--refresh", "1s"]): Promise<RunningInbox> {
   const { NATS_URL: _url, NATS_CREDS: _creds, ...env } = process.env;
-  const child = spawn(process.execPath, [CLI, "inbox", "--as", person, "--refresh", "1s"], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "warn" } });
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, WARDEN_HOME: home, LOG_LEVEL: "warn" } });
   let out = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
   child.stderr.on("data", (b: Buffer) => (out += b.toString()));

@@ -1,5 +1,5 @@
 import { ConfigError, type Bus } from "@warden/bus";
-import { loadManifestDir, loadSkillsDir, type LoadedManifest } from "@warden/adapters";
+import { EXAMPLE_SKILLS_DIR, loadManifestDir, loadSkillsDir, type LoadedManifest } from "@warden/adapters";
 import { openWardenHome } from "@warden/identity";
 import { createRegistryClient } from "@warden/sdk";
 import { loadTracingConfig, startTracing, WARDEN_VERSION, type Tracing } from "@warden/service-kit";
@@ -40,7 +40,8 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
   if (notaryKey.moved !== undefined) io.err(`warden: ${notaryKey.moved}`);
   const manifestsDir = io.env["WARDEN_MANIFESTS_DIR"];
   const manifests: LoadedManifest[] = manifestsDir ? await loadManifestDir(manifestsDir) : [];
-  const skillsDir = io.env["WARDEN_SKILLS_DIR"];
+  // the demo shows a skill too: the example refund-check, unless WARDEN_SKILLS_DIR names other skills
+  const skillsDir = io.env["WARDEN_SKILLS_DIR"] || (demo ? EXAMPLE_SKILLS_DIR : undefined);
   const skills = skillsDir ? await loadSkillsDir(skillsDir) : [];
   // every identity the README's commands use exists before anything starts
   await provisionIdentities(home, { demo, manifests, skills });
@@ -123,6 +124,7 @@ export const upCommand: Command<typeof UP_OPTIONS> = async ({ values }, io) => {
       identities: Object.keys(home.env().identities).sort(),
       demo,
       tools: tools.ok ? [...new Set(tools.value.map((t) => t.descriptor.name))].sort() : [],
+      skills: skills.map((s) => s.frontMatter.name).sort(),
       ...(services.policy ? { policyVersion: services.policy.version } : {}),
       ...(services.healthPort === undefined ? {} : { health: `http://${served.WARDEN_HEALTH_HOST === "0.0.0.0" ? "127.0.0.1" : served.WARDEN_HEALTH_HOST}:${services.healthPort}` }),
       ...(approver ? { approver } : {}),

@@ -13,6 +13,8 @@ const view: ToolView = {
       title: "Search",
       description: "Use when...",
       grade: "read",
+      level: "L0",
+      actionType: "search",
       inputSchema: {},
       decision: "allow",
       reason: "reads are allowed",
@@ -26,15 +28,19 @@ describe("toolViewText", () => {
   it("lists visible tools with their decision and rule", () => {
     const text = toolViewText(view, false);
     expect(text).toContain("tools for support-bot in llm mode");
-    expect(text).toMatch(/kb\.search\s+kb__search\s+1\.0\.0\s+read\s+allow\s+-\s+reads are allowed \[default\.read\.llm\]/);
+    // within 100 columns: the reason is cut first (--json has it whole)
+    expect(text).toMatch(/kb\.search\s+kb__search\s+1\.0\.0\s+read\s+L0\s+search\s+allow\s+-\s+reads are allowed \[default\.…/);
+    expect(text.split("\n").every((l) => l.length <= 100)).toBe(true);
     expect(text).not.toContain("customer.message");
   });
 
   it("says whether a tool acts as the caller, with their own credentials, or as the service", () => {
-    const crm = { ...view.tools[0]!, name: "crm.lookup", wireName: "crm__lookup", actsAs: "caller" as const };
+    const { actionType: _none, ...search } = view.tools[0]!;
+    const crm = { ...search, name: "crm.lookup", wireName: "crm__lookup", level: "L3" as const, actsAs: "caller" as const };
     const text = toolViewText({ ...view, tools: [...view.tools, crm] }, false);
-    expect(text).toMatch(/ON CALL\s+ACTS AS\s+WHY/);
-    expect(text).toMatch(/crm\.lookup\s+crm__lookup\s+1\.0\.0\s+read\s+allow\s+caller\s+reads are allowed/);
+    expect(text).toMatch(/GRADE\s+LEVEL\s+ACTION\s+ON CALL\s+ACTS AS\s+WHY/);
+    // a tool that declares no action type: its level is derived, its action shown as "-"
+    expect(text).toMatch(/crm\.lookup\s+crm__lookup\s+1\.0\.0\s+read\s+L3\s+-\s+allow\s+caller\s+reads are allowed/);
   });
 
   it("says how many tools a capped view left out, and how to ask for them", () => {

@@ -1,7 +1,7 @@
 import { levelOf, type ToolRecord, type ToolView } from "@warden/contracts";
 import { renderTable, TEXT_WIDTH } from "../output.js";
 
-/** The view for people: visible tools, then (with --explain) every hidden one and why. */
+/** The view for people: visible tools with their level and action type, then (with --explain) every hidden one and why. */
 export function toolViewText(view: ToolView, explain: boolean): string {
   const q = view.query;
   const flags = Object.entries(q.flags).map(([k, v]) => `${k}=${v}`).join(",") || "none";
@@ -11,14 +11,18 @@ export function toolViewText(view: ToolView, explain: boolean): string {
       ? "(no tools visible)"
       : renderTable(view.tools, [
           { title: "NAME", value: (t) => t.name },
-          { title: "WIRE NAME", value: (t) => t.wireName },
+          { title: "WIRE NAME", value: (t) => t.wireName, min: 9 },
           { title: "VERSION", value: (t) => t.version },
           { title: "GRADE", value: (t) => t.grade },
+          // the permission level policy decides on (declared or derived) and the declared action type
+          { title: "LEVEL", value: (t) => t.level },
+          { title: "ACTION", value: (t) => t.actionType ?? "-" },
           { title: "ON CALL", value: (t) => t.decision },
           // whose credentials it acts with: the caller's own, or the service's (TM-26)
           { title: "ACTS AS", value: (t) => t.actsAs ?? "-" },
-          { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100 },
-        ]);
+          // the reason, then wire names, are cut to fit 100 columns (level and action never); --json has them whole
+          { title: "WHY", value: (t) => `${t.reason} [${t.ruleIds.join(", ")}]`, max: 100, min: 20 },
+        ], { width: TEXT_WIDTH });
   const parts = [header, "", shown];
   const o = view.omitted;
   if (o !== undefined) {

@@ -12,7 +12,8 @@ describe("upText", () => {
       storeDir: ".warden/nats",
       services: ["registry", "policy", "approver", "support-desk"],
       demo: true,
-      tools: ["kb.search"],
+      tools: ["kb.search", "skill-refund-check.window"],
+      skills: ["refund-check"],
       policyVersion: "demo-1",
       approver: "alice",
     });
@@ -25,6 +26,13 @@ describe("upText", () => {
     expect(text).toContain("npx warden inbox --as alice");
     expect(text).toContain("npx warden mcp --as support-bot --print-config claude-desktop");
     expect(text).toContain("Ctrl-C");
+  });
+
+  it("names the skills it runs, and shows a call of the demo skill's script", () => {
+    const text = upText({ url: "nats://x:4222", startedNats: false, services: ["adapters"], demo: true, tools: ["skill-refund-check.window"], skills: ["refund-check"] });
+    expect(text).toMatch(/^ {2}skills {4}refund-check$/m);
+    expect(text).toContain("npx warden call skill-refund-check.window");
+    expect(upText({ url: "nats://x:4222", startedNats: false, services: [], demo: false, tools: [], skills: [] })).not.toContain("skills");
   });
 
   it("says where NATS came from when it was not started here", () => {

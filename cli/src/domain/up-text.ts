@@ -11,6 +11,8 @@ export interface UpSummary {
   readonly services: readonly string[];
   readonly demo: boolean;
   readonly tools: readonly string[];
+  /** The skills added and run (WARDEN_SKILLS_DIR, or the example skills with --demo). */
+  readonly skills?: readonly string[];
   readonly policyVersion?: string;
   /** Where /healthz, /readyz and /metrics are served (WARDEN_HEALTH_PORT). */
   readonly health?: string;
@@ -35,6 +37,7 @@ export function upText(s: UpSummary): string {
     `  services  ${s.services.join(", ")}`,
     `  tools     ${s.tools.length > 0 ? s.tools.join(", ") : "(none registered yet)"}`,
   ];
+  if (s.skills !== undefined && s.skills.length > 0) lines.push(`  skills    ${s.skills.join(", ")}`);
   if (s.policyVersion) lines.push(`  policy    ${s.policyVersion}`);
   if (s.health) lines.push(`  health    ${s.health}/readyz, metrics at ${s.health}/metrics`);
   if (s.home) lines.push(`  home      ${s.home} (credentials of ${(s.identities ?? []).join(", ") || "no one yet"})`);
@@ -48,6 +51,7 @@ export function upText(s: UpSummary): string {
       `  npx warden approvals --as ${approver}`,
       `  npx warden approve <approvalId> --as ${approver}     (or: deny <approvalId> --as ${approver} --reason "...")`,
       "  npx warden trace <callId>",
+      `  npx warden call skill-refund-check.window --args '{"purchased":"2026-01-02"}' --mode plan --principal support-bot     (the refund-check skill's script, sandboxed)`,
       "  npx warden mcp --as support-bot --print-config claude-desktop     (or cursor, claude-code: Warden's tools in your MCP client)",
       `  npx warden call agent.triage --args '{"task":"Triage session 1"}' --principal ${approver}     (a subagent: needs OPENAI_BASE_URL, see docs/subagents.md)`,
     );

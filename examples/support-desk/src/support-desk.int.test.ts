@@ -46,16 +46,16 @@ describe("the support desk over a real nats-server", () => {
     const keys: string[] = [];
     for await (const k of await kv.keys()) keys.push(k);
     expect(keys.sort()).toEqual([
-      "customer.message.1.0.0",
-      "demo.big.1.0.0",
-      "demo.fail.1.0.0",
-      "demo.slow.1.0.0",
+      "customer.message.1.1.0",
+      "demo.big.1.1.0",
+      "demo.fail.1.1.0",
+      "demo.slow.1.1.0",
       "kb.reindex.1.0.0",
-      "kb.search.1.0.0",
-      "session.fetch.1.0.0",
-      "ticket.fill.1.1.0",
-      "ticket.submit.1.1.0",
-      "ticket.withdraw.1.0.0",
+      "kb.search.1.1.0",
+      "session.fetch.1.1.0",
+      "ticket.fill.1.2.0",
+      "ticket.submit.1.2.0",
+      "ticket.withdraw.1.1.0",
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import { PolicyDocumentSchema } from "@warden/contracts";
+import { levelOf, PolicyDocumentSchema } from "@warden/contracts";
 import type { ExecutableTool } from "@warden/executor";
 import { runTool } from "@warden/executor/testing";
 import { supportDeskPolicy } from "./policy.js";
@@ -48,6 +48,28 @@ describe("the support desk's tools", () => {
     expect(byName.get("customer.message")?.descriptor).toMatchObject({ grade: "send", openWorld: true });
     expect(byName.get("demo.slow")?.descriptor).toMatchObject({ grade: "read", timeoutMs: 200 });
     expect(byName.get("demo.big")?.descriptor).toMatchObject({ grade: "read", maxOutputBytes: 4 * 1024 * 1024 });
+  });
+
+  it("declare their action types, so `warden tools` shows each one's action and level (kb.reindex's is derived)", () => {
+    const shown = Object.fromEntries(all.map((t) => [t.descriptor.name, [t.descriptor.actionType ?? "-", levelOf(t.descriptor)]]));
+    expect(shown).toEqual({
+      "customer.message": ["external_send", "L4"],
+      "demo.big": ["read", "L0"],
+      "demo.fail": ["read", "L0"],
+      "demo.slow": ["read", "L0"],
+      "kb.reindex": ["-", "L0"],
+      "kb.search": ["search", "L0"],
+      "session.fetch": ["read", "L0"],
+      "ticket.fill": ["patch", "L2"],
+      "ticket.submit": ["write", "L2"],
+      "ticket.withdraw": ["patch", "L2"],
+    });
+  });
+
+  it("give kb.search an output schema that its real results pass", async () => {
+    expect(tool("kb.search").descriptor.outputSchema).toMatchObject({ required: ["articles"] });
+    const r = await runTool(tool("kb.search"), { query: "password" });
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, output: { articles: [{ id: expect.any(String), score: expect.any(Number) }] } });
   });
 
   it("describe when to use them", () => {

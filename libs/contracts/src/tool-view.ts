@@ -47,6 +47,10 @@ export const ToolViewEntrySchema = z.object({
   title: z.string(),
   description: z.string(),
   grade: GradeSchema,
+  /** The tool's permission level L0–L5, declared or derived (`levelOf`), as policy decides on it. */
+  level: PermissionLevelSchema,
+  /** The action type the tool declares, if it declares one. */
+  actionType: ActionTypeSchema.optional(),
   inputSchema: JsonObjectSchema,
   /** What calling it will lead to for this caller. */
   decision: z.enum(["allow", "require_approval"]),

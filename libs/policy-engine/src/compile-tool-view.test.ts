@@ -40,6 +40,25 @@ describe("compileToolView", () => {
     expect(reasonOf(compileToolView(registry, EMPTY_POLICY_DOCUMENT, q(), explained), "kb.search")).toBeUndefined();
   });
 
+  it("gives each entry the level policy decides on, declared or derived, and the action type it declares", () => {
+    const tools = [
+      record({ name: "kb.search", actionType: "search" }),
+      record({ name: "ticket.submit", title: "Submit a ticket", grade: "write", actionType: "write", description: sideEffects, inputSchema: obj() }),
+      record({ name: "customer.message", title: "Message a customer", grade: "send", openWorld: true, description: sideEffects, inputSchema: obj() }),
+      // declared above what its grade derives (L0)
+      record({ name: "calc.run", title: "Run a sum", level: "L1", inputSchema: obj() }),
+    ];
+    const v = compileToolView(tools, PEOPLE, q({ mode: "human", principal: "alice" }));
+    expect(v.tools.map((t) => [t.name, t.level, t.actionType])).toEqual([
+      ["calc.run", "L1", undefined],
+      ["customer.message", "L4", undefined],
+      ["kb.search", "L0", "search"],
+      ["ticket.submit", "L2", "write"],
+    ]);
+    // no action type declared: the entry has no such member at all (JSON leaves it out)
+    expect(v.tools.find((t) => t.name === "calc.run")).not.toHaveProperty("actionType");
+  });
+
   it("leaves the hidden list empty unless explained", () => {
     expect(compileToolView(registry, EMPTY_POLICY_DOCUMENT, q()).hidden).toEqual([]);
   });

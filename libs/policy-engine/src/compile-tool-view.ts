@@ -32,6 +32,8 @@ function entry(r: ToolRecord, decision: ToolViewEntry["decision"], reason: strin
     title: d.title,
     description: d.actsAs === "caller" ? `${d.description} ${ACTS_AS_CALLER_NOTE}` : d.description,
     grade: d.grade,
+    level: levelOf(d),
+    ...(d.actionType === undefined ? {} : { actionType: d.actionType }),
     inputSchema: d.inputSchema,
     decision,
     reason,

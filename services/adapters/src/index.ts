@@ -11,5 +11,6 @@ export type { DiscoveredTool, McpDiscovery } from "./mcp-adapter/mcp-discovery.j
 export { registerMcpTools, type RegisterMcpOptions } from "./mcp-adapter/register-mcp-tools.js";
 export { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
 export { probeToolSandbox, type ToolSandbox } from "./sandbox/tool-sandbox.js";
+export { EXAMPLE_SKILLS_DIR } from "./skill/example-skills.js";
 export { loadSkillsDir, skillManifests } from "./skill/load-skills.js";
 export { skillManifest, type SkillManifest } from "./skill/skill-manifest.js";

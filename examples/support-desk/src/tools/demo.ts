@@ -4,10 +4,12 @@ import { defineTool } from "@warden/executor";
 
 export const demoFail = defineTool({
   name: "demo.fail",
-  version: "1.0.0",
+  // 1.1.0: action type read
+  version: "1.1.0",
   title: "A tool that always fails",
   description: "Use when you want to see how Warden reports a tool that throws: the call ends as an error result, nothing else breaks.",
   grade: "read",
+  actionType: "read",
   input: z.strictObject({}),
   handler: () => {
     throw new Error("demo.fail always fails: this is what a broken tool looks like");
@@ -16,10 +18,12 @@ export const demoFail = defineTool({
 
 export const demoSlow = defineTool({
   name: "demo.slow",
-  version: "1.0.0",
+  // 1.1.0: action type read
+  version: "1.1.0",
   title: "A tool that hangs",
   description: "Use when you want to see how Warden reports a tool that outlives its 200 ms timeout: the call ends as a TIMEOUT error.",
   grade: "read",
+  actionType: "read",
   timeoutMs: 200,
   input: z.strictObject({}),
   handler: async (_args, ctx) => {
@@ -43,10 +47,12 @@ export function bigOutput(rows = BIG_ROWS) {
 
 export const demoBig = defineTool({
   name: "demo.big",
-  version: "1.0.0",
+  // 1.1.0: action type read
+  version: "1.1.0",
   title: "A tool with a very large answer",
   description: "Use when you want to see how Warden stores a large output (about 1 MB): the event keeps a preview and the full JSON goes to the object store.",
   grade: "read",
+  actionType: "read",
   idempotent: true,
   maxOutputBytes: 4 * 1024 * 1024,
   input: z.strictObject({}),

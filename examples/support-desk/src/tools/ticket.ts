@@ -14,12 +14,13 @@ export function ticketTools(bus: Bus) {
 
   const fill = defineTool({
     name: "ticket.fill",
-    // 1.1.0: a preview (the draft before and after) for the approval card
-    version: "1.1.0",
+    // 1.1.0: a preview (the draft before and after) for the approval card; 1.2.0: action type patch
+    version: "1.2.0",
     title: "Fill in fields of a ticket draft",
     description:
       "Use when the agent has the ticket page open and you want to pre-fill fields of its draft (priority, category, summary); the agent reviews the draft before anything is submitted.",
     grade: "write",
+    actionType: "patch",
     idempotent: true,
     scopes: ["ticket_page"],
     input: z.strictObject({ ticketId: KeyPart, fields: z.record(z.string(), z.unknown()) }),
@@ -43,12 +44,13 @@ export function ticketTools(bus: Bus) {
 
   const submit = defineTool({
     name: "ticket.submit",
-    // 1.1.0: undone by ticket.withdraw (warden undo)
-    version: "1.1.0",
+    // 1.1.0: undone by ticket.withdraw (warden undo); 1.2.0: action type write
+    version: "1.2.0",
     title: "Submit a support ticket",
     description:
       "Use when a customer's problem needs follow-up by the support team: files a new ticket with a title, the details and the customer's id, and returns the ticket id. The team sees it later; it can be edited or closed.",
     grade: "write",
+    actionType: "write",
     input: z.strictObject({ title: z.string().min(1), body: z.string(), customerId: KeyPart }),
     handler: async ({ title, body, customerId }, ctx) => {
       const store = await tickets();
@@ -62,11 +64,13 @@ export function ticketTools(bus: Bus) {
 
   const withdraw = defineTool({
     name: "ticket.withdraw",
-    version: "1.0.0",
+    // 1.1.0: action type patch
+    version: "1.1.0",
     title: "Withdraw a submitted ticket",
     description:
       "Use when a ticket was submitted by mistake: marks it withdrawn so the support team does not work on it; the ticket and its history stay. It undoes ticket.submit.",
     grade: "write",
+    actionType: "patch",
     idempotent: true,
     input: z.strictObject({ ticketId: z.string().regex(/^T-[A-Za-z0-9_-]{1,128}$/, "a submitted ticket's id, T-…") }),
     handler: async ({ ticketId }, ctx) => {

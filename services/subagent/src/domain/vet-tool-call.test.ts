@@ -9,6 +9,7 @@ const entry: ToolViewEntry = {
   title: "Search",
   description: "Search the knowledge base.",
   grade: "read",
+  level: "L0",
   inputSchema: { type: "object" },
   decision: "allow",
   reason: "read",

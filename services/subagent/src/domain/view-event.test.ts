@@ -18,7 +18,7 @@ const own: OwnCall = {
 const view: ToolView = {
   query: { principal: "agent-reader", mode: "llm", flags: {}, scope: null, only: ["kb.search", "kb.reindex", "web.search"] },
   policyVersion: "p1",
-  tools: [{ name: "kb.search", wireName: "kb__search", version: "1.0.0", title: "S", description: "Search it.", grade: "read", inputSchema: { type: "object" }, decision: "allow", reason: "r", ruleIds: [] }],
+  tools: [{ name: "kb.search", wireName: "kb__search", version: "1.0.0", title: "S", description: "Search it.", grade: "read", level: "L0", inputSchema: { type: "object" }, decision: "allow", reason: "r", ruleIds: [] }],
   hidden: [
     { name: "kb.reindex", version: "1.0.0", grade: "read", reason: "feature_flag_off", detail: "flag off", ruleIds: ["gate.feature_flag"] },
     { name: "ticket.submit", version: "1.0.0", grade: "write", reason: "not_in_allowed_tools", detail: "not allowed", ruleIds: [] },

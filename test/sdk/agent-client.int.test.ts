@@ -14,8 +14,7 @@ import {
 } from "@warden/contracts";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
-import { createAgentClient, type AgentClient } from "./agent-client.js";
-import { createRegistryClient } from "./registry-client.js";
+import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 
 const HASH = argsHash({});
 

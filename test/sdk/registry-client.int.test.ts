@@ -3,7 +3,7 @@ import { silentLogger, type Bus } from "@warden/bus";
 import { registryRegisterSubject, type ToolDescriptorInput } from "@warden/contracts";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
-import { createRegistryClient } from "./registry-client.js";
+import { createRegistryClient } from "@warden/sdk";
 
 function tool(name: string, description = "Use when the caller needs this information."): ToolDescriptorInput {
   return { name, version: "1.0.0", title: name, description, inputSchema: { type: "object" }, grade: "read", idempotent: true };
