@@ -186,8 +186,10 @@ describe("chaos (long)", () => {
         expect(Math.abs(scan.medianOffset("ToolCallRequested") ?? Infinity)).toBeLessThan(30_000);
         report({ ...r.row, notes: `agents were told: ${Object.entries(r.outcomes).map(([k, n]) => `${k} ×${n}`).join(", ")}` });
         expectSound(r);
-        // a skewed clock may refuse a call (an expired grant, a claim past its deadline), never leave it unanswered
-        expect.soft(Object.keys(r.outcomes).filter((k) => k === "no answer" || k.startsWith("pending") || k.startsWith("outcome_unknown")), "calls whose agents got no clear ending").toEqual([]);
+        // a skewed clock may refuse a call (an expired grant), never leave it unanswered; a run-once call
+        // whose claimant was killed mid-run ends OUTCOME_UNKNOWN, skew or not (as in the storm), at its
+        // deadline on the server's clock: a claimant 5 min fast is not waited for 5 min more
+        expect.soft(Object.keys(r.outcomes).filter((k) => k === "no answer" || k.startsWith("pending")), "calls whose agents got no clear ending").toEqual([]);
       });
     });
   }

@@ -1,5 +1,5 @@
-import { ACK, appendEvent, readEvent, readOutcome, type StageContext, type StageOutcome } from "@warden/bus";
-import { argsHash, nextCallEvent, stampNow, wardenError, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { ACK, appendEvent, decodeJson, getStoredMessage, readEvent, readOutcome, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
+import { argsHash, callEventSubject, nextCallEvent, stampNow, STREAM_CALLS, wardenError, type ToolCallStarted, type WardenError } from "@warden/contracts";
 import type { Authorisation } from "./authorisation.js";
 import type { ExecutableTool } from "./define-tool.js";
 import { decideRecovery } from "./domain/decide-recovery.js";
@@ -67,6 +67,8 @@ export async function executeCall(deps: ExecutorDeps, auth: Authorisation, sctx:
 
 async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallStarted, sctx: StageContext): Promise<StageOutcome> {
   const log = sctx.log.child({ startedEventId: prior.eventId, claimant: prior.data.executorId });
+  // a claimant whose clock runs ahead would otherwise be waited for that much past its deadline
+  const claimStoredAtMs = await claimStoredAt(deps.bus, prior);
   for (;;) {
     const hasResult = await resultRecorded(deps.bus, prior);
     const tool = deps.tools.get(prior.tool);
@@ -79,6 +81,7 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
       canRerun: rerunnable !== undefined,
       deliveryCount: sctx.deliveryCount,
       claimantRunsHere: prior.data.executorId === deps.executorId && deps.runningCalls.has(prior.callId),
+      ...(claimStoredAtMs === undefined ? {} : { claimStoredAtMs }),
     });
     switch (decision.kind) {
       case "done":
@@ -144,4 +147,13 @@ function sleepUntil(untilMs: number, signal: AbortSignal): Promise<boolean> {
     }, Math.max(0, untilMs - Date.now()));
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** When the server stored this claim, or undefined when the slot holds another event or cannot be read. */
+async function claimStoredAt(bus: Bus, claim: ToolCallStarted): Promise<number | undefined> {
+  const msg = await getStoredMessage(bus, STREAM_CALLS, { last_by_subj: callEventSubject(claim.domain, claim.callId, "ToolCallStarted") }).catch(() => null);
+  if (msg === null) return undefined;
+  const stored = decodeJson(msg.data);
+  const sameClaim = stored.ok && typeof stored.value === "object" && stored.value !== null && (stored.value as { eventId?: unknown }).eventId === claim.eventId;
+  return sameClaim ? msg.time.getTime() : undefined;
 }

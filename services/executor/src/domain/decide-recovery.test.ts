@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolCallStarted } from "@warden/contracts";
-import { decideRecovery } from "./decide-recovery.js";
+import { claimDeadlineMs, decideRecovery } from "./decide-recovery.js";
 
 const started: ToolCallStarted = {
   v: 1,
@@ -54,5 +54,23 @@ describe("decideRecovery", () => {
     const now = deadlineMs + 30_000;
     expect(decideRecovery({ ...base, canRerun: false, claimantRunsHere: true, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 1_000 });
     expect(decideRecovery({ ...base, canRerun: true, claimantRunsHere: true, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 1_000 });
+  });
+});
+
+describe("a claim's deadline on the server's clock", () => {
+  // the claimant's clock ran 5 minutes ahead: it wrote ts and deadline 5 minutes late
+  const ahead: ToolCallStarted = { ...started, ts: "2030-01-01T00:05:00.000Z", data: { ...started.data, deadline: "2030-01-01T00:05:10.000Z" } };
+  const storedAtMs = Date.parse("2030-01-01T00:00:00.000Z");
+
+  it("counts the time the claimant gave itself from when the server stored the claim", () => {
+    expect(claimDeadlineMs(ahead, storedAtMs)).toBe(storedAtMs + 10_000);
+    expect(claimDeadlineMs(ahead, undefined)).toBe(Date.parse("2030-01-01T00:05:10.000Z"));
+  });
+
+  it("takes over a dead claimant with a fast clock at its real deadline, not minutes later", () => {
+    const f = { ...base, started: ahead, nowMs: storedAtMs + 12_000 };
+    expect(decideRecovery({ ...f, claimStoredAtMs: storedAtMs })).toEqual({ kind: "rerun", attempt: 3 });
+    // by the deadline as written, it would wait out the claimant's skew
+    expect(decideRecovery(f).kind).toBe("wait");
   });
 });

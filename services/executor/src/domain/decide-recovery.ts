@@ -13,6 +13,19 @@ export interface RecoveryFacts {
   readonly deliveryCount: number;
   /** The claim is this process's own and its run (or the writing of its result) is still going on. */
   readonly claimantRunsHere: boolean;
+  /** When the server stored the claim (its own clock); undefined when it could not be read. */
+  readonly claimStoredAtMs?: number;
+}
+
+/**
+ * The claim's deadline on the server's clock: the claimant wrote `ts` and `deadline` by its own
+ * clock, which may run minutes off; the time it gave itself is that clock's difference, counted
+ * from when the server stored the claim. Without the stored time, the deadline as written.
+ */
+export function claimDeadlineMs(started: ToolCallStarted, storedAtMs: number | undefined): number {
+  const written = Date.parse(started.data.deadline);
+  if (storedAtMs === undefined) return written;
+  return storedAtMs + (written - Date.parse(started.ts));
 }
 
 export type Recovery =
@@ -29,7 +42,7 @@ export type Recovery =
  */
 export function decideRecovery(f: RecoveryFacts): Recovery {
   if (f.hasResult) return { kind: "done" };
-  const untilMs = Date.parse(f.started.data.deadline) + f.graceMs;
+  const untilMs = claimDeadlineMs(f.started, f.claimStoredAtMs) + f.graceMs;
   if (f.nowMs < untilMs) return { kind: "wait", untilMs };
   // past the deadline, but the run is ours and alive: its result is on its way (an outage delayed it)
   if (f.claimantRunsHere) return { kind: "wait", untilMs: f.nowMs + f.graceMs };
