@@ -14,7 +14,7 @@ import FailedFilesReporter from "./test/support/failed-files-reporter.js";
  * Int files mostly wait (on a nats-server, a heartbeat running out, a child process), so more of
  * them run at once than there are cores; the default (cores - 1) ran one at a time on CI's 2 cores.
  */
-const UNIT = ["libs/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "cli/src/**/*.test.ts", "examples/*/src/**/*.test.ts"];
+const UNIT = ["libs/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "cli/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "bench/src/**/*.test.ts"];
 const NEEDS_ISOLATION = ["**/*.int.test.ts", "libs/service-kit/src/tracing.test.ts", "libs/inbox-web/src/*-page.test.ts"];
 const EXCLUDE = ["**/node_modules/**", "**/dist/**"];
 // one more than the cores: enough to overlap the waits, few enough that a timed test still gets

@@ -2,10 +2,9 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TICKS_PER_SECOND } from "./process-tree.js";
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "cli", "dist", "main.js");
-// USER_HZ: what Linux counts children's CPU time in
-const TICKS_PER_SECOND = 100;
 
 export interface CliCpu {
   /** user + sys of the first run, which also fills V8's compile cache. */

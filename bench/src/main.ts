@@ -2,15 +2,17 @@
 import { writeFileSync } from "node:fs";
 import { runCompare } from "./compare.js";
 import { topFramesText } from "./profile-top.js";
-import { profiledWindow, runRound, type Layout } from "./round.js";
+import { layoutArgs, layoutOfArgs, parseLayout } from "./layout.js";
+import { profiledWindow, runRound } from "./round.js";
 import { printRound } from "./table.js";
 
 /**
- * `npm run bench [-- --quick] [--profile DIR] [--separate] [--json FILE] [--compare REF [--rounds N] [--b-layout separate|colocated]]`:
- * end-to-end `read` calls in `llm` mode against the deployment as docker-compose runs it (registry
- * and policy in one process unless --separate; approver, projector, notary, executor each in its
- * own), NATS on this box, the load driver's CPU counted, printed beside raw JetStream append
- * throughput from the same run and issue 27's targets.
+ * `npm run bench [-- --quick] [--layout up|compose|separate] [--profile DIR] [--json FILE] [--compare REF [--rounds N] [--b-layout L]]`:
+ * end-to-end `read` calls in `llm` mode against Warden as a layout runs it (layout.ts: by default
+ * `warden up`, every core service in its one process; `compose` as docker-compose runs it;
+ * `separate` with registry and policy each in its own process), NATS on this box, the load
+ * driver's CPU counted, printed beside raw JetStream append throughput from the same run and
+ * issue 27's targets.
  */
 const args = process.argv.slice(2);
 const valueOf = (flag: string): string | undefined => {
@@ -21,12 +23,11 @@ const valueOf = (flag: string): string | undefined => {
   return value;
 };
 const quick = args.includes("--quick");
-// registry and policy in one process (docs/architecture.md, co-location) unless --separate;
-// --colocate is still accepted, it names the default
-const layout: Layout = args.includes("--separate") ? "separate" : "colocated";
+// `warden up`'s unless --layout (or the older --separate / --colocate) names another
+const layout = layoutOfArgs(args);
 // in a compare, B's layout when it should differ from A's (e.g. the layout main ran before issue 27)
-const bLayout = valueOf("--b-layout");
-if (bLayout !== undefined && bLayout !== "separate" && bLayout !== "colocated") throw new Error("--b-layout is separate or colocated");
+const bFlag = valueOf("--b-layout");
+const bLayout = bFlag === undefined ? layout : parseLayout(bFlag, "--b-layout");
 const compareRef = valueOf("--compare");
 const jsonFile = valueOf("--json");
 const profileDir = valueOf("--profile");
@@ -34,8 +35,8 @@ const rounds = Number(valueOf("--rounds") ?? (quick ? 2 : 3));
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a whole number ≥ 1");
 
 if (compareRef !== undefined) {
-  const flagOf = (l: Layout) => (l === "separate" ? ["--separate"] : []);
-  await runCompare({ ref: compareRef, quick, rounds, aArgs: flagOf(layout), bArgs: flagOf((bLayout as Layout | undefined) ?? layout) });
+  // both sides run this build's bench code (compare.ts), so both read these flags
+  await runCompare({ ref: compareRef, quick, rounds, aArgs: layoutArgs(layout), bArgs: layoutArgs(bLayout) });
 } else {
   const report = await runRound({ quick, layout, ...(profileDir === undefined ? {} : { profileDir }) });
   if (profileDir !== undefined) process.stdout.write(topFramesText(profileDir, 15, profiledWindow()));

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readProcStat, TICKS_PER_SECOND } from "./process-tree.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -10,15 +11,25 @@ export interface ServiceProcess {
   readonly child: ChildProcess;
 }
 
+export interface SpawnOptions {
+  /** Arguments after the entry (e.g. `up --nats-port 0` for the CLI). */
+  readonly args?: readonly string[];
+  /** Write a V8 CPU profile of the process into this folder when it exits. */
+  readonly profileDir?: string;
+  /** Read its stdout (a piped stream on `child.stdout`) instead of showing or dropping it. */
+  readonly pipeStdout?: boolean;
+}
+
 /**
  * Starts each Warden service as its own process, the way an operator would; `entry` is relative to
- * the repository this file was built in (or absolute).
+ * the repository this file was built in (or absolute). `env` is laid over this process's; a key
+ * set to undefined there is left out.
  */
-export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, profileDir?: string): ServiceProcess {
-  const flags = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${name}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...flags, resolve(root, entry)], {
+export function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, o: SpawnOptions = {}): ServiceProcess {
+  const flags = o.profileDir ? ["--cpu-prof", "--cpu-prof-dir", o.profileDir, "--cpu-prof-name", `${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...flags, resolve(root, entry), ...(o.args ?? [])], {
     env: { ...process.env, LOG_LEVEL: process.env["BENCH_LOG_LEVEL"] ?? "warn", ...env },
-    stdio: ["ignore", process.env["BENCH_LOG_LEVEL"] ? "inherit" : "ignore", "inherit"],
+    stdio: ["ignore", o.pipeStdout ? "pipe" : process.env["BENCH_LOG_LEVEL"] ? "inherit" : "ignore", "inherit"],
   });
   return { name, child };
 }
@@ -53,12 +64,5 @@ export async function stopAll(procs: readonly ServiceProcess[]): Promise<void> {
 /** CPU seconds (user + system) a process has used so far, from /proc (0 when it is gone). */
 export function cpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // the fields after the command name, which may itself hold spaces: utime and stime are the 12th and 13th
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
+  return (readProcStat(pid)?.cpuTicks ?? 0) / TICKS_PER_SECOND;
 }

@@ -1,20 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
-import { connectBus, ensureTopology, loadBusConfig, requestRpc, type Bus } from "@warden/bus";
-import { freePort, startNatsServer } from "@warden/local-nats";
-import { STREAM_CALLS, SUBJECT_REGISTRY_LIST, type IdentitySpecInput, type PolicyDocumentInput } from "@warden/contracts";
-import { openWardenHome } from "@warden/identity";
-import { putPolicyDocument } from "@warden/policy";
+import { loadavg } from "node:os";
+import { connectBus, loadBusConfig, requestRpc, type Bus } from "@warden/bus";
+import { STREAM_CALLS, SUBJECT_REGISTRY_LIST, type PolicyDocumentInput } from "@warden/contracts";
 import { agentSdkRate } from "./agent-sdk.js";
 import { approvalRoundTrip } from "./approval-round-trip.js";
 import { cliCpu, cliCpuText } from "./cli-cpu.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
 import { monotonicMicros, type ProfileWindow } from "./profile-top.js";
-import { cpuSeconds, rssBytes, spawnService, stopAll, type ServiceProcess } from "./processes.js";
+import { startDeployment } from "./deployment.js";
+import type { Layout } from "./layout.js";
+import { cpuSeconds, rssBytes } from "./processes.js";
 import { rawPublishRate } from "./raw-publish.js";
 import { evidenceBench } from "./evidence-bench.js";
 import { resetProjection } from "./projection-reset.js";
@@ -39,13 +34,6 @@ const BENCH_POLICY: PolicyDocumentInput = {
   llm: { showWrite: [WRITE_TOOL] },
 };
 
-/**
- * How the services are spread over processes: `colocated` (the default, as docker-compose runs
- * them) puts registry and policy in one process (`cli/dist/colocated-main.js`), each still its
- * own identity and consumer; `separate` gives each its own process.
- */
-export type Layout = "colocated" | "separate";
-
 export interface RoundOptions {
   readonly quick: boolean;
   /** Only the peak phase, with a V8 CPU profile of every service written here. */
@@ -60,16 +48,10 @@ export function profiledWindow(): ProfileWindow | undefined {
   return profiled;
 }
 
-/** The processes a round runs, as the table header names them. */
-export function layoutText(layout: Layout): string {
-  const first = layout === "colocated" ? "registry+policy (one process)" : "registry, policy";
-  return `${layout}: ${first}, approver, projector, notary, executor, nats-server, each process its own identity; the load driver (this process) counted on its own line`;
-}
-
 /**
- * One bench round: a nats-server of its own (fresh store, free port) secured as `warden up`
- * secures it, every service a process of its own started from the folder this file is in, the
- * load phases, then replay and audit over what the run left. Returns undefined for a profile run.
+ * One bench round: Warden as the layout runs it (deployment.ts: a home, a nats-server and store of
+ * its own, free ports, every service from the folder this file is in), the load phases, then
+ * replay and audit over what the run left. Returns undefined for a profile run.
  */
 export async function runRound(o: RoundOptions): Promise<RoundReport | undefined> {
   profiled = undefined;
@@ -78,80 +60,11 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
   const seconds = o.quick ? 3 : 10;
 
   // secured as `warden up` secures it: every process connects as its own identity
-  const homeDir = mkdtempSync(join(tmpdir(), "warden-bench-"));
-  const home = openWardenHome(homeDir);
-  const port = await freePort();
-  const natsLog = process.env["BENCH_NATS_LOG"];
-  const server = await startNatsServer({
-    configFile: await home.writeServerConfig({ host: "127.0.0.1", port }),
-    port,
-    storeDir: home.storeDir,
-    ...(natsLog ? { logFile: natsLog } : {}),
-  });
-  const approverPem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-  const approverPemFile = join(homeDir, "keys", "approver.pem");
-  writeFileSync(approverPemFile, approverPem, { mode: 0o600 });
-  const approverPublicKey = createPublicKey(createPrivateKey(approverPem)).export({ type: "spki", format: "der" }).toString("base64");
-  const notaryPemFile = join(homeDir, "keys", "notary.pem");
-  writeFileSync(notaryPemFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString(), { mode: 0o600 });
-  const envOf = async (spec: IdentitySpecInput) => ({ NATS_URL: server.url, NATS_CREDS: (await home.addIdentity(spec)).creds });
-  // the bench client watches the call stream itself (an agent could not): admin credentials; only
-  // the admin creates the topology and the policy, before any service starts
-  const bus = await connectBus(loadBusConfig(await envOf({ kind: "admin", name: "admin" })), "bench-client");
-  const procs: ServiceProcess[] = [];
-  const shutdown = async () => {
-    await bus.close();
-    await stopAll(procs);
-    await server.stop();
-    rmSync(homeDir, { recursive: true, force: true });
-  };
+  const d = await startDeployment({ layout: o.layout, policy: BENCH_POLICY, ...(o.profileDir === undefined ? {} : { profileDir: o.profileDir }) });
+  // the admin's connection: the bench client watches the call stream itself (an agent could not)
+  let bus = d.bus;
   try {
-    await ensureTopology(bus);
-    const put = await putPolicyDocument(bus, BENCH_POLICY);
-    if (!put.ok) throw new Error(`bench policy refused: ${put.error.message}`);
     const natsServer = bus.nc.info?.version ?? "unknown";
-    procs.push(
-      ...(o.layout === "colocated"
-        ? [
-            spawnService(
-              "registry+policy",
-              "cli/dist/colocated-main.js",
-              {
-                NATS_URL: server.url,
-                WARDEN_REGISTRY_NATS_CREDS: (await envOf({ kind: "service", name: "registry", role: "registry" })).NATS_CREDS,
-                WARDEN_POLICY_NATS_CREDS: (await envOf({ kind: "service", name: "policy", role: "policy" })).NATS_CREDS,
-              },
-              o.profileDir,
-            ),
-          ]
-        : [
-            spawnService("registry", "services/registry/dist/main.js", await envOf({ kind: "service", name: "registry", role: "registry" }), o.profileDir),
-            spawnService("policy", "services/policy/dist/main.js", await envOf({ kind: "service", name: "policy", role: "policy" }), o.profileDir),
-          ]),
-      spawnService(
-        "approver",
-        "services/approver/dist/main.js",
-        { ...(await envOf({ kind: "service", name: "approver", role: "approver" })), WARDEN_APPROVER_SIGNING_KEY_FILE: approverPemFile },
-        o.profileDir,
-      ),
-      // keeps the read models (calls, approvals, budgets) under the load, as every deployment runs it
-      spawnService("projector", "services/projector/dist/main.js", await envOf({ kind: "service", name: "projector", role: "projector" }), o.profileDir),
-      // seals the history as the run goes, as `warden up` runs it
-      spawnService(
-        "notary",
-        "services/notary/dist/main.js",
-        { ...(await envOf({ kind: "service", name: "notary", role: "notary" })), WARDEN_NOTARY_SIGNING_KEY_FILE: notaryPemFile },
-        o.profileDir,
-      ),
-      // the executor beside this file: in a compare run, the copy's own executor kit loads it
-      spawnService(
-        "executor",
-        fileURLToPath(new URL("./echo-executor.js", import.meta.url)),
-        { ...(await envOf({ kind: "executor", name: "bench-executor", domains: ["bench"] })), WARDEN_APPROVER_PUBLIC_KEYS: approverPublicKey },
-        o.profileDir,
-      ),
-    );
-
     await waitForTool(bus, "bench.echo");
     await waitForTool(bus, WRITE_TOOL);
     const client = new PipelineClient(bus);
@@ -169,19 +82,18 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     }
 
     // what one `warden` command costs a person, against this running system, before any load
-    const person = await home.addIdentity({ kind: "human", name: PERSON });
-    const cliEnv = { WARDEN_HOME: homeDir, NATS_URL: server.url, LOG_LEVEL: "silent" };
+    const person = await d.home.addIdentity({ kind: "human", name: PERSON });
+    const cliEnv = { WARDEN_HOME: d.homeDir, NATS_URL: d.url, LOG_LEVEL: "silent" };
     const cliRuns = o.quick ? 3 : 5;
     const cliHelp = await cliCpu(["help"], cliEnv, cliRuns);
     const cliApprovals = await cliCpu(["approvals", "--as", person.spec.name, "--json"], cliEnv, cliRuns);
 
     process.stdout.write("raw appends, peak, fixed rates…\n");
-    const notaryPid = procs.find((p) => p.name === "notary")?.child.pid;
-    const notaryCpu0 = cpuSeconds(notaryPid);
+    const notaryCpu0 = cpuSeconds(d.notaryPid);
     const seq0 = (await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
     const raw = await rawPublishRate(bus, { messages: o.quick ? 20_000 : 100_000, window: 256, payloadBytes: 600 });
     // CPU per governed call, each process and all of them, over the closed-loop phase
-    const cpuOf = () => new Map([...procs.map((p) => [p.name, cpuSeconds(p.child.pid)] as const), ["nats-server", cpuSeconds(server.process.pid)] as const]);
+    const cpuOf = () => new Map(d.processes.map((p) => [p.name, cpuSeconds(p.pid)] as const));
     const cpu0 = cpuOf();
     // the load driver: this process appends the requests and watches for their ends, as an agent would
     const driver0 = process.cpuUsage();
@@ -201,18 +113,18 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
 
     process.stdout.write("agent SDK and approvals…\n");
     // an agent in the clients account, as the SDK calls: request through the export, outcome through the call-read API
-    const agentBus = await connectBus(loadBusConfig(await envOf({ kind: "agent", name: AGENT })), "bench-agent");
+    const agentBus = await connectBus(loadBusConfig(await d.credsEnv({ kind: "agent", name: AGENT })), "bench-agent");
     const agentOne = await agentSdkRate(agentBus, AGENT, 1, seconds / 2);
     const agentMany = await agentSdkRate(agentBus, AGENT, 256, seconds);
     // a person decides as themself on their own connection, the agent waits on its own
-    const personBus = await connectBus(loadBusConfig({ NATS_URL: server.url, NATS_CREDS: person.creds }), "bench-person");
+    const personBus = await connectBus(loadBusConfig({ NATS_URL: d.url, NATS_CREDS: person.creds }), "bench-person");
     const approval = await approvalRoundTrip({ agentBus, agent: AGENT, personBus, person: PERSON, tool: WRITE_TOOL, samples: o.quick ? 20 : 50 });
     await personBus.close();
     await agentBus.close();
 
     process.stdout.write("backlog…\n");
     const backlog = o.quick ? 20_000 : 100_000;
-    const all = [...procs.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "nats-server", pid: server.process.pid }];
+    const all = d.processes;
     const base = new Map(all.map((p) => [p.name, rssBytes(p.pid)]));
     const baseline = [...base.values()].reduce((a, b) => a + b, 0);
     let peakRss = baseline;
@@ -239,24 +151,24 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     clearInterval(sampler);
     const memPer100k = ((peakRss - baseline) / backlog) * 100_000;
     // what the server keeps for calls it stores (every event its own subject), once they are done
-    const natsRssAfter = rssBytes(server.process.pid);
+    const natsRssAfter = rssBytes(d.natsPid);
     const callsStoredInBacklog = ((await bus.jsm.streams.info(STREAM_CALLS)).state.messages - storedBefore) / EVENTS_PER_CALL;
     const natsPer100kStored = ((natsRssAfter - (base.get("nats-server") ?? 0)) / Math.max(1, callsStoredInBacklog)) * 100_000;
 
     const callsStored = ((await bus.jsm.streams.info(STREAM_CALLS)).state.last_seq - seq0) / EVENTS_PER_CALL;
-    const notaryUsPerCall = ((cpuSeconds(notaryPid) - notaryCpu0) * 1e6) / Math.max(1, callsStored);
+    const notaryUsPerCall = ((cpuSeconds(d.notaryPid) - notaryCpu0) * 1e6) / Math.max(1, callsStored);
     const ceiling = raw / EVENTS_PER_CALL;
     client.close();
 
     // replay and trace over what the run left on the stream; the services stop first
-    await stopAll(procs);
+    bus = await d.stopServices();
     process.stdout.write("replay and audit (services stopped)…\n");
     await resetProjection(bus);
     const auditLimitS = o.quick ? 240 : 900;
     type Rows = [string, string][];
     const audit = await withinSeconds(auditLimitS, async (): Promise<[Rows, Rows]> => [
       await replayBench(bus, { minEvents: 100_000, traces: o.quick ? 100 : 500, projectorSeconds: o.quick ? 10 : 30 }),
-      await evidenceBench(bus, { messages: 50_000, eventsPerCall: EVENTS_PER_CALL, approverKeys: [approverPublicKey] }),
+      await evidenceBench(bus, { messages: 50_000, eventsPerCall: EVENTS_PER_CALL, approverKeys: d.approverPublicKeys }),
     ]);
     // a stream read that never ends (seen once on a box at load 25) must not keep the round from its other rows
     const [replayRows, evidenceRows]: [Rows, Rows] = audit ?? [[["replay and audit", `did not finish within ${auditLimitS} s`]], []];
@@ -318,15 +230,18 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
       { label: "memory per 100k calls in flight (peak RSS growth, all processes, MiB)", value: (memPer100k / MiB).toFixed(1) },
       ...all.map((p): Row => ({ label: `  peak RSS growth: ${p.name} (MiB)`, value: (((peakBy.get(p.name) ?? 0) - (base.get(p.name) ?? 0)) / MiB).toFixed(1) })),
       { label: "failed calls", value: String(client.failed) },
-      { label: "notary process CPU per call stored over the run (µs; 10 ms ticks)", value: notaryUsPerCall.toFixed(1) },
+      {
+        label: "notary process CPU per call stored over the run (µs; 10 ms ticks)",
+        value: d.notaryPid === undefined ? "n/a (the notary runs in a process with other services)" : notaryUsPerCall.toFixed(1),
+      },
       { label: `CPU (user+sys) of \`warden help\`, median of ${cliRuns}`, value: cliCpuText(cliHelp) },
       { label: `CPU (user+sys) of \`warden approvals --as P --json\`, median of ${cliRuns}`, value: cliCpuText(cliApprovals) },
       ...hopRows,
       ...[...replayRows, ...evidenceRows].map(([label, value]): Row => ({ label, value })),
     ];
-    return { mode: o.quick ? "quick" : "full", layout: layoutText(o.layout), at, node: process.version, natsServer, loadStart, loadEnd: loadavg(), targets, details };
+    return { mode: o.quick ? "quick" : "full", layout: d.layoutText, at, node: process.version, natsServer, loadStart, loadEnd: loadavg(), targets, details };
   } finally {
-    await shutdown();
+    await d.shutdown();
   }
 }
 
