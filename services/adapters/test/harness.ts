@@ -10,6 +10,7 @@ import { OBJECT_STORE_ARTIFACTS, STREAM_CALLS, type PolicyDocumentInput, type Se
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startRegistryService } from "@warden/registry";
 import { startTestNats, type TestNats } from "@warden/testing";
+import { readArtifact } from "@warden/executor";
 import { loadManifestFile, type LoadedManifest } from "../src/manifest/load-manifests.js";
 
 export const FIXTURES = join(import.meta.dirname, "fixtures");
@@ -134,7 +135,7 @@ export async function rawArtifacts(bus: Bus): Promise<{ names: string[]; text: s
   const parts: string[] = [];
   for (const info of await store.list()) {
     names.push(info.name);
-    const bytes = await store.getBlob(info.name);
+    const bytes = await readArtifact(bus, info.name);
     if (bytes) parts.push(Buffer.from(bytes).toString("utf8"));
   }
   return { names, text: parts.join("\n") };

@@ -1,6 +1,5 @@
-import type { Bus, ObjectStore } from "@warden/bus";
+import { getStoredMessage, type Bus, type ObjectStore } from "@warden/bus";
 import { fail, ok, OBJECT_STORE_ARTIFACTS, type ArtifactRef, type JsonValue, type Outcome } from "@warden/contracts";
-
 
 export const ARTIFACT_CONTENT_TYPE = "application/json";
 
@@ -27,10 +26,32 @@ export class ArtifactWriter {
   }
 }
 
-/** Reads an artifact's bytes back (compare their sha256 with the event's ArtifactRef); undefined when absent. */
+/**
+ * Reads an artifact's bytes back (compare their sha256 with the event's ArtifactRef); undefined
+ * when absent. Its chunks are read one stored message at a time, not through the object store's
+ * `get`: that makes an ordered consumer per read which nats-server ≥ 2.10 keeps for its 5-minute
+ * inactivity window, and a stream refuses consumers past 1,000 (measured on 2.15.1: the 1,001st
+ * read within 5 minutes failed "maximum consumers limit reached").
+ */
 export async function readArtifact(bus: Bus, id: string): Promise<Uint8Array | undefined> {
   const store = await bus.objm.open(OBJECT_STORE_ARTIFACTS);
-  return (await store.getBlob(id)) ?? undefined;
+  const info = await store.info(id);
+  if (info === null || info.deleted) return undefined;
+  const stream = `OBJ_${OBJECT_STORE_ARTIFACTS}`;
+  const subject = `$O.${OBJECT_STORE_ARTIFACTS}.C.${info.nuid}`;
+  const bytes = new Uint8Array(info.size);
+  let at = 0;
+  let seq = 0;
+  for (let i = 0; i < info.chunks; i++) {
+    const m = await getStoredMessage(bus, stream, { seq: seq + 1, next_by_subj: subject });
+    if (m === null) throw new Error(`artifact ${id}: chunk ${i + 1} of ${info.chunks} is missing`);
+    if (at + m.data.byteLength > bytes.byteLength) throw new Error(`artifact ${id}: its chunks hold more than its ${info.size} bytes`);
+    bytes.set(m.data, at);
+    at += m.data.byteLength;
+    seq = m.seq;
+  }
+  if (at !== info.size) throw new Error(`artifact ${id}: its chunks hold ${at} of its ${info.size} bytes`);
+  return bytes;
 }
 
 /** Reads a JSON artifact (a call's full output) and parses it; NOT_FOUND or OUTPUT_INVALID otherwise. */

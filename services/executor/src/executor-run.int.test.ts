@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { OUTPUT_PREVIEW_BYTES, argsHash, newId, sha256Hex } from "@warden/contracts";
+import { OBJECT_STORE_ARTIFACTS, OUTPUT_PREVIEW_BYTES, argsHash, newId, sha256Hex } from "@warden/contracts";
 import { append, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { readArtifact, readArtifactJson } from "./artifacts.js";
@@ -185,6 +185,11 @@ describe("executor: running allowed calls", () => {
     expect(preview[0]).toEqual({ i: 0, text: `row 0 ${"·".repeat(40)}` });
     const full = await readArtifactJson(bus, ref.id);
     expect(full.ok && Array.isArray(full.value) && full.value.length).toBe(16_000);
+    // reads leave no consumer behind (nats-server ≥ 2.10 keeps an object get's for 5 minutes, and a stream takes 1,000)
+    const consumers = async () => (await bus.jsm.streams.info(`OBJ_${OBJECT_STORE_ARTIFACTS}`)).state.consumer_count;
+    const before = await consumers();
+    for (let i = 0; i < 5; i++) expect(sha256Hex((await readArtifact(bus, ref.id))!)).toBe(ref.sha256);
+    expect(await consumers()).toBe(before);
   });
 
   it("reads nothing back for an artifact that does not exist", async () => {
