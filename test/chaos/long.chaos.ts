@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { drainBacklog, type BacklogResult } from "./support/backlog.js";
 import { checkCalls, checkHistory, settle } from "./support/end-state.js";
-import { fillStoreDisk, freezeExecutorMidRun, killStorm, killStreamLeader, replaceFollowerDisk, restartNats, restartNatsWithoutStore, type DiskFullOutcome } from "./support/faults.js";
+import { fillStoreDisk, freezeExecutorMidRun, killApproverMidDecision, killStorm, killStreamLeader, replaceFollowerDisk, restartNats, restartNatsWithoutStore, type DiskFullOutcome } from "./support/faults.js";
 import { createAgentClient } from "@warden/sdk";
 import { AGENT } from "./support/deployment.js";
 import { startLoad } from "./support/load.js";
@@ -22,6 +22,7 @@ const NATS_RESTARTS = size("CHAOS_NATS_RESTARTS", 5);
 const FREEZES = size("CHAOS_FREEZES", 5);
 const LEADER_KILLS = size("CHAOS_LEADER_KILLS", 3);
 const BACKLOG = size("CHAOS_BACKLOG", 100_000);
+const MID_DECISION_KILLS = size("CHAOS_MID_DECISION_KILLS", 5);
 /** Clocks shifted by minutes on one process at a time (libfaketime). */
 const SKEWS = [
   // the claims e1 itself wrote: e2 (on the machine's clock) claims about half of the calls
@@ -168,6 +169,22 @@ describe("chaos (long)", () => {
       expectSound(r);
       expect.soft(problems.some((p) => /the projector is \d+ events behind/.test(p)), `status names the projector: ${problems.join(" | ")}`).toBe(true);
       expect.soft(problems.some((p) => /the notary has sealed nothing for/.test(p)), `status names the notary: ${problems.join(" | ")}`).toBe(true);
+    });
+  });
+
+  it(`the approver killed between signing a grant and appending it ×${MID_DECISION_KILLS}: each grant lands once and its call ends once`, async () => {
+    await withDeployment({ executors: 2 }, async (d, scan) => {
+      let inWindow = 0;
+      const r = await runPhase(d, scan, { ...phase, name: `approver killed mid-decision ×${MID_DECISION_KILLS}`, rate: 4, sendShare: 0.6, delayMs: 100 }, async () => {
+        const kills = await killApproverMidDecision(d, { rounds: MID_DECISION_KILLS, gapMs: [1_000, 3_000] });
+        inWindow = kills.inWindow;
+        return kills.faults;
+      });
+      report({ ...r.row, notes: `the kill fell between the grant's record and its append in ${inWindow} of ${MID_DECISION_KILLS} rounds; agents were told: ${Object.entries(r.outcomes).map(([k, n]) => `${k} ×${n}`).join(", ")}` });
+      expectSound(r);
+      const grantedTwice = [...scan.calls.values()].filter((c) => c.types.filter((t) => t === "ApprovalGranted").length > 1).map((c) => c.callId);
+      expect.soft(grantedTwice, "calls with more than one ApprovalGranted").toEqual([]);
+      expect(inWindow, "kills that fell inside the window (the suite proves nothing without one)").toBeGreaterThan(0);
     });
   });
 

@@ -35,14 +35,16 @@ export interface InFlight {
 }
 
 /** Extra time a read request gets beyond the wait it asks for: the answer still has to travel. */
-const READ_SLACK_MS = 2_000;
+const READ_SLACK_MS = 1_000;
 const RETRY_MS = 200;
 /**
  * One long read waits at most this long. A registry copy that dies mid-read never answers, so
- * its caller waits out the whole read: short slices bound that to a few seconds (a 60 s read made
- * agents wait up to a minute for calls that had long ended).
+ * its caller waits out the whole read (plus the slack): short slices bound that. A 60 s read made
+ * agents wait up to a minute for calls that had long ended; 5 s slices (7 s with the slack) still
+ * let an agent wait 12.4 s in the chaos suite's SIGKILL storm, when the copy that took its next
+ * read was killed too. 2.5 s (3.5 s) costs an idle waiting call one read per 2.5 s instead of 5 s.
  */
-const READ_SLICE_MS = 5_000;
+const READ_SLICE_MS = 2_500;
 
 /**
  * Reads the caller's own call through `warden.calls.<principal>.<domain>.<callId>`: the only

@@ -1,6 +1,8 @@
 import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { STREAM_CALLS } from "@warden/contracts";
+import { decodeJson } from "@warden/bus";
+import { ApprovalRecordSchema } from "@warden/approver";
+import { BUCKET_APPROVAL_LOCKS, callEventSubject, STREAM_CALLS } from "@warden/contracts";
 import type { Deployment } from "./deployment.js";
 import { startPatiently } from "./managed-process.js";
 import type { Load } from "./load.js";
@@ -79,6 +81,53 @@ export async function freezeExecutorMidRun(
     await sleep(1_000);
   }
   return faults;
+}
+
+/** What {@link killApproverMidDecision} did: its faults, and how often the kill fell inside the window. */
+export interface MidDecisionKills {
+  readonly faults: Fault[];
+  /** Rounds in which the signed grant was in the lock record but not yet on the stream when the approver died. */
+  readonly inWindow: number;
+}
+
+/**
+ * Kills the approver between signing a grant and appending it: the admin watches the approval
+ * lock records (as any subscriber with the rights could), freezes the approver (SIGSTOP) in the
+ * same turn as the server stores a `granted` record, then SIGKILLs it and starts it again. The
+ * restarted copy must append the grant the record holds, once; the person, told UNAVAILABLE, is
+ * told ALREADY_DECIDED when they ask again.
+ */
+export async function killApproverMidDecision(d: Deployment, o: { rounds: number; gapMs: readonly [number, number] }): Promise<MidDecisionKills> {
+  const s = d.service("approver");
+  const faults: Fault[] = [];
+  let inWindow = 0;
+  for (let round = 0; round < o.rounds; round++) {
+    let frozenOn: { callId: string; domain: string } | undefined;
+    const sub = d.admin.nc.subscribe(`$KV.${BUCKET_APPROVAL_LOCKS}.>`, {
+      callback: (_err, m) => {
+        if (frozenOn !== undefined) return;
+        const decoded = decodeJson(m.data);
+        const record = decoded.ok ? ApprovalRecordSchema.safeParse(decoded.value).data : undefined;
+        if (record?.status !== "granted") return;
+        frozenOn = { callId: record.callId, domain: record.domain };
+        // synchronously, in the turn the record arrived: before the approver's append
+        void s.signal("SIGSTOP");
+      },
+    });
+    await d.admin.nc.flush();
+    const hit = await waitFor(() => frozenOn, 30_000);
+    sub.unsubscribe();
+    if (hit === undefined) throw new Error("the approver wrote no granted record within 30 s");
+    faults.push({ kind: "SIGSTOP+SIGKILL after the grant's record", target: "approver", at: Date.now() });
+    const subject = callEventSubject(hit.domain, hit.callId, "ApprovalGranted");
+    const stored = (await d.admin.jsm.streams.info(STREAM_CALLS, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
+    if (stored === 0) inWindow++;
+    d.note(`SIGSTOP approver on the granted record of ${hit.callId} (grant ${stored === 0 ? "not yet" : "already"} on the stream), then SIGKILL`);
+    await s.signal("SIGKILL");
+    await startPatiently(s);
+    await sleep(o.gapMs[0] + Math.random() * (o.gapMs[1] - o.gapMs[0]));
+  }
+  return { faults, inWindow };
 }
 
 /** kill -9 of every nats-server node at once; started again after `outageMs` on the same store. */

@@ -27,19 +27,34 @@ export interface AgentWaits {
   readonly maxMs: number;
   /** Agent calls that came back without their ending (timed out) though the stream has one. */
   readonly missedEndings: number;
+  /** The call behind maxMs: when it ended in the stream and when its agent heard. */
+  readonly slowest?: { readonly callId: string; readonly endedAt: number; readonly settledAt: number };
 }
 
 export function agentWaits(load: Load, scan: StreamScan): AgentWaits {
   let maxMs = 0;
   let missedEndings = 0;
+  let slowest: AgentWaits["slowest"];
   for (const r of load.records) {
     const ended = r.callId === undefined ? undefined : scan.calls.get(r.callId)?.endedAt;
-    if (ended === undefined || r.settledAt === undefined) continue;
+    if (ended === undefined || r.settledAt === undefined || r.callId === undefined) continue;
     // a call that came back pending (timed out, or its wait was ended) never told its agent
     if (r.status === "pending") missedEndings++;
-    maxMs = Math.max(maxMs, r.settledAt - ended);
+    if (r.settledAt - ended > maxMs) {
+      maxMs = r.settledAt - ended;
+      slowest = { callId: r.callId, endedAt: ended, settledAt: r.settledAt };
+    }
   }
-  return { maxMs, missedEndings };
+  return { maxMs, missedEndings, ...(slowest ? { slowest } : {}) };
+}
+
+/** What the slowest agent wait overlapped: the faults from 10 s before its call ended until its agent heard. */
+export function slowestWaitNote(agents: AgentWaits, faults: readonly Fault[]): string | undefined {
+  const w = agents.slowest;
+  if (w === undefined) return undefined;
+  const at = (t: number) => `${((t - w.endedAt) / 1000).toFixed(1)}s`;
+  const near = faults.filter((f) => f.at >= w.endedAt - 10_000 && f.at <= w.settledAt).map((f) => `${f.kind} ${f.target} at ${at(f.at)}`);
+  return `slowest agent wait ${at(w.settledAt)} (call ${w.callId}); faults from 10 s before its end: ${near.length > 0 ? near.join(", ") : "none"}`;
 }
 
 export interface PhaseResult {
@@ -105,5 +120,6 @@ export async function runPhase(d: Deployment, scan: StreamScan, o: PhaseOptions,
   const history = o.history ? await checkHistory(d, scan) : undefined;
   const crashes = d.services.reduce((n, s) => n + s.crashes(), 0) - crashesBefore;
   const agents = agentWaits(load, scan);
-  return { row: rowOf(o.name, calls, history, faults, crashes, { agentWaitMaxMs: agents.maxMs, peakRss: peakRssOf(d) }), acked, calls, ...(history ? { history } : {}), faults, agents, outcomes: outcomesOf(load) };
+  const waitNote = slowestWaitNote(agents, faults);
+  return { row: rowOf(o.name, calls, history, faults, crashes, { agentWaitMaxMs: agents.maxMs, peakRss: peakRssOf(d), ...(waitNote ? { notes: waitNote } : {}) }), acked, calls, ...(history ? { history } : {}), faults, agents, outcomes: outcomesOf(load) };
 }

@@ -13,7 +13,7 @@ export default function setup(): () => void {
   process.env["CHAOS_REPORT_FILE"] = file;
   return () => {
     const rows = readRows(file);
-    const settings = ["CHAOS_KILLS", "CHAOS_BACKLOG", "CHAOS_NATS_RESTARTS", "CHAOS_FREEZES", "CHAOS_LEADER_KILLS"]
+    const settings = ["CHAOS_KILLS", "CHAOS_BACKLOG", "CHAOS_NATS_RESTARTS", "CHAOS_FREEZES", "CHAOS_LEADER_KILLS", "CHAOS_MID_DECISION_KILLS"]
       .filter((k) => process.env[k] !== undefined)
       .map((k) => `${k}=${process.env[k]}`);
     process.stdout.write(`\nWarden chaos suite (${new Date().toISOString()}${settings.length ? `; ${settings.join(" ")}` : ""})\n${renderTable(rows)}\n\n`);
