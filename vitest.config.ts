@@ -17,6 +17,22 @@ import FailedFilesReporter from "./test/support/failed-files-reporter.js";
 const UNIT = ["libs/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "cli/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "bench/src/**/*.test.ts"];
 const NEEDS_ISOLATION = ["**/*.int.test.ts", "libs/service-kit/src/tracing.test.ts", "libs/inbox-web/src/*-page.test.ts"];
 const EXCLUDE = ["**/node_modules/**", "**/dist/**"];
+/**
+ * Files that meet the server's release-specific behaviour (bus reads and appends, poison, durables
+ * made again, object reads, provisioning by release, a cluster failover, the quickstart), run a
+ * second time on another nats-server when WARDEN_TEST_COMPAT_NATS_SERVER_BIN names one: CI runs
+ * everything on the release production runs and these again on Debian stable's 2.9.10 (.ci/run).
+ */
+const COMPAT = [
+  "test/bus/*.int.test.ts",
+  "libs/bus/src/*.int.test.ts",
+  "test/nats-cluster.int.test.ts",
+  "test/chaos/chaos-cluster-short.test.ts",
+  "test/e2e/quickstart.test.ts",
+  "services/registry/src/handlers/tool-call-requested.int.test.ts",
+  "services/executor/src/executor-run.int.test.ts",
+];
+const COMPAT_BIN = process.env["WARDEN_TEST_COMPAT_NATS_SERVER_BIN"];
 // one more than the cores: enough to overlap the waits, few enough that a timed test still gets
 // its share of CPU (cores + 2 on 2 cores ran a claim past its 2 s grace under load)
 const WORKERS = Math.min(availableParallelism() + 1, 8);
@@ -34,6 +50,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "unit", include: UNIT, exclude: [...EXCLUDE, ...NEEDS_ISOLATION], pool: "threads", isolate: false } },
       { extends: true, test: { name: "int", include: [...NEEDS_ISOLATION, "test/**/*.test.ts"], pool: "forks" } },
+      ...(COMPAT_BIN ? [{ extends: true as const, test: { name: "compat", include: COMPAT, pool: "forks" as const, env: { NATS_SERVER_BIN: COMPAT_BIN } } }] : []),
     ],
   },
 });

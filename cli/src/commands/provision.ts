@@ -36,7 +36,7 @@ export const provisionCommand: Command<typeof PROVISION_OPTIONS> = async ({ valu
   const serverDir = join(dir, "server");
   mkdirSync(serverDir, { recursive: true });
   writeFileSync(join(serverDir, "auth.conf"), renderAuthConfig(await home.jwts(), home.root.system.getPublicKey()), { mode: 0o644 });
-  const nats = natsVersionFor(values["nats-version"]);
+  const nats = natsVersionFor(values["nats-version"], io.env);
   writeFileSync(join(serverDir, "jetstream.conf"), renderJetStreamDurability(nats.version, nats.source), { mode: 0o644 });
   const routes = values.routes?.split(",").map((r) => r.trim()).filter((r) => r !== "") ?? [];
   if (routes.length > 0) {
@@ -87,7 +87,7 @@ const DEFAULT_NATS_VERSION = "2.12";
  * Which nats-server the nodes run: `--nats-version`, else the one installed on this machine, else
  * the release production runs. jetstream.conf is written for it (sync_interval from 2.10 on).
  */
-function natsVersionFor(flag: string | undefined): { version: NatsServerVersion; source: string; shown: string; syncAlways: boolean; summary: string } {
+function natsVersionFor(flag: string | undefined, env: NodeJS.ProcessEnv): { version: NatsServerVersion; source: string; shown: string; syncAlways: boolean; summary: string } {
   let version: NatsServerVersion | undefined;
   let source: string;
   if (flag !== undefined) {
@@ -95,7 +95,7 @@ function natsVersionFor(flag: string | undefined): { version: NatsServerVersion;
     if (version === undefined) throw usageError(`--nats-version must be a release like 2.12 or 2.9.10, not ${JSON.stringify(flag)}`);
     source = "from --nats-version";
   } else {
-    const binary = findNatsServerBinary();
+    const binary = findNatsServerBinary(env);
     const text = natsServerVersionText(binary);
     version = text === undefined ? undefined : parseNatsServerVersion(text);
     source = version === undefined ? "assumed: no nats-server on the provisioning machine" : `found at ${binary}`;

@@ -23,8 +23,12 @@ export interface ProvisionedNats {
 export async function provisionNats(io: CommandIo, home: WardenHome, requestedPort?: number): Promise<ProvisionedNats> {
   const url = io.env["NATS_URL"];
   if (url !== undefined && url !== "") return { url };
-  const binary = findNatsServerBinary() ?? installWithApt(io);
-  if (binary === undefined) throw new CliError("UNAVAILABLE", `no nats-server found: ${NATS_INSTALL_HINT}`);
+  const named = io.env["NATS_SERVER_BIN"];
+  // a binary named by the operator is never swapped for Debian's release
+  const binary = findNatsServerBinary(io.env) ?? (named ? undefined : installWithApt(io));
+  if (binary === undefined) {
+    throw new CliError("UNAVAILABLE", named ? `NATS_SERVER_BIN names ${named}, which does not exist` : `no nats-server found: ${NATS_INSTALL_HINT}`);
+  }
   const port =
     requestedPort === undefined
       ? (await isPortFree(DEFAULT_NATS_PORT)) ? DEFAULT_NATS_PORT : await freePort()

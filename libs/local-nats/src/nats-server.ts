@@ -5,10 +5,15 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 
 export const NATS_INSTALL_HINT =
-  "install nats-server (Debian/Ubuntu: `apt-get install nats-server`; or download it from https://github.com/nats-io/nats-server/releases), or set NATS_URL to a running server with JetStream";
+  "install nats-server (Debian/Ubuntu: `apt-get install nats-server`; or download it from https://github.com/nats-io/nats-server/releases), set NATS_SERVER_BIN to its path, or set NATS_URL to a running server with JetStream";
 
-/** Finds a nats-server binary on PATH or in /usr/sbin, /usr/local/bin. */
-export function findNatsServerBinary(): string | undefined {
+/**
+ * Finds a nats-server binary: `NATS_SERVER_BIN` when set (only that one: a named binary that is
+ * missing is not replaced by another release), else on PATH or in /usr/sbin, /usr/local/bin.
+ */
+export function findNatsServerBinary(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const named = env["NATS_SERVER_BIN"];
+  if (named !== undefined && named !== "") return existsSync(named) ? named : undefined;
   const which = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
   const onPath = which.stdout.trim();
   if (which.status === 0 && onPath) return onPath;
