@@ -108,5 +108,7 @@ function recordedOf(requestedAt: string, v: ToolArgsValidated, c: ToolPolicyChec
     policyVersion: c.data.policyVersion,
     ...(c.data.history === undefined ? {} : { history: c.data.history }),
     ...(c.data.runLabels === undefined ? {} : { runLabels: c.data.runLabels }),
+    runId: c.correlationId,
+    ...(c.data.args === undefined ? {} : { args: c.data.args }),
   };
 }

@@ -232,4 +232,35 @@ describe("history conditions, over real services with two policy copies", { time
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("warden policy whatif replays the history conditions over the calls recorded before each decision", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "warden-history-whatif-"));
+    try {
+      const start = new Date(Date.now() - 1000);
+      const cashier = createAgentClient({ bus: await w.agentBus("cashier"), principal: "cashier" });
+      expect((await cashier.call("shop.fraud_check", { customerId: "K-31" }, { mode: "plan" })).ok).toBe(true);
+      const checked = await cashier.call("shop.refund", { customerId: "K-31", amount: 5 }, { mode: "plan" });
+      expect(checked.ok).toBe(true);
+      const unchecked = await cashier.call("shop.refund", { customerId: "K-32", amount: 5 }, { mode: "plan" });
+      expect(unchecked).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" } });
+      await cashier.close();
+      const whatif = async (doc: PolicyDocumentInput) => {
+        const file = join(dir, `${doc.version}.json`);
+        writeFileSync(file, JSON.stringify(doc));
+        const r = await runWarden(w.nats.home.dir, "policy", "whatif", file, "--since", start.toISOString(), "--principal", "cashier", "--json");
+        expect(r.code, r.err).toBe(0);
+        return JSON.parse(r.out) as { replayed: number; changed: number; notReplayed: Record<string, number>; candidateHistoryGates: string[]; history: { since: string; calls: number }; changes: { from: { decision: string }; to: { decision: string }; callIds: string[] }[] };
+      };
+      // the live document again: every decision replayed, the denial included, and none changes
+      const same = await whatif({ ...POLICY, version: "same-as-live" });
+      expect(same).toMatchObject({ replayed: 3, changed: 0, notReplayed: {} });
+      expect(same.history.calls).toBeGreaterThanOrEqual(2);
+      expect(same.candidateHistoryGates).toEqual([]);
+      // without the refund rule only the refund that had no check changes
+      const laxer = await whatif({ ...POLICY, version: "no-refund-rule", rules: POLICY.rules!.filter((r) => r.id !== "refund.after-check") });
+      expect(laxer).toMatchObject({ replayed: 3, changed: 1, changes: [{ from: { decision: "deny" }, to: { decision: "allow" }, callIds: [unchecked.callId] }] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

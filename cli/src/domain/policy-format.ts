@@ -89,6 +89,8 @@ export interface WhatIfScope {
   readonly until: string | null;
   readonly requested: number;
   readonly undecided: number;
+  /** Rules' history conditions replayed over the admitted calls read from the stream since then. */
+  readonly history?: { readonly since: string | null; readonly calls: number };
 }
 
 const GATE_NAMES: Record<string, string> = {
@@ -109,6 +111,9 @@ export function whatifText(scope: WhatIfScope, r: WhatIfReport): string {
     `what if ${r.candidateVersion} (${scope.file}) had decided the ${plural(scope.requested, "call")} requested ${range}:`,
     `  ${plural(r.replayed, "decision")} replayed (recorded under ${r.recordedUnder.join(", ") || "-"}): ${r.changed} would change, ${r.unchanged} would not${r.sameDecisionOtherRules > 0 ? ` (${r.sameDecisionOtherRules} of them by other rules)` : ""}`,
   ];
+  if (scope.history !== undefined) {
+    lines.push(`  history conditions replayed over ${plural(scope.history.calls, "admitted call")} read from ${scope.history.since ?? "the stream's start"}`);
+  }
   for (const c of r.changes) lines.push("", ...changeText(c));
   const skipped = Object.entries(r.notReplayed).filter(([, n]) => (n ?? 0) > 0);
   if (skipped.length > 0 || scope.undecided > 0) lines.push("");

@@ -26,7 +26,10 @@ describe("historyFromCalls", () => {
     // a deny never entered the index
     expect(outcomes).toEqual({ ok1: "ok", bad1: "failed", gone1: "unknown", refused1: "failed", late1: "failed", p1: "pending" });
     const decided = calls[0]!.events.find((e) => e.type === "ToolPolicyChecked")!;
-    expect(records.find((r) => r.callId === "ok1")).toEqual({ callId: "ok1", tool: "shop.fraud_check", principal: "cashier", runId: "r1", treeRoot: "ok1", args: { customerId: "K-7" }, at: decided.ts, outcome: "ok" });
+    const finished = calls[0]!.events.find((e) => e.type === "ToolCallFinished")!;
+    expect(records.find((r) => r.callId === "ok1")).toEqual({ callId: "ok1", tool: "shop.fraud_check", principal: "cashier", runId: "r1", treeRoot: "ok1", args: { customerId: "K-7" }, at: decided.ts, outcome: "ok", endedAt: finished.ts });
+    // a call still in flight has no ending time
+    expect(records.find((r) => r.callId === "p1")).not.toHaveProperty("endedAt");
   });
 
   it("names each call's tree by the top of its parentCallId chain among the calls read", () => {

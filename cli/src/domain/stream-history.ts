@@ -34,21 +34,21 @@ export function historyFromCalls(calls: readonly RecordedCall[]): HistoryRecord[
       treeRoot: treeRootOf(c.callId),
       args: checked.data.args,
       at: checked.ts,
-      outcome: outcomeOf(c),
+      ...endingOf(c),
     });
   }
   return out.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 }
 
-function outcomeOf(c: RecordedCall): HistoryRecord["outcome"] {
+function endingOf(c: RecordedCall): { outcome: HistoryRecord["outcome"]; endedAt?: string } {
   for (const e of c.events) {
-    if (e.type === "ToolCallFinished") return e.data.ok ? "ok" : "failed";
-    if (e.type === "ToolCallOutcomeUnknown") return "unknown";
-    if (e.type === "ApprovalDenied" || e.type === "ApprovalExpired") return "failed";
+    if (e.type === "ToolCallFinished") return { outcome: e.data.ok ? "ok" : "failed", endedAt: e.ts };
+    if (e.type === "ToolCallOutcomeUnknown") return { outcome: "unknown", endedAt: e.ts };
+    if (e.type === "ApprovalDenied" || e.type === "ApprovalExpired") return { outcome: "failed", endedAt: e.ts };
     // the registry's and the policy's own refusals come before any admission
-    if (e.type === "ToolCallRejected" && e.data.stage !== "registry" && e.data.stage !== "policy") return "failed";
+    if (e.type === "ToolCallRejected" && e.data.stage !== "registry" && e.data.stage !== "policy") return { outcome: "failed", endedAt: e.ts };
   }
-  return "pending";
+  return { outcome: "pending" };
 }
 
 /**

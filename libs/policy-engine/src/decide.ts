@@ -24,7 +24,7 @@ import { compileToolView } from "./compile-tool-view.js";
 import { evaluateCall } from "./evaluate-call.js";
 import { ruleMatches, type GateRuleId } from "./evaluate.js";
 import { historyRules } from "./history.js";
-import { replayHistory, type HistoryRecord } from "./history-replay.js";
+import { replayHistory, withActionTypes, type HistoryRecord } from "./history-replay.js";
 import { HISTORY_GATES, type HistoryGate } from "./history-gates.js";
 import { ledgerChargesOf, toolCost } from "./ledger.js";
 import { RATE_RULES, rateBucketsOf } from "./rate-limits.js";
@@ -162,15 +162,6 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
 }
 
 /** Earlier calls that do not say their action type get their tool's (its newest version's). */
-function withActionTypes(history: readonly HistoryRecord[], all: readonly ToolRecord[]): HistoryRecord[] {
-  const byName = versionsByName(all);
-  return history.map((r) => {
-    if (r.actionType !== undefined) return r;
-    const actionType = byName.get(r.tool)?.[0]?.descriptor.actionType;
-    return actionType === undefined ? r : { ...r, actionType };
-  });
-}
-
 /** The request as the current call of its history. */
 function historyCallOf(request: DecideRequest, d: ToolRecord["descriptor"]) {
   const callId = request.callId ?? "request";

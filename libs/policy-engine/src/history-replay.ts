@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ActionTypeSchema, JsonValueSchema, TokenSchema, type HistoryFinding, type PolicyDocument, type PolicyRule } from "@warden/contracts";
+import { ActionTypeSchema, JsonValueSchema, TokenSchema, type HistoryFinding, type PolicyDocument, type PolicyRule, type ToolRecord } from "@warden/contracts";
+import { versionsByName } from "./tool-versions.js";
 import {
   evaluateHistory,
   historyProbesOf,
@@ -25,6 +26,8 @@ export const HistoryRecordSchema = z.strictObject({
   /** When it was admitted. */
   at: z.iso.datetime(),
   outcome: z.enum(["ok", "failed", "unknown", "pending"]).default("ok"),
+  /** When it ended (its outcome's time); before then it counts as still in flight. Absent: ended before any call asked about. */
+  endedAt: z.iso.datetime().optional(),
 });
 export type HistoryRecord = z.infer<typeof HistoryRecordSchema>;
 export const HistoryRecordsSchema = z.array(HistoryRecordSchema).max(100_000);
@@ -63,9 +66,20 @@ export function replayHistory(
       if (!p.record || !keys.has(p.key)) continue;
       const recorded = recordIn(states.get(p.key), p, r.callId, at);
       if (recorded.kind !== "next") continue;
-      const how = SETTLED[r.outcome];
+      // an outcome written after the moment decided was not known then: the call was still in flight
+      const how = r.endedAt !== undefined && Date.parse(r.endedAt) > nowMs ? undefined : SETTLED[r.outcome];
       states.set(p.key, how === undefined ? recorded.next : (settleHistoryIn(recorded.next, r.callId, how, at) ?? recorded.next));
     }
   }
   return checked.map((p) => evaluateHistory(p, states.get(p.key), nowMs, call.callId));
+}
+
+/** Each record's action type from the tools when the record does not carry one (a history file seldom does). */
+export function withActionTypes(history: readonly HistoryRecord[], all: readonly ToolRecord[]): HistoryRecord[] {
+  const byName = versionsByName(all);
+  return history.map((r) => {
+    if (r.actionType !== undefined) return r;
+    const actionType = byName.get(r.tool)?.[0]?.descriptor.actionType;
+    return actionType === undefined ? r : { ...r, actionType };
+  });
 }

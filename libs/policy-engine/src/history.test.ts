@@ -228,6 +228,50 @@ describe("what-if over decisions a history condition took part in", () => {
   });
 });
 
+describe("what-if with the stream's history", () => {
+  const fraudCheck = (callId: string, customerId: string, at: string, o: Partial<HistoryRecord> = {}): HistoryRecord => ({ callId, tool: "shop.fraud_check", principal: "bot", runId: "run1", args: { customerId }, at, outcome: "ok", ...o });
+  /** A refund the live document (no history rule) allowed. */
+  const refund = (callId: string, customerId: string, requestedAt: string) => ({
+    callId,
+    requestedAt,
+    tool: "shop.refund",
+    version: "1.0.0",
+    descriptorHash: records[4]!.descriptorHash,
+    principal: "bot",
+    mode: "plan" as const,
+    flags: {},
+    scope: null,
+    decision: "allow" as const,
+    ruleIds: ["default.write.plan"],
+    reason: "a fixed plan may write",
+    policyVersion: "live-0",
+    runId: "run1",
+    args: { customerId, amount: 5 },
+  });
+
+  it("replays each call's history conditions over the calls admitted before it, and counts a call ended after it as still in flight", () => {
+    const history = [
+      fraudCheck("f1", "K-7", "2030-01-01T10:00:00.000Z", { endedAt: "2030-01-01T10:00:01.000Z" }),
+      // its check ended ok only after r3 was requested: for r3 it was in flight, not ok
+      fraudCheck("f2", "K-9", "2030-01-01T10:05:00.000Z", { endedAt: "2030-01-01T10:06:00.000Z" }),
+    ];
+    const decisions = [refund("r1", "K-7", "2030-01-01T10:01:00.000Z"), refund("r2", "K-8", "2030-01-01T10:02:00.000Z"), refund("r3", "K-9", "2030-01-01T10:05:30.000Z"), refund("r4", "K-9", "2030-01-01T10:07:00.000Z")];
+    const r = whatIf(doc, decisions, records, { history });
+    expect(r).toMatchObject({ considered: 4, replayed: 4, changed: 2, notReplayed: {} });
+    expect(r.changes).toMatchObject([{ from: { decision: "allow" }, to: { decision: "deny", ruleIds: ["refund.after-check"] }, callIds: ["r2", "r3"] }]);
+    expect(r.candidateHistoryGates).toEqual([]);
+    // without the history, the same decisions are replayed as if no rule had a history condition
+    expect(whatIf(doc, decisions, records).candidateHistoryGates).toContain("rules.refund.after-check.when.history");
+  });
+
+  it("replays a decision a history condition took part in, once it has the history that condition read", () => {
+    const denied = { ...refund("r5", "K-1", "2030-01-01T10:10:00.000Z"), decision: "deny" as const, ruleIds: ["refund.after-check"], policyVersion: "h1", history: [{ ruleId: "refund.after-check", scope: "principal" as const, holder: "bot", holds: true, matched: [], count: 0 }] };
+    const laxer = PolicyDocumentSchema.parse({ ...doc, version: "h9", rules: doc.rules.filter((x) => x.id !== "refund.after-check") });
+    expect(whatIf(laxer, [denied], records)).toMatchObject({ replayed: 0, notReplayed: { history: 1 } });
+    expect(whatIf(laxer, [denied], records, { history: [] })).toMatchObject({ replayed: 1, changed: 1, changes: [{ from: { decision: "deny" }, to: { decision: "allow" } }] });
+  });
+});
+
 describe("history conditions in shadow and over a delegation tree", () => {
   it("records what a shadow history rule would have decided, deciding nothing", () => {
     const shadowDoc = PolicyDocumentSchema.parse({ ...doc, version: "h2", rules: doc.rules.map((r) => (r.id === "refund.after-check" ? { ...r, mode: "shadow" } : r)) });

@@ -1,7 +1,9 @@
-import type { CallMode, Decision, HistoryFinding, PolicyDocument, RunLabelSource, ToolRecord } from "@warden/contracts";
+import type { CallMode, Decision, HistoryFinding, JsonValue, PolicyDocument, RunLabelSource, ToolRecord } from "@warden/contracts";
 import { evaluateCall } from "./evaluate-call.js";
-import { historyRules } from "./history.js";
+import { ruleMatches } from "./evaluate.js";
+import { historyRules, type HistoryCall } from "./history.js";
 import { documentRuleIds, HISTORY_GATES, historyGateOf, type HistoryGate } from "./history-gates.js";
+import { replayHistory, withActionTypes, type HistoryRecord } from "./history-replay.js";
 
 /** One policy decision as the stream records it (its ToolArgsValidated and ToolPolicyChecked). */
 export interface RecordedDecision {
@@ -24,6 +26,9 @@ export interface RecordedDecision {
   readonly history?: readonly HistoryFinding[];
   /** The run's labels the decision read (ToolPolicyChecked `runLabels`): replayed as they were. Absent: not read. */
   readonly runLabels?: readonly RunLabelSource[];
+  /** The run (correlationId) and the args decided on: what history conditions key and correlate on. */
+  readonly runId?: string;
+  readonly args?: JsonValue;
 }
 
 /** Why a recorded decision was not replayed: a gate that depends on history, or a descriptor that is gone. */
@@ -80,6 +85,14 @@ export interface WhatIfReport {
 export interface WhatIfOptions {
   /** Examples kept per group (default 3). */
   readonly examples?: number;
+  /**
+   * The calls the policy admitted, from the longest history window before the first decision on,
+   * each with how and when it ended (`historyFromCalls` of the CLI). Given, rules' history
+   * conditions are replayed too: each call's over the calls admitted before it was requested,
+   * counted as in flight until their ending was written. Without it they are not (a decision a
+   * history condition took part in is counted under `history`).
+   */
+  readonly history?: readonly HistoryRecord[];
 }
 
 /**
@@ -102,10 +115,14 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
   let replayed = 0;
   let otherRules = 0;
   const calls = [...recorded].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.callId.localeCompare(b.callId));
+  const allRecords = [...records];
+  const history = options.history === undefined ? undefined : withActionTypes(options.history, allRecords);
+  const treeRootOf = treeRoots(history ?? []);
   for (const call of calls) {
     considered++;
-    // a history condition that held took part in the decision: not replayed from the call alone
-    const gate = historyGateOf(call.ruleIds) ?? (call.history?.some((h) => h.holds) === true ? HISTORY_GATES.history : undefined);
+    // a history condition that held took part in the decision: replayed only with the history it read
+    const conditionsHeld = history === undefined && call.history?.some((h) => h.holds) === true;
+    const gate = historyGateOf(call.ruleIds) ?? (conditionsHeld ? HISTORY_GATES.history : undefined);
     const record = byVersion.get(`${call.tool}@${call.version}`);
     const skip: NotReplayedReason | undefined = gate ?? (record === undefined || record.descriptorHash !== call.descriptorHash ? "descriptor_unknown" : undefined);
     if (skip !== undefined || record === undefined) {
@@ -117,7 +134,9 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
     under.add(call.policyVersion);
     // the run's labels are evidence on the decision: replayed as recorded, so the built-in rule and runLabels rules decide as they would have
     const runLabels = call.runLabels === undefined ? undefined : new Map(call.runLabels.map((s) => [s.label, s] as const));
-    const e = evaluateCall(candidate, { tool: record.descriptor, principal: call.principal, mode: call.mode, flags: call.flags, scope: call.scope, ...(runLabels === undefined ? {} : { runLabels }) });
+    const base = { tool: record.descriptor, principal: call.principal, mode: call.mode, flags: call.flags, scope: call.scope, ...(runLabels === undefined ? {} : { runLabels }) };
+    const findings = history === undefined ? undefined : replayHistory(candidate, history, historyCallOf(call, record, treeRootOf), (r) => ruleMatches(r, base), Date.parse(call.requestedAt));
+    const e = evaluateCall(candidate, findings === undefined ? base : { ...base, history: new Map(findings.map((f) => [f.ruleId, f])) });
     const from: DecisionSide = { decision: call.decision, ruleIds: documentRuleIds(call.ruleIds) };
     const to: DecisionSide = { decision: e.decision, ruleIds: [...e.ruleIds] };
     if (from.decision === to.decision) {
@@ -158,12 +177,31 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
     changes,
     notReplayed,
     recordedUnder: [...under].sort(),
-    candidateHistoryGates: historyGatesOf(candidate),
+    candidateHistoryGates: historyGatesOf(candidate, history !== undefined),
   };
 }
 
-/** The parts of a document whose decisions depend on earlier calls. */
-function historyGatesOf(doc: PolicyDocument): string[] {
+/** The recorded call as the current call of its history, as the policy stage saw it. */
+function historyCallOf(call: RecordedDecision, record: ToolRecord, treeRootOf: (callId: string, parent: string | undefined) => string | undefined): HistoryCall {
+  const treeRoot = treeRootOf(call.callId, call.parentCallId);
+  return {
+    callId: call.callId,
+    tool: record.descriptor,
+    principal: call.principal,
+    runId: call.runId ?? call.callId,
+    ...(treeRoot === undefined ? {} : { treeRoot }),
+    args: call.args,
+  };
+}
+
+/** A call's tree root: its own record's, else its parent's, else itself when it has no parent. */
+function treeRoots(history: readonly HistoryRecord[]): (callId: string, parent: string | undefined) => string | undefined {
+  const byCall = new Map(history.map((r) => [r.callId, r.treeRoot] as const));
+  return (callId, parent) => byCall.get(callId) ?? (parent === undefined ? callId : byCall.get(parent));
+}
+
+/** The parts of a document whose decisions depend on earlier calls (rules' history conditions only when no history is replayed). */
+function historyGatesOf(doc: PolicyDocument, historyReplayed: boolean): string[] {
   const out: string[] = [];
   if (doc.rateLimits.perPrincipal !== undefined) out.push("rateLimits.perPrincipal");
   for (const [name, p] of Object.entries(doc.principals)) if (p.rateLimit !== undefined) out.push(`principals.${name}.rateLimit`);
@@ -172,6 +210,6 @@ function historyGatesOf(doc: PolicyDocument): string[] {
   if (doc.budgets.maxCallsPerRun !== undefined) out.push("budgets.maxCallsPerRun");
   for (const l of doc.budgets.ledgers ?? []) out.push(`budgets.ledgers.${l.id}`);
   // replayed without history, a rule with a history condition never matches
-  for (const r of historyRules(doc)) out.push(`rules.${r.id}.when.history`);
+  if (!historyReplayed) for (const r of historyRules(doc)) out.push(`rules.${r.id}.when.history`);
   return out;
 }
