@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { appendEvent, kvPutJson, silentLogger, type Bus } from "@warden/bus";
 import {
   argsHash,
@@ -11,6 +10,7 @@ import {
   type ToolArgsValidated,
   type ToolRecord,
 } from "@warden/contracts";
+import { natsServersIn } from "@warden/local-nats";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startTestNats } from "@warden/testing";
 import { cpuSeconds } from "./processes.js";
@@ -50,20 +50,6 @@ const HISTORY: PolicyDocumentInput = {
     },
   ],
 };
-
-function natsServerPid(homeDir: string): number | undefined {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      // the server runs in the folder of its config, inside the test home
-      if (cmd.includes("nats-server") && readlinkSync(`/proc/${entry}/cwd`).startsWith(homeDir)) return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
 
 function validated(tool: ToolRecord, i: number): ToolArgsValidated {
   const args = { account: `A-${i % 100}`, amount: 10 };
@@ -124,7 +110,7 @@ async function round(doc: PolicyDocumentInput): Promise<{ selfUs: number; natsUs
     if (!put.ok) throw new Error(put.error.message);
     const policy = await startPolicyService({ bus: await nats.connectAs({ kind: "service", name: "policy", role: "policy" }), log: silentLogger(), concurrency: 32 });
     while (policy.document().version !== doc.version) await new Promise((done) => setTimeout(done, 20));
-    const serverPid = natsServerPid(nats.home.dir);
+    const serverPid = natsServersIn(nats.home.dir)[0];
     await feed(admin, tool, 300); // warm up
     const self0 = process.cpuUsage();
     const nats0 = cpuSeconds(serverPid);

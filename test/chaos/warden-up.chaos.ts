@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { describe, expect, it } from "vitest";
+import { natsServersIn } from "@warden/local-nats";
 import { runWarden } from "../support/cli.js";
 import { appendRow } from "./support/report.js";
 
@@ -27,19 +28,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** The nats-servers running in this home's nats folder. */
-function homeServers(home: string): number[] {
-  const dir = join(home, "nats");
-  return readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8").includes("nats-server") && readlinkSync(`/proc/${p}/cwd`) === dir;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const homeServers = (home: string): number[] => natsServersIn(join(home, "nats"));
 
 /** The result `warden call --json` printed, when it printed one. */
 function parseResult(out: string): { callId?: string; ok?: boolean } | undefined {

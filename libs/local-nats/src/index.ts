@@ -1,1 +1,1 @@
-export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, natsServerVersionText, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
+export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, natsServersIn, natsServerVersionText, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";

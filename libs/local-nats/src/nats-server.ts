@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -18,6 +18,25 @@ export function findNatsServerBinary(env: NodeJS.ProcessEnv = process.env): stri
   const onPath = which.stdout.trim();
   if (which.status === 0 && onPath) return onPath;
   return ["/usr/sbin/nats-server", "/usr/local/bin/nats-server", "/usr/bin/nats-server"].find((p) => existsSync(p));
+}
+
+/**
+ * The pids of the nats-server processes running in `dir` or a folder under it (a server runs in
+ * the folder of its config): which server a home started, found through /proc (Linux).
+ */
+export function natsServersIn(dir: string): number[] {
+  const inside = (cwd: string) => cwd === dir || cwd.startsWith(`${dir}/`);
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, "utf8").includes("nats-server") && inside(readlinkSync(`/proc/${p}/cwd`));
+      } catch {
+        // gone meanwhile
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 /** What `nats-server --version` prints (`nats-server: v2.9.10`), or undefined when no binary answers. */
