@@ -1,6 +1,8 @@
 import type { Subscription } from "@nats-io/transport-node";
-import { appendEvent, decodeJson, type Bus } from "@warden/bus";
+import { appendEvent, decodeJson, isNoAnswer, type Bus } from "@warden/bus";
 import { newId, type ToolCallRequested } from "@warden/contracts";
+
+const APPEND_ATTEMPTS = 5;
 
 /**
  * Publishes `bench.echo` requests in llm mode and resolves each when its terminal event
@@ -11,6 +13,8 @@ export class PipelineClient {
   private readonly subs: Subscription[] = [];
   completed = 0;
   failed = 0;
+  /** Appends asked again after their ack timed out. */
+  appendRetries = 0;
   /** When set, records when each event of a call was seen, relative to its request. */
   hops: Map<string, Map<string, number>> | undefined;
   private readonly sentAt = new Map<string, number>();
@@ -84,8 +88,17 @@ export class PipelineClient {
       correlationId: runId,
       data: { args: { n }, scope: null, flags: {} },
     };
-    await appendEvent(this.bus, event);
-    return { finished };
+    // a publish ack that does not come in time (a backlog of thousands at once on a busy box) is
+    // asked again: the same event is stored once (appendEvent reads back what the subject holds)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await appendEvent(this.bus, event);
+        return { finished };
+      } catch (err) {
+        if (!isNoAnswer(err) || attempt >= APPEND_ATTEMPTS) throw err;
+        this.appendRetries++;
+      }
+    }
   }
 
   close(): void {

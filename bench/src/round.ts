@@ -227,6 +227,7 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
       { label: "  approve() answered (decision recorded): p50 / p99 (ms)", value: `${approval.decision.p50.toFixed(2)} / ${approval.decision.p99.toFixed(2)}` },
       { label: `backlog of ${backlog} calls: drained at calls/s`, value: drainRate.toFixed(0) },
       { label: "  calls in flight when the last was published", value: String(inFlightAtEnd) },
+      { label: "  appends asked again after their ack timed out", value: String(client.appendRetries) },
       { label: "memory per 100k calls in flight (peak RSS growth, all processes, MiB)", value: (memPer100k / MiB).toFixed(1) },
       ...all.map((p): Row => ({ label: `  peak RSS growth: ${p.name} (MiB)`, value: (((peakBy.get(p.name) ?? 0) - (base.get(p.name) ?? 0)) / MiB).toFixed(1) })),
       { label: "failed calls", value: String(client.failed) },
