@@ -97,7 +97,7 @@ describe("chaos (long)", () => {
         return [disk.fault];
       });
       const told = Object.entries(disk?.whileFull ?? {}).map(([k, n]) => `${k} ×${n}`).join(", ");
-      report({ ...r.row, notes: `while full, agents were told: ${told}; ${disk?.restarted ? "nats-server answered nothing once space returned and was restarted" : "nats-server answered again by itself once space returned"}` });
+      report({ ...r.row, notes: `while full, agents were told: ${told}; ${disk?.restarted === undefined ? "nats-server stored again by itself once space returned" : `nats-server ${disk.restarted} 15 s after space returned and was restarted`}` });
       expectSound(r);
       expect.soft(Object.keys(disk?.whileFull ?? {}).filter((k) => !CLEAR_FAILURES.test(k)), "what agents were told while the disk was full").toEqual([]);
       expect(r.faults[0]?.recoveredAt, "calls flow again once space returns").toBeDefined();

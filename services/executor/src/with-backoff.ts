@@ -5,8 +5,8 @@ const MAX_DELAY_MS = 2_000;
  * Retries `fn` with doubling delays until it succeeds or `untilMs` passes; then the last error is
  * thrown. At least one attempt is always made.
  */
-export async function withBackoff<T>(fn: () => Promise<T>, o: { readonly untilMs: number; readonly signal?: AbortSignal }): Promise<T> {
-  for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+export async function withBackoff<T>(fn: () => Promise<T>, o: { readonly untilMs: number; readonly signal?: AbortSignal; readonly maxDelayMs?: number }): Promise<T> {
+  for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, o.maxDelayMs ?? MAX_DELAY_MS)) {
     try {
       return await fn();
     } catch (err) {

@@ -217,14 +217,19 @@ export interface DiskFullOutcome {
   readonly fault: Fault;
   /** Calls asked for while the disk was full, by what their agents were told. */
   readonly whileFull: Readonly<Record<string, number>>;
-  /** nats-server did not answer again once space returned, so it was restarted (as a supervisor's health check would). */
-  readonly restarted: boolean;
+  /**
+   * Why nats-server was restarted (as a supervisor's health check would): it answered nothing once
+   * space returned (2.9.10 hangs), or it answered but stored nothing (2.15.1 keeps failing writes
+   * with the disk's old error). Undefined: it stored again by itself.
+   */
+  readonly restarted?: "answers nothing" | "stores nothing";
 }
 
 /**
  * Another process fills the disk the server stores on (a filler file until ENOSPC), holds it full
- * for `holdMs` under load, then frees it. If the server does not answer within `answerMs` of the
- * space returning it is restarted on the same store. Recovery counts from the space returning.
+ * for `holdMs` under load, then frees it. If within `answerMs` of the space returning the server
+ * answers nothing, or no call has succeeded (a health check that probes a write), it is restarted
+ * on the same store. Recovery counts from the space returning.
  */
 export async function fillStoreDisk(d: Deployment, load: Load, o: { holdMs: number; answerMs: number }): Promise<DiskFullOutcome> {
   const filler = join(d.home.storeDir, "filler");
@@ -257,11 +262,12 @@ export async function fillStoreDisk(d: Deployment, load: Load, o: { holdMs: numb
   const freedAt = Date.now();
   d.note("store's disk freed");
   const fault: Fault = { kind: "store disk full", target: "nats-server", at: freedAt };
-  let restarted = false;
+  let restarted: DiskFullOutcome["restarted"];
   const answers = await waitFor(async () => ((await d.admin.jsm.streams.info(STREAM_CALLS).catch(() => undefined)) ? true : undefined), o.answerMs);
-  if (answers === undefined) {
-    d.note(`nats-server does not answer ${o.answerMs} ms after the space returned; restarting it`);
-    restarted = true;
+  const stores = answers === undefined ? undefined : await load.firstSuccessAfter(freedAt, Math.max(0, freedAt + o.answerMs - Date.now()));
+  if (answers === undefined || stores === undefined) {
+    restarted = answers === undefined ? "answers nothing" : "stores nothing";
+    d.note(`nats-server ${restarted} ${o.answerMs} ms after the space returned; restarting it`);
     await Promise.all(d.nats.nodes.map((n) => n.process.signal("SIGKILL")));
     await Promise.all(d.nats.nodes.map((n) => n.process.start()));
   }
@@ -274,7 +280,7 @@ export async function fillStoreDisk(d: Deployment, load: Load, o: { holdMs: numb
     const what = r.status === undefined ? "still waiting" : `${r.status}${r.code === undefined ? "" : ` ${r.code}`}`;
     whileFull[what] = (whileFull[what] ?? 0) + 1;
   }
-  return { fault, whileFull, restarted };
+  return { fault, whileFull, ...(restarted === undefined ? {} : { restarted }) };
 }
 
 /**
