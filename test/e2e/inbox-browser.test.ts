@@ -83,6 +83,8 @@ describe("warden inbox in a real headless Chromium", () => {
     await expect.poll(() => page.title()).toContain("(2)");
     await card("C-1042").locator(".grade", { hasText: "send" }).waitFor();
     await card("C-1042").getByText("planner").first().waitFor();
+    // the tool's own summary line (customer.message's approvalSummary) comes first, made from the args the grant binds
+    expect(await card("C-1042").locator(".card-head + p.summary").textContent()).toBe(`Send to C-1042: ${message.text}`);
     await page.screenshot({ path: join(SHOTS, "inbox-pending.png") });
 
     // j / k (and arrows) move the selection; the selected card has the focus

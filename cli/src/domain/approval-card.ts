@@ -8,6 +8,7 @@ export function approvalCardText(a: PendingApproval): string {
   const flags = a.flags === undefined ? [] : (["destructive", "openWorld", "idempotent"] as const).filter((f) => a.flags![f]);
   const lines = [
     `approval ${a.approvalId}  call ${a.callId}`,
+    ...(a.summary === undefined ? [] : [`  summary   ${a.summary}`]),
     `  tool      ${a.title} (${a.tool}), grade ${a.grade}${flags.length === 0 ? "" : `, ${flags.join(", ")}`}`,
     ...(a.level === undefined && a.actionType === undefined ? [] : [`  level     ${levelText(a)}`]),
     ...(a.description === undefined ? [] : [`  does      ${cut(a.description, 300)}`]),

@@ -46,7 +46,7 @@ describe("the support desk over a real nats-server", () => {
     const keys: string[] = [];
     for await (const k of await kv.keys()) keys.push(k);
     expect(keys.sort()).toEqual([
-      "customer.message.1.1.0",
+      "customer.message.1.2.0",
       "demo.big.1.1.0",
       "demo.fail.1.1.0",
       "demo.slow.1.1.0",

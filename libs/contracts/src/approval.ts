@@ -118,6 +118,8 @@ export const PendingApprovalSchema = z.object({
   mode: z.string(),
   argsHash: z.string(),
   argsPreview: z.string(),
+  /** The tool's one-line summary of the call, rendered from the args the grant binds (when the tool declares one). */
+  summary: z.string().optional(),
   /** The full args the grant binds (argsPreview is cut). */
   args: JsonValueSchema.optional(),
   description: z.string().optional(),

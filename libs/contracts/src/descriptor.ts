@@ -6,6 +6,7 @@ import { ActionTypeSchema, CHANGING_ACTIONS, LEVEL_NAMES, levelOf, LOOKING_ACTIO
 import { GradeSchema } from "./grades.js";
 import { JsonObjectSchema } from "./json.js";
 import { TokenSchema, ToolNameSchema, VersionSchema } from "./tokens.js";
+import { approvalSummaryPlaceholders, ApprovalSummaryTemplateSchema } from "./approval-summary.js";
 
 /** A tool argument or output contract: a JSON Schema object (validated with ajv at run time). */
 export const JsonSchemaObjectSchema = JsonObjectSchema.refine(
@@ -83,6 +84,11 @@ export const ToolDescriptorSchema = z.strictObject({
    * open-world read, `labels` adds others. Absent: only the derived ones ({@link resultLabelsOf}).
    */
   dataLabels: DescriptorDataLabelsSchema.optional(),
+  /**
+   * The line a person deciding the call reads first, with its arguments by name:
+   * `"Send to {customerId}: {text}"` (rendered from the args the grant binds, `renderApprovalSummary`).
+   */
+  approvalSummary: ApprovalSummaryTemplateSchema.optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
@@ -136,6 +142,12 @@ export function lintDescriptor(d: ToolDescriptor): DescriptorLintIssue[] {
       rule: "destructive-open-world-is-send",
       message: "a destructive change seen by outsiders at once cannot be undone: grade it send",
     });
+  }
+  const declared = d.inputSchema["properties"];
+  if (d.approvalSummary !== undefined && declared !== null && typeof declared === "object" && !Array.isArray(declared)) {
+    for (const name of approvalSummaryPlaceholders(d.approvalSummary)) {
+      if (!Object.hasOwn(declared, name)) issues.push({ rule: "approval-summary-args", message: `approvalSummary shows {${name}}, which the inputSchema does not declare` });
+    }
   }
   if (d.grade !== "read" && d.description.length < 20) {
     issues.push({ rule: "describe-side-effects", message: "a write or send tool needs a description of at least 20 characters" });

@@ -270,6 +270,8 @@ const ApprovalCardSchema = z.object({
   level: PermissionLevelSchema.optional(),
   /** The tool's action type, when its descriptor declares one. */
   actionType: ActionTypeSchema.optional(),
+  /** The tool's `approvalSummary` template; readers render it from the args (`renderApprovalSummary`). */
+  summaryTemplate: z.string().max(200).optional(),
 });
 
 export const ApprovalRequestedDataSchema = BoundCallSchema.extend({

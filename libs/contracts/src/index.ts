@@ -94,6 +94,7 @@ export { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, PreviewReque
 export { compensationArgs, CompensationSchema, sameArgs, type Compensation, type CompensationSource } from "./compensation.js";
 export { idempotentCallId, MAX_IDEMPOTENCY_KEY_LENGTH, mayUseCallId, ownerTagOf, undoCallIdOf } from "./derived-call-ids.js";
 export { delegatedIntent, INTENT_LIMITS, IntentSchema, ToolIntentSchema, type Intent, type ToolIntent } from "./intent.js";
+export { APPROVAL_SUMMARY_MAX_CHARS, ApprovalSummaryTemplateSchema, approvalSummaryPlaceholders, renderApprovalSummary } from "./approval-summary.js";
 export { argsHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 export { answerCallEvent, nextCallEvent, stampNow, type CallFields, type EventStamp, type NextEventOptions } from "./envelope.js";
 export {

@@ -8,7 +8,7 @@
   const LAID_OUT = new Set([
     "approvalId", "callId", "domain", "tool", "title", "grade", "principal", "mode", "argsHash", "argsPreview",
     "reason", "requestedAt", "expiresAt", "approvers", "description", "intent", "args", "flags", "riskReasons",
-    "onBehalfOf", "actsAs", "noLiveExecutor", "preview",
+    "onBehalfOf", "actsAs", "noLiveExecutor", "preview", "summary",
   ]);
 
   const $ = (id) => document.getElementById(id);
@@ -132,6 +132,7 @@
         ),
         el("span", { class: "expiry", "data-expires": card.expiresAt }),
       ),
+      card.summary !== undefined ? el("p", { class: "summary", text: String(card.summary) }) : null,
       card.noLiveExecutor === true ? el("p", { class: "no-executor", role: "note", text: "No executor of this domain is running: a grant waits until one starts." }) : null,
       card.description !== undefined ? el("p", { class: "description", text: String(card.description) }) : null,
       flags,

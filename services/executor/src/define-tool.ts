@@ -54,6 +54,11 @@ interface ToolDefinitionBase<A, O> {
   readonly personalData?: "redact" | "keep";
   /** The labels its results carry besides the derived ones, or `trusted` for an open-world read whose content its owner vouches for (docs/policy.md, Data labels). */
   readonly dataLabels?: { readonly trusted?: true; readonly labels?: readonly string[] };
+  /**
+   * The line a person deciding a call of it reads first, with the call's arguments by name:
+   * `"Send to {customerId}: {text}"` (each placeholder a top-level argument the input declares).
+   */
+  readonly approvalSummary?: string;
   /** A flag the policy document must grant the principal (and the call not turn off), else the tool is off. */
   readonly featureFlag?: string;
   /** The contexts (pages, screens) where the tool applies. @default [] (everywhere) */

@@ -1,5 +1,5 @@
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
-import { TERMINAL_EVENT_TYPES, type ApprovalRequested, type EventType, type ToolResult, type WardenEvent } from "@warden/contracts";
+import { renderApprovalSummary, TERMINAL_EVENT_TYPES, type ApprovalRequested, type EventType, type ToolResult, type WardenEvent } from "@warden/contracts";
 import { resultFromEvent } from "@warden/sdk";
 
 /** The URI template of a call's handle resource: what a client without tasks reads later. */
@@ -26,13 +26,15 @@ const SUMMARY_MAX = 500;
 
 /**
  * What the approval card says first, in one line a client can show while the call waits: the
- * tool's title and args as the person sees them, who may decide and until when.
+ * tool's summary of the call (or its title and args) as the person sees it, who may decide and
+ * until when.
  */
 export function approvalStatusMessage(asked: ApprovalRequested): string {
   const d = asked.data;
   const args = d.argsPreview.length > SUMMARY_MAX ? `${d.argsPreview.slice(0, SUMMARY_MAX)}…` : d.argsPreview;
+  const what = d.summaryTemplate === undefined ? `${d.title} ${args}` : renderApprovalSummary(d.summaryTemplate, d.args);
   const who = d.deciders !== undefined && d.deciders.length > 0 ? d.deciders.join(" or ") : "a person";
-  return `Waiting for ${who} to approve: ${d.title} ${args} (approval ${d.approvalId}, expires ${d.expiresAt})`;
+  return `Waiting for ${who} to approve: ${what} (approval ${d.approvalId}, expires ${d.expiresAt})`;
 }
 
 /** The call's result once it ended (its terminal event read as a waiting caller reads it), else undefined. */

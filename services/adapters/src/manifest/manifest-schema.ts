@@ -131,6 +131,8 @@ const McpOverrideSchema = z.strictObject({
   requiredScopes: z.array(z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, "a scope is letters, digits, _, : and -")).optional(),
   /** Personal data in its results: `redact` (an open-world read's default) or `keep`. */
   personalData: ToolDescriptorSchema.shape.personalData,
+  /** The approver's one-line summary of a call, with its arguments by name: `"Create issue {title} in {repo}"`. */
+  approvalSummary: ToolDescriptorSchema.shape.approvalSummary,
   /** The dry run: another tool of the same server, one that only reads, with args built from the call's (default: the call's args). */
   preview: z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), JsonValueSchema).optional() }).optional(),
   ...hookFields,

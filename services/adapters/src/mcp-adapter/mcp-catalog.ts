@@ -36,6 +36,7 @@ export function describeMcpTool(domain: string, section: McpSection, info: McpTo
   if (o.verify !== undefined) d.verify = true;
   if (o.requiredScopes !== undefined) d.requiredScopes = [...o.requiredScopes];
   if (o.personalData !== undefined) d.personalData = o.personalData;
+  if (o.approvalSummary !== undefined) d.approvalSummary = o.approvalSummary;
   if (section.transport === "stdio" && section.trusted) d.unconfined = true;
   return d;
 }

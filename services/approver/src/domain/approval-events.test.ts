@@ -44,6 +44,10 @@ function checked(mode: ToolPolicyChecked["mode"], grade: Grade = "send"): ToolPo
 
 const NOW = new Date("2030-01-01T00:00:00.000Z");
 
+/** customer.message's descriptor with `extra` fields. */
+const described = (extra: Record<string, unknown>) =>
+  ToolDescriptorSchema.parse({ name: "customer.message", version: "1.0.0", title: "Message", description: "Use when a customer should hear from us.", inputSchema: { type: "object" }, grade: "send", ...extra });
+
 describe("approvalRequestedEvent", () => {
   it("asks a person, lets the requester confirm only in human mode, and expires per grade", () => {
     for (const mode of ["human", "plan", "llm"] as const) {
@@ -113,8 +117,6 @@ describe("approvalRequestedEvent", () => {
   });
 
   it("says on the card whose credentials the tool acts with: the caller's, the service's, or nothing for a tool without secrets", () => {
-    const described = (extra: Record<string, unknown>) =>
-      ToolDescriptorSchema.parse({ name: "customer.message", version: "1.0.0", title: "Message", description: "Use when a customer should hear from us.", inputSchema: { type: "object" }, grade: "send", ...extra });
     const card = (extra: Record<string, unknown>) =>
       approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW, descriptor: described(extra) }, { eventId: "e1", ts: NOW.toISOString() });
     const caller = card({ secrets: ["mail_token"], actsAs: "caller" });
@@ -123,6 +125,14 @@ describe("approvalRequestedEvent", () => {
     expect(pendingApprovalOf(caller)).toMatchObject({ actsAs: "caller" });
     expect(card({ secrets: ["mail_token"] }).data.actsAs).toBe("service");
     expect(card({}).data).not.toHaveProperty("actsAs");
+  });
+
+  it("puts the tool's summary template on the card and renders the summary from the args the grant binds", () => {
+    const descriptor = described({ approvalSummary: "Send to {customerId}: {text}" });
+    const ev = approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW, descriptor }, { eventId: "e1", ts: NOW.toISOString() });
+    expect(ApprovalRequestedSchema.parse(ev).data.summaryTemplate).toBe("Send to {customerId}: {text}");
+    expect(pendingApprovalOf(ev).summary).toBe("Send to c1: hi");
+    expect(pendingApprovalOf(approvalRequestedEvent(checked("plan"), { approvalId: "a1", title: "Message", doc, now: NOW }, { eventId: "e1", ts: NOW.toISOString() }))).not.toHaveProperty("summary");
   });
 
   it("shows the preview of the args themselves, not the preview the event carries", () => {

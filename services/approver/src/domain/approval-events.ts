@@ -82,6 +82,7 @@ export function approvalRequestedEvent(checked: ToolPolicyChecked, f: RequestFac
     quorumRule: { id: quorum.ruleId, reason: quorum.reason.slice(0, 500) },
     ...(level === undefined ? {} : { level }),
     ...(desc?.actionType === undefined ? {} : { actionType: desc.actionType }),
+    ...(desc?.approvalSummary === undefined ? {} : { summaryTemplate: desc.approvalSummary }),
   };
   return nextCallEvent(checked, "ApprovalRequested", data, stamp);
 }

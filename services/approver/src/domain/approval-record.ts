@@ -4,6 +4,7 @@ import {
   CallModeSchema,
   GradeSchema,
   JsonValueSchema,
+  renderApprovalSummary,
   TokenSchema,
   type ApprovalRequested,
   type PendingApproval,
@@ -101,6 +102,8 @@ export function pendingApprovalOf(requested: ApprovalRequested, votes: ApprovalR
   return {
     ...requestOf(requested),
     argsPreview: argsPreview(d.args),
+    // rendered from the args the grant binds, as the preview is: never text the event carried
+    ...(d.summaryTemplate === undefined ? {} : { summary: renderApprovalSummary(d.summaryTemplate, d.args) }),
     args: d.args,
     ...(d.description === undefined ? {} : { description: d.description }),
     ...(d.preview === undefined ? {} : { preview: d.preview }),
