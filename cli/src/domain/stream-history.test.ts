@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema } from "@warden/contracts";
+import { PolicyDocumentSchema, type WardenEvent } from "@warden/contracts";
 import { syntheticCall, type SyntheticOutcome } from "@warden/testing";
 import { historyFromCalls, historySince } from "./stream-history.js";
 
@@ -30,6 +30,14 @@ describe("historyFromCalls", () => {
     expect(records.find((r) => r.callId === "ok1")).toEqual({ callId: "ok1", tool: "shop.fraud_check", principal: "cashier", runId: "r1", treeRoot: "ok1", args: { customerId: "K-7" }, at: decided.ts, outcome: "ok", endedAt: finished.ts });
     // a call still in flight has no ending time
     expect(records.find((r) => r.callId === "p1")).not.toHaveProperty("endedAt");
+  });
+
+  it("releases a call cancelled before it started: it never ran", () => {
+    const asked = call("x1", "succeeded");
+    const decided = asked.events.slice(0, asked.events.findIndex((e) => e.type === "ToolPolicyChecked") + 1);
+    const checked = decided.at(-1)!;
+    const cancel = { ...checked, type: "ToolCallCancelled", eventId: "cancel-x1", ts: "2030-01-01T10:05:00.000Z", data: { by: "cashier", as: "requester", reason: "asked twice" } } as unknown as WardenEvent;
+    expect(historyFromCalls([{ callId: "x1", events: [...decided, cancel] }])).toMatchObject([{ callId: "x1", outcome: "failed", endedAt: "2030-01-01T10:05:00.000Z" }]);
   });
 
   it("names each call's tree by the top of its parentCallId chain among the calls read", () => {

@@ -7,8 +7,8 @@ import type { RecordedCall } from "./call-spans.js";
  * the policy's history index is (docs/policy.md, History conditions): a call counts from its
  * admission (a ToolPolicyChecked that is not a deny, at its time) and ends as its result says:
  * finished ok → `ok`; outcome unknown → `unknown` (it may have run); finished not ok, rejected after
- * the decision, approval denied or expired → `failed` (released); anything else, a cancel included,
- * stays `pending`, as its entry stays held in the index. The tree root comes from the
+ * the decision, approval denied or expired, cancelled → `failed` (released); anything else stays
+ * `pending`, as its entry stays held in the index. The tree root comes from the
  * `parentCallId` chain among the calls read (the action type from the tools, in `decideRequest`).
  */
 export function historyFromCalls(calls: readonly RecordedCall[]): HistoryRecord[] {
@@ -44,7 +44,8 @@ function endingOf(c: RecordedCall): { outcome: HistoryRecord["outcome"]; endedAt
   for (const e of c.events) {
     if (e.type === "ToolCallFinished") return { outcome: e.data.ok ? "ok" : "failed", endedAt: e.ts };
     if (e.type === "ToolCallOutcomeUnknown") return { outcome: "unknown", endedAt: e.ts };
-    if (e.type === "ApprovalDenied" || e.type === "ApprovalExpired") return { outcome: "failed", endedAt: e.ts };
+    // a cancel comes before the call started: it never ran (the stage releases it before a limit refuses)
+    if (e.type === "ApprovalDenied" || e.type === "ApprovalExpired" || e.type === "ToolCallCancelled") return { outcome: "failed", endedAt: e.ts };
     // the registry's and the policy's own refusals come before any admission
     if (e.type === "ToolCallRejected" && e.data.stage !== "registry" && e.data.stage !== "policy") return { outcome: "failed", endedAt: e.ts };
   }

@@ -255,6 +255,18 @@ export function pendingOutcomes(probe: HistoryProbe, state: HistoryIndexState | 
   return visible(state, probe.condition, nowMs, callId).filter((e) => e.state === "held" && e.domain !== undefined);
 }
 
+/**
+ * The entries still held (in flight) that a count or sum limit counts when it would refuse the
+ * call: a call cancelled before it started never ran, and nothing else settles it (its cancel is
+ * no result), so the stage looks them up on the stream before refusing.
+ */
+export function heldAgainstLimit(probe: HistoryProbe, state: HistoryIndexState | undefined, nowMs: number, callId: string): HistoryEntry[] {
+  const c = probe.condition;
+  if (!probe.check || (c.count === undefined && c.sum === undefined)) return [];
+  if (!evaluateHistory(probe, state, nowMs, callId).holds) return [];
+  return visible(state, c, nowMs, callId).filter((e) => e.state === "held" && e.domain !== undefined);
+}
+
 /** The state as the stream has it: held entries whose outcome was read settled as it says (in memory; the settlement writes it). */
 export function withOutcomes(state: HistoryIndexState | undefined, outcomes: ReadonlyMap<string, HistorySettlement>, nowMs: number): HistoryIndexState | undefined {
   let out = state;

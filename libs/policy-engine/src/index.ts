@@ -54,6 +54,7 @@ export {
   historyRules,
   isCounted,
   needsTreeRoot,
+  heldAgainstLimit,
   pendingOutcomes,
   recordIn,
   settleHistoryIn,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kvGetJson, kvPutJson, type Bus } from "@warden/bus";
-import { BUCKET_BUDGETS, MAX_HISTORY_ENTRIES, PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts";
+import { appendEvent, kvGetJson, kvPutJson, type Bus } from "@warden/bus";
+import { BUCKET_BUDGETS, MAX_HISTORY_ENTRIES, newId, PolicyDocumentSchema, type HistoryFinding, type ToolCallCancelled } from "@warden/contracts";
 import { evaluateHistory, HistoryIndexStateSchema, historyProbesOf, type HistoryProbe } from "@warden/policy-engine";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { openHistoryIndex, type HistoryIndex } from "./history-index.js";
@@ -98,5 +98,35 @@ describe("the history index across policy copies", () => {
     const enforced = historyProbesOf(doc, { callId: "e-new", tool: { name: "bank.transfer" }, principal: "p3", runId: "r", args: { amount: 1 } }, () => true)[0]!;
     await kvPutJson(kv, enforced.key, { ruleId: "cap", windowMs: 3_600_000, entries });
     expect((await a.decide("e-new", [enforced], now, async () => ({ decision: "allow" as const }))).full).toBeDefined();
+  });
+
+  it("releases a call cancelled before it started when a limit would refuse the next call", async () => {
+    const now = Date.now();
+    const inBank = (callId: string, amount: number) => historyProbesOf(doc, { callId, domain: "bank", tool: { name: "bank.transfer" }, principal: "p4", runId: "r", args: { amount } }, () => true);
+    expect((await a.decide("k1", inBank("k1", 4000), now, async (f) => verdictOf(f))).value.decision).toBe("allow");
+    // k1 is in flight with 4000 of the 5000: 2000 more is refused
+    expect((await a.decide("k2", inBank("k2", 2000), now, async (f) => verdictOf(f))).value).toEqual({ decision: "deny" });
+    // k1 is cancelled before it started (the approver writes the cancel into its claim slot): it never ran
+    const cancel: ToolCallCancelled = {
+      v: 1,
+      type: "ToolCallCancelled",
+      eventId: newId(),
+      callId: "k1",
+      domain: "bank",
+      tool: "bank.transfer",
+      principal: "p4",
+      mode: "plan",
+      ts: new Date().toISOString(),
+      causationId: newId(),
+      causeHash: `sha256:${"c".repeat(64)}`,
+      correlationId: "r",
+      data: { by: "p4", as: "requester", reason: "asked twice" },
+    };
+    expect((await appendEvent(admin, cancel)).status).toBe("written");
+    const r = await b.decide("k3", inBank("k3", 2000), now, async (f) => verdictOf(f));
+    expect(r.value).toEqual({ decision: "allow" });
+    expect(r.findings[0]).toMatchObject({ holds: false, sum: 0, own: 2000 });
+    const key = inBank("x", 0)[0]!.key;
+    expect((await kvGetJson(await admin.kvm.open(BUCKET_BUDGETS), key, HistoryIndexStateSchema))?.value.entries.map((e) => e.callId)).toEqual(["k3"]);
   });
 });

@@ -1,7 +1,8 @@
-import { encodeJson, isRevisionConflict, kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
+import { encodeJson, isRevisionConflict, kvGetJson, readEvent, readOutcome, type Bus, type KV } from "@warden/bus";
 import { BUCKET_BUDGETS, type Decision, type HistoryFinding, type HistoryHold } from "@warden/contracts";
 import {
   evaluateHistory,
+  heldAgainstLimit,
   HistoryIndexStateSchema,
   pendingOutcomes,
   withOutcomes,
@@ -76,9 +77,8 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
    * An `outcome: ok` condition must not depend on how far the settlement has got: the outcome of an
    * entry still held is read from the stream, the truth the settlement follows.
    */
-  const asStreamHasIt = async (p: HistoryProbe, state: HistoryIndexState | undefined): Promise<HistoryIndexState | undefined> => {
+  const asStreamHasIt = async (p: HistoryProbe, state: HistoryIndexState | undefined, callId: string): Promise<HistoryIndexState | undefined> => {
     const pending = pendingOutcomes(p, state, Date.now(), "");
-    if (pending.length === 0) return state;
     const outcomes = new Map<string, HistorySettlement>();
     await Promise.all(
       pending.map(async (e) => {
@@ -86,7 +86,23 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
         if (o !== undefined) outcomes.set(e.callId, historySettlementOf(o));
       }),
     );
-    return withOutcomes(state, outcomes, Date.now());
+    const settled = withOutcomes(state, outcomes, Date.now());
+    return releaseCancelled(p, settled, callId);
+  };
+
+  /**
+   * A limit that would refuse the call counts the calls in flight: one cancelled before it started
+   * never ran, and no result will settle it, so before refusing the stage reads the claim slot of
+   * each held entry (only then: nothing is read while the limit has room) and releases the
+   * cancelled ones, in the key too.
+   */
+  const releaseCancelled = async (p: HistoryProbe, state: HistoryIndexState | undefined, callId: string): Promise<HistoryIndexState | undefined> => {
+    const held = heldAgainstLimit(p, state, Date.now(), callId);
+    if (held.length === 0) return state;
+    const cancelled = (await Promise.all(held.map(async (e) => ((await readEvent(bus, e.domain!, e.callId, "ToolCallCancelled")) === undefined ? undefined : e.callId)))).filter((id) => id !== undefined);
+    if (cancelled.length === 0) return state;
+    for (const id of cancelled) await settleOne(p.key, id, "released");
+    return withOutcomes(state, new Map(cancelled.map((id) => [id, "released"] as const)), Date.now());
   };
 
   return {
@@ -94,7 +110,7 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
       const keys = [...new Set(probes.map((p) => p.key))];
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const reads = new Map(await Promise.all(keys.map(async (k) => [k, await read(k)] as const)));
-        const findings = await Promise.all(probes.filter((p) => p.check).map(async (p) => evaluateHistory(p, await asStreamHasIt(p, reads.get(p.key)?.state), nowMs, callId)));
+        const findings = await Promise.all(probes.filter((p) => p.check).map(async (p) => evaluateHistory(p, await asStreamHasIt(p, reads.get(p.key)?.state, callId), nowMs, callId)));
         const value = await decide(findings);
         if (value.decision === "deny") return { value, findings, holds: [] };
         const holds: HistoryHold[] = [];
