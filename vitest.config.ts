@@ -19,15 +19,15 @@ const NEEDS_ISOLATION = ["**/*.int.test.ts", "libs/service-kit/src/tracing.test.
 const EXCLUDE = ["**/node_modules/**", "**/dist/**"];
 /**
  * Files that meet the server's release-specific behaviour (bus reads and appends, poison, durables
- * made again, object reads, provisioning by release, a cluster failover, the quickstart), run a
- * second time on another nats-server when WARDEN_TEST_COMPAT_NATS_SERVER_BIN names one: CI runs
- * everything on the release production runs and these again on Debian stable's 2.9.10 (.ci/run).
+ * made again, object reads, provisioning by release, the quickstart), run a second time on another
+ * nats-server when WARDEN_TEST_COMPAT_NATS_SERVER_BIN names one: CI runs everything on the release
+ * production runs and these again on Debian stable's 2.9.10 (.ci/run), which a bookworm machine's
+ * `warden up` starts. Clusters are not run on 2.9.10 (docs/reliability.md: run them on ≥ 2.12).
  */
 const COMPAT = [
   "test/bus/*.int.test.ts",
   "libs/bus/src/*.int.test.ts",
   "test/nats-cluster.int.test.ts",
-  "test/chaos/chaos-cluster-short.test.ts",
   "test/e2e/quickstart.test.ts",
   "services/registry/src/handlers/tool-call-requested.int.test.ts",
   "services/executor/src/executor-run.int.test.ts",
