@@ -14,6 +14,16 @@ const QUIET_MS = 10_000;
  * connection is healthy, so the client never leaves it by itself.
  */
 const RECONNECT_AFTER_MS = 15_000;
+/**
+ * Every stage of a process watches its own pull on the one connection: a move any of them made
+ * is the move of all of them for this long (five stages asked for five moves at once).
+ */
+const MOVE_SETTLE_MS = 5_000;
+/** A connection found back on the server it left this recently is moved again without the wait. */
+const BACK_ON_LEFT_MS = 60_000;
+
+/** The last move away from a stalled server, per connection. */
+const moves = new WeakMap<object, { readonly from: string; readonly at: number }>();
 
 /** The durable a pull reads, and how to create it again. */
 export interface PulledDurable {
@@ -43,9 +53,18 @@ export function watchStalledPull(messages: ConsumerMessages, log: Logger, d: Pul
       return;
     }
     // the durable is there (or the server does not say): stalled still, move to another server
-    if (!cluster || now - stuckSince < RECONNECT_AFTER_MS) return;
+    if (!cluster) return;
+    const server = d.bus.nc.getServer();
+    const moved = moves.get(d.bus.nc);
+    // another stage's move was this one's too: its 15 s count from there
+    if (moved !== undefined && moved.at > stuckSince) stuckSince = moved.at;
+    // the client picks its next server by its own rotation, which can land on the one it left
+    const backOnLeft = moved !== undefined && moved.from === server && now - moved.at < BACK_ON_LEFT_MS && now - moved.at >= MOVE_SETTLE_MS;
+    if (!backOnLeft && now - stuckSince < RECONNECT_AFTER_MS) return;
     stuckSince = now;
-    log.warn({ durable: d.durable, server: d.bus.nc.getServer() }, "pull stalled with its durable in place; reconnecting to another server of the cluster");
+    moves.set(d.bus.nc, { from: server, at: now });
+    const why = backOnLeft ? "pull stalled again on the server it had left; reconnecting once more" : "pull stalled with its durable in place; reconnecting to another server of the cluster";
+    log.warn({ durable: d.durable, server }, why);
     await d.bus.nc.reconnect();
   };
   void (async () => {

@@ -76,7 +76,8 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
     const decision = decideRecovery({
       started: prior,
       hasResult,
-      nowMs: Date.now(),
+      // on the server's timeline, as the claim's deadline is (see claimStoredAt)
+      nowMs: deps.serverClock.nowMs(),
       graceMs: deps.claimGraceMs,
       canRerun: rerunnable !== undefined,
       deliveryCount: sctx.deliveryCount,
@@ -89,7 +90,8 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
       case "wait":
         log.debug({ untilMs: decision.untilMs }, "call claimed elsewhere, waiting for its result or deadline");
         // look again soon: the claimant usually finishes long before its deadline
-        if (!(await sleepUntil(Math.min(decision.untilMs, Date.now() + RESULT_POLL_MS), deps.stopping))) {
+        // untilMs is the server's time: slept as a duration on this clock
+        if (!(await sleepUntil(Date.now() + Math.min(decision.untilMs - deps.serverClock.nowMs(), RESULT_POLL_MS), deps.stopping))) {
           return { kind: "retry", reason: "executor stopping" };
         }
         continue;

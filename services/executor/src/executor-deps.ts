@@ -3,6 +3,7 @@ import type { PinnedApproverKeys } from "./approver-keys.js";
 import type { ArtifactWriter } from "./artifacts.js";
 import type { ExecutableTool } from "./define-tool.js";
 import type { SecretStore } from "./secret-store.js";
+import type { ServerClock } from "./server-clock.js";
 
 /** What the executor's stage handlers share. */
 export interface ExecutorDeps {
@@ -17,6 +18,8 @@ export interface ExecutorDeps {
   readonly stopping: AbortSignal;
   /** How long past a claim's deadline its claimant may still be writing the result. */
   readonly claimGraceMs: number;
+  /** The server's time, which another executor's claim is judged on (its deadline counts from when the server stored it). */
+  readonly serverClock: ServerClock;
   /** Where `ctx.secrets` reads from. */
   readonly secrets: SecretStore;
   /**

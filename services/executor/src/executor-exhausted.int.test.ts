@@ -9,6 +9,7 @@ import { defineTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { SecretStore } from "./secret-store.js";
 import { handleExhausted } from "./handlers/exhausted.js";
+import { createServerClock } from "./server-clock.js";
 
 const write = defineTool({
   name: "tired.write",
@@ -38,6 +39,7 @@ describe("executor: a call whose retries ran out", () => {
       stopping: new AbortController().signal,
       secrets: SecretStore.none(),
       claimGraceMs: 0,
+      serverClock: createServerClock(),
       runningCalls: new Set(),
     };
   });

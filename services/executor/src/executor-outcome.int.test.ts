@@ -10,6 +10,7 @@ import type { ExecutorDeps } from "./executor-deps.js";
 import { SecretStore } from "./secret-store.js";
 import { runAndFinish } from "./run-and-finish.js";
 import { startExecutor, type Executor } from "./start-executor.js";
+import { createServerClock } from "./server-clock.js";
 
 const runs = new Map<string, number>();
 const entered = new Map<string, () => void>();
@@ -76,6 +77,7 @@ describe("executor: one outcome per call", () => {
       stopping: new AbortController().signal,
       secrets: SecretStore.none(),
       claimGraceMs: 200,
+      serverClock: createServerClock(),
       runningCalls: new Set(),
     };
   });

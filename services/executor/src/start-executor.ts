@@ -17,6 +17,7 @@ import { handleApprovalGranted } from "./handlers/approval-granted.js";
 import { handleExhausted } from "./handlers/exhausted.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { startHeartbeat } from "./heartbeat.js";
+import { createServerClock } from "./server-clock.js";
 import { startPreviewResponder } from "./preview-responder.js";
 import { registerTools, type Registered } from "./register.js";
 import { SecretStore } from "./secret-store.js";
@@ -153,7 +154,8 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
   }
 
   // live from the start: a call made as this executor comes up is not refused as having none
-  const heartbeat = await startHeartbeat(o.bus, log, o.domain, executorId, o.heartbeatIntervalMs);
+  const serverClock = createServerClock();
+  const heartbeat = await startHeartbeat(o.bus, log, o.domain, executorId, serverClock, o.heartbeatIntervalMs);
   const registered = await registerTools({
     bus: o.bus,
     log,
@@ -176,6 +178,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     approverKeys,
     stopping: stopping.signal,
     claimGraceMs: o.claimGraceMs ?? 2_000,
+    serverClock,
     secrets: o.secrets ?? SecretStore.none(),
     runningCalls: new Set(),
   };
