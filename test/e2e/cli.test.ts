@@ -92,7 +92,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
     const table = await warden(["tools", "--principal", approver], env);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^NAME\s+WIRE NAME\s+VERSION\s+GRADE\s+LEVEL\s+ACTION\s+ON CALL\s+ACTS AS\s+WHY$/m);
-    expect(table.stdout).toMatch(/^customer\.message\s+\S+\s+1\.1\.0\s+send\s+L4\s+external_send\s+require_approval\s/m);
+    expect(table.stdout).toMatch(/^customer\.message\s+\S+\s+1\.2\.0\s+send\s+L4\s+external_send\s+require_approval\s/m);
     expect(table.stdout).toMatch(/^kb\.search\s+\S+\s+1\.1\.0\s+read\s+L0\s+search\s+allow\s/m);
   });
 
