@@ -91,8 +91,9 @@ async function adminBus(home: WardenHome, url: string): Promise<Bus> {
 async function startUp(o: DeploymentOptions): Promise<Deployment> {
   const dir = mkdtempSync(join(tmpdir(), "warden-bench-"));
   const homeDir = join(dir, "home");
-  // nothing of this shell's deployment (its server, credentials, home, trace export) reaches the child
-  const cleared = Object.fromEntries(Object.keys(process.env).filter((k) => /^(NATS_|WARDEN_|OTEL_)/.test(k)).map((k) => [k, undefined]));
+  // nothing of this shell's deployment (its server, credentials, home, trace export) reaches the
+  // child; the nats-server binary to run (NATS_SERVER_BIN) does: it is what is being measured
+  const cleared = Object.fromEntries(Object.keys(process.env).filter((k) => /^(NATS_|WARDEN_|OTEL_)/.test(k) && k !== "NATS_SERVER_BIN").map((k) => [k, undefined]));
   const up = spawnService(
     "warden-up",
     "cli/dist/main.js",

@@ -28,8 +28,8 @@ export async function startHeartbeat(bus: Bus, log: Logger, domain: string, exec
       const sentAt = Date.now();
       const revision = await kv.put(domain, JSON.stringify({ executorId, at: new Date().toISOString() }));
       const ackedAt = Date.now();
-      // by revision: other copies of the domain write the same key
-      const stored = await kv.get(domain, { revision });
+      // by revision: other copies of the domain write the same key; a read that fails keeps the last estimate
+      const stored = await kv.get(domain, { revision }).catch(() => null);
       if (stored !== null) clock.observe(stored.created.getTime(), sentAt, ackedAt);
       if (failing) log.info("heartbeat written again");
       failing = false;
