@@ -7,7 +7,7 @@ import { evaluatePolicy, ruleMatches, type CallFacts } from "./evaluate.js";
 import { evaluateHistory, historyProbesOf, recordIn, settleHistoryIn, type HistoryCall, type HistoryIndexState, type HistoryProbe } from "./history.js";
 import { replayHistory, type HistoryRecord } from "./history-replay.js";
 import { lintPolicyDocument } from "./lint-document.js";
-import { whatIf } from "./what-if.js";
+import { whatIf, type RecordedDecision } from "./what-if.js";
 
 const obj = (props: Record<string, string>) => ({ type: "object", properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])) });
 const effects = "Use when the change is wanted; it changes what others see later.";
@@ -204,24 +204,36 @@ describe("history conditions in a document", () => {
   });
 });
 
+/** A shop.refund decision as the stage records it: allowed by the default table unless `over` says otherwise. */
+function refundDecision(callId: string, over: Partial<RecordedDecision> = {}): RecordedDecision {
+  return {
+    callId,
+    requestedAt: "2030-01-01T10:00:00.000Z",
+    tool: "shop.refund",
+    version: "1.0.0",
+    descriptorHash: records[4]!.descriptorHash,
+    principal: "bot",
+    mode: "plan",
+    flags: {},
+    scope: null,
+    decision: "allow",
+    ruleIds: ["default.write.plan"],
+    reason: "a fixed plan may write",
+    policyVersion: "live-0",
+    ...over,
+  };
+}
+
 describe("what-if over decisions a history condition took part in", () => {
   it("does not replay them from the call alone, and names the candidate's history rules", () => {
-    const recorded = (callId: string, holds: boolean) => ({
-      callId,
-      requestedAt: "2030-01-01T10:00:00.000Z",
-      tool: "shop.refund",
-      version: "1.0.0",
-      descriptorHash: records[4]!.descriptorHash,
-      principal: "bot",
-      mode: "plan" as const,
-      flags: {},
-      scope: null,
-      decision: holds ? ("deny" as const) : ("allow" as const),
-      ruleIds: holds ? ["refund.after-check"] : ["default.write.plan"],
-      reason: "r",
-      policyVersion: "h1",
-      history: [{ ruleId: "refund.after-check", scope: "principal" as const, holder: "bot", holds, matched: [], count: 0 }],
-    });
+    const recorded = (callId: string, holds: boolean) =>
+      refundDecision(callId, {
+        decision: holds ? "deny" : "allow",
+        ruleIds: holds ? ["refund.after-check"] : ["default.write.plan"],
+        reason: "r",
+        policyVersion: "h1",
+        history: [{ ruleId: "refund.after-check", scope: "principal", holder: "bot", holds, matched: [], count: 0 }],
+      });
     const r = whatIf(doc, [recorded("a", true), recorded("b", false)], records);
     expect(r).toMatchObject({ considered: 2, replayed: 1, changed: 0, notReplayed: { history: 1 } });
     expect(r.candidateHistoryGates).toEqual(["rules.transfers.hourly.when.history", "rules.delete.after-read.when.history", "rules.refund.after-check.when.history"]);
@@ -231,23 +243,7 @@ describe("what-if over decisions a history condition took part in", () => {
 describe("what-if with the stream's history", () => {
   const fraudCheck = (callId: string, customerId: string, at: string, o: Partial<HistoryRecord> = {}): HistoryRecord => ({ callId, tool: "shop.fraud_check", principal: "bot", runId: "run1", args: { customerId }, at, outcome: "ok", ...o });
   /** A refund the live document (no history rule) allowed. */
-  const refund = (callId: string, customerId: string, requestedAt: string) => ({
-    callId,
-    requestedAt,
-    tool: "shop.refund",
-    version: "1.0.0",
-    descriptorHash: records[4]!.descriptorHash,
-    principal: "bot",
-    mode: "plan" as const,
-    flags: {},
-    scope: null,
-    decision: "allow" as const,
-    ruleIds: ["default.write.plan"],
-    reason: "a fixed plan may write",
-    policyVersion: "live-0",
-    runId: "run1",
-    args: { customerId, amount: 5 },
-  });
+  const refund = (callId: string, customerId: string, requestedAt: string) => refundDecision(callId, { requestedAt, runId: "run1", args: { customerId, amount: 5 } });
 
   it("replays each call's history conditions over the calls admitted before it, and counts a call ended after it as still in flight", () => {
     const history = [

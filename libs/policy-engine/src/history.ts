@@ -256,14 +256,13 @@ export function pendingOutcomes(probe: HistoryProbe, state: HistoryIndexState | 
 }
 
 /**
- * The entries still held (in flight) that a count or sum limit counts when it would refuse the
- * call: a call cancelled before it started never ran, and nothing else settles it (its cancel is
- * no result), so the stage looks them up on the stream before refusing.
+ * The entries still held (in flight) that a count or sum limit counts: a call cancelled before it
+ * started never ran, and nothing else settles it (its cancel is no result), so the stage looks
+ * them up on the stream before the limit refuses a call. None for any other condition.
  */
 export function heldAgainstLimit(probe: HistoryProbe, state: HistoryIndexState | undefined, nowMs: number, callId: string): HistoryEntry[] {
   const c = probe.condition;
   if (!probe.check || (c.count === undefined && c.sum === undefined)) return [];
-  if (!evaluateHistory(probe, state, nowMs, callId).holds) return [];
   return visible(state, c, nowMs, callId).filter((e) => e.state === "held" && e.domain !== undefined);
 }
 

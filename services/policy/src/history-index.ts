@@ -77,8 +77,9 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
    * An `outcome: ok` condition must not depend on how far the settlement has got: the outcome of an
    * entry still held is read from the stream, the truth the settlement follows.
    */
-  const asStreamHasIt = async (p: HistoryProbe, state: HistoryIndexState | undefined, callId: string): Promise<HistoryIndexState | undefined> => {
+  const asStreamHasIt = async (p: HistoryProbe, state: HistoryIndexState | undefined): Promise<HistoryIndexState | undefined> => {
     const pending = pendingOutcomes(p, state, Date.now(), "");
+    if (pending.length === 0) return state;
     const outcomes = new Map<string, HistorySettlement>();
     await Promise.all(
       pending.map(async (e) => {
@@ -86,8 +87,7 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
         if (o !== undefined) outcomes.set(e.callId, historySettlementOf(o));
       }),
     );
-    const settled = withOutcomes(state, outcomes, Date.now());
-    return releaseCancelled(p, settled, callId);
+    return withOutcomes(state, outcomes, Date.now());
   };
 
   /**
@@ -96,8 +96,16 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
    * each held entry (only then: nothing is read while the limit has room) and releases the
    * cancelled ones, in the key too.
    */
-  const releaseCancelled = async (p: HistoryProbe, state: HistoryIndexState | undefined, callId: string): Promise<HistoryIndexState | undefined> => {
-    const held = heldAgainstLimit(p, state, Date.now(), callId);
+  const findingOf = async (p: HistoryProbe, stored: HistoryIndexState | undefined, nowMs: number, callId: string): Promise<HistoryFinding> => {
+    const state = await asStreamHasIt(p, stored);
+    const finding = evaluateHistory(p, state, nowMs, callId);
+    if (!finding.holds) return finding;
+    const released = await releaseCancelled(p, state, nowMs, callId);
+    return released === state ? finding : evaluateHistory(p, released, nowMs, callId);
+  };
+
+  const releaseCancelled = async (p: HistoryProbe, state: HistoryIndexState | undefined, nowMs: number, callId: string): Promise<HistoryIndexState | undefined> => {
+    const held = heldAgainstLimit(p, state, nowMs, callId);
     if (held.length === 0) return state;
     const cancelled = (await Promise.all(held.map(async (e) => ((await readEvent(bus, e.domain!, e.callId, "ToolCallCancelled")) === undefined ? undefined : e.callId)))).filter((id) => id !== undefined);
     if (cancelled.length === 0) return state;
@@ -110,7 +118,7 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
       const keys = [...new Set(probes.map((p) => p.key))];
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const reads = new Map(await Promise.all(keys.map(async (k) => [k, await read(k)] as const)));
-        const findings = await Promise.all(probes.filter((p) => p.check).map(async (p) => evaluateHistory(p, await asStreamHasIt(p, reads.get(p.key)?.state, callId), nowMs, callId)));
+        const findings = await Promise.all(probes.filter((p) => p.check).map((p) => findingOf(p, reads.get(p.key)?.state, nowMs, callId)));
         const value = await decide(findings);
         if (value.decision === "deny") return { value, findings, holds: [] };
         const holds: HistoryHold[] = [];
