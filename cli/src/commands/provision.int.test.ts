@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectBus, loadBusConfig } from "@warden/bus";
 import { freePort, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
-import { STREAM_CALLS } from "@warden/contracts";
+import { StorageType } from "@nats-io/jetstream";
+import { BUCKET_EXECUTORS, STREAM_CALLS } from "@warden/contracts";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
 
@@ -79,5 +80,29 @@ describe("warden provision and warden topology", { timeout: 90_000 }, () => {
     const again = await warden(["provision", "--out", join(dir, "home"), "--demo", "--url", url], {});
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(join(dir, "home", "identities", "alice", "nats.creds"), "utf8")).toBe(before);
+  });
+
+  it("keeps the executors' heartbeat bucket through a restart of the server, and moves one kept in memory to file", async () => {
+    const stream = `KV_${BUCKET_EXECUTORS}`;
+    const asAdmin = () => connectBus(loadBusConfig({ NATS_URL: url, NATS_CREDS: join(dir, "home", "identities", "admin", "nats.creds") }), "t");
+    let admin = await asAdmin();
+    try {
+      // as a topology provisioned before would have it: a single server does not keep a memory stream
+      await admin.jsm.streams.delete(stream);
+      await admin.kvm.create(BUCKET_EXECUTORS, { history: 1, storage: StorageType.Memory, ttl: 15_000 });
+    } finally {
+      await admin.close();
+    }
+    const again = await warden(["topology", "--demo"], { WARDEN_HOME: join(dir, "home") });
+    expect(again.code, again.stderr).toBe(0);
+    const { port, configFile } = { port: Number(new URL(url).port), configFile: join(dir, "node.conf") };
+    await server.stop();
+    server = await startNatsServer({ configFile, port, storeDir: join(dir, "store") });
+    admin = await asAdmin();
+    try {
+      expect((await admin.jsm.streams.info(stream)).config.storage).toBe(StorageType.File);
+    } finally {
+      await admin.close();
+    }
   });
 });

@@ -95,9 +95,18 @@ export async function ensureTopology(bus: Bus): Promise<void> {
   for (const bucket of [BUCKET_CALLS, BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_APPROVAL_LOCKS, BUCKET_PROJECTOR, BUCKET_APPROVER_CURSORS]) {
     await ensureMissing(bus, `KV_${bucket}`, () => bus.kvm.create(bucket, { replicas, history: 1, storage: StorageType.File }));
   }
-  // heartbeats live as long as they count: the server drops a domain whose executors all stopped
+  // heartbeats live as long as they count: the server drops a domain whose executors all stopped.
+  // On file: a single server restarted does not bring a memory stream back, and every heartbeat
+  // after it failed (chaos, nats-server kill -9); a bucket made in memory before is made again.
+  const heartbeats = await unlessNotFound(bus.jsm.streams.info(`KV_${BUCKET_EXECUTORS}`));
+  if (heartbeats?.config.storage === StorageType.Memory) {
+    // only the admin may: a service starting on such a bucket leaves it to the next provisioning
+    await bus.jsm.streams.delete(`KV_${BUCKET_EXECUTORS}`).catch((err: unknown) => {
+      if (!isPermissionViolation(err)) throw err;
+    });
+  }
   await ensureMissing(bus, `KV_${BUCKET_EXECUTORS}`, () =>
-    bus.kvm.create(BUCKET_EXECUTORS, { replicas, history: 1, storage: StorageType.Memory, ttl: EXECUTOR_HEARTBEAT_TTL_S * 1_000 }),
+    bus.kvm.create(BUCKET_EXECUTORS, { replicas, history: 1, storage: StorageType.File, ttl: EXECUTOR_HEARTBEAT_TTL_S * 1_000 }),
   );
   await ensureMissing(bus, `OBJ_${OBJECT_STORE_ARTIFACTS}`, () => bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File }));
   const info = await bus.jsm.streams.info(STREAM_CALLS);

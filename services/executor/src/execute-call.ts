@@ -70,7 +70,10 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
   // a claimant whose clock runs ahead would otherwise be waited for that much past its deadline
   const claimStoredAtMs = await claimStoredAt(deps.bus, prior);
   for (;;) {
-    const hasResult = await resultRecorded(deps.bus, prior);
+    const hasResult = await resultRecorded(deps.bus, prior).catch((err: unknown) => {
+      deps.busSteadiness.noteFault();
+      throw err;
+    });
     const tool = deps.tools.get(prior.tool);
     const rerunnable = hasResult ? undefined : await rerunnableCall(auth, prior, tool);
     const decision = decideRecovery({
@@ -82,6 +85,8 @@ async function recover(deps: ExecutorDeps, auth: Authorisation, prior: ToolCallS
       canRerun: rerunnable !== undefined,
       deliveryCount: sctx.deliveryCount,
       claimantRunsHere: prior.data.executorId === deps.executorId && deps.runningCalls.has(prior.callId),
+      busSteadyForMs: deps.busSteadiness.steadyForMs(),
+      catchUpMs: deps.claimCatchUpMs,
       ...(claimStoredAtMs === undefined ? {} : { claimStoredAtMs }),
     });
     switch (decision.kind) {

@@ -3,6 +3,7 @@ import type { PinnedApproverKeys } from "./approver-keys.js";
 import type { ArtifactWriter } from "./artifacts.js";
 import type { ExecutableTool } from "./define-tool.js";
 import type { SecretStore } from "./secret-store.js";
+import type { BusSteadiness } from "./bus-steadiness.js";
 import type { ServerClock } from "./server-clock.js";
 
 /** What the executor's stage handlers share. */
@@ -18,6 +19,9 @@ export interface ExecutorDeps {
   readonly stopping: AbortSignal;
   /** How long past a claim's deadline its claimant may still be writing the result. */
   readonly claimGraceMs: number;
+  /** How long the bus has worked without a fault here, and how long a claimant gets to catch up after one. */
+  readonly busSteadiness: BusSteadiness;
+  readonly claimCatchUpMs: number;
   /** The server's time, which another executor's claim is judged on (its deadline counts from when the server stored it). */
   readonly serverClock: ServerClock;
   /** Where `ctx.secrets` reads from. */

@@ -17,6 +17,7 @@ import { handleApprovalGranted } from "./handlers/approval-granted.js";
 import { handleExhausted } from "./handlers/exhausted.js";
 import { handleToolPolicyChecked } from "./handlers/tool-policy-checked.js";
 import { startHeartbeat } from "./heartbeat.js";
+import { watchBusSteadiness } from "./bus-steadiness.js";
 import { createServerClock } from "./server-clock.js";
 import { startPreviewResponder } from "./preview-responder.js";
 import { registerTools, type Registered } from "./register.js";
@@ -73,6 +74,13 @@ export interface ExecutorOptions {
    * @default 2_000
    */
   readonly claimGraceMs?: number;
+  /**
+   * After an outage this executor saw, how long the bus must work again before another's claim
+   * past its deadline is given up (re-run or outcome unknown): the claimant, cut off too, needs
+   * to reconnect and retry its result.
+   * @default 6_000
+   */
+  readonly claimCatchUpMs?: number;
   /**
    * The secrets handlers may read with `ctx.secrets.get(name)`: declared by name, each from an
    * environment variable or a key of a secrets file, e.g.
@@ -141,6 +149,14 @@ export class ExecutorStartError extends Error {
  * stopOnSignals(log, executor, bus); // SIGTERM: stop taking calls, finish running ones, close
  * ```
  */
+/**
+ * Counted from this process's reconnect, a claimant cut off by the same outage needs: the
+ * server's JetStream to come back (~2 s after it accepts connections), its own reconnect (the
+ * client tries every 2 s, so up to 2 s after ours), one result attempt (1.5 s) and a retry's
+ * delay (0.5 s).
+ */
+const CLAIM_CATCH_UP_MS = 6_000;
+
 export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
   const tools = toolMap(o.domain, o.tools, o.secrets ?? SecretStore.none());
   const approverKeys = pinApproverKeys(o.approverKeys ?? []);
@@ -155,6 +171,7 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
 
   // live from the start: a call made as this executor comes up is not refused as having none
   const serverClock = createServerClock();
+  const busSteadiness = watchBusSteadiness(o.bus);
   const heartbeat = await startHeartbeat(o.bus, log, o.domain, executorId, serverClock, o.heartbeatIntervalMs);
   const registered = await registerTools({
     bus: o.bus,
@@ -178,6 +195,8 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     approverKeys,
     stopping: stopping.signal,
     claimGraceMs: o.claimGraceMs ?? 2_000,
+    busSteadiness,
+    claimCatchUpMs: o.claimCatchUpMs ?? CLAIM_CATCH_UP_MS,
     serverClock,
     secrets: o.secrets ?? SecretStore.none(),
     runningCalls: new Set(),

@@ -25,7 +25,7 @@ const started: ToolCallStarted = {
   },
 };
 const deadlineMs = Date.parse(started.data.deadline);
-const base = { started, hasResult: false, graceMs: 1_000, canRerun: true, deliveryCount: 3, claimantRunsHere: false };
+const base = { started, hasResult: false, graceMs: 1_000, canRerun: true, deliveryCount: 3, claimantRunsHere: false, busSteadyForMs: Infinity, catchUpMs: 5_000 };
 
 describe("decideRecovery", () => {
   it("does nothing more when a result is already recorded", () => {
@@ -54,6 +54,23 @@ describe("decideRecovery", () => {
     const now = deadlineMs + 30_000;
     expect(decideRecovery({ ...base, canRerun: false, claimantRunsHere: true, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 1_000 });
     expect(decideRecovery({ ...base, canRerun: true, claimantRunsHere: true, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 1_000 });
+  });
+});
+
+describe("a claim past its deadline after an outage", () => {
+  it("is not given up until the bus has worked for the catch-up time: the claimant was cut off too", () => {
+    const now = deadlineMs + 30_000;
+    expect(decideRecovery({ ...base, canRerun: false, busSteadyForMs: 1_200, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 3_800 });
+    expect(decideRecovery({ ...base, canRerun: true, busSteadyForMs: 0, nowMs: now })).toEqual({ kind: "wait", untilMs: now + 5_000 });
+  });
+
+  it("is given up once the bus has been steady that long", () => {
+    expect(decideRecovery({ ...base, canRerun: false, busSteadyForMs: 5_000, nowMs: deadlineMs + 30_000 }).kind).toBe("unknown");
+    expect(decideRecovery({ ...base, canRerun: true, busSteadyForMs: 5_000, nowMs: deadlineMs + 30_000 })).toEqual({ kind: "rerun", attempt: 3 });
+  });
+
+  it("changes nothing before the deadline", () => {
+    expect(decideRecovery({ ...base, busSteadyForMs: 0, nowMs: deadlineMs })).toEqual({ kind: "wait", untilMs: deadlineMs + 1_000 });
   });
 });
 

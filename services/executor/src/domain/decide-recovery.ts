@@ -15,6 +15,10 @@ export interface RecoveryFacts {
   readonly claimantRunsHere: boolean;
   /** When the server stored the claim (its own clock); undefined when it could not be read. */
   readonly claimStoredAtMs?: number;
+  /** How long this process has seen the bus work without a fault (see BusSteadiness). */
+  readonly busSteadyForMs: number;
+  /** How long a claimant cut off by an outage gets, once the bus works again, to record its result. */
+  readonly catchUpMs: number;
 }
 
 /**
@@ -37,7 +41,8 @@ export type Recovery =
 
 /**
  * What to do with a call someone already claimed (invariant 6): nothing if it has a result; wait
- * while the claimant may be alive; then re-run an idempotent tool, or record that the outcome is
+ * while the claimant may be alive (its deadline and grace, and a catch-up once the bus is back
+ * after an outage this process saw); then re-run an idempotent tool, or record that the outcome is
  * unknown — running anything else twice could do its effect twice.
  */
 export function decideRecovery(f: RecoveryFacts): Recovery {
@@ -46,6 +51,8 @@ export function decideRecovery(f: RecoveryFacts): Recovery {
   if (f.nowMs < untilMs) return { kind: "wait", untilMs };
   // past the deadline, but the run is ours and alive: its result is on its way (an outage delayed it)
   if (f.claimantRunsHere) return { kind: "wait", untilMs: f.nowMs + f.graceMs };
+  // the bus was down lately: the claimant was cut off too, and its result may be a retry away
+  if (f.busSteadyForMs < f.catchUpMs) return { kind: "wait", untilMs: f.nowMs + (f.catchUpMs - f.busSteadyForMs) };
   // the re-run is at least the second attempt, whatever the delivery count says
   if (f.canRerun) return { kind: "rerun", attempt: Math.max(2, f.deliveryCount) };
   return {
