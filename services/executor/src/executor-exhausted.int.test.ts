@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus, type StageContext } from "@warden/bus";
-import { argsHash, newId, type ToolCallStarted } from "@warden/contracts";
+import { newId, type ToolCallStarted } from "@warden/contracts/events";
+import { argsHash } from "@warden/contracts/json";
 import { append, policyChecked, startTestNats, type TestNats } from "@warden/testing";
 import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
@@ -9,6 +10,7 @@ import { defineTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { SecretStore } from "./secret-store.js";
 import { handleExhausted } from "./handlers/exhausted.js";
+import { watchBusSteadiness } from "./bus-steadiness.js";
 import { createServerClock } from "./server-clock.js";
 
 const write = defineTool({
@@ -40,6 +42,8 @@ describe("executor: a call whose retries ran out", () => {
       secrets: SecretStore.none(),
       claimGraceMs: 0,
       serverClock: createServerClock(),
+      busSteadiness: watchBusSteadiness(bus),
+      claimCatchUpMs: 6_000,
       runningCalls: new Set(),
     };
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appendEvent, readEvent, readOutcome, silentLogger, type Bus, type StageContext } from "@warden/bus";
-import { argsHash, nextCallEvent, stampNow, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts/events";
+import { argsHash } from "@warden/contracts/json";
 import { append, eventually, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
 import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
@@ -10,6 +11,7 @@ import type { ExecutorDeps } from "./executor-deps.js";
 import { SecretStore } from "./secret-store.js";
 import { runAndFinish } from "./run-and-finish.js";
 import { startExecutor, type Executor } from "./start-executor.js";
+import { watchBusSteadiness } from "./bus-steadiness.js";
 import { createServerClock } from "./server-clock.js";
 
 const runs = new Map<string, number>();
@@ -78,6 +80,8 @@ describe("executor: one outcome per call", () => {
       secrets: SecretStore.none(),
       claimGraceMs: 200,
       serverClock: createServerClock(),
+      busSteadiness: watchBusSteadiness(bus),
+      claimCatchUpMs: 6_000,
       runningCalls: new Set(),
     };
   });
