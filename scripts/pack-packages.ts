@@ -44,6 +44,15 @@ interface Manifest {
   readonly engines?: { readonly node?: string };
   readonly files?: readonly string[];
   readonly repository?: { readonly type?: string; readonly url?: string; readonly directory?: string };
+  readonly exports?: Record<string, unknown>;
+}
+
+/** The code file of each entry point in an exports map (a root, or sub-paths as @warden/contracts has). */
+function entryFiles(m: Manifest): string[] {
+  return Object.values(m.exports ?? {}).flatMap((target) => {
+    const code = typeof target === "object" && target !== null ? (target as { default?: unknown }).default : undefined;
+    return typeof code === "string" && code.endsWith(".js") ? [code] : [];
+  });
 }
 
 /**
@@ -88,7 +97,10 @@ export function publishProblems(name: string, dir: string, m: Manifest, root: Ma
     if (m.repository?.url !== root.repository.url) problems.push("repository.url is not the root's");
     if (m.repository?.directory !== dir) problems.push(`repository.directory is not ${dir}`);
   } else if (m.repository !== undefined) problems.push("has a repository the root package.json does not name");
-  if (!existsSync(join(ROOT, dir, "dist", "index.js"))) problems.push(`is not built (${dir}/dist/index.js is missing): run \`npm run build\` first`);
+  const entries = entryFiles(m);
+  if (entries.length === 0) problems.push("has no entry point in its exports map");
+  const unbuilt = entries.filter((file) => !existsSync(join(ROOT, dir, file)));
+  if (unbuilt.length > 0) problems.push(`is not built (${unbuilt.map((f) => join(dir, f)).join(", ")} missing): run \`npm run build\` first`);
   if (!existsSync(join(ROOT, dir, "README.md"))) problems.push("has no README.md");
   return problems.map((p) => `${name} ${p}`);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectBus, loadBusConfig, type Bus } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { knowsSyncInterval, parseNatsServerVersion } from "@warden/identity";
 import { freePort, natsServerVersionText, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import { eventually } from "@warden/testing";

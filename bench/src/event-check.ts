@@ -3,7 +3,7 @@
  * of the same schema, and the stages' whole read (validateEventJson) against zod alone, over the
  * events of synthetic calls of every outcome. `node bench/dist/event-check.js [rounds]`.
  */
-import { compiledEventCheck, validateEventJson, validateEventJsonWithZod, WardenEventSchema } from "@warden/contracts";
+import { compiledEventCheck, validateEventJson, validateEventJsonWithZod, WardenEventSchema } from "@warden/contracts/events";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
 
 const rounds = Number(process.argv[2] ?? 2000);

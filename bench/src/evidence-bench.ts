@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import type { Bus } from "@warden/bus";
-import { approverKeyId, eventHash } from "@warden/contracts";
+import { eventHash } from "@warden/contracts/events";
+import { approverKeyId } from "@warden/contracts/approval";
 import { checkpointHash, checkpointStatement, eventLeaf, signCheckpoint, verifyEvidence, type Checkpoint, type StoredMessage } from "@warden/evidence";
 import { readStream } from "@warden/projector";
 

@@ -1,6 +1,6 @@
 import type { Subscription } from "@nats-io/transport-node";
 import { appendEvent, decodeJson, isNoAnswer, type Bus } from "@warden/bus";
-import { newId, type ToolCallRequested } from "@warden/contracts";
+import { newId, type ToolCallRequested } from "@warden/contracts/events";
 
 const APPEND_ATTEMPTS = 5;
 

@@ -1,15 +1,9 @@
 import { appendEvent, kvPutJson, silentLogger, type Bus } from "@warden/bus";
-import {
-  argsHash,
-  BUCKET_TOOLS,
-  descriptorHash,
-  newId,
-  toolKey,
-  ToolDescriptorSchema,
-  type PolicyDocumentInput,
-  type ToolArgsValidated,
-  type ToolRecord,
-} from "@warden/contracts";
+import { newId, type ToolArgsValidated } from "@warden/contracts/events";
+import { BUCKET_TOOLS, toolKey } from "@warden/contracts/subjects";
+import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { type PolicyDocumentInput } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { natsServersIn } from "@warden/local-nats";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startTestNats } from "@warden/testing";

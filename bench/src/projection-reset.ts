@@ -1,5 +1,5 @@
 import { ensureTopology, type Bus } from "@warden/bus";
-import { BUCKET_PROJECTOR, consumerName, STREAM_CALLS } from "@warden/contracts";
+import { BUCKET_PROJECTOR, consumerName, STREAM_CALLS } from "@warden/contracts/subjects";
 import { READ_MODELS } from "@warden/projections";
 
 /**

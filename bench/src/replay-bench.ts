@@ -1,5 +1,6 @@
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
-import { newId, STREAM_CALLS } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { buildTrace } from "@warden/projections";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
 import { openCursor, readCallEvents, readStream, replayStream, startProjectorService } from "@warden/projector";

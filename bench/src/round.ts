@@ -1,6 +1,7 @@
 import { loadavg } from "node:os";
 import { connectBus, loadBusConfig, requestRpc, type Bus } from "@warden/bus";
-import { STREAM_CALLS, SUBJECT_REGISTRY_LIST, type PolicyDocumentInput } from "@warden/contracts";
+import { STREAM_CALLS, SUBJECT_REGISTRY_LIST } from "@warden/contracts/subjects";
+import { type PolicyDocumentInput } from "@warden/contracts/policy";
 import { agentSdkRate } from "./agent-sdk.js";
 import { approvalRoundTrip } from "./approval-round-trip.js";
 import { cliCpu, cliCpuText } from "./cli-cpu.js";

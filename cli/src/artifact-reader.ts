@@ -1,5 +1,7 @@
 import type { Bus } from "@warden/bus";
-import { isSafeToken, sha256Hex, type ArtifactRef } from "@warden/contracts";
+import { type ArtifactRef } from "@warden/contracts/events";
+import { isSafeToken } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import { readArtifact } from "@warden/executor";
 import { readCallEvents } from "./trace-reader.js";
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, type Bus } from "@warden/bus";
-import { newId, STREAM_CALLS, type WardenEvent } from "@warden/contracts";
+import { newId, type WardenEvent } from "@warden/contracts/events";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import { readAuditCallEvents } from "./audit-reader.js";
 

@@ -1,5 +1,5 @@
 import type { Bus } from "@warden/bus";
-import { TERMINAL_EVENT_TYPES, type WardenEvent } from "@warden/contracts";
+import { TERMINAL_EVENT_TYPES, type WardenEvent } from "@warden/contracts/events";
 import { applyCallEvent, decodeCallMessage, decodeFailureText, isTerminalState, type CallModel } from "@warden/projections";
 import { MAX_INVALID_SAMPLES, readStream, type UnreadableMessage } from "@warden/projector";
 import type { RecordedCall } from "./domain/call-spans.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
-import { newId, type WardenEvent } from "@warden/contracts";
+import { newId, type WardenEvent } from "@warden/contracts/events";
 import { putPolicyDocument } from "@warden/policy";
 import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type Finding } from "@warden/projections";
 import { openCursor, startProjectorService, type ProjectorService } from "@warden/projector";

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@warden/contracts";
+import type { ErrorCode } from "@warden/contracts/errors";
 
 /**
  * Exit codes: 1 for a refusal, a failed call or bad usage; 2 when NATS cannot be reached; 3 when a

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Bus } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { PinnedKeysFileSchema, type Checkpoint, type PinnedKeysFile, type StoredMessage } from "@warden/evidence";
 import { lastCheckpoint, readCheckpoints } from "@warden/notary";
 import { readStream } from "@warden/projector";

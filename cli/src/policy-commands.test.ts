@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolDescriptorInput } from "@warden/contracts";
+import type { ToolDescriptorInput } from "@warden/contracts/descriptor";
 import type { CommandIo } from "./io.js";
 import { runCli } from "./run-cli.js";
 

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Bus } from "@warden/bus";
-import type { PolicyDocument, ToolRecord } from "@warden/contracts";
+import type { ToolRecord } from "@warden/contracts/descriptor";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { checkPolicyText, type PolicyCheck, type PolicyDiagnostic } from "@warden/policy-engine";
 import { CliError } from "./errors.js";
 import type { CommandIo } from "./io.js";

@@ -1,5 +1,7 @@
 import { decodeJson, isNotFound, type Bus } from "@warden/bus";
-import { BUCKET_POLICY, parsePolicyChangedSubject, POLICY_DOCUMENT_KEY, PolicyChangedSchema, PolicyDocumentSchema, STREAM_POLICY_CHANGES, validateJson, type PolicyChanged } from "@warden/contracts";
+import { BUCKET_POLICY, parsePolicyChangedSubject, STREAM_POLICY_CHANGES } from "@warden/contracts/subjects";
+import { POLICY_DOCUMENT_KEY, PolicyChangedSchema, PolicyDocumentSchema, type PolicyChanged } from "@warden/contracts/policy";
+import { validateJson } from "@warden/contracts/json";
 
 export interface PolicyHistory {
   /** The change records, oldest first (the last `limit`). */

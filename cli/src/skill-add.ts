@@ -1,6 +1,7 @@
 import { skillManifest, toolDescriptor } from "@warden/adapters";
 import type { Bus } from "@warden/bus";
-import { fail, ok, ToolDescriptorSchema, type Outcome, type RegisteredTool, type SkillRecord, type ToolDescriptor } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { ToolDescriptorSchema, type RegisteredTool, type SkillRecord, type ToolDescriptor } from "@warden/contracts/descriptor";
 import { createRegistryClient } from "@warden/sdk";
 import { addSkill, readSkill, skillRecord, type LoadedSkill } from "@warden/skills";
 

@@ -1,13 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import {
-  descriptorHash,
-  safeParseGuarded,
-  ToolDescriptorSchema,
-  ToolRecordSchema,
-  type ToolDescriptor,
-  type ToolRecord,
-} from "@warden/contracts";
+import { descriptorHash, ToolDescriptorSchema, ToolRecordSchema, type ToolDescriptor, type ToolRecord } from "@warden/contracts/descriptor";
+import { safeParseGuarded } from "@warden/contracts/json";
 import { parse as parseYaml } from "yaml";
 import { CliError } from "./errors.js";
 import type { CommandIo } from "./io.js";

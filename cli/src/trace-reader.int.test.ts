@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
-import { newId, type WardenEvent } from "@warden/contracts";
+import { newId, type WardenEvent } from "@warden/contracts/events";
 import { startProjectorService, type ProjectorService } from "@warden/projector";
 import { eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
 import { readCallEvents, readCallTrace } from "./trace-reader.js";

@@ -1,5 +1,7 @@
 import type { Bus } from "@warden/bus";
-import { ApprovalInboxRecordSchema, BUCKET_APPROVALS, BUCKET_CALLS, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { BUCKET_APPROVALS, BUCKET_CALLS } from "@warden/contracts/subjects";
+import { ApprovalInboxRecordSchema } from "@warden/contracts/read-models";
 import { buildTrace, CallModelSchema, type CallTrace } from "@warden/projections";
 import { getStoredModel, readCallEvents, type UnreadableMessage } from "@warden/projector";
 

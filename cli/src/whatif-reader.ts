@@ -1,5 +1,6 @@
 import { readEvent, type Bus } from "@warden/bus";
-import { parseCallSubject, resolveToolName, type ToolArgsValidated, type ToolCallRequested, type ToolPolicyChecked } from "@warden/contracts";
+import { type ToolArgsValidated, type ToolCallRequested, type ToolPolicyChecked } from "@warden/contracts/events";
+import { parseCallSubject, resolveToolName } from "@warden/contracts/subjects";
 import { globMatch, type RecordedDecision } from "@warden/policy-engine";
 import { decodeCallMessage } from "@warden/projections";
 import { readStream } from "@warden/projector";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventHash, newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { eventHash, newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
 import { useTestNats } from "@warden/testing";
 import { appendEvent, readCallHistory, readEvent } from "@warden/bus";
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { newId, sha256Hex, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import { useTestNats } from "@warden/testing";
 import { copyToDlq, decodeJson, DLQ_INLINE_LIMIT } from "@warden/bus";
 

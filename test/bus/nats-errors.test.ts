@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUCKET_APPROVAL_LOCKS, STREAM_CALLS } from "@warden/contracts";
+import { BUCKET_APPROVAL_LOCKS, STREAM_CALLS } from "@warden/contracts/subjects";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound, type Bus } from "@warden/bus";
 

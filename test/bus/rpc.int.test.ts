@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callEventSubject, newId, STREAM_CALLS } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
 import { errors } from "@nats-io/transport-node";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { type Bus, requestRpc, serveRpc, silentLogger } from "@warden/bus";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callEventSubject, consumerName, newId, stageFilterSubject, STREAM_CALLS, STREAM_DLQ, type ToolCallRequested } from "@warden/contracts";
+import { newId, type ToolCallRequested } from "@warden/contracts/events";
+import { callEventSubject, consumerName, stageFilterSubject, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { deadLetters, eventually, useTestNats } from "@warden/testing";
 import { ACK, appendEvent, decodeJson, encodeJson, ensureStageConsumer, runStage, silentLogger, type UndecodableCode } from "@warden/bus";
 

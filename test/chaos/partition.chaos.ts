@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectBus, encodeJson, ensureTopology, loadBusConfig, readEventOnSubject, type Bus } from "@warden/bus";
-import { STREAM_CALLS, subjectOfEvent } from "@warden/contracts";
+import { STREAM_CALLS, subjectOfEvent } from "@warden/contracts/subjects";
 import { openWardenHome } from "@warden/identity";
 import { syntheticCall } from "@warden/testing";
 import { describe, expect, it } from "vitest";

@@ -17,7 +17,8 @@ import {
   type UIMessageChunk,
 } from "ai";
 import type { Bus } from "@warden/bus";
-import { STREAM_CALLS, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { createAgentClient, createApproverClient, type ApproverClient } from "@warden/sdk";
 import { wardenTools, type AppDecision } from "@warden/sdk/ai";
 import { callEvents, eventually, eventTypes, startScriptedOpenAi, type ScriptedOpenAi } from "@warden/testing";

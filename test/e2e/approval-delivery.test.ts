@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import type { ApprovalRequested } from "@warden/contracts";
+import type { ApprovalRequested } from "@warden/contracts/events";
 import { createAgentClient, createApproverClient, startWebhookNotifier, webhookTarget, type AgentClient, type WebhookCard } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";

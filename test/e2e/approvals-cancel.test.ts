@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger } from "@warden/bus";
-import { BUCKET_APPROVALS, consumerName, nextCallEvent, stampNow, STREAM_CALLS, type ToolCallRequested } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ToolCallRequested } from "@warden/contracts/events";
+import { BUCKET_APPROVALS, consumerName, STREAM_CALLS } from "@warden/contracts/subjects";
 import { defineTool, startExecutor } from "@warden/executor";
 import { z } from "zod";
 import { readOutbox } from "@warden/example-support-desk";

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { argsHash, toModelMessage, type PendingApproval } from "@warden/contracts";
+import { toModelMessage } from "@warden/contracts/events";
+import { type PendingApproval } from "@warden/contracts/approval";
+import { argsHash } from "@warden/contracts/json";
 import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";

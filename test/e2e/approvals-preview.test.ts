@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
 import { BUCKET_DEMO_TICKETS } from "@warden/example-support-desk";
-import type { ApprovalRequested, PendingApproval } from "@warden/contracts";
+import type { ApprovalRequested } from "@warden/contracts/events";
+import type { PendingApproval } from "@warden/contracts/approval";
 import { defineTool, startExecutor } from "@warden/executor";
 import { z } from "zod";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
-import type { ApprovalGranted, PendingApproval, PolicyDocumentInput } from "@warden/contracts";
+import type { ApprovalGranted } from "@warden/contracts/events";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
+import type { PendingApproval } from "@warden/contracts/approval";
 import { defineTool, startExecutor } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
-import { consumerName, STREAM_CALLS, type ApprovalGranted, type JsonValue, type PendingApproval, type ToolResult } from "@warden/contracts";
+import { type ApprovalGranted, type ToolResult } from "@warden/contracts/events";
+import { consumerName, STREAM_CALLS } from "@warden/contracts/subjects";
+import { type PendingApproval } from "@warden/contracts/approval";
+import { type JsonValue } from "@warden/contracts/json";
 import { defineTool, startExecutor } from "@warden/executor";
 import { z } from "zod";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";

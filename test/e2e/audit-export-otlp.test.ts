@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolResult } from "@warden/contracts";
+import type { ToolResult } from "@warden/contracts/events";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { startTracing, type Tracing } from "@warden/service-kit";
 import type { SubagentDescriptorInput } from "@warden/subagent";

@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OBJECT_STORE_ARTIFACTS, sha256Hex, type ToolResult } from "@warden/contracts";
+import { type ToolResult } from "@warden/contracts/events";
+import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { runWarden, type CliRan } from "../support/cli.js";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { findNatsServerBinary, freePort } from "@warden/local-nats";
 import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";

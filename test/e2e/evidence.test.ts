@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTopology } from "@warden/bus";
-import { eventHash, STREAM_CALLS } from "@warden/contracts";
+import { eventHash } from "@warden/contracts/events";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import {
   checkpointHash,
   checkpointRef,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, silentLogger } from "@warden/bus";
-import { BUCKET_EXECUTORS, EXECUTOR_HEARTBEAT_TTL_S } from "@warden/contracts";
+import { BUCKET_EXECUTORS, EXECUTOR_HEARTBEAT_TTL_S } from "@warden/contracts/subjects";
 import { defineTool, startExecutor, type Executor } from "@warden/executor";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";

@@ -3,7 +3,7 @@ import { Agent, OpenAIProvider, Runner, RunState, setTracingDisabled } from "@op
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs } from "ai";
 import type { Bus } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { wardenTools as aiTools } from "@warden/sdk/ai";
 import { wardenTools as agentsTools } from "@warden/sdk/openai-agents";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import type { Bus } from "@warden/bus";
-import { fromWireName } from "@warden/contracts";
+import { fromWireName } from "@warden/contracts/subjects";
 import { callEvents, eventTypes } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 

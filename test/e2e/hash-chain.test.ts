@@ -2,17 +2,16 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, readEvent, type Bus } from "@warden/bus";
 import {
-  callEventSubject,
   EVENT_SCHEMA_VERSION,
   eventHash,
   messageHash,
   newId,
-  parseCallSubject,
-  sha256Hex,
   TERMINAL_EVENT_TYPES,
   type EventType,
   type ToolCallRequested,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { callEventSubject, parseCallSubject } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import { readStream } from "@warden/projector";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readOutbox } from "@warden/example-support-desk";
-import { toModelMessage } from "@warden/contracts";
+import { toModelMessage } from "@warden/contracts/events";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes } from "@warden/testing";
 import { chromium, type Browser, type Page } from "playwright-core";

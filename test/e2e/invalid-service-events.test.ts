@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import { consumerName, newId, STREAM_CALLS, STREAM_DLQ, subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { newId, type WardenEvent } from "@warden/contracts/events";
+import { consumerName, STREAM_CALLS, STREAM_DLQ, subjectOfEvent } from "@warden/contracts/subjects";
 import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
 import { callEvents, eventually, syntheticCall, type SyntheticOutcome } from "@warden/testing";

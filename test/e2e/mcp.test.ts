@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { readEvent, silentLogger } from "@warden/bus";
-import { PolicyDocumentSchema } from "@warden/contracts";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { defineTool, startExecutor } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
 import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, type Bus } from "@warden/bus";
-import { toModelMessage } from "@warden/contracts";
+import { toModelMessage } from "@warden/contracts/events";
 import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";

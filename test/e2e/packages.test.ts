@@ -74,7 +74,7 @@ process.once("SIGTERM", async () => {
 
 const AGENT = `
 import { connectBus, loadBusConfig } from "@warden/bus";
-import { ToolResultSchema } from "@warden/contracts";
+import { ToolResultSchema } from "@warden/contracts/events";
 import resultSchema from "@warden/contracts/schema/tool-result.json" with { type: "json" };
 import { createAgentClient, toModelMessage } from "@warden/sdk";
 
@@ -99,7 +99,8 @@ import { createAgentClient, type AgentClient, type ToolResult } from "@warden/sd
 import { connectBus, loadBusConfig, type Bus } from "@warden/bus";
 import { defineTool, startExecutor } from "@warden/executor";
 import { runTool } from "@warden/executor/testing";
-import { ToolResultSchema, type ToolDescriptor } from "@warden/contracts";
+import { ToolResultSchema } from "@warden/contracts/events";
+import type { ToolDescriptor } from "@warden/contracts/descriptor";
 import { z } from "zod";
 
 export async function typed(bus: Bus): Promise<ToolResult> {
@@ -134,7 +135,7 @@ describe("the installable packages, packed and installed outside the workspace",
 
   beforeAll(async () => {
     for (const name of PACKAGES) {
-      const dist = join(ROOT, "node_modules", name, "dist/index.js");
+      const dist = join(ROOT, "node_modules", name, "dist");
       if (!existsSync(dist)) throw new Error(`${name} is not built (${dist} is missing): run \`npm run build\` first`);
     }
     w = await startTestWarden();
@@ -163,11 +164,16 @@ describe("the installable packages, packed and installed outside the workspace",
       expect(dirname(r.tarball), r.name).toBe(join(ROOT, PACK_DIR));
       const files = r.files;
       expect(files, r.name).toContain("README.md");
-      expect(files, r.name).toContain("dist/index.js");
-      expect(files, r.name).toContain("dist/index.d.ts");
       expect(files.filter((f) => /\.test\.|tsbuildinfo|tsconfig/.test(f)), r.name).toEqual([]);
       const manifest = JSON.parse(readFileSync(join(ROOT, "node_modules", r.name, "package.json"), "utf8")) as Record<string, unknown> & { exports: Record<string, unknown> };
-      expect(manifest.exports["."], r.name).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+      // every entry point (the root, or sub-paths as @warden/contracts has) ships its code and its types
+      const entries = Object.entries(manifest.exports).filter(([path]) => !path.endsWith(".json"));
+      expect(entries.length, r.name).toBeGreaterThan(0);
+      for (const [path, target] of entries) {
+        expect(target, `${r.name} ${path}`).toEqual({ types: expect.stringMatching(/^\.\/dist\/.*\.d\.ts$/), default: expect.stringMatching(/^\.\/dist\/.*\.js$/) });
+        const { types, default: code } = target as { types: string; default: string };
+        expect(files, `${r.name} ${path}`).toEqual(expect.arrayContaining([types.slice(2), code.slice(2)]));
+      }
       expect(manifest, r.name).toMatchObject({ license: root.license, engines: { node: expect.any(String) } });
       expect(manifest["repository"], r.name).toEqual(root.repository === undefined ? undefined : expect.objectContaining({ url: root.repository.url }));
       expect(manifest["private"], r.name).toBeUndefined();
@@ -178,7 +184,7 @@ describe("the installable packages, packed and installed outside the workspace",
   it("refuses to pack a package that is not publish-ready, naming what is missing", async () => {
     const { publishProblems } = await import("../../scripts/pack-packages.js");
     const root = { name: "warden", license: "L", engines: { node: ">=22" }, repository: { url: "u" } };
-    const ready = { name: "@warden/x", license: "L", description: "d", keywords: ["k"], engines: { node: ">=22" }, files: ["dist"], repository: { url: "u", directory: "libs/sdk" } };
+    const ready = { name: "@warden/x", license: "L", description: "d", keywords: ["k"], engines: { node: ">=22" }, files: ["dist"], repository: { url: "u", directory: "libs/sdk" }, exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } } };
     expect(publishProblems("@warden/x", "libs/sdk", ready, root)).toEqual([]);
     // no remote named in the root (as now): a package must not name one of its own
     const { repository: _r, ...noRemote } = root;
@@ -192,6 +198,10 @@ describe("the installable packages, packed and installed outside the workspace",
       "@warden/x has no keywords",
       "@warden/x license undefined is not the root's L",
     ]);
+    expect(publishProblems("@warden/x", "libs/sdk", { ...ready, exports: { "./package.json": "./package.json" } }, root)).toEqual(["@warden/x has no entry point in its exports map"]);
+    expect(publishProblems("@warden/x", "libs/sdk", { ...ready, exports: { "./y": { types: "./dist/y.d.ts", default: "./dist/y.js" } } }, root)).toEqual([
+      "@warden/x is not built (libs/sdk/dist/y.js missing): run `npm run build` first",
+    ]);
   });
 
   it("installs the tarballs by the README's line into a scratch project (outside the workspace) and type-checks a program against them", async () => {
@@ -204,7 +214,7 @@ describe("the installable packages, packed and installed outside the workspace",
     const command = `${line!.replace(README_ROOT, ROOT)} --prefer-offline --no-audit --no-fund --ignore-scripts zod@^4.1.0`;
     const installed = await run("sh", ["-c", command], app);
     expect(installed.code, `npm install failed (it needs the npm cache or registry for zod, @nats-io/*, pino, yaml):\n${installed.stderr}`).toBe(0);
-    for (const name of PACKAGES) expect(existsSync(join(app, "node_modules", name, "dist/index.js")), name).toBe(true);
+    for (const name of PACKAGES) expect(existsSync(join(app, "node_modules", name, "dist")), name).toBe(true);
     // one copy of each internal package: the tarballs satisfy each other's dependencies
     expect(existsSync(join(app, "node_modules/@warden/sdk/node_modules"))).toBe(false);
     // the frameworks the sdk adapts to are optional peers: not installed unless the project asks

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kvGetJson, type Bus } from "@warden/bus";
-import { ApprovalInboxRecordSchema, BUCKET_APPROVALS, BUCKET_CALLS, callEventSubject, newId, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { BUCKET_APPROVALS, BUCKET_CALLS, callEventSubject, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
+import { ApprovalInboxRecordSchema } from "@warden/contracts/read-models";
 import { CallModelSchema } from "@warden/projections";
 import { openCursor } from "@warden/projector";
 import { createAgentClient, type AgentClient } from "@warden/sdk";

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino, type Logger } from "pino";
 import { kvPutJson, readEvent, type Bus } from "@warden/bus";
-import { BUCKET_POLICY, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type ToolDescriptorInput } from "@warden/contracts";
+import { BUCKET_POLICY } from "@warden/contracts/subjects";
+import { type ToolDescriptorInput } from "@warden/contracts/descriptor";
+import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts/policy";
 import { startPolicyService, type PolicyService } from "@warden/policy";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { createAgentClient, createRegistryClient, type AgentClient, type RegistryClient } from "@warden/sdk";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
-import type { ToolResultValidated } from "@warden/contracts";
+import type { ToolResultValidated } from "@warden/contracts/events";
 import { defineTool, startExecutor } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createApproverClient, type ApproverClient } from "@warden/sdk";
 import { readOutbox } from "@warden/example-support-desk";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 

@@ -3,7 +3,10 @@ import { z } from "zod";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { silentLogger, type Bus } from "@warden/bus";
 import { defineTool, readArtifact, startExecutor } from "@warden/executor";
-import { callEventSubject, newId, sha256Hex, STREAM_CALLS, type IdentitySpecInput } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
+import { type IdentitySpecInput } from "@warden/contracts/permissions";
+import { sha256Hex } from "@warden/contracts/json";
 import { callEvents, deadLetters, eventTypes, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 

@@ -1,16 +1,9 @@
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { createLogger, decodeJson, silentLogger, type Bus } from "@warden/bus";
-import {
-  AGENT_DOMAIN,
-  CALLS_SUBJECT_ROOT,
-  STREAM_CALLS,
-  subagentPrincipal,
-  WardenEventSchema,
-  type IdentitySpecInput,
-  type PolicyDocumentInput,
-  type ToolCallRequested,
-  type WardenEvent,
-} from "@warden/contracts";
+import { WardenEventSchema, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { CALLS_SUBJECT_ROOT, STREAM_CALLS } from "@warden/contracts/subjects";
+import { type IdentitySpecInput } from "@warden/contracts/permissions";
+import { AGENT_DOMAIN, subagentPrincipal, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
 import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";

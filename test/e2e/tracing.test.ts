@@ -1,7 +1,9 @@
 import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import { consumerName, DURABLE_REGISTRY, spanContextOfTraceparent } from "@warden/contracts";
+import { spanContextOfTraceparent } from "@warden/contracts/events";
+import { consumerName } from "@warden/contracts/subjects";
+import { DURABLE_REGISTRY } from "@warden/contracts/permissions";
 import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
 import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson } from "@warden/bus";
-import { newId, undoCallIdOf, type ToolCallRequested } from "@warden/contracts";
+import { newId, undoCallIdOf, type ToolCallRequested } from "@warden/contracts/events";
 import { BUCKET_DEMO_TICKETS } from "@warden/example-support-desk";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { callEvents, waitForEvent } from "@warden/testing";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
-import { callEventSubject, callReadSubject, EVENT_SCHEMA_VERSION, newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { EVENT_SCHEMA_VERSION, newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
 import { deadLetters, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 

@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { headers } from "@nats-io/transport-node";
 import { appendEvent, decodeJson, readEvent, silentLogger, type Bus } from "@warden/bus";
-import {
-  argsHash,
-  eventHash,
-  MAX_REQUEST_BYTES,
-  newId,
-  stageFilterSubject,
-  ToolCallRequestedSchema,
-  type ToolCallRequested,
-  type ToolDescriptorInput,
-  type WardenEvent,
-} from "@warden/contracts";
+import { eventHash, newId, ToolCallRequestedSchema, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { MAX_REQUEST_BYTES, stageFilterSubject } from "@warden/contracts/subjects";
+import { type ToolDescriptorInput } from "@warden/contracts/descriptor";
+import { argsHash } from "@warden/contracts/json";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";

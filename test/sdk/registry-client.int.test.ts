@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, type Bus } from "@warden/bus";
-import { registryRegisterSubject, type ToolDescriptorInput } from "@warden/contracts";
+import { registryRegisterSubject } from "@warden/contracts/subjects";
+import { type ToolDescriptorInput } from "@warden/contracts/descriptor";
 import { startRegistryService, type RegistryService } from "@warden/registry";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { createRegistryClient } from "@warden/sdk";

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createUser, encodeUser, fmtCreds } from "@nats-io/jwt";
 import { connect, credsAuthenticator, headers } from "@nats-io/transport-node";
 import { appendEvent, encodeJson, kvGetJson, requestRpc, type Bus } from "@warden/bus";
+import { newId, type ApprovalGranted, type ApprovalRequested, type ToolPolicyChecked, type WardenEvent } from "@warden/contracts/events";
 import {
-  approverKeyId,
   approverKeyKey,
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVALS,
@@ -18,26 +18,17 @@ import {
   callReadSubject,
   consumerName,
   decideSubject,
-  DURABLE_APPROVER,
-  DURABLE_POLICY,
-  DURABLE_PROJECTOR,
-  DURABLE_REGISTRY,
-  grantSigningPayload,
-  grantStatementOf,
-  newId,
   OBJECT_STORE_ARTIFACTS,
-  POLICY_DOCUMENT_KEY,
   PROJECTOR_CURSOR_KEY,
   registryRegisterSubject,
   registryStatusSubject,
   skillKey,
   STREAM_CALLS,
   STREAM_DLQ,
-  type ApprovalGranted,
-  type ApprovalRequested,
-  type ToolPolicyChecked,
-  type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { DURABLE_APPROVER, DURABLE_POLICY, DURABLE_PROJECTOR, DURABLE_REGISTRY } from "@warden/contracts/permissions";
+import { POLICY_DOCUMENT_KEY } from "@warden/contracts/policy";
+import { approverKeyId, grantSigningPayload, grantStatementOf } from "@warden/contracts/approval";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
 import { buildCallRequest, createAgentClient, createApproverClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { z } from "zod";

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Msg, Subscription } from "@nats-io/transport-node";
+import { type ApprovalRequested } from "@warden/contracts/events";
 import {
   approverNotifyFilter,
   approverNotifySubject,
   inboxPrefixOf,
-  permissionsOf,
   stageFilterSubject,
   SUBJECT_REGISTRY_CHANGED,
-  type ApprovalRequested,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { permissionsOf } from "@warden/contracts/permissions";
 import type { Bus } from "@warden/bus";
 import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, readClaim, readEvent, readRequestOf, type Bus } from "@warden/bus";
-import { idempotentCallId, newId, undoCallIdOf, type JsonObject, type ToolCallRequested } from "@warden/contracts";
+import { idempotentCallId, newId, undoCallIdOf, type ToolCallRequested } from "@warden/contracts/events";
+import { type JsonObject } from "@warden/contracts/json";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { deadLetters, eventually, waitForEvent } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";

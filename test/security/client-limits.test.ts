@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
-import { callEventSubject, inboxPrefixOf, MAX_REQUEST_BYTES, newId, STREAM_CALLS, SUBJECT_REGISTRY_CHANGED, type IdentitySpecInput } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { callEventSubject, inboxPrefixOf, MAX_REQUEST_BYTES, STREAM_CALLS, SUBJECT_REGISTRY_CHANGED } from "@warden/contracts/subjects";
+import { type IdentitySpecInput } from "@warden/contracts/permissions";
 import { DEFAULT_LIMITS } from "@warden/identity";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { serverConnections, subscriptionsOf } from "./server-connections.js";

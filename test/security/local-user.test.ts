@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { PolicyDocumentSchema } from "@warden/contracts";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { readOutbox } from "@warden/example-support-desk";
 import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY } from "@warden/mcp-server";
 import { createApproverClient } from "@warden/sdk";

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AckPolicy, type ConsumerConfig } from "@nats-io/jetstream";
 import { encodeJson, type Bus } from "@warden/bus";
+import { newId, type EventType } from "@warden/contracts/events";
 import {
   CALLS_SUBJECTS,
-  ACCOUNT_CLIENTS,
-  ACCOUNT_WARDEN,
-  AGENT_DOMAIN,
   APPROVER_PENDING_SUBJECTS,
   approverKeyKey,
   approverPendingSubject,
@@ -34,24 +32,12 @@ import {
   decideSubject,
   executorPreviewSubject,
   DECIDE_SUBJECTS,
-  DURABLE_APPROVER,
-  DURABLE_POLICY,
-  DURABLE_PROJECTOR,
-  DURABLE_REGISTRY,
-  DURABLES_POLICY_SETTLE,
-  EXECUTOR_STAGES,
-  IDENTITY_KINDS,
-  IdentitySpecSchema,
   inboxPrefixOf,
-  newId,
   OBJECT_STORE_ARTIFACTS,
-  permissionsOf,
-  POLICY_DOCUMENT_KEY,
   PROJECTOR_CURSOR_KEY,
   registryRegisterSubject,
   registryStatusSubject,
   registryViewSubject,
-  SERVICE_ROLES,
   stageFilterSubject,
   STREAM_CALLS,
   STREAM_DLQ,
@@ -69,10 +55,24 @@ import {
   toolBudgetKey,
   STREAM_POLICY_CHANGES,
   SUBJECT_REGISTRY_LIST,
-  type EventType,
+} from "@warden/contracts/subjects";
+import {
+  ACCOUNT_CLIENTS,
+  ACCOUNT_WARDEN,
+  DURABLE_APPROVER,
+  DURABLE_POLICY,
+  DURABLE_PROJECTOR,
+  DURABLE_REGISTRY,
+  DURABLES_POLICY_SETTLE,
+  EXECUTOR_STAGES,
+  IDENTITY_KINDS,
+  IdentitySpecSchema,
+  permissionsOf,
+  SERVICE_ROLES,
   type IdentityKind,
   type IdentitySpecInput,
-} from "@warden/contracts";
+} from "@warden/contracts/permissions";
+import { AGENT_DOMAIN, POLICY_DOCUMENT_KEY } from "@warden/contracts/policy";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { rawRequest, refusedByServer, subscriptionRefused } from "./refusals.js";
 

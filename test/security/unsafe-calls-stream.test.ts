@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiscardPolicy, type StreamConfig } from "@nats-io/jetstream";
 import { callsStreamConfig, ensureTopology, TopologyError, type Bus } from "@warden/bus";
-import { SERVICE_ROLES, STREAM_CALLS, type IdentitySpecInput } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
+import { SERVICE_ROLES, type IdentitySpecInput } from "@warden/contracts/permissions";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { expectRefused, rawRequest } from "./refusals.js";
 

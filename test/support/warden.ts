@@ -8,7 +8,7 @@ import { startNotaryService } from "@warden/notary";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
-import type { PolicyDocumentInput } from "@warden/contracts";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { startTestNats, type TestNats } from "@warden/testing";
 
 interface Stoppable {

@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import type { Bus } from "@warden/bus";
 import { createApproverClient, startWebhookNotifier, webhookTarget, type WebhookNotifier } from "@warden/sdk";
-import type { ApprovalRequested } from "@warden/contracts";
+import type { ApprovalRequested } from "@warden/contracts/events";
 import { CliError, EXIT_OK } from "../errors.js";
 import type { CommandIo } from "../io.js";
 

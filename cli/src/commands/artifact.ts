@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
-import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts";
+import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts/subjects";
 import { onePositional } from "../args.js";
 import { callIdOfArtifact, readRecordedArtifact } from "../artifact-reader.js";
 import type { ARTIFACT_GET_OPTIONS } from "../command-list.js";

@@ -1,7 +1,7 @@
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { requestRpc, type Bus } from "@warden/bus";
-import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts";
+import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
 import { checkpointLine, checkpointRef, exportDigest, exportHeaderLine, ExportTrailerSchema, messageLine, trailerLine, type Checkpoint, type ExportTrailer } from "@warden/evidence";
 import type { AUDIT_EXPORT_OPTIONS, AUDIT_KEYS_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";

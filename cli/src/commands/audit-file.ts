@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { exportExtentFindings, parseExport, parseHeadLog, verifyEvidence, type Checkpoint, type EvidenceFinding } from "@warden/evidence";
 import { applyCallEvent, decodeCallMessage, decodeFailureText, type AuditFilter, type CallModel } from "@warden/projections";
 import { MAX_INVALID_SAMPLES, type UnreadableMessage } from "@warden/projector";

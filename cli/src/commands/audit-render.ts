@@ -1,5 +1,5 @@
 import type { EvidenceReport } from "@warden/evidence";
-import type { PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { auditRow, matchesAudit, shadowSummary, verifyCalls, type AuditFilter, type CallModel, type Finding } from "@warden/projections";
 import type { ProjectorPosition, UnreadableMessage } from "@warden/projector";
 import { auditCsv, auditTable, invalidNote, projectorFinding, shadowText, verifySummary, type ProjectorFinding } from "../domain/audit-format.js";

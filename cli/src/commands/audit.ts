@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { getPolicyDocument } from "@warden/policy";
-import { CALL_MODES, isSafeToken, PolicyDocumentSchema, type CallMode, type PolicyDocument } from "@warden/contracts";
+import { isSafeToken } from "@warden/contracts/subjects";
+import { CALL_MODES, type CallMode } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts/policy";
 import { verifyEvidence, type EvidenceReport } from "@warden/evidence";
 import { CALL_STATES, type AuditFilter, type CallState } from "@warden/projections";
 import { awaitProjector, PROJECTOR_WAIT_MS, type ProjectorPosition } from "@warden/projector";

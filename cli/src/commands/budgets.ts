@@ -1,5 +1,5 @@
 import { kvGetJson } from "@warden/bus";
-import { BUCKET_BUDGETS, isSafeToken, LEDGER_KEY_PREFIX, parseLedgerKey } from "@warden/contracts";
+import { BUCKET_BUDGETS, isSafeToken, LEDGER_KEY_PREFIX, parseLedgerKey } from "@warden/contracts/subjects";
 import { getPolicyDocument } from "@warden/policy";
 import { LedgerStateSchema, type LedgerState } from "@warden/policy-engine";
 import type { BUDGETS_OPTIONS } from "../command-list.js";

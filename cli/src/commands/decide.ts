@@ -1,4 +1,5 @@
-import { SessionGrantRequestSchema, type JsonValue, type SessionGrantRequest } from "@warden/contracts";
+import { SessionGrantRequestSchema, type SessionGrantRequest } from "@warden/contracts/policy";
+import { type JsonValue } from "@warden/contracts/json";
 import { createApproverClient, type DecisionOutcome } from "@warden/sdk";
 import { onePositional, type CommandInput } from "../args.js";
 import type { DECIDE_OPTIONS } from "../command-list.js";

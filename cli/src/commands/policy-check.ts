@@ -1,4 +1,4 @@
-import type { ToolRecord } from "@warden/contracts";
+import type { ToolRecord } from "@warden/contracts/descriptor";
 import { checkPolicyText, type PolicyCheck } from "@warden/policy-engine";
 import { onePositional } from "../args.js";
 import type { POLICY_CHECK_OPTIONS } from "../command-list.js";

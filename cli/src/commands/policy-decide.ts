@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseJsonGuarded, type ToolRecord } from "@warden/contracts";
+import { type ToolRecord } from "@warden/contracts/descriptor";
+import { parseJsonGuarded } from "@warden/contracts/json";
 import { decideRequest, HistoryRecordsSchema, parseDecideRequest, type DecideRequest, type HistoryRecord } from "@warden/policy-engine";
 import { parse as parseYaml } from "yaml";
 import { onePositional } from "../args.js";

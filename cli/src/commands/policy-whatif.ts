@@ -1,4 +1,4 @@
-import { isSafeToken } from "@warden/contracts";
+import { isSafeToken } from "@warden/contracts/subjects";
 import { historyRules, whatIf, type HistoryRecord } from "@warden/policy-engine";
 import { readAuditCallEvents } from "../audit-reader.js";
 import { onePositional } from "../args.js";

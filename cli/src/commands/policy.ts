@@ -1,5 +1,6 @@
 import { entryToJson, type Bus } from "@warden/bus";
-import { BUCKET_POLICY, EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyChanged, type PolicyChangeWhatIf, type PolicyDocument } from "@warden/contracts";
+import { BUCKET_POLICY } from "@warden/contracts/subjects";
+import { EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyChanged, type PolicyChangeWhatIf, type PolicyDocument } from "@warden/contracts/policy";
 import { authorOf, getStoredPolicyDocument, putPolicyDocument } from "@warden/policy";
 import { diffPolicyDocuments, whatIf, type PolicyChange, type WhatIfReport } from "@warden/policy-engine";
 import { stringify as toYaml } from "yaml";

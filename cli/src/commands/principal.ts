@@ -1,4 +1,4 @@
-import { IdentitySpecSchema, SERVICE_ROLES, type IdentitySpecInput } from "@warden/contracts";
+import { IdentitySpecSchema, SERVICE_ROLES, type IdentitySpecInput } from "@warden/contracts/permissions";
 import { IdentityError, pushAccountJwts } from "@warden/identity";
 import { onePositional, type JSON_OPTION } from "../args.js";
 import type { PRINCIPAL_ADD_OPTIONS } from "../command-list.js";

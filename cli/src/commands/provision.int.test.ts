@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectBus, loadBusConfig } from "@warden/bus";
 import { freePort, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
 import { StorageType } from "@nats-io/jetstream";
-import { BUCKET_EXECUTORS, STREAM_CALLS } from "@warden/contracts";
+import { BUCKET_EXECUTORS, STREAM_CALLS } from "@warden/contracts/subjects";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
 

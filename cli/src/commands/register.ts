@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseManifest, probeNetworkSandbox, registerMcpTools, toolDescriptor, type Manifest } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
-import { ToolDescriptorSchema, ToolStatusSchema, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
+import { ToolDescriptorSchema, ToolStatusSchema, type ToolDescriptor, type ToolStatus } from "@warden/contracts/descriptor";
 import { createRegistryClient } from "@warden/sdk";
 import { onePositional } from "../args.js";
 import type { REGISTER_OPTIONS } from "../command-list.js";

@@ -1,4 +1,4 @@
-import { ActionTypeSchema, ACTION_TYPES, GradeSchema, PermissionLevelSchema, ToolIntentSchema } from "@warden/contracts";
+import { ActionTypeSchema, ACTION_TYPES, GradeSchema, PermissionLevelSchema, ToolIntentSchema } from "@warden/contracts/descriptor";
 import { createAgentClient } from "@warden/sdk";
 import { defaultPrincipal } from "../args.js";
 import type { RESOLVE_OPTIONS } from "../command-list.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, type Bus } from "@warden/bus";
-import { SkillRecordSchema } from "@warden/contracts";
+import { SkillRecordSchema } from "@warden/contracts/descriptor";
 import { startRegistryService } from "@warden/registry";
 import { createRegistryClient } from "@warden/sdk";
 import { readSkill } from "@warden/skills";

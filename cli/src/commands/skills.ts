@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { compareVersions, type SkillRecord } from "@warden/contracts";
+import { compareVersions } from "@warden/contracts/subjects";
+import { type SkillRecord } from "@warden/contracts/descriptor";
 import { latestSkills, listSkills, loadSkillDir } from "@warden/skills";
 import { onePositional } from "../args.js";
 import type { SKILLS_ADD_OPTIONS, SKILLS_LIST_OPTIONS, SKILLS_SHOW_OPTIONS } from "../command-list.js";

@@ -1,16 +1,16 @@
 import type { Bus } from "@warden/bus";
 import {
-  ApprovalInboxRecordSchema,
   BUCKET_APPROVALS,
   BUCKET_EXECUTORS,
   BUCKET_POLICY,
   BUCKET_TOOLS,
   parseToolName,
-  POLICY_DOCUMENT_KEY,
   STREAM_CALLS,
   STREAM_DLQ,
-  ToolRecordSchema,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { ToolRecordSchema } from "@warden/contracts/descriptor";
+import { POLICY_DOCUMENT_KEY } from "@warden/contracts/policy";
+import { ApprovalInboxRecordSchema } from "@warden/contracts/read-models";
 import { lastCheckpoint } from "@warden/notary";
 import { openCursor } from "@warden/projector";
 import { discoverServices } from "@warden/service-kit";

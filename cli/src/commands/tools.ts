@@ -1,4 +1,4 @@
-import { MAX_VIEW_MAX_TOOLS } from "@warden/contracts";
+import { MAX_VIEW_MAX_TOOLS } from "@warden/contracts/descriptor";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { defaultPrincipal, onePositional, type CommandInput } from "../args.js";
 import type { TOOLS_LIST_OPTIONS, TOOLS_STATUS_OPTIONS, TOOLS_VIEW_OPTIONS } from "../command-list.js";

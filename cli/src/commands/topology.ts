@@ -1,6 +1,7 @@
 import { ensureTopology, isNoAnswer, TopologyError } from "@warden/bus";
 import { supportDeskPolicy } from "@warden/example-support-desk";
-import { BUCKET_POLICY, POLICY_DOCUMENT_KEY } from "@warden/contracts";
+import { BUCKET_POLICY } from "@warden/contracts/subjects";
+import { POLICY_DOCUMENT_KEY } from "@warden/contracts/policy";
 import { putPolicyDocument } from "@warden/policy";
 import type { TOPOLOGY_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PendingApproval } from "@warden/contracts";
+import type { PendingApproval } from "@warden/contracts/approval";
 import { approvalCardText } from "./approval-card.js";
 
 const base: PendingApproval = {

@@ -1,4 +1,5 @@
-import { LEVEL_NAMES, type PendingApproval } from "@warden/contracts";
+import { LEVEL_NAMES } from "@warden/contracts/descriptor";
+import { type PendingApproval } from "@warden/contracts/approval";
 import { cut } from "../output.js";
 
 const ARGS_CHARS = 2_000;

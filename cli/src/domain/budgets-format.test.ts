@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema } from "@warden/contracts";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { ledgerRows, ledgersText } from "./budgets-format.js";
 
 const AT = Date.parse("2030-01-01T10:20:30Z");

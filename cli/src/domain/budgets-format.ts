@@ -1,4 +1,4 @@
-import type { LedgerBudget, PolicyDocument } from "@warden/contracts";
+import type { LedgerBudget, PolicyDocument } from "@warden/contracts/policy";
 import { periodOf, toolHolder, type LedgerState } from "@warden/policy-engine";
 import { renderTable } from "../output.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wardenError } from "@warden/contracts";
+import { wardenError } from "@warden/contracts/errors";
 import { callDocument, callExitCode, callText } from "./call-output.js";
 
 describe("callDocument", () => {

@@ -1,4 +1,4 @@
-import type { ToolResult } from "@warden/contracts";
+import type { ToolResult } from "@warden/contracts/events";
 import { EXIT_FAILED, EXIT_OK, EXIT_PENDING } from "../errors.js";
 
 /** A call that waits for a person (also a --wait that ran out while it did) is not a failure. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventType, WardenEvent } from "@warden/contracts";
+import type { EventType, WardenEvent } from "@warden/contracts/events";
 import type { SpanRecord } from "@warden/service-kit";
 import { syntheticCall, type SyntheticCallOptions } from "@warden/testing";
 import { rebuildCallSpans, type RecordedCall } from "./call-spans.js";

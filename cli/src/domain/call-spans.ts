@@ -1,16 +1,9 @@
 import { callAttributes } from "@warden/bus";
-import {
-  AGENT_DOMAIN,
-  consumerName,
-  DURABLE_APPROVER,
-  DURABLE_POLICY,
-  DURABLE_REGISTRY,
-  sha256Hex,
-  spanContextOfTraceparent,
-  type EventOfType,
-  type EventType,
-  type WardenEvent,
-} from "@warden/contracts";
+import { spanContextOfTraceparent, type EventOfType, type EventType, type WardenEvent } from "@warden/contracts/events";
+import { consumerName } from "@warden/contracts/subjects";
+import { DURABLE_APPROVER, DURABLE_POLICY, DURABLE_REGISTRY } from "@warden/contracts/permissions";
+import { AGENT_DOMAIN } from "@warden/contracts/policy";
+import { sha256Hex } from "@warden/contracts/json";
 import type { SpanRecord } from "@warden/service-kit";
 
 /** One recorded call: its events in stream order. */

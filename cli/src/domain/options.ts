@@ -1,4 +1,5 @@
-import { CALL_MODES, isSafeToken, TOOL_VIEW_FORMATS, type CallMode, type ToolViewFormat } from "@warden/contracts";
+import { isSafeToken } from "@warden/contracts/subjects";
+import { CALL_MODES, TOOL_VIEW_FORMATS, type CallMode, type ToolViewFormat } from "@warden/contracts/descriptor";
 import { usageError } from "../errors.js";
 
 /** `k=v,k2=v2` into feature flags; a bare `k` is true. */

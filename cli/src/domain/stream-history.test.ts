@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { syntheticCall, type SyntheticOutcome } from "@warden/testing";
 import { historyFromCalls, historySince } from "./stream-history.js";
 

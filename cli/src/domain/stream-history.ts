@@ -1,4 +1,4 @@
-import { windowSeconds, type PolicyDocument } from "@warden/contracts";
+import { windowSeconds, type PolicyDocument } from "@warden/contracts/policy";
 import { historyRules, type HistoryRecord } from "@warden/policy-engine";
 import type { RecordedCall } from "./call-spans.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { descriptorHash, ToolDescriptorSchema, type ToolDescriptorInput, type ToolRecord, type ToolView } from "@warden/contracts";
+import { descriptorHash, ToolDescriptorSchema, type ToolDescriptorInput, type ToolRecord, type ToolView } from "@warden/contracts/descriptor";
 import { toolListText, toolViewText } from "./tool-table.js";
 
 const view: ToolView = {

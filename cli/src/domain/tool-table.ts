@@ -1,4 +1,4 @@
-import { levelOf, type ToolRecord, type ToolView } from "@warden/contracts";
+import { levelOf, type ToolRecord, type ToolView } from "@warden/contracts/descriptor";
 import { renderTable, TEXT_WIDTH } from "../output.js";
 
 /** The view for people: visible tools with their level and action type, then (with --explain) every hidden one and why. */

@@ -1,4 +1,4 @@
-import type { PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts/policy";
 
 export interface UpSummary {
   readonly url: string;

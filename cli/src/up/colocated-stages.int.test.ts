@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "@warden/bus";
-import { consumerName, DURABLE_REGISTRY, STREAM_CALLS } from "@warden/contracts";
+import { consumerName, STREAM_CALLS } from "@warden/contracts/subjects";
+import { DURABLE_REGISTRY } from "@warden/contracts/permissions";
 import { POLICY_STAGE } from "@warden/policy";
 import { useTestNats } from "@warden/testing";
 import { credsVariableOf, loadColocatedConfig, startColocatedStages } from "./colocated-stages.js";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedManifest } from "@warden/adapters";
-import { skillDomain } from "@warden/contracts";
+import { skillDomain } from "@warden/contracts/descriptor";
 import { generateSigningKeyPair, publicKeyOf } from "@warden/service-kit";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, SUPPORT_DESK_DOMAINS } from "@warden/example-support-desk";
 import { standardIdentities, type IdentityEntry, type WardenHome } from "@warden/identity";

@@ -1,5 +1,5 @@
 import { ensureTopology, type Bus } from "@warden/bus";
-import type { PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { supportDeskPolicy } from "@warden/example-support-desk";
 import { putPolicyDocument } from "@warden/policy";
 import type { LoadedSkill } from "@warden/skills";

@@ -8,7 +8,7 @@ import { startProjectorService } from "@warden/projector";
 import { startRegistryService } from "@warden/registry";
 import { startSupportDesk } from "@warden/example-support-desk";
 import { endpointOf, loadConfig as loadSubagentConfig, startSubagentService, triageAgent } from "@warden/subagent";
-import type { PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import type { LoadedSkill } from "@warden/skills";
 
 interface Running {

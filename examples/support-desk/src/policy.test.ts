@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import type { CallMode, ToolRecord } from "@warden/contracts";
+import type { CallMode, ToolRecord } from "@warden/contracts/descriptor";
 import { decideRequest, evaluatePolicy, lintPolicyDocument, parseDecideRequest, toolVisibility, type HistoryRecord } from "@warden/policy-engine";
 import { supportDeskPolicy } from "./policy.js";
 import { SUPPORT_DESK_DOMAINS, supportDeskTools } from "./tools.js";

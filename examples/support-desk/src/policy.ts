@@ -1,4 +1,4 @@
-import { PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts";
+import { PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts/policy";
 
 /**
  * The demo's policy: alice is a support lead who approves writes and sends, bob is a person who

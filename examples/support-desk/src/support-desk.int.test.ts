@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { BUCKET_TOOLS, sha256Hex, type ToolCallFinished } from "@warden/contracts";
+import { type ToolCallFinished } from "@warden/contracts/events";
+import { BUCKET_TOOLS } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import { readArtifact, type ExecutableTool } from "@warden/executor";
 import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
 import { BUCKET_DEMO_OUTBOX, readOutbox } from "./outbox.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
-import { levelOf, PolicyDocumentSchema } from "@warden/contracts";
+import { levelOf } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import type { ExecutableTool } from "@warden/executor";
 import { runTool } from "@warden/executor/testing";
 import { supportDeskPolicy } from "./policy.js";

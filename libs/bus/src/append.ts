@@ -1,5 +1,6 @@
 import { busObserver } from "./bus-observer.js";
-import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix, tracingEnabled, type WardenEvent } from "@warden/contracts";
+import { tracingEnabled, type WardenEvent } from "@warden/contracts/events";
+import { isOutcomeEvent, subjectOfEvent, eventSubjectSuffix } from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
 import { appenderOf } from "./js-appender.js";

@@ -1,4 +1,4 @@
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 
 /** How a stage settled one event it handled. */
 export type StageSettlement = "ack" | "retry" | "poison" | "exhausted";

@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { Kvm } from "@nats-io/kv";
 import { Objm } from "@nats-io/obj";
 import { connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
-import { inboxPrefixOf, isSafeToken } from "@warden/contracts";
+import { inboxPrefixOf, isSafeToken } from "@warden/contracts/subjects";
 import type { BusConfig } from "./config.js";
 import "./nats-request-patch.js";
 import "./nats-flush-patch.js";

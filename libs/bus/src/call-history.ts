@@ -1,4 +1,5 @@
-import { CALLS_SUBJECT_ROOT, isSafeToken, validateEventJson, type WardenEvent } from "@warden/contracts";
+import { validateEventJson, type WardenEvent } from "@warden/contracts/events";
+import { CALLS_SUBJECT_ROOT, isSafeToken } from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import { readCallStream } from "./call-stream-reads.js";
 import { decodeJson } from "./codec.js";

@@ -1,5 +1,5 @@
 import type { StoredMsg } from "@nats-io/jetstream";
-import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts";
+import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import { getStoredMessage } from "./stored-message.js";
 import type { Logger } from "./logger.js";

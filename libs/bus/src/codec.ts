@@ -1,4 +1,4 @@
-import { parseJsonGuarded, type GuardedJson, type JsonLimits } from "@warden/contracts";
+import { parseJsonGuarded, type GuardedJson, type JsonLimits } from "@warden/contracts/json";
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,6 @@
 import { headers } from "@nats-io/transport-node";
-import { dlqSubject, sha256Hex, STREAM_CALLS } from "@warden/contracts";
+import { dlqSubject, STREAM_CALLS } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import type { Bus } from "./bus.js";
 import { encodeJson } from "./codec.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callEventSubject, newId } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { callEventSubject } from "@warden/contracts/subjects";
 import { useTestNats } from "@warden/testing";
 import { appenderOf } from "./js-appender.js";
 import { isNoAnswer, isPermissionViolation, isRevisionConflict } from "./nats-errors.js";

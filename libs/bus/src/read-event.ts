@@ -1,16 +1,12 @@
+import { mayUseCallId, validateEventJson, type EventOfType, type EventType, type WardenEvent } from "@warden/contracts/events";
 import {
   callEventSubject,
   callRequestedAnySubject,
-  mayUseCallId,
   outcomeSubject,
   STREAM_CALLS,
   subjectOfEvent,
-  validateEventJson,
-  type EventOfType,
-  type EventType,
   type OutcomeEventType,
-  type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import { getStoredMessage } from "./stored-message.js";
 import { decodeJson } from "./codec.js";

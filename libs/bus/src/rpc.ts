@@ -1,5 +1,6 @@
 import type { Msg, Subscription } from "@nats-io/transport-node";
-import { ReplySchema, wardenError, type Reply, type WardenError } from "@warden/contracts";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { ReplySchema, type Reply } from "@warden/contracts/descriptor";
 import type { Bus } from "./bus.js";
 import { decodeJson, encodeJson } from "./codec.js";
 import type { Logger } from "./logger.js";

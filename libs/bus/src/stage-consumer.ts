@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig } from "@nats-io/jetstream";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import { unlessNotFound } from "./nats-errors.js";
 

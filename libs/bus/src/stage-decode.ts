@@ -1,4 +1,5 @@
-import { subjectOfEvent, validateEventJson, type EventOfType, type EventType } from "@warden/contracts";
+import { validateEventJson, type EventOfType, type EventType } from "@warden/contracts/events";
+import { subjectOfEvent } from "@warden/contracts/subjects";
 import { decodeJson } from "./codec.js";
 import type { UndecodableMessage } from "./stage-spec.js";
 

@@ -1,4 +1,5 @@
-import { parseCallSubject, type EventType } from "@warden/contracts";
+import { type EventType } from "@warden/contracts/events";
+import { parseCallSubject } from "@warden/contracts/subjects";
 import { lazyChild } from "./lazy-logger.js";
 import type { Logger } from "./logger.js";
 import type { JsMsg } from "./nats-types.js";

@@ -1,5 +1,6 @@
 import type { ConsumerMessages } from "@nats-io/jetstream";
-import { STREAM_CALLS, type EventType } from "@warden/contracts";
+import { type EventType } from "@warden/contracts/events";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { runBoundedPullLoop } from "./bounded-pull-loop.js";
 import { busObserver } from "./bus-observer.js";
 import { consumeOptions } from "./pull-options.js";

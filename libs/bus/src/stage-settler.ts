@@ -1,4 +1,4 @@
-import { tracingEnabled, type EventOfType, type EventType } from "@warden/contracts";
+import { tracingEnabled, type EventOfType, type EventType } from "@warden/contracts/events";
 import { busObserver, type StageSettlement } from "./bus-observer.js";
 import { copyToDlq } from "./dlq.js";
 import type { Logger } from "./logger.js";

@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
-import { contextOfTraceparent, type WardenEvent } from "@warden/contracts";
+import { contextOfTraceparent, type WardenEvent } from "@warden/contracts/events";
 import type { StageSettlement } from "./bus-observer.js";
 
 /** The instrumentation scope of Warden's own spans. */

@@ -1,4 +1,6 @@
-import type { EventFailure, EventOfType, EventType, ParsedCallSubject, WardenEvent } from "@warden/contracts";
+import type { EventOfType, EventType, WardenEvent } from "@warden/contracts/events";
+import type { ParsedCallSubject } from "@warden/contracts/subjects";
+import type { EventFailure } from "@warden/contracts/json";
 import type { Bus } from "./bus.js";
 import type { Logger } from "./logger.js";
 import type { PullTuning } from "./pull-options.js";

@@ -1,5 +1,5 @@
 import type { ConsumerMessages } from "@nats-io/jetstream";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import type { Logger } from "./logger.js";
 import { unlessNotFound } from "./nats-errors.js";

@@ -20,7 +20,7 @@ import {
   NOTARY_CHECKPOINT_SUBJECT,
   POLICY_CHANGED_SUBJECTS,
   STREAM_POLICY_CHANGES,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
 import type { BusConfig } from "./config.js";
 import { isPermissionViolation, unlessNotFound } from "./nats-errors.js";

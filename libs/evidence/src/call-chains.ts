@@ -1,4 +1,6 @@
-import { grantStatementOf, parseCallSubject, verifyGrantSignature, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { parseCallSubject } from "@warden/contracts/subjects";
+import { grantStatementOf, verifyGrantSignature } from "@warden/contracts/approval";
 import type { PinnedKeys } from "./checkpoint.js";
 import type { EvidenceFinding } from "./findings.js";
 import { writerProblem } from "./writer-roles.js";

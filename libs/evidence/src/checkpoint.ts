@@ -1,4 +1,6 @@
-import { approverKeyId, canonicalJson, sha256Hex, STREAM_CALLS, verifyEd25519 } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
+import { approverKeyId, verifyEd25519 } from "@warden/contracts/approval";
+import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 import { z } from "zod";
 import { merkleRoot } from "./merkle.js";
 

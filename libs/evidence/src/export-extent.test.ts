@@ -1,6 +1,6 @@
 import { sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { STREAM_CALLS, subjectOfEvent } from "@warden/contracts";
+import { STREAM_CALLS, subjectOfEvent } from "@warden/contracts/subjects";
 import { approverKey, SYNTHETIC_APPROVER_KEY, syntheticCall } from "@warden/testing";
 import { checkpointHash, checkpointStatement, signCheckpoint, type Checkpoint, type CheckpointSigner } from "./checkpoint.js";
 import { exportExtentFindings } from "./export-extent.js";

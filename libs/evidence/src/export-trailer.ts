@@ -1,4 +1,5 @@
-import { canonicalJson, sha256Hex, verifyEd25519 } from "@warden/contracts";
+import { verifyEd25519 } from "@warden/contracts/approval";
+import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 import { z } from "zod";
 import { checkpointHash, type Checkpoint, type CheckpointSigner, type PinnedKeys } from "./checkpoint.js";
 

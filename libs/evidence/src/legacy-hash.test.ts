@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageHash, type WardenEvent } from "@warden/contracts";
+import { messageHash, type WardenEvent } from "@warden/contracts/events";
 import { chainFindings, type StoredEvent } from "./call-chains.js";
 import { legacyMessageHash } from "./legacy-hash.js";
 

@@ -1,4 +1,4 @@
-import { sha256Hex } from "@warden/contracts";
+import { sha256Hex } from "@warden/contracts/json";
 
 /** An object key JavaScript keeps first in numeric order: where the former canonical JSON was not RFC 8785. */
 const INDEX_KEY_IN_JSON = /"(?:0|[1-9]\d{0,9})":/;

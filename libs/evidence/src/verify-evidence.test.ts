@@ -1,6 +1,7 @@
 import { sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { subjectOfEvent } from "@warden/contracts/subjects";
 import { approverKey, SYNTHETIC_APPROVER_KEY, syntheticCall } from "@warden/testing";
 import { checkpointHash, checkpointStatement, signCheckpoint, type Checkpoint } from "./checkpoint.js";
 import { eventLeaf } from "./merkle.js";

@@ -1,4 +1,5 @@
-import { messageHash, parseCallSubject } from "@warden/contracts";
+import { messageHash } from "@warden/contracts/events";
+import { parseCallSubject } from "@warden/contracts/subjects";
 import { decodeCallMessage, decodeFailureText } from "@warden/projections";
 import { alignLeaves } from "./align.js";
 import { chainFindings, grantFindings, writerFindings, type StoredEvent, type UnreadableMessage } from "./call-chains.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { subjectOfEvent } from "@warden/contracts/subjects";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
 import { whoMayWrite, writerProblem, writersOf } from "./writer-roles.js";
 

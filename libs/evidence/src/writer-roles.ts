@@ -1,4 +1,6 @@
-import { parseCallSubject, permissionsOf, type EventType, type IdentitySpec, type WardenEvent } from "@warden/contracts";
+import { type EventType, type WardenEvent } from "@warden/contracts/events";
+import { parseCallSubject } from "@warden/contracts/subjects";
+import { permissionsOf, type IdentitySpec } from "@warden/contracts/permissions";
 import { subjectMatches } from "./subject-match.js";
 
 /** Kinds of identity that write call events; the admin is left out on purpose (see whoMayWrite). */

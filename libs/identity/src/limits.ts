@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { MAX_EVENT_BYTES, MAX_REQUEST_BYTES, type IdentitySpec } from "@warden/contracts";
+import { MAX_EVENT_BYTES, MAX_REQUEST_BYTES } from "@warden/contracts/subjects";
+import { type IdentitySpec } from "@warden/contracts/permissions";
 
 /**
  * The resource limits the server enforces from the JWTs (docs/security.md, "Limits"). nats-server

@@ -1,4 +1,5 @@
-import { AGENT_DOMAIN, subagentPrincipal, type IdentitySpecInput } from "@warden/contracts";
+import { type IdentitySpecInput } from "@warden/contracts/permissions";
+import { AGENT_DOMAIN, subagentPrincipal } from "@warden/contracts/policy";
 import { connect, credsAuthenticator } from "@nats-io/transport-node";
 import type { AccountJwts } from "./trust-root.js";
 

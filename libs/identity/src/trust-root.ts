@@ -7,7 +7,7 @@ import {
   CLIENT_EXPORTS,
   permissionsOf,
   type IdentitySpec,
-} from "@warden/contracts";
+} from "@warden/contracts/permissions";
 import { accountLimitsOf, DEFAULT_LIMITS, userLimitsOf, type Limits } from "./limits.js";
 
 /**

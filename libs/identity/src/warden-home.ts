@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { IdentitySpecSchema, TokenSchema, type IdentitySpec, type IdentitySpecInput } from "@warden/contracts";
+import { TokenSchema } from "@warden/contracts/subjects";
+import { IdentitySpecSchema, type IdentitySpec, type IdentitySpecInput } from "@warden/contracts/permissions";
 import { z } from "zod";
 import { LimitsSchema, type LimitsInput } from "./limits.js";
 import { renderServerConfig } from "./server-config.js";

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { OwnCall } from "@warden/contracts";
+import type { OwnCall } from "@warden/contracts/events";
 import { buildTrace } from "@warden/projections";
 import { syntheticCall } from "@warden/testing";
 import { chromium, type Browser, type Page } from "playwright-core";

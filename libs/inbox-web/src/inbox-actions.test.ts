@@ -1,4 +1,5 @@
-import { ok, type JsonValue } from "@warden/contracts";
+import { ok } from "@warden/contracts/errors";
+import { type JsonValue } from "@warden/contracts/json";
 import type { ApproveOptions, CancelOutcome, DecisionOutcome } from "@warden/sdk";
 import { describe, expect, it } from "vitest";
 import { approverActions } from "./inbox-actions.js";

@@ -1,4 +1,6 @@
-import { fail, JsonValueSchema, ok, SessionGrantRequestSchema, validateJson, type Outcome, type WardenError } from "@warden/contracts";
+import { fail, ok, type Outcome, type WardenError } from "@warden/contracts/errors";
+import { SessionGrantRequestSchema } from "@warden/contracts/policy";
+import { JsonValueSchema, validateJson } from "@warden/contracts/json";
 import type { ApproverClient, DecisionOutcome } from "@warden/sdk";
 import { z } from "zod";
 

@@ -1,4 +1,5 @@
-import { fail, type PendingApproval } from "@warden/contracts";
+import { fail } from "@warden/contracts/errors";
+import { type PendingApproval } from "@warden/contracts/approval";
 import { eventually } from "@warden/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";

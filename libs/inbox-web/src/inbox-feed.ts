@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from "@warden/bus";
-import type { PendingApproval, SessionGrantView, WardenError } from "@warden/contracts";
+import type { WardenError } from "@warden/contracts/errors";
+import type { PendingApproval, SessionGrantView } from "@warden/contracts/approval";
 import type { ApproverClient } from "@warden/sdk";
 
 /** One line of the decided list. */

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { ok, type PendingApproval } from "@warden/contracts";
+import { ok } from "@warden/contracts/errors";
+import { type PendingApproval } from "@warden/contracts/approval";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approverActions, type InboxActions } from "./inbox-actions.js";

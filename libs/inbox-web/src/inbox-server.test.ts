@@ -1,5 +1,5 @@
 import { request, type IncomingHttpHeaders } from "node:http";
-import type { PendingApproval } from "@warden/contracts";
+import type { PendingApproval } from "@warden/contracts/approval";
 import { buildTrace } from "@warden/projections";
 import { eventually, syntheticCall } from "@warden/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

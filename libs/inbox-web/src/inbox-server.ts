@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { silentLogger, type Logger } from "@warden/bus";
-import { isSafeToken, parseJsonGuarded, wardenError, type WardenError } from "@warden/contracts";
+import { isSafeToken } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { parseJsonGuarded } from "@warden/contracts/json";
 import { escapeHtml as esc, traceHtml } from "@warden/projections";
 import { callRows } from "./domain/call-rows.js";
 import { createInboxSessions } from "./domain/inbox-sessions.js";

@@ -1,5 +1,8 @@
 import { requestRpc, type Bus } from "@warden/bus";
-import { fail, ok, OwnCallListSchema, ownCallsSubject, OwnCallTraceSchema, validateJson, type OwnCallList, type Outcome } from "@warden/contracts";
+import { OwnCallListSchema, OwnCallTraceSchema, type OwnCallList } from "@warden/contracts/events";
+import { ownCallsSubject } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { validateJson } from "@warden/contracts/json";
 import { buildTrace, type CallTrace } from "@warden/projections";
 
 /** What the Calls page reads: the person's own calls, and one call's timeline. */

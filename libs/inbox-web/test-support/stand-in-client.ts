@@ -1,4 +1,6 @@
-import { fail, ok, type OwnCall, type PendingApproval } from "@warden/contracts";
+import { type OwnCall } from "@warden/contracts/events";
+import { fail, ok } from "@warden/contracts/errors";
+import { type PendingApproval } from "@warden/contracts/approval";
 import type { CallTrace } from "@warden/projections";
 import type { ApprovalWatch, ApproverClient, DecisionOutcome } from "@warden/sdk";
 import type { OwnCallsReader } from "../src/own-calls-client.js";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import { ErrorCode, McpError, type Result, type Task } from "@modelcontextprotocol/sdk/types.js";
-import { argsHash, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { argsHash } from "@warden/contracts/json";
 import type { AgentClient } from "@warden/sdk";
 import { callTaskOf, endedResult } from "./domain/call-task.js";
 

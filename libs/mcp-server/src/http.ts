@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { silentLogger, type Logger } from "@warden/bus";
-import { matchesSecret, secretDigest, type ErrorCode } from "@warden/contracts";
+import { type ErrorCode } from "@warden/contracts/errors";
+import { matchesSecret, secretDigest } from "@warden/contracts/json";
 import type { WardenMcpSession } from "./session.js";
 
 /** Options of {@link startMcpHttpServer}. */

@@ -19,7 +19,8 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { silentLogger, type Bus, type Logger } from "@warden/bus";
-import { toModelMessage, type CallMode, type ToolResult, type WardenEvent } from "@warden/contracts";
+import { toModelMessage, type ToolResult, type WardenEvent } from "@warden/contracts/events";
+import { type CallMode } from "@warden/contracts/descriptor";
 import { createAgentClient, createApproverClient, DEFAULT_CALL_TIMEOUT_MS, type AgentClient, type ToolViewWatch } from "@warden/sdk";
 import { createCallTasks, sameCallKeys } from "./call-tasks.js";
 import { toMcpCallResult } from "./domain/call-result.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { mayDecide, quorumOf, type ApprovalFacts } from "./approval-authority.js";
 
 const doc = PolicyDocumentSchema.parse({

@@ -1,4 +1,6 @@
-import type { ActionType, ApprovalQuorum, CallMode, Grade, JsonValue, PermissionLevel, PolicyDocument } from "@warden/contracts";
+import type { ActionType, CallMode, Grade, PermissionLevel } from "@warden/contracts/descriptor";
+import type { ApprovalQuorum, PolicyDocument } from "@warden/contracts/policy";
+import type { JsonValue } from "@warden/contracts/json";
 import { anyGlob } from "./glob.js";
 import { checkCondition, conditionText } from "./quorum-condition.js";
 import { isNamed, isNamedHuman, principalOf } from "./principals.js";

@@ -1,4 +1,4 @@
-import { PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts";
+import { PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts/policy";
 import { LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { closest } from "./closest.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_VIEW_MAX_TOOLS, EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord, type ToolViewQueryInput } from "@warden/contracts";
+import { DEFAULT_VIEW_MAX_TOOLS, ToolViewQuerySchema, type ToolRecord, type ToolViewQueryInput } from "@warden/contracts/descriptor";
+import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema } from "@warden/contracts/policy";
 import { record } from "../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
 

@@ -1,12 +1,9 @@
+import { checkWireNames, resolveToolName, toWireName } from "@warden/contracts/subjects";
 import {
-  checkWireNames,
   DEFAULT_VIEW_MAX_TOOLS,
   GRADES,
   levelOf,
-  resolveToolName,
-  toWireName,
   type HiddenTool,
-  type PolicyDocument,
   type ToolDescriptor,
   type ToolIntent,
   type ToolRecord,
@@ -14,7 +11,8 @@ import {
   type ToolViewEntry,
   type ToolViewOmitted,
   type ToolViewQuery,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
+import { type PolicyDocument } from "@warden/contracts/policy";
 import { newestEnabled, versionsByName } from "./tool-versions.js";
 import { rankCandidates, scoreTool, termsOf } from "./resolve-intent.js";
 import { toolVisibility } from "./visibility.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type ToolCallRequested } from "@warden/contracts";
+import { type ToolCallRequested } from "@warden/contracts/events";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { record } from "../test-support/fixtures.js";
 import { decideRequest, parseDecideRequest, type DecideRequestInput } from "./decide.js";
 import { evaluateCall } from "./evaluate-call.js";

@@ -1,24 +1,10 @@
 import { z } from "zod";
-import {
-  CallModeSchema,
-  fail,
-  JsonValueSchema,
-  levelOf,
-  ok,
-  resolveToolName,
-  TokenSchema,
-  ToolCallRequestedSchema,
-  VersionSchema,
-  type Decision,
-  type Grade,
-  type HistoryFinding,
-  type Outcome,
-  type PolicyDocument,
-  type ShadowDecision,
-  type ToolRecord,
-  type ToolStatus,
-  type ToolView,
-} from "@warden/contracts";
+import { ToolCallRequestedSchema, type ShadowDecision } from "@warden/contracts/events";
+import { resolveToolName, TokenSchema, VersionSchema } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { CallModeSchema, levelOf, type Grade, type ToolRecord, type ToolStatus, type ToolView } from "@warden/contracts/descriptor";
+import { type Decision, type HistoryFinding, type PolicyDocument } from "@warden/contracts/policy";
+import { JsonValueSchema } from "@warden/contracts/json";
 import { quorumOf, type Quorum } from "./approval-authority.js";
 import { compileToolView } from "./compile-tool-view.js";
 import { evaluateCall } from "./evaluate-call.js";

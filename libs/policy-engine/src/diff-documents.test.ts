@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { diffPolicyDocuments } from "./diff-documents.js";
 
 const doc = (over: Partial<PolicyDocumentInput> = {}) => PolicyDocumentSchema.parse({ version: "v1", ...over });

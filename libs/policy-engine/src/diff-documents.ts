@@ -1,4 +1,5 @@
-import { canonicalJson, type PolicyDocument } from "@warden/contracts";
+import { type PolicyDocument } from "@warden/contracts/policy";
+import { canonicalJson } from "@warden/contracts/json";
 
 /** One difference between two policy documents, as `policy set` shows it before applying. */
 export interface PolicyChange {

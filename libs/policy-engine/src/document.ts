@@ -1,4 +1,5 @@
-import { PolicyDocumentSchema, type Outcome, fail, ok, type PolicyDocument } from "@warden/contracts";
+import { type Outcome, fail, ok } from "@warden/contracts/errors";
+import { PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts/policy";
 import { parse as parseYaml } from "yaml";
 
 /** Parses a policy document from JSON or YAML text; errors name the path that is wrong. */

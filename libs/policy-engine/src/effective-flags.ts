@@ -1,4 +1,4 @@
-import type { PolicyDocument } from "@warden/contracts";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { principalOf } from "./principals.js";
 
 /**

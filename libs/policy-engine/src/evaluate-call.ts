@@ -1,4 +1,5 @@
-import type { PolicyDocument, ShadowDecision } from "@warden/contracts";
+import type { ShadowDecision } from "@warden/contracts/events";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { checkGates, evaluatePolicy, ruleMatches, whenHolds, type CallFacts, type PolicyEvaluation } from "./evaluate.js";
 import { toolVisibility } from "./visibility.js";
 

@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   CALL_MODES,
   GRADES,
-  PolicyDocumentSchema,
   ToolDescriptorSchema,
   type CallMode,
   type Grade,
-  type PolicyDocumentInput,
   type ToolDescriptorInput,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { DEFAULT_TABLE, evaluatePolicy, type CallFacts } from "./evaluate.js";
 
 function tool(over: Partial<ToolDescriptorInput> = {}) {

@@ -1,18 +1,13 @@
+import { parseToolName } from "@warden/contracts/subjects";
+import { EXTERNAL_READ_SCOPE, levelOf, runsSandboxed, type CallMode, type Grade, type ToolDescriptor } from "@warden/contracts/descriptor";
 import {
   decisionRank,
-  EXTERNAL_READ_SCOPE,
-  levelOf,
-  runsSandboxed,
-  parseToolName,
-  type CallMode,
   type Decision,
-  type Grade,
   type HistoryFinding,
   type PolicyDocument,
   type PolicyRule,
   type RunLabelSource,
-  type ToolDescriptor,
-} from "@warden/contracts";
+} from "@warden/contracts/policy";
 import { effectiveFlags, flagGranted } from "./effective-flags.js";
 import { anyGlob } from "./glob.js";
 import { isNamedHuman, notAPersonReason, principalOf } from "./principals.js";

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { ActionTypeSchema, JsonValueSchema, TokenSchema, type HistoryFinding, type PolicyDocument, type PolicyRule, type ToolRecord } from "@warden/contracts";
+import { TokenSchema } from "@warden/contracts/subjects";
+import { ActionTypeSchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { type HistoryFinding, type PolicyDocument, type PolicyRule } from "@warden/contracts/policy";
+import { JsonValueSchema } from "@warden/contracts/json";
 import { versionsByName } from "./tool-versions.js";
 import {
   evaluateHistory,

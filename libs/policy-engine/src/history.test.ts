@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type HistoryFinding, type JsonValue } from "@warden/contracts";
+import { PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts/policy";
+import { type JsonValue } from "@warden/contracts/json";
 import { record } from "../test-support/fixtures.js";
 import { decideRequest, parseDecideRequest } from "./decide.js";
 import { evaluateCall } from "./evaluate-call.js";

@@ -1,21 +1,18 @@
 import { z } from "zod";
+import { historyIndexKey, TokenSchema } from "@warden/contracts/subjects";
+import { type ToolDescriptor } from "@warden/contracts/descriptor";
 import {
-  canonicalJson,
-  historyIndexKey,
   MAX_HISTORY_ENTRIES,
   MAX_HISTORY_MATCHED_IDS,
-  sha256Hex,
-  TokenSchema,
   windowSeconds,
   type HistoryCalls,
   type HistoryCondition,
   type HistoryFinding,
   type HistoryScope,
-  type JsonValue,
   type PolicyDocument,
   type PolicyRule,
-  type ToolDescriptor,
-} from "@warden/contracts";
+} from "@warden/contracts/policy";
+import { canonicalJson, sha256Hex, type JsonValue } from "@warden/contracts/json";
 import { anyGlob } from "./glob.js";
 import { checkCondition } from "./quorum-condition.js";
 

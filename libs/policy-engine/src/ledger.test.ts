@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { ledgerChargesOf, ledgerExceededReason, periodOf, reserveIn, settleIn, toolCost, type LedgerCharge, type LedgerState } from "./ledger.js";
 
 const AT = Date.parse("2030-01-01T10:20:30Z");

@@ -1,14 +1,8 @@
 import { z } from "zod";
-import {
-  TokenSchema,
-  toWireName,
-  type LedgerBudget,
-  type LedgerExceeded,
-  type LedgerPeriod,
-  type LedgerReservation,
-  type PolicyDocument,
-  type ToolDescriptor,
-} from "@warden/contracts";
+import { type LedgerExceeded, type LedgerReservation } from "@warden/contracts/events";
+import { TokenSchema, toWireName } from "@warden/contracts/subjects";
+import { type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type LedgerBudget, type LedgerPeriod, type PolicyDocument } from "@warden/contracts/policy";
 import { anyGlob } from "./glob.js";
 
 /** The rule id of a call refused because a ledger budget had no room (rejected BUDGET_EXCEEDED). */

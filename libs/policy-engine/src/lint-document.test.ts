@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type PolicyDocumentInput, type ToolDescriptor } from "@warden/contracts";
+import { type ToolDescriptor } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { record } from "../test-support/fixtures.js";
 import { lintPolicyDocument, type LintContext } from "./lint-document.js";
 

@@ -1,4 +1,6 @@
-import { fromWireName, GRADES, isSafeToken, levelOf, parseToolName, runsSandboxed, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
+import { fromWireName, isSafeToken, parseToolName } from "@warden/contracts/subjects";
+import { GRADES, levelOf, runsSandboxed, type Grade, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type PolicyDocument, type PolicyRule } from "@warden/contracts/policy";
 import { anyGlob, globMatch } from "./glob.js";
 import { closest } from "./closest.js";
 import { isCounted } from "./history.js";

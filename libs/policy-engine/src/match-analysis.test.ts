@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CALL_MODES, PolicyDocumentSchema, type PolicyDocument, type PolicyDocumentInput } from "@warden/contracts";
+import { CALL_MODES } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type PolicyDocument, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { record } from "../test-support/fixtures.js";
 import { evaluateCall } from "./evaluate-call.js";
 import { lintPolicyDocument } from "./lint-document.js";

@@ -1,4 +1,6 @@
-import { CALL_MODES, GRADES, levelOf, parseToolName, runsSandboxed, type CallMode, type Grade, type PolicyDocument, type PolicyRule, type ToolDescriptor } from "@warden/contracts";
+import { parseToolName } from "@warden/contracts/subjects";
+import { CALL_MODES, GRADES, levelOf, runsSandboxed, type CallMode, type Grade, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type PolicyDocument, type PolicyRule } from "@warden/contracts/policy";
 import { DEFAULT_TABLE } from "./evaluate.js";
 import { anyGlob, globMatch } from "./glob.js";
 import { isNamedHuman } from "./principals.js";

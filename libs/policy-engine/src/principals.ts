@@ -1,4 +1,4 @@
-import type { PolicyDocument, Principal } from "@warden/contracts";
+import type { PolicyDocument, Principal } from "@warden/contracts/policy";
 
 /** A principal the document does not name is an agent with no scopes, flags or approval rights. */
 export const UNKNOWN_PRINCIPAL: Principal = { kind: "agent", scopes: [], approves: [] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema } from "@warden/contracts";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { checkCondition, conditionText } from "./quorum-condition.js";
 
 describe("checkCondition", () => {

@@ -1,4 +1,5 @@
-import { canonicalJson, type JsonValue, type QuorumCondition } from "@warden/contracts";
+import { type QuorumCondition } from "@warden/contracts/policy";
+import { canonicalJson, type JsonValue } from "@warden/contracts/json";
 
 /** Whether a quorum entry's `when` holds for a call's args, and the condition read aloud with the value it met. */
 export interface ConditionCheck {

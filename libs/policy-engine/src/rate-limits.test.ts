@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { rateBucketsOf } from "./rate-limits.js";
 
 const doc = (over: Partial<PolicyDocumentInput> = {}) => PolicyDocumentSchema.parse({ version: "r1", ...over });

@@ -1,4 +1,5 @@
-import { toWireName, type PolicyDocument, type RateLimit } from "@warden/contracts";
+import { toWireName } from "@warden/contracts/subjects";
+import { type PolicyDocument, type RateLimit } from "@warden/contracts/policy";
 import { anyGlob } from "./glob.js";
 import { principalOf } from "./principals.js";
 

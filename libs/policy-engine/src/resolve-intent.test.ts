@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema, ToolViewQuerySchema, type ToolRecord } from "@warden/contracts";
+import { ToolViewQuerySchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { EMPTY_POLICY_DOCUMENT, PolicyDocumentSchema } from "@warden/contracts/policy";
 import { record } from "../test-support/fixtures.js";
 import { compileToolView } from "./compile-tool-view.js";
 import { intentTerms, rankCandidates, scoreTool, termsOf } from "./resolve-intent.js";

@@ -1,4 +1,4 @@
-import { levelOf, PERMISSION_LEVELS, type ToolCandidate, type ToolDescriptor, type ToolIntent } from "@warden/contracts";
+import { levelOf, PERMISSION_LEVELS, type ToolCandidate, type ToolDescriptor, type ToolIntent } from "@warden/contracts/descriptor";
 
 /** Words that say nothing about which tool is meant. */
 const STOP = new Set(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, resultLabelsOf, RuleWhenSchema, ToolDescriptorSchema, type RunLabelSource } from "@warden/contracts";
+import { ToolDescriptorSchema } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, resultLabelsOf, RuleWhenSchema, type RunLabelSource } from "@warden/contracts/policy";
 import { descriptor, record } from "../test-support/fixtures.js";
 import { evaluateCall } from "./evaluate-call.js";
 import type { CallFacts } from "./evaluate.js";

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { DataLabelSchema, DATA_LABELS, levelOf, MAX_RESULT_LABELS, TokenSchema, ToolNameSchema, type PolicyRule, type RunLabelSource, type ToolDescriptor } from "@warden/contracts";
+import { TokenSchema, ToolNameSchema } from "@warden/contracts/subjects";
+import { levelOf, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { DataLabelSchema, DATA_LABELS, MAX_RESULT_LABELS, type PolicyRule, type RunLabelSource } from "@warden/contracts/policy";
 
 /** The built-in rule: a send or an L4+ write in a run that has read untrusted content waits for a person. */
 export const UNTRUSTED_RULE = "labels.untrusted";

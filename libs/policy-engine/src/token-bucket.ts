@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RateLimit } from "@warden/contracts";
+import type { RateLimit } from "@warden/contracts/policy";
 
 /** A bucket as stored: tokens left at `atMs` (the clock of the policy copy that last took one). */
 export const TokenBucketStateSchema = z.object({

@@ -1,4 +1,5 @@
-import { compareVersions, type ToolRecord } from "@warden/contracts";
+import { compareVersions } from "@warden/contracts/subjects";
+import { type ToolRecord } from "@warden/contracts/descriptor";
 
 /** Groups records by tool name, each group newest version first. */
 export function versionsByName(records: Iterable<ToolRecord>): Map<string, ToolRecord[]> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, ToolDescriptorSchema, type CallMode, type Grade, type PolicyDocumentInput } from "@warden/contracts";
+import { ToolDescriptorSchema, type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { toolVisibility } from "./visibility.js";
 
 function tool(name: string, grade: Grade, featureFlag?: string) {

@@ -1,4 +1,5 @@
-import type { CallMode, HiddenTool, PolicyDocument, ToolDescriptor } from "@warden/contracts";
+import type { CallMode, HiddenTool, ToolDescriptor } from "@warden/contracts/descriptor";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { GATE_RULES, evaluatePolicy, type PolicyEvaluation } from "./evaluate.js";
 import { anyGlob } from "./glob.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type CallMode, type PolicyDocument, type PolicyDocumentInput, type ToolRecord } from "@warden/contracts";
+import { type CallMode, type ToolRecord } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type PolicyDocument, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { record } from "../test-support/fixtures.js";
 import { evaluateCall } from "./evaluate-call.js";
 import { whatIf, type RecordedDecision } from "./what-if.js";

@@ -1,4 +1,6 @@
-import type { CallMode, Decision, HistoryFinding, JsonValue, PolicyDocument, RunLabelSource, ToolRecord } from "@warden/contracts";
+import type { CallMode, ToolRecord } from "@warden/contracts/descriptor";
+import type { Decision, HistoryFinding, PolicyDocument, RunLabelSource } from "@warden/contracts/policy";
+import type { JsonValue } from "@warden/contracts/json";
 import { evaluateCall } from "./evaluate-call.js";
 import { ruleMatches } from "./evaluate.js";
 import { historyRules, type HistoryCall } from "./history.js";

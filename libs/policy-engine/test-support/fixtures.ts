@@ -1,4 +1,4 @@
-import { descriptorHash, ToolDescriptorSchema, type ToolDescriptorInput, type ToolRecord, type ToolStatus } from "@warden/contracts";
+import { descriptorHash, ToolDescriptorSchema, type ToolDescriptorInput, type ToolRecord, type ToolStatus } from "@warden/contracts/descriptor";
 
 /** Test fixtures: a descriptor and its registry record, with sensible defaults. */
 export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, syntheticCall } from "@warden/testing";
 import { auditRow, matchesAudit, shadowSummary, verifyCalls } from "./audit.js";
 import type { CallModel } from "./call-model.js";

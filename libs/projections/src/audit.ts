@@ -1,4 +1,5 @@
-import { CALL_MODES, type CallMode, type Decision, type PolicyDocument } from "@warden/contracts";
+import { CALL_MODES, type CallMode } from "@warden/contracts/descriptor";
+import { type Decision, type PolicyDocument } from "@warden/contracts/policy";
 import type { CallModel } from "./call-model.js";
 import type { CallState } from "./call-state.js";
 import type { AuditViolationKind, CallViolationKind } from "./violations.js";

@@ -1,4 +1,4 @@
-import type { EventOfType } from "@warden/contracts";
+import type { EventOfType } from "@warden/contracts/events";
 import { checkBinding } from "./call-checks.js";
 import type { CallDraft, CallStep, StepContext, StepResult } from "./call-step.js";
 

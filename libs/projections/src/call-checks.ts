@@ -1,4 +1,4 @@
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import type { CallModel } from "./call-model.js";
 import type { CallDraft, Flag } from "./call-step.js";
 

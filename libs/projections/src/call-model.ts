@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { CallModeSchema, DecisionSchema, EventTypeSchema, GradeSchema, IntentSchema, JsonValueSchema, REJECTING_STAGES } from "@warden/contracts";
+import { EventTypeSchema, REJECTING_STAGES } from "@warden/contracts/events";
+import { CallModeSchema, GradeSchema, IntentSchema } from "@warden/contracts/descriptor";
+import { DecisionSchema } from "@warden/contracts/policy";
+import { JsonValueSchema } from "@warden/contracts/json";
 import { CALL_STATES } from "./call-state.js";
 import { ViolationSchema } from "./violations.js";
 

@@ -1,4 +1,4 @@
-import { canonicalJson } from "@warden/contracts";
+import { canonicalJson } from "@warden/contracts/json";
 import { checkBinding } from "./call-checks.js";
 import type { CallStep } from "./call-step.js";
 

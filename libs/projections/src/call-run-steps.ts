@@ -1,4 +1,5 @@
-import { previewJson, type EventOfType } from "@warden/contracts";
+import { type EventOfType } from "@warden/contracts/events";
+import { previewJson } from "@warden/contracts/json";
 import type { CallModel } from "./call-model.js";
 import { checkBinding } from "./call-checks.js";
 import type { CallDraft, CallStep, StepContext, StepResult } from "./call-step.js";

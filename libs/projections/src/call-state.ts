@@ -1,4 +1,4 @@
-import type { EventType } from "@warden/contracts";
+import type { EventType } from "@warden/contracts/events";
 
 /**
  * Where a call is. `approved` means authorised to run: by a policy allow or by a human grant

@@ -1,4 +1,4 @@
-import type { EventOfType, EventType } from "@warden/contracts";
+import type { EventOfType, EventType } from "@warden/contracts/events";
 import type { CallModel } from "./call-model.js";
 import type { CallState, StateBefore } from "./call-state.js";
 import type { CallViolationKind } from "./violations.js";

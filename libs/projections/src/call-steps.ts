@@ -1,4 +1,4 @@
-import type { EventType } from "@warden/contracts";
+import type { EventType } from "@warden/contracts/events";
 import { approvalClosed, approvalGranted, approvalRequested } from "./call-approval-steps.js";
 import { argsValidated, cancelled, policyChecked, rejected, requested, sessionRevoked, viewCompiled } from "./call-request-steps.js";
 import { ended, lateResult, resultValidated, started } from "./call-run-steps.js";

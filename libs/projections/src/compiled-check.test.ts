@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compiledEventCheck, MAX_REQUEST_DEPTH, subjectOfEvent, validateEventJson, validateEventJsonWithZod, type WardenEvent } from "@warden/contracts";
+import { compiledEventCheck, validateEventJson, validateEventJsonWithZod, type WardenEvent } from "@warden/contracts/events";
+import { MAX_REQUEST_DEPTH, subjectOfEvent } from "@warden/contracts/subjects";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";
 import { acceptedAsIs, fullDecodeCallMessage, decodeCallMessage } from "./decode.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_EVENT_BYTES, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, subjectOfEvent } from "@warden/contracts";
+import { MAX_EVENT_BYTES, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, subjectOfEvent } from "@warden/contracts/subjects";
 import { decodeCallMessage } from "./decode.js";
 import { syntheticCall } from "@warden/testing";
 

@@ -1,17 +1,14 @@
 import { Buffer, isUtf8 } from "node:buffer";
+import { compiledEventCheck, validateEventJsonWithZod, type WardenEvent } from "@warden/contracts/events";
 import {
-  EVENT_FAILURES,
   MAX_EVENT_BYTES,
   MAX_JSON_DEPTH,
   MAX_REQUEST_BYTES,
   MAX_REQUEST_DEPTH,
   parseCallSubject,
-  parseJsonGuarded,
   subjectOfEvent,
-  compiledEventCheck,
-  validateEventJsonWithZod,
-  type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { EVENT_FAILURES, parseJsonGuarded } from "@warden/contracts/json";
 
 /** Why a stream message is not an event; the stages' codes (every one of them final: the bytes never change). */
 export const DECODE_FAILURES = ["NOT_A_CALL_SUBJECT", ...EVENT_FAILURES] as const;

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from "@warden/contracts";
+import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 
 /** sha256 of a model's canonical JSON (sorted keys): equal models, equal digests. */
 export function digestModel(model: unknown): string {

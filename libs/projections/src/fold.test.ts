@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runBudgetKey, toolBudgetKey, principalBudgetKey, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { runBudgetKey, toolBudgetKey, principalBudgetKey } from "@warden/contracts/subjects";
 import { digestModels } from "./digest.js";
 import { emptyModelMaps, foldEvent, type ModelMaps } from "./fold.js";
 import { SYNTHETIC_OUTCOMES, syntheticCall } from "@warden/testing";

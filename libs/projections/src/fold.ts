@@ -1,4 +1,4 @@
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import { READ_MODELS, type ReadModelName } from "./read-models.js";
 
 /** Every read model in memory: name -> key -> model. */

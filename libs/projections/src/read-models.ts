@@ -1,14 +1,6 @@
-import {
-  ApprovalInboxRecordSchema,
-  BUCKET_APPROVALS,
-  BUCKET_BUDGETS,
-  BUCKET_CALLS,
-  BudgetModelSchema,
-  isSafeToken,
-  type ApprovalInboxRecord,
-  type BudgetModel,
-  type WardenEvent,
-} from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { BUCKET_APPROVALS, BUCKET_BUDGETS, BUCKET_CALLS, isSafeToken } from "@warden/contracts/subjects";
+import { ApprovalInboxRecordSchema, BudgetModelSchema, type ApprovalInboxRecord, type BudgetModel } from "@warden/contracts/read-models";
 import type { z } from "zod";
 import { CallModelSchema, type CallModel } from "./call-model.js";
 import { applyApprovalEvent, approvalKeysOf } from "./reduce-approval.js";

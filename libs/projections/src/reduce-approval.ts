@@ -1,4 +1,5 @@
-import type { ApprovalInboxRecord, WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
+import type { ApprovalInboxRecord } from "@warden/contracts/read-models";
 
 /** `warden_approvals` keys an event touches: its approvalId, for approval events. */
 export function approvalKeysOf(e: WardenEvent): string[] {

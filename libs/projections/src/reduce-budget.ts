@@ -1,13 +1,6 @@
-import {
-  principalBudgetKey,
-  resolveToolName,
-  runBudgetKey,
-  toolBudgetKey,
-  type BudgetModel,
-  type CallCounter,
-  type CallCounters,
-  type WardenEvent,
-} from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { principalBudgetKey, resolveToolName, runBudgetKey, toolBudgetKey } from "@warden/contracts/subjects";
+import { type BudgetModel, type CallCounter, type CallCounters } from "@warden/contracts/read-models";
 
 export const ZERO_COUNTERS: CallCounters = {
   requested: 0,

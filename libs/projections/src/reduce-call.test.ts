@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import { CRAFTED_VIOLATIONS, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticOutcome } from "@warden/testing";
 import type { CallModel } from "./call-model.js";
 import { applyCallEvent, linkChildCall } from "./reduce-call.js";

@@ -1,4 +1,4 @@
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import type { CallModel } from "./call-model.js";
 import { checkIdentity } from "./call-checks.js";
 import { isAllowed, isTerminalState, type StateBefore } from "./call-state.js";

@@ -1,4 +1,5 @@
-import { describeConstraints, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { describeConstraints } from "@warden/contracts/policy";
 import type { CallModel } from "./call-model.js";
 import type { CallState } from "./call-state.js";
 import { applyCallEvent } from "./reduce-call.js";

@@ -1,24 +1,22 @@
 import type { Bus } from "@warden/bus";
 import {
   activeTraceparent,
-  ANY_DOMAIN,
-  fail,
-  isSafeToken,
   newId,
-  ToolViewRequestSchema,
-  wardenError,
-  type CallMode,
-  type Intent,
-  type Outcome,
-  type ToolIntent,
   type ToolResult,
-  type ToolViewRequestInput,
-  type WardenError,
   type WardenEvent,
   idempotentCallId,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   undoCallIdOf,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { ANY_DOMAIN, isSafeToken } from "@warden/contracts/subjects";
+import { fail, wardenError, type Outcome, type WardenError } from "@warden/contracts/errors";
+import {
+  ToolViewRequestSchema,
+  type CallMode,
+  type Intent,
+  type ToolIntent,
+  type ToolViewRequestInput,
+} from "@warden/contracts/descriptor";
 import { awaitOwnCall, publishAndAwait, readOwnCall, type InFlight } from "./call-watch.js";
 import { cancelCall, type CancelOutcome } from "./cancel-call.js";
 import { buildCallRequest } from "./domain/call-request.js";

@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, serveRpc, silentLogger, type Bus } from "@warden/bus";
-import {
-  approverDeliverSubject,
-  approverNotifySubject,
-  approverPendingSubject,
-  argsHash,
-  decideSubject,
-  newId,
-  type ApprovalRequested,
-  type JsonValue,
-  type PendingApproval,
-  type Reply,
-} from "@warden/contracts";
+import { newId, type ApprovalRequested } from "@warden/contracts/events";
+import { approverDeliverSubject, approverNotifySubject, approverPendingSubject, decideSubject } from "@warden/contracts/subjects";
+import { type Reply } from "@warden/contracts/descriptor";
+import { type PendingApproval } from "@warden/contracts/approval";
+import { argsHash, type JsonValue } from "@warden/contracts/json";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { createApproverClient } from "./approver-client.js";
 

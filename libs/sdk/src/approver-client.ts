@@ -1,30 +1,26 @@
 import { requestRpc, type Bus } from "@warden/bus";
+import { validateEventJson, type ApprovalRequested } from "@warden/contracts/events";
 import {
-  DECISION_REFUSALS,
   decideSubject,
-  DecisionReplySchema,
-  fail,
   isSafeToken,
-  ok,
   lastSubjectToken,
   MAX_EVENT_BYTES,
-  parseJsonGuarded,
-  PendingApprovalSchema,
-  SessionGrantViewSchema,
   approverNotifyFilter,
   approverPendingSubject,
-  validateEventJson,
-  wardenError,
-  type ApprovalRequested,
+} from "@warden/contracts/subjects";
+import { fail, ok, wardenError, type Outcome, type WardenError } from "@warden/contracts/errors";
+import { type SessionGrantRequest } from "@warden/contracts/policy";
+import {
+  DECISION_REFUSALS,
+  DecisionReplySchema,
+  PendingApprovalSchema,
+  SessionGrantViewSchema,
   type DecisionReply,
   type DecisionRequest,
-  type JsonValue,
-  type Outcome,
   type PendingApproval,
-  type SessionGrantRequest,
   type SessionGrantView,
-  type WardenError,
-} from "@warden/contracts";
+} from "@warden/contracts/approval";
+import { parseJsonGuarded, type JsonValue } from "@warden/contracts/json";
 import { revokeSessionGrant, type CancelOutcome } from "./cancel-call.js";
 import { watchDurably, type ApprovalWatch } from "./durable-approval-watch.js";
 import { z } from "zod";

@@ -1,17 +1,14 @@
 import { appendEvent, isPermissionViolation, requestRpc, type Bus } from "@warden/bus";
 import {
-  argsHash,
   CallReadReplySchema,
-  callReadSubject,
-  MAX_JSON_DEPTH,
-  safeParseGuarded,
-  wardenError,
   type CallReadRequestInput,
-  type Outcome,
   type ToolCallRequested,
   type ToolResult,
   type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { callReadSubject, MAX_JSON_DEPTH } from "@warden/contracts/subjects";
+import { wardenError, type Outcome } from "@warden/contracts/errors";
+import { argsHash, safeParseGuarded } from "@warden/contracts/json";
 import { decidersOfRequest, pendingResult, resultFromEvent } from "./domain/event-result.js";
 
 export interface WatchOptions {

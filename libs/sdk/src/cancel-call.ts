@@ -1,5 +1,6 @@
 import { requestRpc, type Bus } from "@warden/bus";
-import { CancelReplySchema, cancelSubject, isSafeToken, type CancelReply, type CancelRequest } from "@warden/contracts";
+import { cancelSubject, isSafeToken } from "@warden/contracts/subjects";
+import { CancelReplySchema, type CancelReply, type CancelRequest } from "@warden/contracts/approval";
 
 /** A cancel's answer; `UNAVAILABLE` when no approver service answered in time. */
 export type CancelOutcome = CancelReply | { readonly ok: false; readonly refusal: "UNAVAILABLE"; readonly message: string };

@@ -1,15 +1,9 @@
 import { requestRpc, type Bus } from "@warden/bus";
-import {
-  approverDeliverSubject,
-  DeliveryReplySchema,
-  isSafeToken,
-  MAX_JSON_DEPTH,
-  safeParseGuarded,
-  wardenError,
-  type ApprovalRequested,
-  type DeliveryRequestInput,
-  type WardenError,
-} from "@warden/contracts";
+import { type ApprovalRequested } from "@warden/contracts/events";
+import { approverDeliverSubject, isSafeToken, MAX_JSON_DEPTH } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { DeliveryReplySchema, type DeliveryRequestInput } from "@warden/contracts/approval";
+import { safeParseGuarded } from "@warden/contracts/json";
 
 /** How long one delivery request waits for a new approval request on the approver's side. */
 const LONG_POLL_MS = 10_000;

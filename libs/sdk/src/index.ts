@@ -1,4 +1,4 @@
-export { toModelMessage, type ToolResult } from "@warden/contracts";
+export { toModelMessage, type ToolResult } from "@warden/contracts/events";
 export {
   createAgentClient,
   DEFAULT_CALL_TIMEOUT_MS,

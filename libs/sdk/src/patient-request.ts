@@ -1,5 +1,5 @@
 import { requestRpc, type Bus, type Logger } from "@warden/bus";
-import { fail, ok, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import type { z } from "zod";
 
 /** How long one request waits for an answer before it counts as UNAVAILABLE. */

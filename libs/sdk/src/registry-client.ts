@@ -1,17 +1,18 @@
 import type { Bus } from "@warden/bus";
 import {
-  fail,
   isSafeToken,
-  ListToolsRequestSchema,
   parseToolName,
   registryRegisterSubject,
   registryStatusSubject,
   registryViewSubject,
-  RegisterReplySchema,
   SUBJECT_REGISTRY_LIST,
+} from "@warden/contracts/subjects";
+import { fail, type Outcome } from "@warden/contracts/errors";
+import {
+  ListToolsRequestSchema,
+  RegisterReplySchema,
   ToolRecordListSchema,
   ToolViewReplySchema,
-  type Outcome,
   type RegisterReply,
   type RegisterRequestInput,
   type SetStatusRequest,
@@ -20,7 +21,7 @@ import {
   type ToolStatus,
   type ToolViewReply,
   type ToolViewRequestInput,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
 import { requestWithPatience, type PatienceOptions } from "./patient-request.js";
 
 /** Options of {@link createRegistryClient}: how patiently to wait for a registry (see {@link PatienceOptions}). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { wardenError, type ToolResult } from "@warden/contracts";
+import { type ToolResult } from "@warden/contracts/events";
+import { wardenError } from "@warden/contracts/errors";
 import type { CallOptions } from "./agent-client.js";
 import { runPlan, type PlanClient } from "./run-plan.js";
 

@@ -1,4 +1,4 @@
-import { newId, type ToolResult } from "@warden/contracts";
+import { newId, type ToolResult } from "@warden/contracts/events";
 import type { CallOptions } from "./agent-client.js";
 
 /** What a plan step sees: the seed and every earlier result, by tool and by position. */

@@ -1,4 +1,5 @@
-import type { JsonValue, ToolView } from "@warden/contracts";
+import type { ToolView } from "@warden/contracts/descriptor";
+import type { JsonValue } from "@warden/contracts/json";
 
 /** A caller's ToolView as the registry compiled it, and rendered for a model. */
 export interface ToolViewResult {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, type Bus } from "@warden/bus";
-import { SUBJECT_REGISTRY_CHANGED, ToolViewQuerySchema, type JsonValue, type Outcome } from "@warden/contracts";
+import { SUBJECT_REGISTRY_CHANGED } from "@warden/contracts/subjects";
+import { type Outcome } from "@warden/contracts/errors";
+import { ToolViewQuerySchema } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import type { ToolViewResult } from "./tool-view-result.js";
 import { watchToolViewOn } from "./tool-view-watch.js";

@@ -1,5 +1,7 @@
 import { isPermissionViolation, type Bus } from "@warden/bus";
-import { canonicalJson, sha256Hex, SUBJECT_REGISTRY_CHANGED, wardenError, type Outcome, type WardenError } from "@warden/contracts";
+import { SUBJECT_REGISTRY_CHANGED } from "@warden/contracts/subjects";
+import { wardenError, type Outcome, type WardenError } from "@warden/contracts/errors";
+import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 import type { ToolViewResult } from "./tool-view-result.js";
 
 /** Options of {@link AgentClient.watchToolView}. */

@@ -1,5 +1,6 @@
 import type { Logger } from "@warden/bus";
-import { fail, ok, type ApprovalRequested, type Outcome } from "@warden/contracts";
+import { type ApprovalRequested } from "@warden/contracts/events";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import type { ApproverClient } from "./approver-client.js";
 import type { ApprovalWatch } from "./durable-approval-watch.js";
 

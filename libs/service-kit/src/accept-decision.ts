@@ -1,4 +1,4 @@
-import type { Decision } from "@warden/contracts";
+import type { Decision } from "@warden/contracts/policy";
 
 /**
  * A stage pre-filter for ToolPolicyChecked: skips (acks unvalidated) events whose decision is

@@ -1,5 +1,6 @@
 import { kvGetJson, watchJsonMap, type Bus } from "@warden/bus";
-import { BUCKET_TOOLS, compareVersions, parseToolName, toolKey, ToolRecordSchema, VersionSchema, type ToolRecord } from "@warden/contracts";
+import { BUCKET_TOOLS, compareVersions, parseToolName, toolKey, VersionSchema } from "@warden/contracts/subjects";
+import { ToolRecordSchema, type ToolRecord } from "@warden/contracts/descriptor";
 
 /** Every tool version of `warden_tools`, kept current by a KV watch so no stage reads KV per call. */
 export interface DescriptorCache {

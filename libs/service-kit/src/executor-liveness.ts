@@ -1,5 +1,5 @@
 import type { Bus, KV, Logger } from "@warden/bus";
-import { BUCKET_EXECUTORS } from "@warden/contracts";
+import { BUCKET_EXECUTORS } from "@warden/contracts/subjects";
 
 /** A live domain is believed live this long before its heartbeat is read again (the hot path reads rarely). */
 const ALIVE_CACHE_MS = 1_000;

@@ -2,7 +2,8 @@ import { Ajv, type AnySchemaObject, type ErrorObject, type Options, type Validat
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { fail, ok, type JsonObject, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type JsonObject } from "@warden/contracts/json";
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object, which is the plugin itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { kvPutJson, type Bus } from "@warden/bus";
-import { BUCKET_POLICY, POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts";
+import { BUCKET_POLICY } from "@warden/contracts/subjects";
+import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts/policy";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { followPolicyDocument } from "./policy-document-follower.js";
 

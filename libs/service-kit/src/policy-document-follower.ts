@@ -1,13 +1,7 @@
 import { decodeJson, type Bus, type KvEntry, type Logger } from "@warden/bus";
-import {
-  BUCKET_POLICY,
-  EMPTY_POLICY_DOCUMENT,
-  POLICY_DOCUMENT_KEY,
-  PolicyDocumentSchema,
-  validateJson,
-  type JsonFailure,
-  type PolicyDocument,
-} from "@warden/contracts";
+import { BUCKET_POLICY } from "@warden/contracts/subjects";
+import { EMPTY_POLICY_DOCUMENT, POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocument } from "@warden/contracts/policy";
+import { validateJson, type JsonFailure } from "@warden/contracts/json";
 
 /** A stored document that was refused, and why (the JSON failure or the schema issue). */
 export interface RejectedPolicyDocument {

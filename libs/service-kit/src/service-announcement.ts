@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { encodeJson, type Bus, type Logger } from "@warden/bus";
-import { newId } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
 
 /** Warden's packages are versioned together; this is the one every service reports. */
 export const WARDEN_VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { type Bus, type BusObserver, type Logger } from "@warden/bus";
-import { STREAM_CALLS, STREAM_DLQ, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 
 /**
  * One process's Prometheus metrics (prom-client): what its stages handled and how long it took,

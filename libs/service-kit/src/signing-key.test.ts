@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { approverKeyId, grantSigningPayload, verifyGrantSignature, type GrantStatement } from "@warden/contracts";
+import { approverKeyId, grantSigningPayload, verifyGrantSignature, type GrantStatement } from "@warden/contracts/approval";
 import { generateSigningKeyPair, loadSigningKey, publicKeyOf } from "./signing-key.js";
 
 const statement: GrantStatement = {

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { approverKeyId } from "@warden/contracts";
+import { approverKeyId } from "@warden/contracts/approval";
 
 /**
  * An Ed25519 key a service signs with: the approver's grants, the notary's checkpoints. The

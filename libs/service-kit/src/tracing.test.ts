@@ -2,7 +2,7 @@ import { trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "@warden/bus";
-import { activeTraceparent, tracingEnabled } from "@warden/contracts";
+import { activeTraceparent, tracingEnabled } from "@warden/contracts/events";
 import { loadTracingConfig, startTracing, tracesUrl } from "./tracing.js";
 
 describe("tracing", () => {

@@ -5,7 +5,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import { parseEnv } from "@warden/bus";
-import { enableTracing } from "@warden/contracts";
+import { enableTracing } from "@warden/contracts/events";
 import { z } from "zod";
 
 /** The variables that turn tracing on (the OpenTelemetry SDK's own names). */

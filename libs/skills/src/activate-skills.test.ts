@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SkillRecord } from "@warden/contracts";
+import type { SkillRecord } from "@warden/contracts/descriptor";
 import { activateSkills } from "./activate-skills.js";
 import { skillsPrompt } from "./skill-prompt.js";
 

@@ -1,4 +1,4 @@
-import type { SkillRecord } from "@warden/contracts";
+import type { SkillRecord } from "@warden/contracts/descriptor";
 import { intentTerms } from "@warden/policy-engine";
 
 /** A skill the task activated, and the words that did it. */

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import { canonicalJson, sha256Hex, type SkillFile } from "@warden/contracts";
+import { type SkillFile } from "@warden/contracts/descriptor";
+import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 import { insideFolder, parseSkillMd, type ParsedSkillMd } from "./parse-skill-md.js";
 import { issuesMessage, skillIssue, type SkillIssue } from "./skill-issues.js";
 import { SKILL_FOLDERS, type SkillFrontMatter } from "./skill-schema.js";

@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
-import { lintDescriptor, MAX_SKILL_INSTRUCTIONS, parseToolName, skillDomain, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts";
+import { parseToolName } from "@warden/contracts/subjects";
+import { lintDescriptor, MAX_SKILL_INSTRUCTIONS, skillDomain, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts/descriptor";
 import { skillIssue, type SkillIssue } from "./skill-issues.js";
 import { SkillFrontMatterSchema, type SkillFrontMatter, type SkillTool } from "./skill-schema.js";
 import { dottedPath, positionIn, type SourcePosition } from "./source-position.js";

@@ -1,4 +1,4 @@
-import { skillDomain, type SkillRecord } from "@warden/contracts";
+import { skillDomain, type SkillRecord } from "@warden/contracts/descriptor";
 import type { LoadedSkill } from "./load-skill.js";
 import { skillToolDescriptor } from "./parse-skill-md.js";
 

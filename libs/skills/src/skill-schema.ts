@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { GRADES, JsonSchemaObjectSchema, JsonValueSchema, SkillNameSchema, ToolDescriptorSchema, VersionSchema } from "@warden/contracts";
+import { VersionSchema } from "@warden/contracts/subjects";
+import { GRADES, JsonSchemaObjectSchema, SkillNameSchema, ToolDescriptorSchema } from "@warden/contracts/descriptor";
+import { JsonValueSchema } from "@warden/contracts/json";
 
 /**
  * The front matter of a SKILL.md (docs/skills.md). Its `tools` are the skill's scripts, each with

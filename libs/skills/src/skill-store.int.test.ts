@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BUCKET_SKILLS, type SkillRecord } from "@warden/contracts";
+import { BUCKET_SKILLS } from "@warden/contracts/subjects";
+import { type SkillRecord } from "@warden/contracts/descriptor";
 import { useTestNats } from "@warden/testing";
 import { addSkill, latestSkills, listSkills, readSkill } from "./skill-store.js";
 

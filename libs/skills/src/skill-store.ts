@@ -1,5 +1,7 @@
 import { isNotFound, isPermissionViolation, kvCreateJson, kvGetJson, type Bus } from "@warden/bus";
-import { BUCKET_SKILLS, compareVersions, fail, ok, skillKey, SkillRecordSchema, type Outcome, type SkillRecord } from "@warden/contracts";
+import { BUCKET_SKILLS, compareVersions, skillKey } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { SkillRecordSchema, type SkillRecord } from "@warden/contracts/descriptor";
 
 /**
  * `warden_skills`: one SkillRecord per name and version. The admin writes it (`warden skills

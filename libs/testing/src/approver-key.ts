@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
-import { approverKeyId } from "@warden/contracts";
+import { approverKeyId } from "@warden/contracts/approval";
 
 export interface ApproverKey {
   readonly keyId: string;

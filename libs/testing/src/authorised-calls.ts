@@ -1,22 +1,19 @@
 import { sign } from "node:crypto";
 import { appendEvent, type Bus } from "@warden/bus";
 import {
-  argsHash,
   causeOf,
   eventHash,
-  grantSigningPayload,
-  grantStatementOf,
   newId,
   type ApprovalGranted,
   type ApprovalRequested,
-  type CallMode,
   type EventCause,
-  type JsonValue,
   type ToolArgsValidated,
-  type ToolDescriptor,
   type ToolPolicyChecked,
   type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { type CallMode, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { grantSigningPayload, grantStatementOf } from "@warden/contracts/approval";
+import { argsHash, type JsonValue } from "@warden/contracts/json";
 import type { ApproverKey } from "./approver-key.js";
 
 /**

@@ -1,4 +1,6 @@
-import { eventHash, type AuditViolationKind, type CallViolationKind, type PolicyDocumentInput, type WardenEvent } from "@warden/contracts";
+import { eventHash, type WardenEvent } from "@warden/contracts/events";
+import { type PolicyDocumentInput } from "@warden/contracts/policy";
+import { type AuditViolationKind, type CallViolationKind } from "@warden/contracts/read-models";
 import { syntheticCall } from "./synthetic-calls.js";
 
 /** The policy document the audit-only violations are judged against. */

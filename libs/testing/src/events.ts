@@ -1,5 +1,6 @@
 import { readCallHistory, readEvent, type Bus } from "@warden/bus";
-import { STREAM_CALLS, STREAM_DLQ, type EventOfType, type EventType, type WardenEvent } from "@warden/contracts";
+import { type EventOfType, type EventType, type WardenEvent } from "@warden/contracts/events";
+import { STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { eventually } from "./eventually.js";
 
 /** Every valid event of one call, in stream order. */

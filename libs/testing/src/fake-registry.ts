@@ -1,6 +1,8 @@
 /** Test-only: a stand-in for the registry service, for tests that start an executor without Warden. */
 import { kvPutJson, serveRpc, silentLogger, type Bus } from "@warden/bus";
-import { BUCKET_TOOLS, descriptorHash, QUEUE_REGISTRY, REGISTRY_REGISTER_SUBJECTS, ToolDescriptorSchema, toolKey, wardenError, type Reply } from "@warden/contracts";
+import { BUCKET_TOOLS, QUEUE_REGISTRY, REGISTRY_REGISTER_SUBJECTS, toolKey } from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { descriptorHash, ToolDescriptorSchema, type Reply } from "@warden/contracts/descriptor";
 
 /**
  * Answers `warden.registry.register.<domain>` the way the registry does (ToolRecords in KV, conflicts on

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectBus, ensureTopology, loadBusConfig, type Bus } from "@warden/bus";
 import { freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
-import type { IdentitySpecInput } from "@warden/contracts";
+import type { IdentitySpecInput } from "@warden/contracts/permissions";
 import { openWardenHome, type LimitsInput, type WardenHome } from "@warden/identity";
 
 export interface TestNats {

@@ -1,5 +1,8 @@
 import { sign } from "node:crypto";
-import { argsHash, eventHash, grantSigningPayload, grantStatementOf, type CallMode, type Grade, type WardenEvent } from "@warden/contracts";
+import { eventHash, type WardenEvent } from "@warden/contracts/events";
+import { type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { grantSigningPayload, grantStatementOf } from "@warden/contracts/approval";
+import { argsHash } from "@warden/contracts/json";
 import { approverKey } from "./approver-key.js";
 
 /**

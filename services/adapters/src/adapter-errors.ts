@@ -1,5 +1,5 @@
 import { Redactor, ToolError, type ToolContext } from "@warden/executor";
-import type { ErrorCode } from "@warden/contracts";
+import type { ErrorCode } from "@warden/contracts/errors";
 
 /** A manifest that is valid but cannot run here (a missing root, no network sandbox): refused at start. */
 export class AdapterConfigError extends Error {

@@ -1,6 +1,8 @@
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { descriptorHash, parseToolName, type JsonValue, type ToolDescriptor } from "@warden/contracts";
+import { parseToolName } from "@warden/contracts/subjects";
+import { descriptorHash, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import type { ExecutableTool, PreparedCall, PreviewContext, RecordedResult, ToolContext } from "@warden/executor";
 
 const AJV_OPTIONS: Options = { allErrors: false, strict: false, logger: false, validateFormats: false, addUsedSchema: false };

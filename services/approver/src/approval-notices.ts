@@ -1,5 +1,7 @@
 import { encodeJson, type Bus, type Logger } from "@warden/bus";
-import { approverNotifySubject, type ApprovalRequested, type PolicyDocument } from "@warden/contracts";
+import { type ApprovalRequested } from "@warden/contracts/events";
+import { approverNotifySubject } from "@warden/contracts/subjects";
+import { type PolicyDocument } from "@warden/contracts/policy";
 import { whoMayDecide } from "./domain/who-may-decide.js";
 
 /**

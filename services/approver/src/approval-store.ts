@@ -1,5 +1,5 @@
 import { type Bus, encodeJson, entryToJson, isRevisionConflict, type JsonEntry, kvGetJson, kvUpdateJson, type Logger } from "@warden/bus";
-import { BUCKET_APPROVAL_LOCKS } from "@warden/contracts";
+import { BUCKET_APPROVAL_LOCKS } from "@warden/contracts/subjects";
 import { ApprovalRecordSchema, type ApprovalRecord } from "./domain/approval-record.js";
 import type { KV } from "@warden/bus";
 

@@ -1,5 +1,6 @@
 import { kvGetJson, kvUpdateJson, kvCreateJson, type Bus, type KV } from "@warden/bus";
-import { approverCursorKey, BUCKET_APPROVER_CURSORS, DeliveryCursorSchema } from "@warden/contracts";
+import { approverCursorKey, BUCKET_APPROVER_CURSORS } from "@warden/contracts/subjects";
+import { DeliveryCursorSchema } from "@warden/contracts/approval";
 
 /**
  * Where each person's durable deliveries stand, in `warden_approver_cursors`: the stream sequence

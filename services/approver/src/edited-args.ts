@@ -1,4 +1,4 @@
-import type { ToolDescriptor } from "@warden/contracts";
+import type { ToolDescriptor } from "@warden/contracts/descriptor";
 import { JsonSchemaValidators } from "@warden/service-kit";
 
 const MAX_ERRORS = 10;

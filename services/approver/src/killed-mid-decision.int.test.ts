@@ -5,18 +5,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, decodeJson, kvGetJson, kvPutJson, readEvent, requestRpc, type Bus } from "@warden/bus";
-import {
-  argsHash,
-  BUCKET_APPROVAL_LOCKS,
-  BUCKET_POLICY,
-  callEventSubject,
-  decideSubject,
-  newId,
-  POLICY_DOCUMENT_KEY,
-  PolicyDocumentSchema,
-  STREAM_CALLS,
-  type ToolPolicyChecked,
-} from "@warden/contracts";
+import { newId, type ToolPolicyChecked } from "@warden/contracts/events";
+import { BUCKET_APPROVAL_LOCKS, BUCKET_POLICY, callEventSubject, decideSubject, STREAM_CALLS } from "@warden/contracts/subjects";
+import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { generateSigningKeyPair } from "@warden/service-kit";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { ApprovalRecordSchema } from "./domain/approval-record.js";

@@ -1,5 +1,7 @@
 import { readEvent, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN, MAX_DELEGATION_DEPTH, type DelegationLink, type Intent, type ToolPolicyChecked } from "@warden/contracts";
+import { type DelegationLink, type ToolPolicyChecked } from "@warden/contracts/events";
+import { type Intent } from "@warden/contracts/descriptor";
+import { AGENT_DOMAIN, MAX_DELEGATION_DEPTH } from "@warden/contracts/policy";
 
 /** What the card takes from the stream above the decision: the request's intent and its delegation chain. */
 export interface RequestContext {

@@ -1,12 +1,7 @@
 import { decodeJson, followCallStream, getNewestMessage, type Bus, type Logger } from "@warden/bus";
-import {
-  argsHash,
-  stageFilterSubject,
-  STREAM_CALLS,
-  subjectOfEvent,
-  validateEventJson,
-  type ApprovalRequested,
-} from "@warden/contracts";
+import { validateEventJson, type ApprovalRequested } from "@warden/contracts/events";
+import { stageFilterSubject, STREAM_CALLS, subjectOfEvent } from "@warden/contracts/subjects";
+import { argsHash } from "@warden/contracts/json";
 import { isOverdue } from "./domain/approval-record.js";
 
 /** Reads the stream for new requests this often even when none was heard of. */

@@ -1,34 +1,28 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson, kvPutJson, readEvent, requestRpc, silentLogger, type Bus, type StageContext } from "@warden/bus";
+import { newId, type ApprovalRequested, type EventType, type ToolPolicyChecked } from "@warden/contracts/events";
 import {
   approverKeyKey,
   approverPendingSubject,
-  argsHash,
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVALS,
   BUCKET_POLICY,
   BUCKET_TOOLS,
   decideSubject,
-  DecisionReplySchema,
-  descriptorHash,
-  grantStatementOf,
-  newId,
-  PendingApprovalSchema,
-  POLICY_DOCUMENT_KEY,
-  PolicyDocumentSchema,
   toolKey,
-  ToolDescriptorSchema,
+} from "@warden/contracts/subjects";
+import { descriptorHash, ToolDescriptorSchema, type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
+import {
+  DecisionReplySchema,
+  grantStatementOf,
+  PendingApprovalSchema,
   verifyGrantSignature,
-  type ApprovalRequested,
-  type CallMode,
   type DecisionReply,
-  type EventType,
-  type Grade,
   type PendingApproval,
-  type PolicyDocumentInput,
-  type ToolPolicyChecked,
-} from "@warden/contracts";
+} from "@warden/contracts/approval";
+import { argsHash } from "@warden/contracts/json";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { openApprovalStore } from "./approval-store.js";
 import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";

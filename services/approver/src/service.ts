@@ -6,12 +6,11 @@ import {
   CANCEL_SUBJECTS,
   consumerName,
   DECIDE_SUBJECTS,
-  grantStatementOf,
   QUEUE_APPROVER,
   stageFilterSubject,
-  verifyGrantSignature,
-  type PolicyDocument,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { type PolicyDocument } from "@warden/contracts/policy";
+import { grantStatementOf, verifyGrantSignature } from "@warden/contracts/approval";
 import { openApprovalStore } from "./approval-store.js";
 import { openDeliveryCursors } from "./delivery-cursors.js";
 import { editedArgsChecker } from "./edited-args.js";

@@ -1,5 +1,7 @@
 import { decodeJson, followCallStream, readEvent, type Bus, type Logger } from "@warden/bus";
-import { MAX_SESSION_GRANT_SECONDS, stageFilterSubject, subjectOfEvent, validateEventJson, type ApprovalGranted, type SessionGrantRevoked } from "@warden/contracts";
+import { validateEventJson, type ApprovalGranted, type SessionGrantRevoked } from "@warden/contracts/events";
+import { stageFilterSubject, subjectOfEvent } from "@warden/contracts/subjects";
+import { MAX_SESSION_GRANT_SECONDS } from "@warden/contracts/policy";
 
 /** Reads the stream for grants made by other copies this often even when none was heard of. */
 const POLL_MS = 1_000;

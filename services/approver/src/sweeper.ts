@@ -1,5 +1,5 @@
 import { appendEvent, readEvent, type Bus, type JsonEntry, type Logger } from "@warden/bus";
-import { newId, type ApprovalRequested, type EventType } from "@warden/contracts";
+import { newId, type ApprovalRequested, type EventType } from "@warden/contracts/events";
 import type { ApprovalStore } from "./approval-store.js";
 import { approvalExpiredEvent } from "./domain/approval-events.js";
 import { isOverdue, type ApprovalRecord } from "./domain/approval-record.js";

@@ -1,5 +1,6 @@
 import { kvGetJson, type Bus } from "@warden/bus";
-import { BUCKET_TOOLS, parseToolName, toolKey, ToolRecordSchema, VersionSchema, type ToolDescriptor } from "@warden/contracts";
+import { BUCKET_TOOLS, parseToolName, toolKey, VersionSchema } from "@warden/contracts/subjects";
+import { ToolRecordSchema, type ToolDescriptor } from "@warden/contracts/descriptor";
 
 /** What the approval card says about the tool: its title, description, flags, and its args schema. */
 export interface ToolFacts {

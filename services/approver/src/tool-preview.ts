@@ -1,5 +1,8 @@
 import { requestRpc, type Bus } from "@warden/bus";
-import { canonicalJson, executorPreviewSubject, sha256Hex, PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ApprovalRequested, type ToolDescriptor, type ToolPolicyChecked } from "@warden/contracts";
+import { type ApprovalRequested, type ToolPolicyChecked } from "@warden/contracts/events";
+import { executorPreviewSubject } from "@warden/contracts/subjects";
+import { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS, PreviewReplySchema, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "@warden/bus";
-import { approverKeyId } from "@warden/contracts";
+import { approverKeyId } from "@warden/contracts/approval";
 import { ApproverKeyError, pinApproverKeys } from "./approver-keys.js";
 import { loadApproverKeys } from "./config.js";
 

@@ -1,5 +1,5 @@
 import { createPublicKey } from "node:crypto";
-import { approverKeyId } from "@warden/contracts";
+import { approverKeyId } from "@warden/contracts/approval";
 
 /**
  * The approver public keys this executor was provisioned with, by key id. Grants are verified

@@ -1,5 +1,8 @@
 import { getStoredMessage, type Bus, type ObjectStore } from "@warden/bus";
-import { fail, ok, OBJECT_STORE_ARTIFACTS, type ArtifactRef, type JsonValue, type Outcome } from "@warden/contracts";
+import { type ArtifactRef } from "@warden/contracts/events";
+import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type JsonValue } from "@warden/contracts/json";
 
 export const ARTIFACT_CONTENT_TYPE = "application/json";
 

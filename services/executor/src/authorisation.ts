@@ -1,4 +1,6 @@
-import type { ApprovalGranted, JsonValue, Outcome, ToolPolicyChecked } from "@warden/contracts";
+import type { ApprovalGranted, ToolPolicyChecked } from "@warden/contracts/events";
+import type { Outcome } from "@warden/contracts/errors";
+import type { JsonValue } from "@warden/contracts/json";
 import type { ExecutableTool } from "./define-tool.js";
 
 /** The args of an authorised call and what they are bound to. */

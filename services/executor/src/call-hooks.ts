@@ -1,5 +1,5 @@
 import type { Logger } from "@warden/bus";
-import { wardenError, type WardenError } from "@warden/contracts";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
 import type { PreparedCall, RecordedResult } from "./define-tool.js";
 import type { Redactor } from "./domain/redactor.js";
 import { runWithTimeout } from "./run-with-timeout.js";

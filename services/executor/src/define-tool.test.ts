@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { descriptorHash } from "@warden/contracts";
+import { descriptorHash } from "@warden/contracts/descriptor";
 import { defineTool, ToolDefinitionError } from "./define-tool.js";
 import type { ToolContext } from "./tool-context.js";
 

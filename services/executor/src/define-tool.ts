@@ -1,18 +1,17 @@
 import { z } from "zod";
+import { parseToolName } from "@warden/contracts/subjects";
+import { type WardenError } from "@warden/contracts/errors";
 import {
   descriptorHash,
   lintDescriptor,
-  parseToolName,
   ToolDescriptorSchema,
   type ActionType,
   type Compensation,
   type Grade,
   type PermissionLevel,
-  type JsonObject,
-  type JsonValue,
   type ToolDescriptor,
-  type WardenError,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
+import { type JsonObject, type JsonValue } from "@warden/contracts/json";
 import type { ToolContext } from "./tool-context.js";
 
 interface ToolDefinitionBase<A, O> {

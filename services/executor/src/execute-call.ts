@@ -1,5 +1,8 @@
 import { ACK, appendEvent, decodeJson, getStoredMessage, readEvent, readOutcome, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import { argsHash, callEventSubject, nextCallEvent, stampNow, STREAM_CALLS, wardenError, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ToolCallStarted } from "@warden/contracts/events";
+import { callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { argsHash } from "@warden/contracts/json";
 import type { Authorisation } from "./authorisation.js";
 import type { ExecutableTool } from "./define-tool.js";
 import { decideRecovery } from "./domain/decide-recovery.js";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { argsHash, newId, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts";
+import { newId, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts/events";
+import { argsHash } from "@warden/contracts/json";
 import { append, eventually, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { silentLogger, type Bus } from "@warden/bus";
-import { wardenError } from "@warden/contracts";
+import { wardenError } from "@warden/contracts/errors";
 import { serveFakeRegistry, startTestNats, type TestNats } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { ExecutorStartError, startExecutor } from "./start-executor.js";

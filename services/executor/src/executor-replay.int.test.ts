@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readCallHistory, readEvent, silentLogger, type Bus } from "@warden/bus";
-import { EVENT_TYPES, eventHash, newId, STREAM_CALLS } from "@warden/contracts";
+import { EVENT_TYPES, eventHash, newId } from "@warden/contracts/events";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { append, approvalRequested, approverKey, type ApproverKey, eventually, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";

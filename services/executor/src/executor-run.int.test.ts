@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { OBJECT_STORE_ARTIFACTS, OUTPUT_PREVIEW_BYTES, argsHash, newId, sha256Hex } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { OBJECT_STORE_ARTIFACTS, OUTPUT_PREVIEW_BYTES } from "@warden/contracts/subjects";
+import { argsHash, sha256Hex } from "@warden/contracts/json";
 import { append, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForAck, waitForEvent } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { readArtifact, readArtifactJson } from "./artifacts.js";

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { wardenError } from "@warden/contracts";
+import { wardenError } from "@warden/contracts/errors";
 import { append, callEvents, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
 import type { Bus } from "@warden/bus";
 import { readArtifact } from "./artifacts.js";

@@ -1,5 +1,5 @@
 import type { Bus, KV, Logger } from "@warden/bus";
-import { BUCKET_EXECUTORS, EXECUTOR_HEARTBEAT_INTERVAL_MS } from "@warden/contracts";
+import { BUCKET_EXECUTORS, EXECUTOR_HEARTBEAT_INTERVAL_MS } from "@warden/contracts/subjects";
 import type { ServerClock } from "./server-clock.js";
 
 export interface Heartbeat {

@@ -1,4 +1,5 @@
-import { wardenError, type JsonValue, type WardenError } from "@warden/contracts";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { type JsonValue } from "@warden/contracts/json";
 import { JsonSchemaValidators, schemaErrorsText } from "@warden/service-kit";
 import type { ExecutableTool } from "./define-tool.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { requestRpc, silentLogger, type Bus } from "@warden/bus";
-import { executorPreviewSubject } from "@warden/contracts";
+import { executorPreviewSubject } from "@warden/contracts/subjects";
 import { append, policyChecked, serveFakeRegistry, startTestNats, type TestNats } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";

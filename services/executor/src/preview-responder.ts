@@ -1,5 +1,7 @@
 import { readEvent, serveRpc, type Bus, type Logger } from "@warden/bus";
-import { executorPreviewSubject, PreviewRequestSchema, wardenError, type Reply } from "@warden/contracts";
+import { executorPreviewSubject } from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { PreviewRequestSchema, type Reply } from "@warden/contracts/descriptor";
 import type { ExecutableTool } from "./define-tool.js";
 import { runPreview } from "./run-preview.js";
 import type { SecretStore } from "./secret-store.js";

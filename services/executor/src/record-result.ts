@@ -1,5 +1,5 @@
 import { appendEvent, type AppendResult, type Bus } from "@warden/bus";
-import { nextCallEvent, stampNow, type ToolCallFinished, type ToolCallStarted, type WardenEvent } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ToolCallFinished, type ToolCallStarted, type WardenEvent } from "@warden/contracts/events";
 import type { Logger } from "pino";
 import type { ExecutorDeps } from "./executor-deps.js";
 import { withBackoff } from "./with-backoff.js";

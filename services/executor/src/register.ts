@@ -1,5 +1,6 @@
 import type { Bus, Logger } from "@warden/bus";
-import { fail, ok, type Outcome, type RegisteredTool, type ToolDescriptor, type ToolStatus } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type RegisteredTool, type ToolDescriptor, type ToolStatus } from "@warden/contracts/descriptor";
 import { createRegistryClient } from "@warden/sdk";
 
 export type Registered = RegisteredTool[];

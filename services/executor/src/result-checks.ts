@@ -1,4 +1,7 @@
-import { OUTPUT_PREVIEW_BYTES, wardenError, type EventData, type JsonValue, type WardenError } from "@warden/contracts";
+import { type EventData } from "@warden/contracts/events";
+import { OUTPUT_PREVIEW_BYTES } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { type JsonValue } from "@warden/contracts/json";
 import type { ExecutableTool, PreparedCall } from "./define-tool.js";
 import type { Redactor } from "./domain/redactor.js";
 import { shapeOutput, type ShapedOutput } from "./domain/shape-output.js";

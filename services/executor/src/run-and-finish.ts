@@ -1,6 +1,9 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import { ACK, appendEvent, callAttributes, lazyChild, readOutcome, WARDEN_TRACER, type Logger, type StageContext, type StageOutcome } from "@warden/bus";
-import { compensationArgs, nextCallEvent, redactsPersonalData, stampNow, tracingEnabled, wardenError, type Compensation, type CredentialUse, type EffectsObserved, type EventData, type JsonValue, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted, type WardenError } from "@warden/contracts";
+import { nextCallEvent, stampNow, tracingEnabled, type CredentialUse, type EffectsObserved, type EventData, type PersonalDataCounts, type ToolCallFinished, type ToolCallStarted } from "@warden/contracts/events";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { compensationArgs, redactsPersonalData, type Compensation } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import { preCallRefusal, runPostCall } from "./call-hooks.js";
 import type { ExecutableTool, PreparedCall, RecordedResult } from "./define-tool.js";
 import { cleanResult } from "./domain/redact-result.js";

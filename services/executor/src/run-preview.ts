@@ -1,5 +1,7 @@
 import type { Logger } from "@warden/bus";
-import { canonicalJson, fail, ok, PREVIEW_MAX_BYTES, redactsPersonalData, PREVIEW_TIMEOUT_MS, sha256Hex, wardenError, type JsonValue, type Outcome } from "@warden/contracts";
+import { fail, ok, wardenError, type Outcome } from "@warden/contracts/errors";
+import { PREVIEW_MAX_BYTES, redactsPersonalData, PREVIEW_TIMEOUT_MS } from "@warden/contracts/descriptor";
+import { canonicalJson, sha256Hex, type JsonValue } from "@warden/contracts/json";
 import type { ExecutableTool } from "./define-tool.js";
 import { cleanResult } from "./domain/redact-result.js";
 import { runWithTimeout } from "./run-with-timeout.js";

@@ -1,4 +1,4 @@
-import { wardenError, type WardenError } from "@warden/contracts";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
 import { ToolError } from "./tool-error.js";
 
 export type HandlerResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: WardenError };

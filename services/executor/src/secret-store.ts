@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
-import { fail, ok, type CredentialUse, type Outcome } from "@warden/contracts";
+import { type CredentialUse } from "@warden/contracts/events";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import { MIN_SECRET_BYTES } from "./domain/secret-patterns.js";
 
 /** Whose a secret is: the executor's own (one value for every call), or each calling principal's. */

@@ -1,14 +1,9 @@
 import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
 import { acceptDecision, announceService } from "@warden/service-kit";
-import {
-  consumerName,
-  DomainSchema,
-  isSafeToken,
-  newId,
-  stageFilterSubject,
-  type ToolStatus,
-  type WardenError,
-} from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { consumerName, DomainSchema, isSafeToken, stageFilterSubject } from "@warden/contracts/subjects";
+import { type WardenError } from "@warden/contracts/errors";
+import { type ToolStatus } from "@warden/contracts/descriptor";
 import { pinApproverKeys } from "./approver-keys.js";
 import { ArtifactWriter } from "./artifacts.js";
 import type { ExecutableTool } from "./define-tool.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "@warden/bus";
-import type { CallMode } from "@warden/contracts";
+import type { CallMode } from "@warden/contracts/descriptor";
 import type { ToolEffects } from "./tool-effects.js";
 import type { ToolSecrets } from "./tool-secrets.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EFFECTS_MAX_TARGET_CHARS, EFFECTS_MAX_TARGETS } from "@warden/contracts";
+import { EFFECTS_MAX_TARGET_CHARS, EFFECTS_MAX_TARGETS } from "@warden/contracts/events";
 import { Redactor } from "./domain/redactor.js";
 import { EffectsLog } from "./tool-effects.js";
 

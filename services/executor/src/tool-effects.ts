@@ -1,4 +1,4 @@
-import { EFFECTS_MAX_TARGET_CHARS, EFFECTS_MAX_TARGETS, type EffectsObserved } from "@warden/contracts";
+import { EFFECTS_MAX_TARGET_CHARS, EFFECTS_MAX_TARGETS, type EffectsObserved } from "@warden/contracts/events";
 import type { Redactor } from "./domain/redactor.js";
 
 /**

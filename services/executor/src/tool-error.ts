@@ -1,4 +1,4 @@
-import type { WardenError } from "@warden/contracts";
+import type { WardenError } from "@warden/contracts/errors";
 
 /**
  * Thrown by a handler to fail its call with a chosen error value (code, retryable, details)
@@ -9,7 +9,7 @@ import type { WardenError } from "@warden/contracts";
  *
  * @example
  * ```ts
- * import { wardenError } from "@warden/contracts";
+ * import { wardenError } from "@warden/contracts/errors";
  * throw new ToolError(wardenError("NOT_FOUND", `no invoice ${invoiceId}`));
  * throw new ToolError(wardenError("INVALID_ARGS", "the date is in the past", { field: "date" }));
  * ```

@@ -1,4 +1,4 @@
-import type { CredentialUse } from "@warden/contracts";
+import type { CredentialUse } from "@warden/contracts/events";
 import { Redactor } from "./domain/redactor.js";
 import type { SecretStore } from "./secret-store.js";
 import { ToolError } from "./tool-error.js";

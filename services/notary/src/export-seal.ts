@@ -1,5 +1,7 @@
 import { serveRpc, type Bus, type Logger } from "@warden/bus";
-import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS, validateJson, wardenError } from "@warden/contracts";
+import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { validateJson } from "@warden/contracts/json";
 import { checkpointRef, ExportSealRequestSchema, signExportTrailer, type CheckpointSigner } from "@warden/evidence";
 import { lastCheckpoint } from "./last-checkpoint.js";
 

@@ -1,5 +1,5 @@
 import { getNewestMessage, isNotFound, type Bus } from "@warden/bus";
-import { NOTARY_CHECKPOINT_SUBJECT, STREAM_NOTARY } from "@warden/contracts";
+import { NOTARY_CHECKPOINT_SUBJECT, STREAM_NOTARY } from "@warden/contracts/subjects";
 import { CheckpointSchema, type Checkpoint } from "@warden/evidence";
 
 export interface StoredCheckpoint {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendEvent, requestRpc, silentLogger, type Bus } from "@warden/bus";
-import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts";
+import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
 import { checkExportTrailerSignature, checkpointHash, ExportTrailerSchema, parseHeadLog, pinKeys, verifyEvidence, type StoredMessage } from "@warden/evidence";
 import { eventually, startTestNats, SYNTHETIC_APPROVER_KEY, syntheticCall, useTestNats } from "@warden/testing";
 import { generateSigningKeyPair } from "@warden/service-kit";

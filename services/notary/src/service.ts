@@ -1,5 +1,5 @@
 import { encodeJson, readCallStream, type Bus, type Logger } from "@warden/bus";
-import { NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts";
+import { NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
 import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
 import { announceService, loadSigningKey } from "@warden/service-kit";
 import { CheckpointBuilder, type ChainHead } from "./domain/checkpoint-builder.js";

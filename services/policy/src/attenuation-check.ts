@@ -1,5 +1,7 @@
 import type { Bus } from "@warden/bus";
-import type { PolicyDocument, ToolArgsValidated, ToolDescriptor } from "@warden/contracts";
+import type { ToolArgsValidated } from "@warden/contracts/events";
+import type { ToolDescriptor } from "@warden/contracts/descriptor";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { openDelegationCounter } from "./delegation-counter.js";
 import { readDelegationChain } from "./delegation-chain.js";
 import type { DescriptorCache } from "@warden/service-kit";

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { kvPutJson } from "@warden/bus";
-import { BUCKET_BUDGETS, newId, runBudgetKey, type BudgetModel } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { BUCKET_BUDGETS, runBudgetKey } from "@warden/contracts/subjects";
+import { type BudgetModel } from "@warden/contracts/read-models";
 import { useTestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
 

@@ -1,5 +1,6 @@
 import { kvGetJson, type Bus } from "@warden/bus";
-import { BUCKET_BUDGETS, BudgetModelSchema, runBudgetKey } from "@warden/contracts";
+import { BUCKET_BUDGETS, runBudgetKey } from "@warden/contracts/subjects";
+import { BudgetModelSchema } from "@warden/contracts/read-models";
 import { callsUsed, unprojected, type ProjectedRun } from "./domain/budget.js";
 import type { KV } from "@warden/bus";
 import { createTurns } from "@warden/service-kit";

@@ -1,5 +1,6 @@
 import { readEvent, readOutcome, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH, type HiddenTool } from "@warden/contracts";
+import { type HiddenTool } from "@warden/contracts/descriptor";
+import { AGENT_DOMAIN, isAgentTool, MAX_DELEGATION_DEPTH } from "@warden/contracts/policy";
 import type { DescriptorCache } from "@warden/service-kit";
 import type { Chain, ChainLink } from "./domain/attenuation.js";
 

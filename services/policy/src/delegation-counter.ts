@@ -1,5 +1,5 @@
 import { kvCreateJson, kvGetJson, kvUpdateJson, type Bus } from "@warden/bus";
-import { BUCKET_BUDGETS, delegationBudgetKey } from "@warden/contracts";
+import { BUCKET_BUDGETS, delegationBudgetKey } from "@warden/contracts/subjects";
 import { countStep, DelegationCountSchema } from "./domain/delegation-count.js";
 import type { KV } from "@warden/bus";
 

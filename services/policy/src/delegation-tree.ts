@@ -1,5 +1,6 @@
 import { readEvent, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN, MAX_DELEGATION_DEPTH, type ToolArgsValidated } from "@warden/contracts";
+import { type ToolArgsValidated } from "@warden/contracts/events";
+import { AGENT_DOMAIN, MAX_DELEGATION_DEPTH } from "@warden/contracts/policy";
 
 /**
  * The tree a call belongs to, for history conditions scoped `tree`: the top call of its

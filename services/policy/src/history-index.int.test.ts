@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson, kvPutJson, type Bus } from "@warden/bus";
-import { BUCKET_BUDGETS, MAX_HISTORY_ENTRIES, newId, PolicyDocumentSchema, type HistoryFinding, type ToolCallCancelled } from "@warden/contracts";
+import { newId, type ToolCallCancelled } from "@warden/contracts/events";
+import { BUCKET_BUDGETS } from "@warden/contracts/subjects";
+import { MAX_HISTORY_ENTRIES, PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts/policy";
 import { evaluateHistory, HistoryIndexStateSchema, historyProbesOf, type HistoryProbe } from "@warden/policy-engine";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { openHistoryIndex, type HistoryIndex } from "./history-index.js";

@@ -1,5 +1,6 @@
 import { encodeJson, isRevisionConflict, kvGetJson, readEvent, readOutcome, type Bus, type KV } from "@warden/bus";
-import { BUCKET_BUDGETS, type Decision, type HistoryFinding, type HistoryHold } from "@warden/contracts";
+import { BUCKET_BUDGETS } from "@warden/contracts/subjects";
+import { type Decision, type HistoryFinding, type HistoryHold } from "@warden/contracts/policy";
 import {
   evaluateHistory,
   heldAgainstLimit,

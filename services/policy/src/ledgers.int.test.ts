@@ -1,22 +1,11 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson, kvPutJson, readEvent, type Bus } from "@warden/bus";
-import {
-  argsHash,
-  BUCKET_BUDGETS,
-  BUCKET_TOOLS,
-  descriptorHash,
-  ledgerKey,
-  newId,
-  nextCallEvent,
-  stampNow,
-  toolKey,
-  ToolDescriptorSchema,
-  type PolicyDocumentInput,
-  type ToolArgsValidated,
-  type ToolPolicyChecked,
-  type ToolRecord,
-} from "@warden/contracts";
+import { newId, nextCallEvent, stampNow, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
+import { BUCKET_BUDGETS, BUCKET_TOOLS, ledgerKey, toolKey } from "@warden/contracts/subjects";
+import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { type PolicyDocumentInput } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { LedgerStateSchema, ledgerUsed } from "@warden/policy-engine";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { putPolicyDocument } from "./policy-document.js";

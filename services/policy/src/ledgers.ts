@@ -1,5 +1,6 @@
 import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
-import { BUCKET_BUDGETS, ledgerKey, type LedgerExceeded, type LedgerReservation } from "@warden/contracts";
+import { type LedgerExceeded, type LedgerReservation } from "@warden/contracts/events";
+import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
 import { createTurns } from "@warden/service-kit";
 import {
   LedgerStateSchema,

@@ -1,24 +1,19 @@
 import { readFileSync } from "node:fs";
 import { decodeJson, encodeJson, identityOfCreds, isRevisionConflict, type Bus } from "@warden/bus";
+import { newId } from "@warden/contracts/events";
+import { BUCKET_POLICY, policyChangedSubject } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import {
-  BUCKET_POLICY,
-  canonicalJson,
   EMPTY_POLICY_DOCUMENT,
-  fail,
-  newId,
-  ok,
   POLICY_CHANGE_SCHEMA_VERSION,
   POLICY_DOCUMENT_KEY,
-  policyChangedSubject,
   PolicyDocumentSchema,
-  sha256Hex,
-  type JsonObject,
-  type Outcome,
   type PolicyChanged,
   type PolicyChangeWhatIf,
   type PolicyDocument,
   type PolicyDocumentInput,
-} from "@warden/contracts";
+} from "@warden/contracts/policy";
+import { canonicalJson, sha256Hex, type JsonObject } from "@warden/contracts/json";
 import { diffPolicyDocuments, parsePolicyDocument } from "@warden/policy-engine";
 import type { KV } from "@warden/bus";
 

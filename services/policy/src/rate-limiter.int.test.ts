@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newId } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
 import { RATE_RULES, type RateBucket } from "@warden/policy-engine";
 import { useTestNats } from "@warden/testing";
 import { openRateLimiter } from "./rate-limiter.js";

@@ -1,5 +1,5 @@
 import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
-import { BUCKET_BUDGETS, rateBucketKey } from "@warden/contracts";
+import { BUCKET_BUDGETS, rateBucketKey } from "@warden/contracts/subjects";
 import { createTurns } from "@warden/service-kit";
 import { takeToken, TokenBucketStateSchema, type RateBucket, type TokenBucketState } from "@warden/policy-engine";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, type Bus } from "@warden/bus";
-import { descriptorHash, ToolDescriptorSchema } from "@warden/contracts";
+import { descriptorHash, ToolDescriptorSchema } from "@warden/contracts/descriptor";
 import { argsValidated, startTestNats, type TestNats } from "@warden/testing";
 import { labelRunOf } from "./delegation-tree.js";
 import { openRunLabels, type RunLabelsIndex } from "./run-labels-index.js";

@@ -1,5 +1,7 @@
 import { encodeJson, isRevisionConflict, kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
-import { BUCKET_BUDGETS, runLabelsKey, sha256Hex, type RunLabelSource } from "@warden/contracts";
+import { BUCKET_BUDGETS, runLabelsKey } from "@warden/contracts/subjects";
+import { type RunLabelSource } from "@warden/contracts/policy";
+import { sha256Hex } from "@warden/contracts/json";
 import {
   recordRunLabels,
   runLabelsOf,

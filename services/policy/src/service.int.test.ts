@@ -1,24 +1,17 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus, type StageContext } from "@warden/bus";
+import { newId, type EventType, type ToolArgsValidated } from "@warden/contracts/events";
+import { BUCKET_POLICY, BUCKET_TOOLS, policyChangedSubject, STREAM_POLICY_CHANGES, toolKey } from "@warden/contracts/subjects";
 import {
-  argsHash,
-  BUCKET_POLICY,
-  BUCKET_TOOLS,
   descriptorHash,
-  newId,
-  POLICY_DOCUMENT_KEY,
-  policyChangedSubject,
-  STREAM_POLICY_CHANGES,
-  toolKey,
   ToolDescriptorSchema,
   type CallMode,
-  type EventType,
-  type PolicyDocumentInput,
-  type ToolArgsValidated,
   type ToolDescriptorInput,
   type ToolRecord,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
+import { POLICY_DOCUMENT_KEY, type PolicyDocumentInput } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { openBudgetGuard } from "./budget-guard.js";
 import { handleToolArgsValidated } from "./handlers/tool-args-validated.js";

@@ -1,6 +1,8 @@
 import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
 import { announceService, followPolicyDocument, openExecutorLiveness, startDescriptorCache } from "@warden/service-kit";
-import { consumerName, DURABLES_POLICY_SETTLE, OUTCOME_EVENT_TYPES, stageFilterSubject, type PolicyDocument } from "@warden/contracts";
+import { consumerName, OUTCOME_EVENT_TYPES, stageFilterSubject } from "@warden/contracts/subjects";
+import { DURABLES_POLICY_SETTLE } from "@warden/contracts/permissions";
+import { type PolicyDocument } from "@warden/contracts/policy";
 import { openAttenuation } from "./attenuation-check.js";
 import { openBudgetGuard } from "./budget-guard.js";
 import { maySettle } from "./domain/settlement.js";

@@ -1,16 +1,15 @@
 import { getStoredMessage, type Bus } from "@warden/bus";
+import { EVENT_TYPES, SUFFIXED_EVENT_TYPES } from "@warden/contracts/events";
 import {
   BUCKET_CALLS,
   callAnyDomainSubject,
   callEventSubject,
   callHistorySubject,
   callRequestedAnySubject,
-  EVENT_TYPES,
   isSafeToken,
   parseCallSubject,
   STREAM_CALLS,
-  SUFFIXED_EVENT_TYPES,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
 import { CallModelSchema, decodeCallMessage, decodeFailureText, type CallModel, type TraceEntry } from "@warden/projections";
 import { getStoredModel } from "./stored-model.js";
 import { readStream } from "./stream-reader.js";

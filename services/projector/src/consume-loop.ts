@@ -1,5 +1,5 @@
 import { watchStalledPull, type Bus, type JsMsg, type Logger } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { applyRun, type BatchDeps } from "./apply-batch.js";
 import { HeldMessages } from "./held-messages.js";
 import { nextProjectionStep, skipPastAgedOut } from "./projection-step.js";

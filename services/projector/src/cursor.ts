@@ -1,5 +1,6 @@
 import { encodeJson, isRevisionConflict, kvGetJson, type Bus } from "@warden/bus";
-import { BUCKET_PROJECTOR, PROJECTOR_CURSOR_KEY, ProjectorCursorSchema } from "@warden/contracts";
+import { BUCKET_PROJECTOR, PROJECTOR_CURSOR_KEY } from "@warden/contracts/subjects";
+import { ProjectorCursorSchema } from "@warden/contracts/read-models";
 import type { KV } from "@warden/bus";
 
 const MAX_CAS_ATTEMPTS = 50;

@@ -1,5 +1,5 @@
 import { type Bus, decodeJson, encodeJson, isRevisionConflict, type Logger } from "@warden/bus";
-import { BUCKET_PROJECTOR, PROJECTOR_LEASE_KEY } from "@warden/contracts";
+import { BUCKET_PROJECTOR, PROJECTOR_LEASE_KEY } from "@warden/contracts/subjects";
 import { z } from "zod";
 import type { KV } from "@warden/bus";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { kvGetJson } from "@warden/bus";
-import { ApprovalInboxRecordSchema, BUCKET_APPROVALS } from "@warden/contracts";
+import { BUCKET_APPROVALS } from "@warden/contracts/subjects";
+import { ApprovalInboxRecordSchema } from "@warden/contracts/read-models";
 import { APPROVALS_MODEL } from "@warden/projections";
 import { syntheticCall, useTestNats } from "@warden/testing";
 import { ModelStore } from "./model-store.js";

@@ -1,5 +1,5 @@
 import { encodeJson, isRevisionConflict } from "@warden/bus";
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import type { AnyReadModelSpec } from "@warden/projections";
 import type { z } from "zod";
 import type { KV } from "@warden/bus";

@@ -1,5 +1,5 @@
 import type { Bus } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { openCursor } from "./cursor.js";
 
 /** How long a check waits for a busy projector to reach the stream's end before calling it behind. */

@@ -1,5 +1,5 @@
 import { kvPutJson, type Bus, unlessNotFound } from "@warden/bus";
-import { rebuildBucketName, STREAM_CALLS } from "@warden/contracts";
+import { rebuildBucketName, STREAM_CALLS } from "@warden/contracts/subjects";
 import { READ_MODELS, type ModelMaps } from "@warden/projections";
 import { digestsOf, readLiveModels, type ModelDigests } from "./live-models.js";
 import { awaitProjector, type ProjectorPosition } from "./projector-position.js";

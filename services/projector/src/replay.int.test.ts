@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
-import { callEventSubject, subjectOfEvent, type WardenEvent } from "@warden/contracts";
+import { type WardenEvent } from "@warden/contracts/events";
+import { callEventSubject, subjectOfEvent } from "@warden/contracts/subjects";
 import { decodeFailureText, emptyModelMaps, foldEvent, fullDecodeCallMessage } from "@warden/projections";
 import { CRAFTED_VIOLATIONS, eventually, startTestNats, SYNTHETIC_OUTCOMES, syntheticCall, type TestNats } from "@warden/testing";
 import { openCursor } from "./cursor.js";

@@ -1,5 +1,5 @@
 import type { Bus } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { decodeCallMessage, decodeFailureText, emptyModelMaps, foldEvent, type ModelMaps } from "@warden/projections";
 import type { UnreadableMessage } from "./call-events.js";
 import { readStream } from "./stream-reader.js";

@@ -3,8 +3,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson, loadBusConfig, silentLogger, type Bus } from "@warden/bus";
+import { type WardenEvent } from "@warden/contracts/events";
 import {
-  ApprovalInboxRecordSchema,
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
@@ -14,8 +14,8 @@ import {
   runBudgetKey,
   STREAM_CALLS,
   STREAM_DLQ,
-  type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { ApprovalInboxRecordSchema } from "@warden/contracts/read-models";
 import { CallModelSchema } from "@warden/projections";
 import { eventually, startTestNats, SYNTHETIC_OUTCOMES, syntheticCall, type TestNats } from "@warden/testing";
 import { openCursor } from "./cursor.js";
@@ -148,7 +148,7 @@ describe("the projector", () => {
     expect(approved?.value).toMatchObject({ status: "succeeded", approval: { outcome: "granted", approver: "alice" } });
     const inbox = await kvGetJson(await bus.kvm.open(BUCKET_APPROVALS), "a-5-a", ApprovalInboxRecordSchema);
     expect(inbox?.value).toMatchObject({ status: "denied", decidedBy: "alice", callId: "a-5" });
-    const budget = await kvGetJson(await bus.kvm.open(BUCKET_BUDGETS), runBudgetKey("a-run0"), (await import("@warden/contracts")).BudgetModelSchema);
+    const budget = await kvGetJson(await bus.kvm.open(BUCKET_BUDGETS), runBudgetKey("a-run0"), (await import("@warden/contracts/read-models")).BudgetModelSchema);
     expect(budget?.value.counts.requested).toBe(13);
     await expectLiveEqualsReplay(bus);
   });

@@ -1,5 +1,6 @@
 import { ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
-import { CALLS_SUBJECTS, consumerName, newId } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { CALLS_SUBJECTS, consumerName } from "@warden/contracts/subjects";
 import { READ_MODELS } from "@warden/projections";
 import { announceService } from "@warden/service-kit";
 import type { BatchDeps } from "./apply-batch.js";

@@ -1,4 +1,5 @@
-import { MAX_JSON_DEPTH, parseJsonGuarded, validateJson, type JsonLimits } from "@warden/contracts";
+import { MAX_JSON_DEPTH } from "@warden/contracts/subjects";
+import { parseJsonGuarded, validateJson, type JsonLimits } from "@warden/contracts/json";
 import type { z } from "zod";
 import type { KV } from "@warden/bus";
 

@@ -1,6 +1,7 @@
 import { runStage, type Bus, type Logger } from "@warden/bus";
 import { announceService, followPolicyDocument, openExecutorLiveness, startDescriptorCache } from "@warden/service-kit";
-import { BUCKET_TOOLS, consumerName, DURABLE_REGISTRY, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts";
+import { BUCKET_TOOLS, consumerName, MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, stageFilterSubject } from "@warden/contracts/subjects";
+import { DURABLE_REGISTRY } from "@warden/contracts/permissions";
 import { ArgsValidators } from "./domain/args-validator.js";
 import { handleToolCallRequested } from "./handlers/tool-call-requested.js";
 import { handleUnreadableRequest } from "./handlers/unreadable-request.js";

@@ -1,12 +1,11 @@
+import { newId, type ToolCallRequested } from "@warden/contracts/events";
 import {
   descriptorHash,
-  newId,
   ToolDescriptorSchema,
-  type ToolCallRequested,
   type ToolDescriptorInput,
   type ToolRecord,
   type ToolStatus,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
 
 /** Test fixtures: descriptors, records and requests with sensible defaults. */
 export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {

@@ -1,5 +1,5 @@
 import { ToolError } from "@warden/executor";
-import { wardenError } from "@warden/contracts";
+import { wardenError } from "@warden/contracts/errors";
 import type { BudgetMeter } from "./domain/budget-meter.js";
 import type { ModelClient, ModelReply, ModelRequest } from "./model.js";
 

@@ -1,5 +1,8 @@
 import type { AgentClient } from "@warden/sdk";
-import { isAgentTool, wardenError, type JsonObject, type ToolResult, type WardenError } from "@warden/contracts";
+import { type ToolResult } from "@warden/contracts/events";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { isAgentTool } from "@warden/contracts/policy";
+import { type JsonObject } from "@warden/contracts/json";
 import { AgentArgsSchema } from "./domain/agent-input.js";
 import type { BudgetMeter } from "./domain/budget-meter.js";
 import type { OwnCall } from "./domain/view-event.js";

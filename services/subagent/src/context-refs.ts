@@ -1,5 +1,5 @@
 import { readCallHistory, type Bus } from "@warden/bus";
-import { mayUseCallId, toModelMessage } from "@warden/contracts";
+import { mayUseCallId, toModelMessage } from "@warden/contracts/events";
 import { resultFromEvent } from "@warden/sdk";
 import type { RefText } from "./domain/prompt.js";
 

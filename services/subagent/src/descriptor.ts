@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { isAgentTool, SkillNameSchema, ToolNameSchema, VersionSchema } from "@warden/contracts";
+import { ToolNameSchema, VersionSchema } from "@warden/contracts/subjects";
+import { SkillNameSchema } from "@warden/contracts/descriptor";
+import { isAgentTool } from "@warden/contracts/policy";
 
 /** How much of the delegating caller's context a subagent gets besides its task. */
 export const CONTEXT_KINDS = ["none", "summary", "refs"] as const;

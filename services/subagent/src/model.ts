@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import type { WardenError } from "@warden/contracts";
+import type { WardenError } from "@warden/contracts/errors";
 
 /** Where the subagents' model runs: any OpenAI-compatible endpoint. */
 export interface ModelEndpoint {

@@ -1,5 +1,7 @@
 import { readEvent, type Bus } from "@warden/bus";
-import { AGENT_DOMAIN, causeOf, delegatedIntent } from "@warden/contracts";
+import { causeOf } from "@warden/contracts/events";
+import { delegatedIntent } from "@warden/contracts/descriptor";
+import { AGENT_DOMAIN } from "@warden/contracts/policy";
 import { AgentArgsSchema } from "./domain/agent-input.js";
 import type { OwnCall } from "./domain/view-event.js";
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requestRpc, type Bus, type Logger } from "@warden/bus";
-import { gradeRank, SUBJECT_REGISTRY_LIST, ToolRecordSchema, type Grade } from "@warden/contracts";
+import { SUBJECT_REGISTRY_LIST } from "@warden/contracts/subjects";
+import { gradeRank, ToolRecordSchema, type Grade } from "@warden/contracts/descriptor";
 import { deriveGrades, type GradeInputs } from "./domain/derive-grades.js";
 
 const FIRST_BACKOFF_MS = 100;

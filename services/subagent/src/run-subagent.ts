@@ -1,19 +1,10 @@
 import type { ChatCompletionMessage, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Bus, Logger } from "@warden/bus";
-import {
-  argsHash,
-  effectiveAgentBudget,
-  isAgentTool,
-  subagentPrincipal,
-  toModelMessage,
-  wardenError,
-  type ArtifactRef,
-  type Grade,
-  type JsonObject,
-  type ToolResult,
-  type ToolView,
-  type WardenError,
-} from "@warden/contracts";
+import { toModelMessage, type ArtifactRef, type ToolResult } from "@warden/contracts/events";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { type Grade, type ToolView } from "@warden/contracts/descriptor";
+import { effectiveAgentBudget, isAgentTool, subagentPrincipal } from "@warden/contracts/policy";
+import { argsHash, type JsonObject } from "@warden/contracts/json";
 import { ToolError, type ToolContext } from "@warden/executor";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { listSkills } from "@warden/skills";

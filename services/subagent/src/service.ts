@@ -1,5 +1,5 @@
 import type { Bus, Logger } from "@warden/bus";
-import { AGENT_DOMAIN } from "@warden/contracts";
+import { AGENT_DOMAIN } from "@warden/contracts/policy";
 import { startExecutor, type Executor } from "@warden/executor";
 import { parseSubagentDescriptor, type SubagentDescriptorInput } from "./descriptor.js";
 import { endpointConfigured, openAiModelClient, type ModelClient, type ModelEndpoint } from "./model.js";

@@ -1,4 +1,4 @@
-import type { Grade } from "@warden/contracts";
+import type { Grade } from "@warden/contracts/descriptor";
 import { defineTool, type ExecutableTool } from "@warden/executor";
 import type { SubagentDescriptor } from "./descriptor.js";
 import { agentInputSchema } from "./domain/agent-input.js";

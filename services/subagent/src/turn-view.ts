@@ -1,5 +1,6 @@
 import { appendEvent, type Bus } from "@warden/bus";
-import { newId, type ToolView } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { type ToolView } from "@warden/contracts/descriptor";
 import type { AgentClient } from "@warden/sdk";
 import type { RunSkills } from "./domain/run-skills.js";
 import { toolViewCompiledEvent, type OwnCall } from "./domain/view-event.js";

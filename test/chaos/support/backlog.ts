@@ -1,6 +1,7 @@
 import { headers } from "@nats-io/transport-node";
 import { encodeJson } from "@warden/bus";
-import { callEventSubject, newId, STREAM_CALLS } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
 import { buildCallRequest } from "@warden/sdk";
 import { CHAOS_DOMAIN, WRITE_TOOL } from "./chaos-executor.js";
 import { AGENT, type Deployment } from "./deployment.js";

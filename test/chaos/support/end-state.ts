@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Bus } from "@warden/bus";
-import { STREAM_DLQ } from "@warden/contracts";
+import { STREAM_DLQ } from "@warden/contracts/subjects";
 import { openCursor } from "@warden/projector";
 import type { Deployment } from "./deployment.js";
 import type { StreamScan } from "./stream-scan.js";

@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } fro
 import { join } from "node:path";
 import { decodeJson } from "@warden/bus";
 import { ApprovalRecordSchema } from "@warden/approver";
-import { BUCKET_APPROVAL_LOCKS, callEventSubject, STREAM_CALLS } from "@warden/contracts";
+import { BUCKET_APPROVAL_LOCKS, callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
 import type { Deployment } from "./deployment.js";
 import { startPatiently } from "./managed-process.js";
 import type { Load } from "./load.js";

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import type { Bus } from "@warden/bus";
-import { STREAM_CALLS } from "@warden/contracts";
+import { STREAM_CALLS } from "@warden/contracts/subjects";
 import type { Deployment } from "./deployment.js";
 import type { Fault } from "./faults.js";
 import type { Load } from "./load.js";

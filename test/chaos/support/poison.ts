@@ -1,6 +1,7 @@
 import { headers } from "@nats-io/transport-node";
 import { requestRpc, type Bus } from "@warden/bus";
-import { callEventSubject, callReadSubject, MAX_REQUEST_BYTES, newId } from "@warden/contracts";
+import { newId } from "@warden/contracts/events";
+import { callEventSubject, callReadSubject, MAX_REQUEST_BYTES } from "@warden/contracts/subjects";
 import { buildCallRequest } from "@warden/sdk";
 import { WRITE_TOOL } from "./chaos-executor.js";
 import { AGENT } from "./deployment.js";

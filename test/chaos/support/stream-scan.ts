@@ -1,5 +1,5 @@
 import type { Bus } from "@warden/bus";
-import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts";
+import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts/subjects";
 
 /** The event types that end a call; exactly one of them per call. */
 export const TERMINAL_TYPES = ["ToolCallRejected", "ApprovalDenied", "ApprovalExpired", "ToolCallFinished", "ToolCallOutcomeUnknown"] as const;

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import type { Bus } from "@warden/bus";
-import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts";
+import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts/subjects";
 
 /**
  * What an operator with the admin's credentials can do to the history: WARDEN_CALLS refuses

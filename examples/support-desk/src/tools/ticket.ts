@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { kvGetJson, kvPutJson, type Bus } from "@warden/bus";
-import { wardenError } from "@warden/contracts";
+import { wardenError } from "@warden/contracts/errors";
 import { defineTool, ToolError } from "@warden/executor";
 import { openTickets } from "../tickets.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OwnCall } from "@warden/contracts";
+import type { OwnCall } from "@warden/contracts/events";
 import { callRows, durationText } from "./call-rows.js";
 
 const call = (over: Partial<OwnCall> & Pick<OwnCall, "callId" | "seq">): OwnCall => ({

@@ -1,4 +1,4 @@
-import type { OwnCall } from "@warden/contracts";
+import type { OwnCall } from "@warden/contracts/events";
 import { TERMINAL_CALL_STATES } from "@warden/projections";
 
 /** How a row's state looks: done well, waiting for a person, on its way, or refused / failed. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { matchesSecret, secretDigest } from "@warden/contracts";
+import { matchesSecret, secretDigest } from "@warden/contracts/json";
 
 /** A session ends after this long without a request, unless the inbox is told otherwise. */
 export const DEFAULT_SESSION_IDLE_MS = 12 * 60 * 60 * 1000;

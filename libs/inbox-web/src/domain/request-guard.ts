@@ -1,4 +1,5 @@
-import { matchesSecret, secretDigest, wardenError, type WardenError } from "@warden/contracts";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { matchesSecret, secretDigest } from "@warden/contracts/json";
 import type { InboxSessions } from "./inbox-sessions.js";
 
 /** The header a page's POST carries the per-run CSRF secret in (a cross-site form cannot set it). */

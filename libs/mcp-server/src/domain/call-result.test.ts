@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolResult } from "@warden/contracts";
+import type { ToolResult } from "@warden/contracts/events";
 import { toMcpCallResult, WARDEN_META_KEY } from "./call-result.js";
 
 const artifact = { id: "a1", sha256: "0".repeat(64), bytes: 1_000_000, contentType: "application/json" };

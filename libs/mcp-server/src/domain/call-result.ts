@@ -1,4 +1,5 @@
-import { toModelMessage, type ArtifactRef, type JsonValue, type ToolResult } from "@warden/contracts";
+import { toModelMessage, type ArtifactRef, type ToolResult } from "@warden/contracts/events";
+import { type JsonValue } from "@warden/contracts/json";
 import { callHandleUri } from "./call-task.js";
 
 /** The `_meta` key under which a result names its Warden call (MCP reserves unprefixed keys). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import { syntheticCall } from "@warden/testing";
 import { callHandleUri, callIdOfHandle, callTaskOf, endedResult } from "./call-task.js";
 

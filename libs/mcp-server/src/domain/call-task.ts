@@ -1,5 +1,6 @@
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
-import { renderApprovalSummary, TERMINAL_EVENT_TYPES, type ApprovalRequested, type EventType, type ToolResult, type WardenEvent } from "@warden/contracts";
+import { TERMINAL_EVENT_TYPES, type ApprovalRequested, type EventType, type ToolResult, type WardenEvent } from "@warden/contracts/events";
+import { renderApprovalSummary } from "@warden/contracts/approval";
 import { resultFromEvent } from "@warden/sdk";
 
 /** The URI template of a call's handle resource: what a client without tasks reads later. */

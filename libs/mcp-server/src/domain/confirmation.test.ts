@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PendingApproval } from "@warden/contracts";
+import type { PendingApproval } from "@warden/contracts/approval";
 import { confirmationPath, confirmationRequest, confirmedBy, confirmElsewhereNote } from "./confirmation.js";
 
 const approval: PendingApproval = {

@@ -1,4 +1,4 @@
-import type { PendingApproval } from "@warden/contracts";
+import type { PendingApproval } from "@warden/contracts/approval";
 
 /** The requester's answer: run it, do not run it, or no answer (the call stays pending). */
 export type Confirmation = "confirm" | "decline" | "cancel";

@@ -1,4 +1,6 @@
-import { fail, JsonObjectSchema, MAX_JSON_DEPTH, safeParseGuarded, type JsonObject, type JsonValue, type Outcome } from "@warden/contracts";
+import { MAX_JSON_DEPTH } from "@warden/contracts/subjects";
+import { fail, type Outcome } from "@warden/contracts/errors";
+import { JsonObjectSchema, safeParseGuarded, type JsonObject, type JsonValue } from "@warden/contracts/json";
 import { z } from "zod";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REQUEST_BYTES } from "@warden/contracts";
+import { MAX_REQUEST_BYTES } from "@warden/contracts/subjects";
 import { buildCallRequest, type CallRequestInput } from "./call-request.js";
 
 const base: CallRequestInput = {

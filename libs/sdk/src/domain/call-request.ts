@@ -1,15 +1,7 @@
-import {
-  EVENT_SCHEMA_VERSION,
-  fail,
-  isSafeToken,
-  MAX_REQUEST_BYTES,
-  ok,
-  ToolCallRequestedSchema,
-  type CallMode,
-  type Intent,
-  type Outcome,
-  type ToolCallRequested,
-} from "@warden/contracts";
+import { EVENT_SCHEMA_VERSION, ToolCallRequestedSchema, type ToolCallRequested } from "@warden/contracts/events";
+import { isSafeToken, MAX_REQUEST_BYTES } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type CallMode, type Intent } from "@warden/contracts/descriptor";
 import { domainOfTool, isAcceptableToolName } from "./tool-domain.js";
 
 export interface CallRequestInput {

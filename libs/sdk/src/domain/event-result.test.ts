@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import { decidersOfRequest, pendingResult, resultFromEvent } from "./event-result.js";
 
 const envelope = {

@@ -1,4 +1,5 @@
-import { wardenError, type ApprovalRequested, type ToolResult, type WardenEvent } from "@warden/contracts";
+import { type ApprovalRequested, type ToolResult, type WardenEvent } from "@warden/contracts/events";
+import { wardenError } from "@warden/contracts/errors";
 
 /**
  * The caller's answer for an event of its call, or undefined when the call goes on. A

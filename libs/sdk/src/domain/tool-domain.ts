@@ -1,4 +1,4 @@
-import { isSafeToken } from "@warden/contracts";
+import { isSafeToken } from "@warden/contracts/subjects";
 
 /** The domain a call to an unparseable name is published under; the registry rejects it UNKNOWN_TOOL. */
 export const UNRESOLVED_DOMAIN = "unresolved";

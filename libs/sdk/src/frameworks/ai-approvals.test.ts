@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelMessage } from "ai";
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@warden/contracts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@warden/contracts/events";
 import { aiToolCallKey, answeredInApp, appApprovalAnswers } from "./ai-approvals.js";
 
 const input = { ticketId: "T-1", fields: { priority: "high" } };

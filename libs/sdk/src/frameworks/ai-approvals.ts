@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
-import { MAX_IDEMPOTENCY_KEY_LENGTH, type ApprovalRequested } from "@warden/contracts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH, type ApprovalRequested } from "@warden/contracts/events";
 
 /**
  * An app's answer to one of the AI SDK's approval requests, read from the message history the app

@@ -1,5 +1,7 @@
 import { jsonSchema, tool, type JSONSchema7, type ModelMessage, type Tool, type ToolApprovalStatus } from "ai";
-import { argsHash, type Outcome, type ToolViewEntry } from "@warden/contracts";
+import { type Outcome } from "@warden/contracts/errors";
+import { type ToolViewEntry } from "@warden/contracts/descriptor";
+import { argsHash } from "@warden/contracts/json";
 import type { AgentClient } from "../agent-client.js";
 import type { ApproverClient } from "../approver-client.js";
 import { aiToolCallKey, answeredInApp, appApprovalAnswers, approvalRequestText, type AppApprovalAnswer } from "./ai-approvals.js";

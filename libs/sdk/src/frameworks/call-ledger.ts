@@ -1,4 +1,5 @@
-import { idempotentCallId, toModelMessage, type ToolResult, type ToolViewEntry } from "@warden/contracts";
+import { idempotentCallId, toModelMessage, type ToolResult } from "@warden/contracts/events";
+import { type ToolViewEntry } from "@warden/contracts/descriptor";
 import type { AgentClient } from "../agent-client.js";
 
 /**

@@ -1,5 +1,5 @@
 import { tool, type FunctionTool } from "@openai/agents";
-import type { Outcome } from "@warden/contracts";
+import type { Outcome } from "@warden/contracts/errors";
 import type { AgentClient } from "../agent-client.js";
 import { createCallLedger, waitsForAPerson, type FrameworkToolsOptions, type PendingWardenCall } from "./call-ledger.js";
 import { objectParameters, viewEntries } from "./view-tools.js";

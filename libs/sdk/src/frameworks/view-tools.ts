@@ -1,4 +1,6 @@
-import { fail, type JsonObject, type Outcome, type ToolViewEntry } from "@warden/contracts";
+import { fail, type Outcome } from "@warden/contracts/errors";
+import { type ToolViewEntry } from "@warden/contracts/descriptor";
+import { type JsonObject } from "@warden/contracts/json";
 import type { AgentClient } from "../agent-client.js";
 import type { FrameworkToolsOptions } from "./call-ledger.js";
 

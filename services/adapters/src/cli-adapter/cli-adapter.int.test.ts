@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson } from "@warden/executor";
-import type { PendingApproval } from "@warden/contracts";
+import type { PendingApproval } from "@warden/contracts/approval";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processesTagged, startAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest, type AdaptersWarden } from "../../test/harness.js";

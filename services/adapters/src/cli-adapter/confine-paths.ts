@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { fail, ok, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import type { Args } from "../adapter-tool.js";
 import type { PathArgs } from "../domain/path-args.js";
 import { isInside } from "../domain/paths.js";

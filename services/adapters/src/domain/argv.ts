@@ -1,4 +1,4 @@
-import { fail, ok, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import { fillTemplate, parseTemplate, scalarText, templateArgNames, type TemplatePart } from "./template.js";
 
 /**

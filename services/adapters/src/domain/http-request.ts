@@ -1,4 +1,6 @@
-import { fail, ok, type Grade, type JsonValue, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type Grade } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import { hostAllowed } from "./host-allow.js";
 import { fillTemplate, parseTemplate, scalarText, templateArgNames } from "./template.js";
 

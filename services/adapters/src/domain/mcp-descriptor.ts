@@ -1,4 +1,5 @@
-import { descriptorHash, type Grade, type JsonObject, type ToolDescriptor } from "@warden/contracts";
+import { descriptorHash, type Grade, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type JsonObject } from "@warden/contracts/json";
 import { gradeFromHints, type McpHints } from "./mcp-grade.js";
 
 /** What an MCP server says about one tool (tools/list). */

@@ -1,4 +1,4 @@
-import type { Grade } from "@warden/contracts";
+import type { Grade } from "@warden/contracts/descriptor";
 
 /** MCP tool annotations (hints): a server's claims, never trusted to loosen anything on their own. */
 export interface McpHints {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolRecord } from "@warden/contracts";
+import type { ToolRecord } from "@warden/contracts/descriptor";
 import { mcpDescriptor, type McpToolInfo } from "./mcp-descriptor.js";
 import { gradeFromHints } from "./mcp-grade.js";
 import { capabilityNames, sanitiseToolName } from "./mcp-names.js";

@@ -1,6 +1,7 @@
-import { compareVersions, type ToolRecord } from "@warden/contracts";
+import { compareVersions } from "@warden/contracts/subjects";
+import { type ToolRecord } from "@warden/contracts/descriptor";
 import { contentHash } from "./mcp-descriptor.js";
-import type { ToolDescriptor } from "@warden/contracts";
+import type { ToolDescriptor } from "@warden/contracts/descriptor";
 
 export interface VersionChoice {
   readonly version: string;

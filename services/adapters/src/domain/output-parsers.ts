@@ -1,4 +1,5 @@
-import { fail, ok, type JsonValue, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type JsonValue } from "@warden/contracts/json";
 
 export const OUTPUT_PARSERS = ["text", "json", "jsonl"] as const;
 export type OutputParser = (typeof OUTPUT_PARSERS)[number];

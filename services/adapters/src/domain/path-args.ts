@@ -1,4 +1,4 @@
-import type { JsonObject } from "@warden/contracts";
+import type { JsonObject } from "@warden/contracts/json";
 
 /** The JSON Schema `format` that marks an argument as a file-system path, confined to the tool's roots. */
 export const PATH_FORMAT = "path";

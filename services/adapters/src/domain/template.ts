@@ -1,4 +1,4 @@
-import { fail, ok, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 
 /** A template is literal text with `{arg}` placeholders naming top-level args; `{{` and `}}` are literal braces. */
 export type TemplatePart = { readonly kind: "text"; readonly text: string } | { readonly kind: "arg"; readonly name: string };

@@ -1,4 +1,4 @@
-import type { JsonValue } from "@warden/contracts";
+import type { JsonValue } from "@warden/contracts/json";
 import type { Redactor } from "@warden/executor";
 import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";

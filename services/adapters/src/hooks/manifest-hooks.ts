@@ -1,4 +1,4 @@
-import type { JsonValue } from "@warden/contracts";
+import type { JsonValue } from "@warden/contracts/json";
 import type { Redactor, ToolContext } from "@warden/executor";
 import type { AdapterHooks, Args } from "../adapter-tool.js";
 import type { ToolHooks } from "../manifest/manifest-schema.js";

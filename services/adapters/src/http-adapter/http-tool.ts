@@ -1,4 +1,5 @@
-import { ToolDescriptorSchema, type JsonValue } from "@warden/contracts";
+import { ToolDescriptorSchema } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import { Redactor, type ExecutableTool, type PreparedCall, type ToolContext, type ToolEffects } from "@warden/executor";
 import { adapterTool, type Args, type PreparedPreview } from "../adapter-tool.js";
 import { callRedactor, redactedError, secretValues, tail, toolFailure } from "../adapter-errors.js";

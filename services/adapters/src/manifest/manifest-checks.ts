@@ -1,5 +1,7 @@
 import type { z } from "zod";
-import { lintDescriptor, parseToolName, ToolDescriptorSchema, type JsonObject } from "@warden/contracts";
+import { parseToolName } from "@warden/contracts/subjects";
+import { lintDescriptor, ToolDescriptorSchema } from "@warden/contracts/descriptor";
+import { type JsonObject } from "@warden/contracts/json";
 import { argvArgNames } from "../domain/argv.js";
 import { checkMethodForGrade, checkUrl, httpArgNames, PREVIEW_METHODS } from "../domain/http-request.js";
 import { PATH_FORMAT, pathArgsOf } from "../domain/path-args.js";

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { DomainSchema, JsonValueSchema, TokenSchema, ToolDescriptorSchema, VersionSchema } from "@warden/contracts";
+import { DomainSchema, TokenSchema, VersionSchema } from "@warden/contracts/subjects";
+import { ToolDescriptorSchema } from "@warden/contracts/descriptor";
+import { JsonValueSchema } from "@warden/contracts/json";
 import { OUTPUT_PARSERS } from "../domain/output-parsers.js";
 import { checkManifest } from "./manifest-checks.js";
 

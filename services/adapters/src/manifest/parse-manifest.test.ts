@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { descriptorHash } from "@warden/contracts";
+import { descriptorHash } from "@warden/contracts/descriptor";
 import { parseManifest } from "./parse-manifest.js";
 import { toolDescriptor } from "./tool-descriptor.js";
 

@@ -1,4 +1,4 @@
-import type { ToolDescriptor } from "@warden/contracts";
+import type { ToolDescriptor } from "@warden/contracts/descriptor";
 import type { SecretSource, ToolEntry } from "./manifest-schema.js";
 
 /** `list` in domain `files` is `files.list`; a full name is kept as written. */

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
-import type { ToolRecord } from "@warden/contracts";
+import type { ToolRecord } from "@warden/contracts/descriptor";
 import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";

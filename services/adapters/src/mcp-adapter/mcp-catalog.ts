@@ -1,4 +1,4 @@
-import { lintDescriptor, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts";
+import { lintDescriptor, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts/descriptor";
 import { mcpDescriptor, type McpToolInfo } from "../domain/mcp-descriptor.js";
 import { gradeFromHints } from "../domain/mcp-grade.js";
 import { capabilityNames } from "../domain/mcp-names.js";

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "@warden/bus";
-import type { JsonObject } from "@warden/contracts";
+import type { JsonObject } from "@warden/contracts/json";
 import { Redactor, type SecretStore } from "@warden/executor";
 import { AdapterConfigError } from "../adapter-errors.js";
 import { buildChildEnv } from "../domain/child-env.js";

@@ -1,5 +1,6 @@
 import type { Logger } from "@warden/bus";
-import { ok, type Outcome, type ToolDescriptor } from "@warden/contracts";
+import { ok, type Outcome } from "@warden/contracts/errors";
+import { type ToolDescriptor } from "@warden/contracts/descriptor";
 import { chooseVersion } from "../domain/mcp-versions.js";
 import type { McpSection } from "../manifest/manifest-schema.js";
 import type { RegistryClient } from "@warden/sdk";

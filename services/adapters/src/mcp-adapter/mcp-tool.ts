@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { JsonValue, ToolDescriptor } from "@warden/contracts";
+import type { ToolDescriptor } from "@warden/contracts/descriptor";
+import type { JsonValue } from "@warden/contracts/json";
 import type { ExecutableTool, PreviewContext, Redactor, ToolContext } from "@warden/executor";
 import { adapterTool, type AdapterHooks, type Args } from "../adapter-tool.js";
 import { redactedError, tail, toolFailure } from "../adapter-errors.js";

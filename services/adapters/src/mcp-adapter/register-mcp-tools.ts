@@ -1,5 +1,5 @@
 import type { Bus, Logger } from "@warden/bus";
-import type { Outcome } from "@warden/contracts";
+import type { Outcome } from "@warden/contracts/errors";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
 import { fullToolName } from "../manifest/tool-descriptor.js";
 import { SecretStore } from "@warden/executor";

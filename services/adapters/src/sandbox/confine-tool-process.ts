@@ -1,4 +1,4 @@
-import { fail, ok, type Outcome } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import { confineCommand } from "./confine-command.js";
 import { sandboxLine, type SandboxedProcess, type SandboxLine, type ToolSandbox } from "./tool-sandbox.js";
 import type { UnshareLayer } from "./unshare.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callEvents } from "@warden/testing";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
-import type { PolicyDocumentInput } from "@warden/contracts";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { canaryLeaks } from "../../test/canary.js";
 import { FIXTURES, NODE, rawCallsStream, startAdaptersWarden, tempDir, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService } from "../service.js";

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Bus } from "@warden/bus";
-import { BUCKET_SKILLS } from "@warden/contracts";
+import { BUCKET_SKILLS } from "@warden/contracts/subjects";
 import { loadSkillDir, readSkill, type LoadedSkill } from "@warden/skills";
 import { ManifestError, type LoadedManifest } from "../manifest/load-manifests.js";
 import { skillManifest } from "./skill-manifest.js";

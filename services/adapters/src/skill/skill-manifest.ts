@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { skillDomain } from "@warden/contracts";
+import { skillDomain } from "@warden/contracts/descriptor";
 import { insideFolder, issuesMessage, type LoadedSkill, type SkillIssue } from "@warden/skills";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
 import { ManifestSchema } from "../manifest/manifest-schema.js";

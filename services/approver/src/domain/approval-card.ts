@@ -1,4 +1,6 @@
-import { levelOf, type DelegationLink, type Grade, type CallMode, type PolicyDocument, type ToolDescriptor } from "@warden/contracts";
+import { type DelegationLink } from "@warden/contracts/events";
+import { levelOf, type Grade, type CallMode, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type PolicyDocument } from "@warden/contracts/policy";
 import { mayDecide } from "@warden/policy-engine";
 
 /** "alice via agent.triage": the person or plan at the top of the chain, then each delegating tool. */

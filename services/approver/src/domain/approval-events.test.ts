@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  ApprovalRequestedSchema,
-  ARGS_PREVIEW_CHARS,
-  argsHash,
-  PolicyDocumentSchema,
-  ToolDescriptorSchema,
-  type Grade,
-  type ToolPolicyChecked,
-} from "@warden/contracts";
+import { ApprovalRequestedSchema, type ToolPolicyChecked } from "@warden/contracts/events";
+import { ARGS_PREVIEW_CHARS } from "@warden/contracts/subjects";
+import { ToolDescriptorSchema, type Grade } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { approvalRequestedEvent, approvalTtlSeconds, argsPreview } from "./approval-events.js";
 import { pendingApprovalOf, recordOf } from "./approval-record.js";
 

@@ -1,23 +1,19 @@
 import {
   nextCallEvent,
-  ARGS_PREVIEW_CHARS,
-  canonicalJson,
   type ApprovalDenied,
   type ApprovalExpired,
   type ApprovalGranted,
   type ApprovalRequested,
   type DelegationLink,
-  type Grade,
-  type Intent,
-  type JsonValue,
-  type PolicyDocument,
   type ToolCallRejected,
-  type ToolDescriptor,
   type ToolPolicyChecked,
   type EventStamp,
-  levelOf,
-  wardenError,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { ARGS_PREVIEW_CHARS } from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { type Grade, type Intent, type ToolDescriptor, levelOf } from "@warden/contracts/descriptor";
+import { type PolicyDocument } from "@warden/contracts/policy";
+import { canonicalJson, type JsonValue } from "@warden/contracts/json";
 import { quorumOf } from "@warden/policy-engine";
 import { decidersOf, onBehalfOf, riskReasons } from "./approval-card.js";
 

@@ -1,14 +1,8 @@
-import {
-  ApprovalGrantedSchema,
-  ApprovalRequestedSchema,
-  CallModeSchema,
-  GradeSchema,
-  JsonValueSchema,
-  renderApprovalSummary,
-  TokenSchema,
-  type ApprovalRequested,
-  type PendingApproval,
-} from "@warden/contracts";
+import { ApprovalGrantedSchema, ApprovalRequestedSchema, type ApprovalRequested } from "@warden/contracts/events";
+import { TokenSchema } from "@warden/contracts/subjects";
+import { CallModeSchema, GradeSchema } from "@warden/contracts/descriptor";
+import { renderApprovalSummary, type PendingApproval } from "@warden/contracts/approval";
+import { JsonValueSchema } from "@warden/contracts/json";
 import { z } from "zod";
 import { argsPreview } from "./approval-events.js";
 

@@ -1,15 +1,10 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  approverKeyId,
-  argsHash,
-  grantStatementOf,
-  PolicyDocumentSchema,
-  verifyGrantSignature,
-  type ApprovalRequested,
-  type CallMode,
-  type Grade,
-} from "@warden/contracts";
+import { type ApprovalRequested } from "@warden/contracts/events";
+import { type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
+import { approverKeyId, grantStatementOf, verifyGrantSignature } from "@warden/contracts/approval";
+import { argsHash } from "@warden/contracts/json";
 import { recordOf, type ApprovalRecord } from "./approval-record.js";
 import { decidedRecord, denialReason, grantExpiry, judgeDecision, signGrant, type DecisionFacts } from "./decision.js";
 import { NO_OUTCOME } from "./settled-on-stream.js";

@@ -1,15 +1,7 @@
-import {
-  grantSigningPayload,
-  type ApprovalGranted,
-  type ApprovalRequested,
-  type DECISION_REFUSALS,
-  type DecisionReply,
-  type DecisionRequest,
-  type JsonValue,
-  type PolicyDocument,
-  type BySession,
-  type SessionTerms,
-} from "@warden/contracts";
+import { type ApprovalGranted, type ApprovalRequested } from "@warden/contracts/events";
+import { type PolicyDocument, type BySession, type SessionTerms } from "@warden/contracts/policy";
+import { grantSigningPayload, type DECISION_REFUSALS, type DecisionReply, type DecisionRequest } from "@warden/contracts/approval";
+import { type JsonValue } from "@warden/contracts/json";
 import { mayDecide } from "@warden/policy-engine";
 import { isOverdue, type ApprovalRecord, type DecisionMade } from "./approval-record.js";
 import { judgeStreamOutcome, type StreamOutcome } from "./settled-on-stream.js";

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { PolicyDocumentSchema, type ApprovalGranted, type ApprovalRequested, type CallMode, type Grade, type SessionTerms, type ToolPolicyChecked } from "@warden/contracts";
+import { type ApprovalGranted, type ApprovalRequested, type ToolPolicyChecked } from "@warden/contracts/events";
+import { type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema, type SessionTerms } from "@warden/contracts/policy";
 import { sessionApproverMayDecide, sessionGrantRefusal, sessionMismatch, sessionTermsOf } from "./session-terms.js";
 
 const NOW = new Date("2030-01-01T00:00:00.000Z");

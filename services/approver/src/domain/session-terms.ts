@@ -1,15 +1,7 @@
-import {
-  unmetConstraint,
-  type ApprovalGranted,
-  type ApprovalRequested,
-  type ActionType,
-  type JsonValue,
-  type PermissionLevel,
-  type PolicyDocument,
-  type SessionGrantRequest,
-  type SessionTerms,
-  type ToolPolicyChecked,
-} from "@warden/contracts";
+import { type ApprovalGranted, type ApprovalRequested, type ToolPolicyChecked } from "@warden/contracts/events";
+import { type ActionType, type PermissionLevel } from "@warden/contracts/descriptor";
+import { unmetConstraint, type PolicyDocument, type SessionGrantRequest, type SessionTerms } from "@warden/contracts/policy";
+import { type JsonValue } from "@warden/contracts/json";
 import { mayDecide, quorumOf } from "@warden/policy-engine";
 
 /**

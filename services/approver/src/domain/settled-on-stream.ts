@@ -1,4 +1,4 @@
-import type { ApprovalDenied, ApprovalExpired, ApprovalGranted, ToolCallCancelled } from "@warden/contracts";
+import type { ApprovalDenied, ApprovalExpired, ApprovalGranted, ToolCallCancelled } from "@warden/contracts/events";
 import type { Judgement } from "./decision.js";
 
 /** A call's terminal approval events as the stream holds them (each written at most once). */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { argsHash, PolicyDocumentSchema, type ApprovalRequested, type Grade } from "@warden/contracts";
+import { type ApprovalRequested } from "@warden/contracts/events";
+import { type Grade } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { whoMayDecide } from "./who-may-decide.js";
 
 const doc = PolicyDocumentSchema.parse({

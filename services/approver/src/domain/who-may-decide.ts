@@ -1,4 +1,5 @@
-import type { ApprovalRequested, PolicyDocument } from "@warden/contracts";
+import type { ApprovalRequested } from "@warden/contracts/events";
+import type { PolicyDocument } from "@warden/contracts/policy";
 import { mayDecide, type ApprovalFacts } from "@warden/policy-engine";
 
 /** What decides who may decide a request: the same facts for the inbox, durable deliveries and notices. */

@@ -1,5 +1,7 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
-import { levelOf, newId, type ActionType, type ApprovalRequested, type PermissionLevel, type PolicyDocument, type ToolPolicyChecked } from "@warden/contracts";
+import { newId, type ApprovalRequested, type ToolPolicyChecked } from "@warden/contracts/events";
+import { levelOf, type ActionType, type PermissionLevel } from "@warden/contracts/descriptor";
+import { type PolicyDocument } from "@warden/contracts/policy";
 
 type Preview = NonNullable<ApprovalRequested["data"]["preview"]>;
 import type { ApprovalStore } from "../approval-store.js";

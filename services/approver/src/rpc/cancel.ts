@@ -1,15 +1,8 @@
 import { appendEvent, readEvent, readOutcome, type Bus, type Logger } from "@warden/bus";
-import {
-  callRequestedAnyDomainSubject,
-  CancelRequestSchema,
-  nextCallEvent,
-  parseCallSubject,
-  parseCancelSubject,
-  stampNow,
-  STREAM_CALLS,
-  type CancelReply,
-  type Reply,
-} from "@warden/contracts";
+import { nextCallEvent, stampNow } from "@warden/contracts/events";
+import { callRequestedAnyDomainSubject, parseCallSubject, parseCancelSubject, STREAM_CALLS } from "@warden/contracts/subjects";
+import { type Reply } from "@warden/contracts/descriptor";
+import { CancelRequestSchema, type CancelReply } from "@warden/contracts/approval";
 import { principalOf } from "@warden/policy-engine";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 

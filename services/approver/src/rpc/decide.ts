@@ -1,15 +1,9 @@
 import { appendEvent, readEvent, type Bus, type Logger } from "@warden/bus";
-import {
-  argsHash,
-  DecisionRequestSchema,
-  newId,
-  parseDecideSubject,
-  type ApprovalRequested,
-  type DecisionReply,
-  type JsonValue,
-  type Reply,
-  type WardenEvent,
-} from "@warden/contracts";
+import { newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts/events";
+import { parseDecideSubject } from "@warden/contracts/subjects";
+import { type Reply } from "@warden/contracts/descriptor";
+import { DecisionRequestSchema, type DecisionReply } from "@warden/contracts/approval";
+import { argsHash, type JsonValue } from "@warden/contracts/json";
 import type { ApprovalStore } from "../approval-store.js";
 import { approvalDeniedEvent, approvalGrantedEvent } from "../domain/approval-events.js";
 import type { DecisionMade } from "../domain/approval-record.js";

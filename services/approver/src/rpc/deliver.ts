@@ -1,12 +1,9 @@
 import type { Logger } from "@warden/bus";
-import {
-  DeliveryRequestSchema,
-  parseApproverDeliverSubject,
-  wardenError,
-  type DeliveryReply,
-  type JsonValue,
-  type Reply,
-} from "@warden/contracts";
+import { parseApproverDeliverSubject } from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { type Reply } from "@warden/contracts/descriptor";
+import { DeliveryRequestSchema, type DeliveryReply } from "@warden/contracts/approval";
+import { type JsonValue } from "@warden/contracts/json";
 import { mayDecide } from "@warden/policy-engine";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import type { ApprovalStore } from "../approval-store.js";

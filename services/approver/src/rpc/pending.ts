@@ -1,13 +1,9 @@
 import type { Logger } from "@warden/bus";
-import {
-  describeConstraints,
-  lastSubjectToken,
-  PendingRequestSchema,
-  wardenError,
-  type PendingApproval,
-  type Reply,
-  type SessionGrantView,
-} from "@warden/contracts";
+import { lastSubjectToken } from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { type Reply } from "@warden/contracts/descriptor";
+import { describeConstraints } from "@warden/contracts/policy";
+import { PendingRequestSchema, type PendingApproval, type SessionGrantView } from "@warden/contracts/approval";
 import { mayDecide, principalOf } from "@warden/policy-engine";
 import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
 import type { ApprovalStore } from "../approval-store.js";

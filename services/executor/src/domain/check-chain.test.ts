@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { argsHash, type ApprovalRequested, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
+import { type ApprovalRequested, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
+import { argsHash } from "@warden/contracts/json";
 import { checkChain } from "./check-chain.js";
 
 const args = { ticket: "T-1", text: "closing" };

@@ -1,12 +1,5 @@
-import {
-  fail,
-  ok,
-  type ApprovalRequested,
-  type ErrorCode,
-  type Outcome,
-  type ToolArgsValidated,
-  type ToolPolicyChecked,
-} from "@warden/contracts";
+import { type ApprovalRequested, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
+import { fail, ok, type ErrorCode, type Outcome } from "@warden/contracts/errors";
 
 /**
  * The code a broken authorisation chain is refused with. The executor already refuses an

@@ -1,14 +1,8 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  argsHash,
-  eventHash,
-  grantSigningPayload,
-  grantStatementOf,
-  verifyGrantSignature,
-  type ApprovalGranted,
-  type ApprovalRequested,
-} from "@warden/contracts";
+import { eventHash, type ApprovalGranted, type ApprovalRequested } from "@warden/contracts/events";
+import { grantSigningPayload, grantStatementOf, verifyGrantSignature } from "@warden/contracts/approval";
+import { argsHash } from "@warden/contracts/json";
 import { checkApprovalOpen, checkGrant } from "./check-grant.js";
 
 const { publicKey, privateKey } = generateKeyPairSync("ed25519");

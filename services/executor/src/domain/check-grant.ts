@@ -1,16 +1,13 @@
 import {
-  argsHash,
-  fail,
-  grantStatementOf,
-  ok,
   type ApprovalDenied,
   type ApprovalExpired,
   type ApprovalGranted,
   type ApprovalRequested,
-  type GrantStatement,
-  type Outcome,
   type SessionGrantRevoked,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { grantStatementOf, type GrantStatement } from "@warden/contracts/approval";
+import { argsHash } from "@warden/contracts/json";
 
 export interface GrantFacts {
   readonly grant: ApprovalGranted;

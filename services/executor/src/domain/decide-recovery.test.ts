@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolCallStarted } from "@warden/contracts";
+import type { ToolCallStarted } from "@warden/contracts/events";
 import { claimDeadlineMs, decideRecovery } from "./decide-recovery.js";
 
 const started: ToolCallStarted = {

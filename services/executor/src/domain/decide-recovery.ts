@@ -1,4 +1,4 @@
-import type { ToolCallStarted } from "@warden/contracts";
+import type { ToolCallStarted } from "@warden/contracts/events";
 
 export interface RecoveryFacts {
   /** The claim someone else (or an earlier delivery of ours) wrote. */

@@ -1,4 +1,5 @@
-import type { JsonValue, PersonalDataCounts, PersonalDataKind } from "@warden/contracts";
+import type { PersonalDataCounts, PersonalDataKind } from "@warden/contracts/events";
+import type { JsonValue } from "@warden/contracts/json";
 
 /**
  * Finds personal data in text by shape, checked where a checksum exists (Luhn for cards, mod 97

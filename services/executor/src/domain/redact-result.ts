@@ -1,4 +1,5 @@
-import type { JsonValue, PersonalDataCounts, PersonalDataKind } from "@warden/contracts";
+import type { PersonalDataCounts, PersonalDataKind } from "@warden/contracts/events";
+import type { JsonValue } from "@warden/contracts/json";
 import type { HandlerResult } from "../run-with-timeout.js";
 import { maskPersonalData, maskText } from "./personal-data.js";
 import type { Redactor } from "./redactor.js";

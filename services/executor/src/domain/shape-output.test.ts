@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, MAX_OUTPUT_DEPTH, sha256Hex } from "@warden/contracts";
+import { MAX_JSON_DEPTH, MAX_OUTPUT_DEPTH } from "@warden/contracts/subjects";
+import { sha256Hex } from "@warden/contracts/json";
 import { shapeOutput } from "./shape-output.js";
 
 describe("shapeOutput", () => {

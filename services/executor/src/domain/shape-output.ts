@@ -1,4 +1,6 @@
-import { MAX_OUTPUT_DEPTH, previewJson, sha256Hex, valueDepthExceeds, wardenError, type JsonValue, type WardenError } from "@warden/contracts";
+import { MAX_OUTPUT_DEPTH } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { previewJson, sha256Hex, valueDepthExceeds, type JsonValue } from "@warden/contracts/json";
 
 export type ShapedOutput =
   /** Small enough to travel in the event. */

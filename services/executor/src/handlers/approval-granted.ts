@@ -1,5 +1,8 @@
 import { readEvent, type StageContext, type StageOutcome } from "@warden/bus";
-import { fail, levelOf, ok, verifyGrantSignature, type ApprovalGranted, type ApprovalRequested, type Outcome, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts";
+import { type ApprovalGranted, type ApprovalRequested, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { levelOf } from "@warden/contracts/descriptor";
+import { verifyGrantSignature } from "@warden/contracts/approval";
 import type { Authorisation, Binding } from "../authorisation.js";
 import type { ExecutableTool } from "../define-tool.js";
 import { checkChain } from "../domain/check-chain.js";

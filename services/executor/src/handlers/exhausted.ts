@@ -1,5 +1,6 @@
 import { appendEvent, readEvent, type StageContext } from "@warden/bus";
-import { nextCallEvent, stampNow, wardenError, type ApprovalGranted, type ToolPolicyChecked } from "@warden/contracts";
+import { nextCallEvent, stampNow, type ApprovalGranted, type ToolPolicyChecked } from "@warden/contracts/events";
+import { wardenError } from "@warden/contracts/errors";
 import { resultRecorded } from "../call-history.js";
 import type { ExecutorDeps } from "../executor-deps.js";
 

@@ -1,5 +1,7 @@
 import { ACK, readEvent, type StageContext, type StageOutcome } from "@warden/bus";
-import { argsHash, fail, ok, type ToolPolicyChecked } from "@warden/contracts";
+import { type ToolPolicyChecked } from "@warden/contracts/events";
+import { fail, ok } from "@warden/contracts/errors";
+import { argsHash } from "@warden/contracts/json";
 import type { Authorisation } from "../authorisation.js";
 import { checkChain } from "../domain/check-chain.js";
 import { executeCall } from "../execute-call.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { wardenError } from "@warden/contracts";
+import { wardenError } from "@warden/contracts/errors";
 import { defineTool } from "../define-tool.js";
 import { ToolError } from "../tool-error.js";
 import { runTool } from "./run-tool.js";

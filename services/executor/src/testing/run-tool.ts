@@ -1,5 +1,8 @@
 import { silentLogger, type Logger } from "@warden/bus";
-import { redactsPersonalData, wardenError, type CallMode, type EffectsObserved, type JsonValue, type PersonalDataCounts, type WardenError } from "@warden/contracts";
+import { type EffectsObserved, type PersonalDataCounts } from "@warden/contracts/events";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { redactsPersonalData, type CallMode } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import { preCallRefusal, runPostCall } from "../call-hooks.js";
 import type { ExecutableTool, PreparedCall } from "../define-tool.js";
 import { cleanResult } from "../domain/redact-result.js";

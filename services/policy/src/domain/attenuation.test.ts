@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  agentBudgetJsonSchema,
-  PolicyDocumentSchema,
-  ToolDescriptorSchema,
-  type AgentBudget,
-  type ToolArgsValidated,
-  type ToolDescriptor,
-} from "@warden/contracts";
+import { type ToolArgsValidated } from "@warden/contracts/events";
+import { ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { agentBudgetJsonSchema, PolicyDocumentSchema, type AgentBudget } from "@warden/contracts/policy";
 import { checkChain, checkCounts, type Chain, type ChainFacts, type ChainLink } from "./attenuation.js";
 
 const NOW = 1_000_000;

@@ -1,3 +1,5 @@
+import { type ToolArgsValidated } from "@warden/contracts/events";
+import { type CallMode, type ToolDescriptor } from "@warden/contracts/descriptor";
 import {
   decisionRank,
   effectiveAgentBudget,
@@ -5,12 +7,9 @@ import {
   MAX_DELEGATION_DEPTH,
   subagentPrincipal,
   type AgentBudget,
-  type CallMode,
-  type JsonValue,
   type PolicyDocument,
-  type ToolArgsValidated,
-  type ToolDescriptor,
-} from "@warden/contracts";
+} from "@warden/contracts/policy";
+import { type JsonValue } from "@warden/contracts/json";
 import { ATTENUATION_CHECKED_RULE, effectiveFlags, evaluatePolicy } from "@warden/policy-engine";
 import { ATTENUATION_BUDGET_RULE, type Verdict } from "./verdict.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolCallRejectedSchema, ToolPolicyCheckedSchema, type ToolArgsValidated } from "@warden/contracts";
+import { ToolCallRejectedSchema, ToolPolicyCheckedSchema, type ToolArgsValidated } from "@warden/contracts/events";
 import { policyCheckedEvent, policyRejectedEvent } from "./policy-events.js";
 
 const validated: ToolArgsValidated = {

@@ -1,4 +1,6 @@
-import { nextCallEvent, wardenError, type JsonValue, type ToolArgsValidated, type ToolCallRejected, type ToolPolicyChecked, type EventStamp } from "@warden/contracts";
+import { nextCallEvent, type ToolArgsValidated, type ToolCallRejected, type ToolPolicyChecked, type EventStamp } from "@warden/contracts/events";
+import { wardenError } from "@warden/contracts/errors";
+import { type JsonValue } from "@warden/contracts/json";
 import { rejectionCode, type Verdict } from "./verdict.js";
 
 export type Stamp = EventStamp;

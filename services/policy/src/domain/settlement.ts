@@ -1,4 +1,4 @@
-import type { WardenEvent } from "@warden/contracts";
+import type { WardenEvent } from "@warden/contracts/events";
 import type { HistorySettlement, LedgerSettlement } from "@warden/policy-engine";
 
 /** The events that settle a call's ledger reservations (docs/policy.md, Budgets). */

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  argsHash,
-  descriptorHash,
-  PolicyDocumentSchema,
-  ToolDescriptorSchema,
-  type ToolArgsValidated,
-  type ToolRecord,
-} from "@warden/contracts";
+import { type ToolArgsValidated } from "@warden/contracts/events";
+import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
+import { argsHash } from "@warden/contracts/json";
 import { historyGateOf, RATE_RULES } from "@warden/policy-engine";
 import { ATTENUATION_RULES } from "./attenuation.js";
 import { budgetExceeded, decideCall, rateRefused, rejectionCode } from "./verdict.js";

@@ -1,4 +1,7 @@
-import type { DataLabel, Decision, ErrorCode, RunLabelSource, HistoryFinding, HistoryHold, LedgerExceeded, LedgerReservation, PolicyDocument, ShadowDecision, ToolArgsValidated, ToolRecord } from "@warden/contracts";
+import type { LedgerExceeded, LedgerReservation, ShadowDecision, ToolArgsValidated } from "@warden/contracts/events";
+import type { ErrorCode } from "@warden/contracts/errors";
+import type { ToolRecord } from "@warden/contracts/descriptor";
+import type { DataLabel, Decision, RunLabelSource, HistoryFinding, HistoryHold, PolicyDocument } from "@warden/contracts/policy";
 import { DESCRIPTOR_BOUND_RULE, evaluateCall, findingsByRule, HISTORY_FULL_RULE, LEDGER_RULE, MAX_RUN_LABEL_ENTRIES, RUN_LABELS_FULL_RULE, ledgerExceededReason, RATE_RULES, RUN_BUDGET_RULE, type HistoryProbe, type RateBucket } from "@warden/policy-engine";
 
 // the engine names the rules that depend on history, so offline decisions and what-if replays know them

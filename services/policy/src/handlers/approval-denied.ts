@@ -1,5 +1,5 @@
 import type { StageContext, StageOutcome } from "@warden/bus";
-import type { ApprovalDenied } from "@warden/contracts";
+import type { ApprovalDenied } from "@warden/contracts/events";
 import { settleReservations, type SettleDeps } from "../settle-reservations.js";
 
 /** ApprovalDenied -> the call's reservations released. */

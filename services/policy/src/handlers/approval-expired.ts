@@ -1,5 +1,5 @@
 import type { StageContext, StageOutcome } from "@warden/bus";
-import type { ApprovalExpired } from "@warden/contracts";
+import type { ApprovalExpired } from "@warden/contracts/events";
 import { settleReservations, type SettleDeps } from "../settle-reservations.js";
 
 /** ApprovalExpired -> the call's reservations released. */

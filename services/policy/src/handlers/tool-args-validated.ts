@@ -1,6 +1,8 @@
 import { ACK, appendEvent, readEvent, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache, ExecutorLiveness, PolicyDocumentFollower } from "@warden/service-kit";
-import { newId, resultLabelsOf, type HistoryFinding, type RunLabelSource, type PolicyDocument, type ToolArgsValidated, type ToolPolicyChecked, type ToolRecord } from "@warden/contracts";
+import { newId, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
+import { type ToolRecord } from "@warden/contracts/descriptor";
+import { resultLabelsOf, type HistoryFinding, type RunLabelSource, type PolicyDocument } from "@warden/contracts/policy";
 import { guardedByUntrusted, hasRunLabelRules, historyProbesOf, historyRules, ledgerChargesOf, needsTreeRoot, rateBucketsOf, ruleMatches, toolCost, type HistoryProbe } from "@warden/policy-engine";
 import { labelRunOf, treeRootOf } from "../delegation-tree.js";
 import type { RunLabelsIndex } from "../run-labels-index.js";

@@ -1,5 +1,5 @@
 import type { StageContext, StageOutcome } from "@warden/bus";
-import type { ToolCallRejected } from "@warden/contracts";
+import type { ToolCallRejected } from "@warden/contracts/events";
 import { settleReservations, type SettleDeps } from "../settle-reservations.js";
 
 /** ToolCallRejected after a decision (the approver's quota) -> the call's reservations released. */

@@ -1,4 +1,6 @@
-import { wardenError, type JsonObject, type Outcome, type ToolRecord, type WardenError } from "@warden/contracts";
+import { wardenError, type Outcome, type WardenError } from "@warden/contracts/errors";
+import { type ToolRecord } from "@warden/contracts/descriptor";
+import { type JsonObject } from "@warden/contracts/json";
 import { JsonSchemaValidators, MAX_SCHEMA_ERRORS, toSchemaErrors, type SchemaError } from "@warden/service-kit";
 
 export type ArgsError = SchemaError;

@@ -1,11 +1,6 @@
-import {
-  argsHash,
-  nextCallEvent,
-  type ToolArgsValidated,
-  type ToolCallRejected,
-  type ToolCallRequested,
-  type WardenError,
-} from "@warden/contracts";
+import { nextCallEvent, type ToolArgsValidated, type ToolCallRejected, type ToolCallRequested } from "@warden/contracts/events";
+import { type WardenError } from "@warden/contracts/errors";
+import { argsHash } from "@warden/contracts/json";
 import type { ValidatedCall } from "./validate-call.js";
 
 export function argsValidatedEvent(req: ToolCallRequested, call: ValidatedCall, eventId: string, now: Date): ToolArgsValidated {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { undoCallIdOf, type ToolArgsValidated, type ToolCallFinished, type ToolCallRequested } from "@warden/contracts";
+import { undoCallIdOf, type ToolArgsValidated, type ToolCallFinished, type ToolCallRequested } from "@warden/contracts/events";
 import { syntheticCall } from "@warden/testing";
 import { checkCompensation, type CompensatedCall } from "./check-compensation.js";
 

@@ -1,13 +1,6 @@
-import {
-  fail,
-  ok,
-  sameArgs,
-  undoCallIdOf,
-  type Outcome,
-  type ToolArgsValidated,
-  type ToolCallRequested,
-  type WardenEvent,
-} from "@warden/contracts";
+import { undoCallIdOf, type ToolArgsValidated, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { sameArgs } from "@warden/contracts/descriptor";
 
 /** What the registry found of the call a request says it undoes. */
 export interface CompensatedCall {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fromWireName, PolicyDocumentSchema, ToolViewQuerySchema, WIRE_NAME_PATTERN, type ToolRecord } from "@warden/contracts";
+import { fromWireName, WIRE_NAME_PATTERN } from "@warden/contracts/subjects";
+import { ToolViewQuerySchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { compileToolView } from "@warden/policy-engine";
 import { record } from "../../test-support/fixtures.js";
 import { formatToolView, toAnthropicTools, toMcpToolList, toOpenAiResponsesTools, toOpenAiTools, toToolTable } from "./format-tool-view.js";

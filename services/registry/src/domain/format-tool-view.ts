@@ -1,4 +1,6 @@
-import { toWireName, type Grade, type JsonObject, type JsonValue, type ToolDescriptor, type ToolView, type ToolViewEntry, type ToolViewFormat } from "@warden/contracts";
+import { toWireName } from "@warden/contracts/subjects";
+import { type Grade, type ToolDescriptor, type ToolView, type ToolViewEntry, type ToolViewFormat } from "@warden/contracts/descriptor";
+import { type JsonObject, type JsonValue } from "@warden/contracts/json";
 
 export interface OpenAiTool {
   readonly type: "function";

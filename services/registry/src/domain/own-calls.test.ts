@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolCallRequested, WardenEvent } from "@warden/contracts";
+import type { ToolCallRequested, WardenEvent } from "@warden/contracts/events";
 import { applyCallEvent, type CallModel } from "@warden/projections";
 import { syntheticCall } from "@warden/testing";
 import { newestFirst, OWN_CALL_PREVIEW_CHARS, ownCallRow, ownTrace } from "./own-calls.js";

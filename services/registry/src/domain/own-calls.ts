@@ -1,4 +1,4 @@
-import type { OwnCall, ToolCallRequested, WardenEvent } from "@warden/contracts";
+import type { OwnCall, ToolCallRequested, WardenEvent } from "@warden/contracts/events";
 import type { CallModel, TraceEntry } from "@warden/projections";
 
 /** One request of the asking person as the stream holds it, with the call's model when projected. */

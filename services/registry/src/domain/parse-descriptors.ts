@@ -1,14 +1,6 @@
-import {
-  descriptorHash,
-  fail,
-  lintDescriptor,
-  ok,
-  ToolDescriptorSchema,
-  type JsonObject,
-  type JsonValue,
-  type Outcome,
-  type ToolDescriptor,
-} from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { descriptorHash, lintDescriptor, ToolDescriptorSchema, type ToolDescriptor } from "@warden/contracts/descriptor";
+import { type JsonObject, type JsonValue } from "@warden/contracts/json";
 
 export interface ParsedDescriptor {
   readonly descriptor: ToolDescriptor;

@@ -1,4 +1,5 @@
-import { fail, ok, type Outcome, type ToolRecord, type ToolStatus } from "@warden/contracts";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type ToolRecord, type ToolStatus } from "@warden/contracts/descriptor";
 import type { ParsedDescriptor } from "./parse-descriptors.js";
 
 export function newToolRecord(p: ParsedDescriptor, status: ToolStatus, now: Date): ToolRecord {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageHash, WardenEventSchema } from "@warden/contracts";
+import { messageHash, WardenEventSchema } from "@warden/contracts/events";
 import { request } from "../../test-support/fixtures.js";
 import { peekRequest, unreadableRejectedEvent, unreadableRequestError } from "./unreadable-request.js";
 

@@ -1,14 +1,8 @@
 import type { UndecodableCode } from "@warden/bus";
-import {
-  answerCallEvent,
-  CALL_MODES,
-  isSafeToken,
-  wardenError,
-  type CallMode,
-  type ToolCallRejected,
-  type WardenError,
-  type WardenEvent,
-} from "@warden/contracts";
+import { answerCallEvent, type ToolCallRejected, type WardenEvent } from "@warden/contracts/events";
+import { isSafeToken } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { CALL_MODES, type CallMode } from "@warden/contracts/descriptor";
 
 /** The identity a request subject carries: what the server let through, so what Warden trusts. */
 export interface RequestSubject {

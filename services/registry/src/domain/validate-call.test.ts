@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REQUEST_BYTES, type ToolRecord } from "@warden/contracts";
+import { MAX_REQUEST_BYTES } from "@warden/contracts/subjects";
+import { type ToolRecord } from "@warden/contracts/descriptor";
 import { versionsByName } from "@warden/policy-engine";
 import { record, request } from "../../test-support/fixtures.js";
 import { ArgsValidators } from "./args-validator.js";

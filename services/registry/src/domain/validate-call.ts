@@ -1,14 +1,7 @@
-import {
-  fail,
-  MAX_REQUEST_BYTES,
-  ok,
-  parseToolName,
-  resolveToolName,
-  type Grade,
-  type Outcome,
-  type ToolCallRequested,
-  type ToolRecord,
-} from "@warden/contracts";
+import { type ToolCallRequested } from "@warden/contracts/events";
+import { MAX_REQUEST_BYTES, parseToolName, resolveToolName } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { type Grade, type ToolRecord } from "@warden/contracts/descriptor";
 import type { ArgsCheck } from "./args-validator.js";
 import { newestEnabled } from "@warden/policy-engine";
 

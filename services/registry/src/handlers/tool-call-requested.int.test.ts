@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { appendEvent, encodeJson, ensureStageConsumer, readEvent } from "@warden/bus";
+import { newId, type ToolArgsValidated, type ToolCallRejected, type ToolCallRequested } from "@warden/contracts/events";
 import {
-  argsHash,
   callEventSubject,
   MAX_REQUEST_BYTES,
-  newId,
   parseToolName,
   resolveToolName,
   STREAM_CALLS,
   STREAM_DLQ,
   stageFilterSubject,
-  type ToolArgsValidated,
-  type ToolCallRejected,
-  type ToolCallRequested,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { argsHash } from "@warden/contracts/json";
 import { eventually } from "@warden/testing";
 import { descriptor, request } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";

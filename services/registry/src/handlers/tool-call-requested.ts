@@ -1,6 +1,7 @@
 import { ACK, appendEvent, readEvent, readOutcome, type AppendResult, type Bus, type StageContext, type StageOutcome } from "@warden/bus";
 import type { DescriptorCache } from "@warden/service-kit";
-import { mayUseCallId, newId, type EventType, type Outcome, type ToolCallRequested, type WardenEvent } from "@warden/contracts";
+import { mayUseCallId, newId, type EventType, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { type Outcome } from "@warden/contracts/errors";
 import type { ArgsValidators } from "../domain/args-validator.js";
 import { argsValidatedEvent, registryRejectedEvent } from "../domain/call-events.js";
 import { checkCompensation } from "../domain/check-compensation.js";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
-import { callEventSubject, callReadSubject, MAX_REQUEST_DEPTH, newId, STREAM_CALLS, STREAM_DLQ, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
+import { newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts/events";
+import { callEventSubject, callReadSubject, MAX_REQUEST_DEPTH, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { eventually } from "@warden/testing";
 import { descriptor, request } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";

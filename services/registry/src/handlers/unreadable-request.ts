@@ -1,5 +1,5 @@
 import { ACK, appendEvent, decodeJson, readEvent, type Bus, type StageContext, type StageOutcome, type UndecodableMessage } from "@warden/bus";
-import { messageHash, newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts";
+import { messageHash, newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts/events";
 import { peekRequest, unreadableRejectedEvent, unreadableRequestError } from "../domain/unreadable-request.js";
 
 /** The body as JSON if it is any (a request too deep or large for the stage may still name its tool). */

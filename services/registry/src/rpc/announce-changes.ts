@@ -1,5 +1,6 @@
 import { encodeJson, type Bus, type Logger } from "@warden/bus";
-import { SUBJECT_REGISTRY_CHANGED, type RegistryChanged } from "@warden/contracts";
+import { SUBJECT_REGISTRY_CHANGED } from "@warden/contracts/subjects";
+import { type RegistryChanged } from "@warden/contracts/descriptor";
 import type { DescriptorCache, PolicyDocumentFollower } from "@warden/service-kit";
 
 export interface ChangeAnnouncerDeps {

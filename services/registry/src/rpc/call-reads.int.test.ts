@@ -3,16 +3,15 @@ import { createRegistryClient } from "@warden/sdk";
 import { headers } from "@nats-io/transport-node";
 import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import {
-  callEventSubject,
   CallReadReplySchema,
-  callReadSubject,
   newId,
   type CallReadRequestInput,
   type EventOfType,
   type EventType,
-  type Reply,
   type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
+import { type Reply } from "@warden/contracts/descriptor";
 import { eventually, syntheticCall } from "@warden/testing";
 import { descriptor } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";

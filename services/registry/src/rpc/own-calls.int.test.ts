@@ -2,16 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import {
-  BUCKET_CALLS,
   newId,
   OwnCallListSchema,
-  ownCallsSubject,
   OwnCallTraceSchema,
   type EventOfType,
   type EventType,
   type OwnCallsRequestInput,
-  type Reply,
-} from "@warden/contracts";
+} from "@warden/contracts/events";
+import { BUCKET_CALLS, ownCallsSubject } from "@warden/contracts/subjects";
+import { type Reply } from "@warden/contracts/descriptor";
 import { applyCallEvent, type CallModel } from "@warden/projections";
 import { eventually, syntheticCall } from "@warden/testing";
 import { descriptor } from "../../test-support/fixtures.js";

@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { kvPutJson, requestRpc, type Bus } from "@warden/bus";
-import {
-  BUCKET_POLICY,
-  BUCKET_TOOLS,
-  POLICY_DOCUMENT_KEY,
-  PolicyDocumentSchema,
-  registryRegisterSubject,
-  registryStatusSubject,
-  type PolicyDocumentInput,
-} from "@warden/contracts";
+import { BUCKET_POLICY, BUCKET_TOOLS, registryRegisterSubject, registryStatusSubject } from "@warden/contracts/subjects";
+import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { eventually } from "@warden/testing";
 import { ArgsValidators } from "../domain/args-validator.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";

@@ -1,26 +1,28 @@
 import { decodeJson, getStoredMessage, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
-  ANY_DOMAIN,
   CALL_READ_EVENT_TYPES,
+  CallReadRequestSchema,
+  settlesRead,
+  type CallReadRequest,
+  type EventType,
+  type ToolCallRequested,
+  type WardenEvent,
+} from "@warden/contracts/events";
+import {
+  ANY_DOMAIN,
   CALL_READ_SUBJECTS,
   OUTCOME_EVENT_TYPES,
   callEventSubject,
   callHistorySubject,
-  CallReadRequestSchema,
   parseCallReadSubject,
   parseCallSubject,
   QUEUE_REGISTRY,
   requestOfCallSubjects,
-  settlesRead,
   STREAM_CALLS,
-  wardenError,
-  type CallReadRequest,
-  type EventType,
-  type JsonValue,
-  type Reply,
-  type ToolCallRequested,
-  type WardenEvent,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { type Reply } from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 
 type Subscription = ReturnType<typeof serveRpc>;
 

@@ -1,26 +1,20 @@
 import { getStoredMessage, serveRpc, type Bus, type KV, type Logger } from "@warden/bus";
+import { OwnCallsRequestSchema, type OwnCall, type OwnCallList, type OwnCallTrace, type ToolCallRequested } from "@warden/contracts/events";
 import {
   BUCKET_CALLS,
   callHistorySubject,
   lastSubjectToken,
   MAX_JSON_DEPTH,
   OWN_CALLS_SUBJECTS,
-  OwnCallsRequestSchema,
   parseCallSubject,
-  parseJsonGuarded,
   QUEUE_REGISTRY,
   requestOfCallSubjects,
   requestsOfPrincipalSubject,
   STREAM_CALLS,
-  validateJson,
-  wardenError,
-  type JsonValue,
-  type OwnCall,
-  type OwnCallList,
-  type OwnCallTrace,
-  type Reply,
-  type ToolCallRequested,
-} from "@warden/contracts";
+} from "@warden/contracts/subjects";
+import { wardenError } from "@warden/contracts/errors";
+import { type Reply } from "@warden/contracts/descriptor";
+import { parseJsonGuarded, validateJson, type JsonValue } from "@warden/contracts/json";
 import { CallModelSchema, decodeCallMessage, type CallModel, type TraceEntry } from "@warden/projections";
 import { newestFirst, ownCallRow, ownTrace, type FoundRequest } from "../domain/own-calls.js";
 

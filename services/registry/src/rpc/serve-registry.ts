@@ -4,24 +4,25 @@ import type { DescriptorCache, ExecutorLiveness, PolicyDocumentFollower } from "
 import {
   compareVersions,
   lastSubjectToken,
-  ListToolsRequestSchema,
   parseToolName,
   QUEUE_REGISTRY,
-  RegisterRequestSchema,
   REGISTRY_REGISTER_SUBJECTS,
   REGISTRY_STATUS_SUBJECTS,
   REGISTRY_VIEW_SUBJECTS,
-  SetStatusRequestSchema,
   SUBJECT_REGISTRY_LIST,
+} from "@warden/contracts/subjects";
+import { wardenError, type Outcome } from "@warden/contracts/errors";
+import {
+  ListToolsRequestSchema,
+  RegisterRequestSchema,
+  SetStatusRequestSchema,
   ToolViewRequestSchema,
-  wardenError,
-  type JsonValue,
-  type Outcome,
   type RegisterReply,
   type Reply,
   type ToolRecord,
   type ToolViewReply,
-} from "@warden/contracts";
+} from "@warden/contracts/descriptor";
+import { type JsonValue } from "@warden/contracts/json";
 import type { z } from "zod";
 import type { ArgsValidators } from "../domain/args-validator.js";
 import { formatToolView } from "../domain/format-tool-view.js";

@@ -1,17 +1,7 @@
 import { kvCreateJson, kvGetJson, kvUpdateJson } from "@warden/bus";
-import {
-  fail,
-  ok,
-  toolKey,
-  toolKeyPrefix,
-  ToolNameSchema,
-  ToolRecordSchema,
-  VersionSchema,
-  type Outcome,
-  type RegisteredTool,
-  type ToolRecord,
-  type ToolStatus,
-} from "@warden/contracts";
+import { toolKey, toolKeyPrefix, ToolNameSchema, VersionSchema } from "@warden/contracts/subjects";
+import { fail, ok, type Outcome } from "@warden/contracts/errors";
+import { ToolRecordSchema, type RegisteredTool, type ToolRecord, type ToolStatus } from "@warden/contracts/descriptor";
 import type { ParsedDescriptor } from "../domain/parse-descriptors.js";
 import { checkSameContent, newToolRecord, withStatus } from "../domain/registration.js";
 import type { KV } from "@warden/bus";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentBudgetCeiling } from "@warden/contracts";
+import { agentBudgetCeiling } from "@warden/contracts/policy";
 import { AgentArgsSchema, agentInputSchema } from "./agent-input.js";
 
 const ceiling = { maxTurns: 4, maxToolCalls: 6, maxTokens: 30_000, timeoutMs: 90_000 };

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { agentBudgetJsonSchema, TOKEN_PATTERN, type AgentBudget, type JsonObject } from "@warden/contracts";
+import { TOKEN_PATTERN } from "@warden/contracts/subjects";
+import { agentBudgetJsonSchema, type AgentBudget } from "@warden/contracts/policy";
+import { type JsonObject } from "@warden/contracts/json";
 import type { ContextKind } from "../descriptor.js";
 
 export const MAX_TASK_CHARS = 8_000;

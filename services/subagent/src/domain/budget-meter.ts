@@ -1,4 +1,4 @@
-import type { AgentBudget } from "@warden/contracts";
+import type { AgentBudget } from "@warden/contracts/policy";
 
 /** Which budget ended a run, or `answer` when the model gave its final answer. */
 export const STOP_REASONS = ["answer", "turns", "toolCalls", "tokens", "time"] as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Grade } from "@warden/contracts";
+import type { Grade } from "@warden/contracts/descriptor";
 import { deriveGrades } from "./derive-grades.js";
 
 const registered = new Map<string, Grade>([

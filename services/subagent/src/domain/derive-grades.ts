@@ -1,4 +1,4 @@
-import { highestGrade, type Grade } from "@warden/contracts";
+import { highestGrade, type Grade } from "@warden/contracts/descriptor";
 
 export interface GradeInputs {
   readonly name: string;

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { ArtifactRefSchema, CallStatusSchema, ErrorCodeSchema, type AgentBudget, type ArtifactRef, type ToolResult, type WardenError } from "@warden/contracts";
+import { ArtifactRefSchema, CallStatusSchema, type ArtifactRef, type ToolResult } from "@warden/contracts/events";
+import { ErrorCodeSchema, type WardenError } from "@warden/contracts/errors";
+import { type AgentBudget } from "@warden/contracts/policy";
 import { STOP_REASONS, type StopReason, type Usage } from "./budget-meter.js";
 
 /** One call the model asked for: run as a child call (callId), or refused before publishing (callId null). */

@@ -1,4 +1,4 @@
-import type { AgentBudget } from "@warden/contracts";
+import type { AgentBudget } from "@warden/contracts/policy";
 import type { AgentArgs } from "./agent-input.js";
 
 export interface PromptMessage {

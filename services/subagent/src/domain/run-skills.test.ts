@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SkillRecord } from "@warden/contracts";
+import type { SkillRecord } from "@warden/contracts/descriptor";
 import { runSkills } from "./run-skills.js";
 
 const HASH = `sha256:${"0".repeat(64)}`;

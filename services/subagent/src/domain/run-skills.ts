@@ -1,4 +1,4 @@
-import { gradeRank, type ActivatedSkill, type Grade, type SkillRecord } from "@warden/contracts";
+import { gradeRank, type ActivatedSkill, type Grade, type SkillRecord } from "@warden/contracts/descriptor";
 import { activateSkills, latestSkills, skillsPrompt } from "@warden/skills";
 
 /** A tool a skill would add to the view that the subagent is not given, and why (recorded on ToolViewCompiled). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { HiddenTool, ToolViewEntry } from "@warden/contracts";
+import type { HiddenTool, ToolViewEntry } from "@warden/contracts/descriptor";
 import { vetToolCall } from "./vet-tool-call.js";
 
 const entry: ToolViewEntry = {

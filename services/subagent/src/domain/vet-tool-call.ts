@@ -1,4 +1,7 @@
-import { toWireName, wardenError, type JsonObject, type ToolView, type WardenError } from "@warden/contracts";
+import { toWireName } from "@warden/contracts/subjects";
+import { wardenError, type WardenError } from "@warden/contracts/errors";
+import { type ToolView } from "@warden/contracts/descriptor";
+import { type JsonObject } from "@warden/contracts/json";
 
 /** A tool call as the model wrote it (OpenAI function call). */
 export interface ModelToolCall {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ToolViewCompiledSchema, type ToolView } from "@warden/contracts";
+import { ToolViewCompiledSchema } from "@warden/contracts/events";
+import { type ToolView } from "@warden/contracts/descriptor";
 import { toolViewCompiledEvent, type OwnCall } from "./view-event.js";
 
 const own: OwnCall = {

@@ -1,4 +1,5 @@
-import { answerCallEvent, type CallMode, type EventCause, type EventStamp, type Intent, type ToolView, type ToolViewCompiled } from "@warden/contracts";
+import { answerCallEvent, type EventCause, type EventStamp, type ToolViewCompiled } from "@warden/contracts/events";
+import { type CallMode, type Intent, type ToolView } from "@warden/contracts/descriptor";
 import type { RunSkills } from "./run-skills.js";
 
 /** The subagent's own call, as its recorded events describe it. */

@@ -1,4 +1,4 @@
-import type { JsonValue } from "@warden/contracts";
+import type { JsonValue } from "@warden/contracts/json";
 
 /** A check on one argument, at a dotted path: equal to a value, or a string containing a word. */
 export type ArgCheck =

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { JsonObject, JsonValue, ToolViewEntry } from "@warden/contracts";
+import type { ToolViewEntry } from "@warden/contracts/descriptor";
+import type { JsonObject, JsonValue } from "@warden/contracts/json";
 import { openAiTools } from "../domain/openai-tools.js";
 import type { ModelClient } from "../model.js";
 import type { GoldenSet } from "./golden.js";

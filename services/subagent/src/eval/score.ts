@@ -1,4 +1,4 @@
-import type { JsonValue } from "@warden/contracts";
+import type { JsonValue } from "@warden/contracts/json";
 import type { ArgCheck, GoldenCase } from "./golden.js";
 
 /** One call the model made for a case, with whether its args fit the tool's inputSchema. */
