@@ -297,7 +297,7 @@ export const POLICY_DECIDE_OPTIONS = {
   history: {
     type: "string",
     value: "FILE",
-    description: "earlier calls (a JSON or YAML list of { callId, tool, principal, runId, args, at, outcome }) to decide the rules' history conditions from",
+    description: "earlier calls (a JSON or YAML list of { callId, tool, principal, runId, args, at, outcome }) to decide the rules' history conditions and the run's data labels from",
   },
   "history-from-stream": {
     type: "boolean",

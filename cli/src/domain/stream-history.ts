@@ -34,6 +34,7 @@ export function historyFromCalls(calls: readonly RecordedCall[]): HistoryRecord[
       treeRoot: treeRootOf(c.callId),
       args: checked.data.args,
       at: checked.ts,
+      ...(checked.data.resultLabels === undefined ? {} : { labels: checked.data.resultLabels }),
       ...endingOf(c),
     });
   }

@@ -3,13 +3,14 @@ import { ToolCallRequestedSchema, type ShadowDecision } from "@warden/contracts/
 import { resolveToolName, TokenSchema, VersionSchema } from "@warden/contracts/subjects";
 import { fail, ok, type Outcome } from "@warden/contracts/errors";
 import { CallModeSchema, levelOf, type Grade, type ToolRecord, type ToolStatus, type ToolView } from "@warden/contracts/descriptor";
-import { type Decision, type HistoryFinding, type PolicyDocument } from "@warden/contracts/policy";
+import { type Decision, type HistoryFinding, type PolicyDocument, type RunLabelSource } from "@warden/contracts/policy";
 import { JsonValueSchema } from "@warden/contracts/json";
 import { quorumOf, type Quorum } from "./approval-authority.js";
 import { compileToolView } from "./compile-tool-view.js";
 import { evaluateCall } from "./evaluate-call.js";
 import { ruleMatches, type GateRuleId } from "./evaluate.js";
 import { historyRules } from "./history.js";
+import { runLabelsFromHistory } from "./history-labels.js";
 import { replayHistory, withActionTypes, type HistoryRecord } from "./history-replay.js";
 import { HISTORY_GATES, type HistoryGate } from "./history-gates.js";
 import { ledgerChargesOf, toolCost } from "./ledger.js";
@@ -100,6 +101,8 @@ export interface DecideResult {
   readonly notEvaluated: readonly NotEvaluated[];
   /** With a history: each history condition checked, with the earlier calls it counted. */
   readonly history?: readonly HistoryFinding[];
+  /** With a history: the labels the request's run has read, each with the earliest result that carried it. */
+  readonly runLabels?: readonly RunLabelSource[];
 }
 
 /**
@@ -127,8 +130,12 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
   const d = record.descriptor;
   const base = { tool: d, principal: request.principal, mode: request.mode, flags: request.flags, scope: request.scope };
   // history conditions are evaluated only from a history given: never guessed from none
-  const findings = history === undefined ? undefined : replayHistory(doc, withActionTypes(history, all), historyCallOf(request, d), (r) => ruleMatches(r, base), request.at === undefined ? Date.now() : Date.parse(request.at));
-  const facts = findings === undefined ? base : { ...base, history: new Map(findings.map((f) => [f.ruleId, f])) };
+  const nowMs = request.at === undefined ? Date.now() : Date.parse(request.at);
+  const asHistory = historyCallOf(request, d);
+  const findings = history === undefined ? undefined : replayHistory(doc, withActionTypes(history, all), asHistory, (r) => ruleMatches(r, base), nowMs);
+  // the run's labels too, from the same history: what the built-in rule and runLabels rules read
+  const runLabels = history === undefined ? undefined : runLabelsFromHistory(history, all, asHistory, nowMs);
+  const facts = findings === undefined || runLabels === undefined ? base : { ...base, history: new Map(findings.map((f) => [f.ruleId, f])), runLabels };
   const e = evaluateCall(doc, facts);
   const toolView = compileToolView(all, doc, { principal: request.principal, mode: request.mode, flags: request.flags, scope: request.scope }, { explain: true });
   return ok({
@@ -144,6 +151,7 @@ export function decideRequest(doc: PolicyDocument, records: Iterable<ToolRecord>
     ...(e.decision === "require_approval" ? { quorum: quorumOf(doc, { tool: d.name, grade: d.grade, level: levelOf(d), actionType: d.actionType, args: request.args }) } : {}),
     notEvaluated: notEvaluated(doc, request, d.name, toolCost(d), e.decision, history !== undefined),
     ...(findings === undefined || findings.length === 0 ? {} : { history: findings }),
+    ...(runLabels === undefined || runLabels.size === 0 ? {} : { runLabels: [...runLabels.values()] }),
   });
 }
 

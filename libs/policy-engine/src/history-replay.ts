@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TokenSchema } from "@warden/contracts/subjects";
 import { ActionTypeSchema, type ToolRecord } from "@warden/contracts/descriptor";
-import { type HistoryFinding, type PolicyDocument, type PolicyRule } from "@warden/contracts/policy";
+import { DataLabelSchema, MAX_RESULT_LABELS, type HistoryFinding, type PolicyDocument, type PolicyRule } from "@warden/contracts/policy";
 import { JsonValueSchema } from "@warden/contracts/json";
 import { versionsByName } from "./tool-versions.js";
 import {
@@ -31,6 +31,8 @@ export const HistoryRecordSchema = z.strictObject({
   outcome: z.enum(["ok", "failed", "unknown", "pending"]).default("ok"),
   /** When it ended (its outcome's time); before then it counts as still in flight. Absent: ended before any call asked about. */
   endedAt: z.iso.datetime().optional(),
+  /** The labels its result carried (docs/policy.md, Data labels). Absent: derived from its tool's descriptor. */
+  labels: z.array(DataLabelSchema).max(MAX_RESULT_LABELS).optional(),
 });
 export type HistoryRecord = z.infer<typeof HistoryRecordSchema>;
 export const HistoryRecordsSchema = z.array(HistoryRecordSchema).max(100_000);
