@@ -94,7 +94,8 @@ export const LedgerStateSchema = z.object({
   period: z.string().min(1).max(40),
   resetsAt: z.iso.datetime(),
   spent: AmountSchema,
-  holds: z.array(AmountSchema.extend({ callId: TokenSchema })),
+  /** `domain`: where the call's claim slot is, so a refusal can find the holds of calls cancelled before they started (older holds lack it). */
+  holds: z.array(AmountSchema.extend({ callId: TokenSchema, domain: TokenSchema.optional() })),
 });
 export type LedgerState = z.infer<typeof LedgerStateSchema>;
 
@@ -126,7 +127,7 @@ export type LedgerReserved =
  * Reserves a call's charge: refused when spent plus held plus the charge would pass a limit,
  * saying what is left and when the period resets.
  */
-export function reserveIn(state: LedgerState | undefined, charge: LedgerCharge, callId: string): LedgerReserved {
+export function reserveIn(state: LedgerState | undefined, charge: LedgerCharge, callId: string, domain?: string): LedgerReserved {
   const current = currentState(state, charge);
   if (current.holds.some((h) => h.callId === callId)) return { ok: true, next: current, already: true };
   const used = ledgerUsed(current);
@@ -149,7 +150,8 @@ export function reserveIn(state: LedgerState | undefined, charge: LedgerCharge, 
       },
     };
   }
-  return { ok: true, already: false, next: { ...current, holds: [...current.holds, { callId, calls: charge.calls, cost: charge.cost }] } };
+  const hold = { callId, calls: charge.calls, cost: charge.cost, ...(domain === undefined ? {} : { domain }) };
+  return { ok: true, already: false, next: { ...current, holds: [...current.holds, hold] } };
 }
 
 /** How a call's reservation ends: `spent` when the call ran (or may have), `released` when it did not or failed. */

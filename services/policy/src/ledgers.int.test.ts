@@ -145,4 +145,21 @@ describe("ledger budgets across two policy copies", () => {
     expect(again.filter((d) => d.data.decision === "allow")).toHaveLength(5);
     expect(ledgerUsed((await ledgerState())!)).toEqual({ calls: LIMIT, cost: 3 * LIMIT });
   });
+
+  it("releases the hold of a call cancelled before it started once the ledger would refuse, and admits the next call", async () => {
+    const state = await ledgerState();
+    expect(ledgerUsed(state!).calls).toBe(LIMIT);
+    expect((await callsAtOnce(1))[0]!.data.decision).toBe("deny");
+    // one held call is cancelled (the approver writes the cancel into its claim slot): it never ran
+    const victim = state!.holds.find((h) => h.domain === "ledger")!;
+    const checked = (await readEvent(admin, "ledger", victim.callId, "ToolPolicyChecked"))!;
+    const cancel = nextCallEvent(checked, "ToolCallCancelled", { by: "spender", as: "requester", reason: "asked twice" }, stampNow());
+    expect((await appendEvent(admin, cancel)).status).toBe("written");
+    const [next] = await callsAtOnce(1);
+    expect(next!.data.decision).toBe("allow");
+    const after = (await ledgerState())!;
+    expect(after.holds.map((h) => h.callId)).not.toContain(victim.callId);
+    expect(after.holds.map((h) => h.callId)).toContain(next!.callId);
+    expect(ledgerUsed(after).calls).toBe(LIMIT);
+  });
 });

@@ -1,4 +1,4 @@
-import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
+import { encodeJson, isRevisionConflict, kvGetJson, readEvent, type Bus, type JsonEntry, type KV } from "@warden/bus";
 import { type LedgerExceeded, type LedgerReservation } from "@warden/contracts/events";
 import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
 import { createTurns } from "@warden/service-kit";
@@ -27,7 +27,7 @@ export interface Ledgers {
    * without room refuses the call, and what was reserved in the others is released again.
    * Reserving again for the same call changes nothing (a redelivery).
    */
-  reserve(callId: string, charges: readonly LedgerCharge[]): Promise<LedgerAdmission>;
+  reserve(callId: string, domain: string, charges: readonly LedgerCharge[]): Promise<LedgerAdmission>;
   /** Settles a call's reservations at its result: spent, or released (room again). Settling twice changes nothing. */
   settle(callId: string, reservations: readonly Pick<LedgerReservation, "ledger" | "holder" | "period">[], how: LedgerSettlement): Promise<void>;
 }
@@ -71,9 +71,9 @@ export async function openLedgers(bus: Bus): Promise<Ledgers> {
       throw new Error(`ledger ${key} is contended or unreadable after ${MAX_CAS_ATTEMPTS} attempts`);
     });
 
-  const reserveOne = (callId: string, charge: LedgerCharge) =>
+  const reserveOne = (callId: string, domain: string, charge: LedgerCharge) =>
     update(ledgerKey(charge.ledger, charge.holder), (state, fresh): Change<ReturnType<typeof reserveIn>> => {
-      const r = reserveIn(state, charge, callId);
+      const r = reserveIn(state, charge, callId, domain);
       if (!r.ok) return fresh ? { result: r } : REREAD;
       // held already (a redelivery): the state counts this period and holds the call, nothing to write
       return r.already ? { result: r } : { next: r.next, result: r };
@@ -90,11 +90,28 @@ export async function openLedgers(bus: Bus): Promise<Ledgers> {
     }
   };
 
+  /**
+   * A call cancelled before it started never ran, and no result will settle its hold: before a
+   * ledger refuses, the claim slots of the calls it holds are read (only then: nothing is read while
+   * there is room) and the cancelled ones released. Whether any was.
+   */
+  const releaseCancelled = async (charge: LedgerCharge): Promise<boolean> => {
+    const state = (await kvGetJson(kv, ledgerKey(charge.ledger, charge.holder), LedgerStateSchema))?.value;
+    if (state === undefined || state.period !== charge.period) return false;
+    const cancelled = await Promise.all(
+      state.holds.map(async (h) => (h.domain !== undefined && (await readEvent(bus, h.domain, h.callId, "ToolCallCancelled")) !== undefined ? h.callId : undefined)),
+    );
+    const ids = cancelled.filter((id) => id !== undefined);
+    for (const id of ids) await settle(id, [charge], "released");
+    return ids.length > 0;
+  };
+
   return {
-    async reserve(callId, charges) {
+    async reserve(callId, domain, charges) {
       const taken: LedgerCharge[] = [];
       for (const charge of charges) {
-        const r = await reserveOne(callId, charge);
+        let r = await reserveOne(callId, domain, charge);
+        if (!r.ok && (await releaseCancelled(charge))) r = await reserveOne(callId, domain, charge);
         if (!r.ok) {
           await settle(callId, taken.map(reservationOf), "released");
           return { ok: false, exceeded: r.exceeded };

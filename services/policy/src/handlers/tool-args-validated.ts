@@ -150,7 +150,7 @@ async function decide(deps: PolicyCheckDeps, event: ToolArgsValidated): Promise<
     if (v.decision === "deny" || deps.ledgers === undefined || record === undefined) return v;
     const charges = ledgerChargesOf(doc, { principal: event.principal, tool: event.tool, cost: toolCost(record.descriptor) }, Date.now());
     if (charges.length === 0) return v;
-    const r = await deps.ledgers.reserve(event.callId, charges);
+    const r = await deps.ledgers.reserve(event.callId, event.domain, charges);
     return r.ok ? { ...v, reservations: r.reservations } : refusedLater(ledgerRefused(r.exceeded));
   };
   if (verdict.decision === "deny" || max === undefined) return (await append(deps, event, await reserve(verdict), doc.version)).held;
