@@ -106,13 +106,16 @@ describe("audit export --otlp: past calls' spans rebuilt from their events", { t
     expect(exported.contentTypes.every((t) => t === "application/json")).toBe(true);
   });
 
-  it("rebuilds a call's trace with the live ids and parent links: agent span → registry → policy → executor stage → the tool's run", () => {
+  it("rebuilds a call's trace with the live ids and parent links: agent span → the call's span → registry → policy → executor stage → the tool's run", () => {
     const names = ["stage registry-validate", "stage policy-check", "stage executor-allowed-kb", "tool kb.search"];
     const rebuilt = ofCall(exported.spans, search.callId);
     const was = ofCall(live.spans, search.callId);
     expect([...rebuilt.keys()]).toEqual(names);
     const [registry, policy, executor, tool] = names.map((n) => rebuilt.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
-    expect(registry.parentSpanId).toBe(agentSpanId);
+    // the request names the call's own span (the SDK's, live only: no event stands for it), under the agent's
+    const callSpan = was.get("execute_tool kb.search")!;
+    expect(callSpan.parentSpanId).toBe(agentSpanId);
+    expect(registry.parentSpanId).toBe(callSpan.spanId);
     expect(policy.parentSpanId).toBe(registry.spanId);
     expect(executor.parentSpanId).toBe(policy.spanId);
     expect(tool.parentSpanId).toBe(executor.spanId);
@@ -142,10 +145,12 @@ describe("audit export --otlp: past calls' spans rebuilt from their events", { t
     const parent = ofCall(exported.spans, delegated.callId);
     const child = ofCall(exported.spans, childCallId);
     const run = parent.get("tool agent.reader")!;
-    // the child's request names the run's span, so even the run keeps its live id
+    // the child's request names its own call span, a child of the run's: so even the run keeps its live id
     expect(run.spanId).toBe(ofCall(live.spans, delegated.callId).get("tool agent.reader")!.spanId);
     expect(run.parentSpanId).toBe(parent.get("stage executor-allowed-agent")!.spanId);
-    expect(child.get("stage registry-validate")!.parentSpanId).toBe(run.spanId);
+    const childCall = ofCall(live.spans, childCallId).get("execute_tool kb.search")!;
+    expect(childCall.parentSpanId).toBe(run.spanId);
+    expect(child.get("stage registry-validate")!.parentSpanId).toBe(childCall.spanId);
     expect(child.get("tool kb.search")!.parentSpanId).toBe(child.get("stage executor-allowed-kb")!.spanId);
     expect(new Set([...parent.values(), ...child.values()].map((sp) => sp.traceId))).toEqual(new Set([run.traceId]));
     expect(run).toMatchObject({ service: "warden-subagent", attributes: { "warden.ok": true } });

@@ -42,7 +42,7 @@ describe("tracing: one call is one trace, from the agent's span through every st
     expect(result).toMatchObject({ ok: true, status: "succeeded" });
     const callId = result.callId;
 
-    const names = [`stage ${DURABLE_REGISTRY}`, `stage ${POLICY_STAGE}`, `stage ${consumerName("executor-allowed", "kb")}`, "tool kb.search"];
+    const names = ["execute_tool kb.search", `stage ${DURABLE_REGISTRY}`, `stage ${POLICY_STAGE}`, `stage ${consumerName("executor-allowed", "kb")}`, "tool kb.search"];
     const ofCall = () => receiver.spans.filter((s) => s.attributes["warden.call_id"] === callId);
     const byName = await eventually(async () => {
       await tracing.flush();
@@ -54,14 +54,17 @@ describe("tracing: one call is one trace, from the agent's span through every st
     expect(receiver.contentTypes[0]).toBe("application/json");
 
     const agent = receiver.spans.find((s) => s.spanId === agentSpanId)!;
-    const [registry, policy, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
-    // the parent links: agent → registry → policy → executor stage → the tool's run, one trace
+    const [callSpan, registry, policy, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    // the parent links: agent → the call (the SDK) → registry → policy → executor stage → the tool's run, one trace
     expect(agent.parentSpanId).toBeUndefined();
-    expect(registry.parentSpanId).toBe(agent.spanId);
+    expect(callSpan.parentSpanId).toBe(agent.spanId);
+    expect(registry.parentSpanId).toBe(callSpan.spanId);
     expect(policy.parentSpanId).toBe(registry.spanId);
     expect(executor.parentSpanId).toBe(policy.spanId);
     expect(tool.parentSpanId).toBe(executor.spanId);
-    for (const s of [agent, registry, policy, executor, tool]) expect(s.traceId).toBe(traceId);
+    for (const s of [agent, callSpan, registry, policy, executor, tool]) expect(s.traceId).toBe(traceId);
+    // the call's span speaks OpenTelemetry's GenAI and messaging conventions
+    expect(callSpan.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "kb.search", "gen_ai.tool.call.id": callId, "messaging.system": "nats", "warden.status": "succeeded" });
     expect(registry.service).toBe("warden-test");
 
     const call = { "warden.call_id": callId, "warden.tool": "kb.search", "warden.domain": "kb" };
@@ -76,14 +79,14 @@ describe("tracing: one call is one trace, from the agent's span through every st
     // the context travels in the events: each names the span it was written in
     const events = await callEvents(w.bus, callId);
     const spanOf = (type: string) => spanContextOfTraceparent(events.find((e) => e.type === type)?.traceparent);
-    expect(spanOf("ToolCallRequested")).toMatchObject({ traceId, spanId: agent.spanId });
+    expect(spanOf("ToolCallRequested")).toMatchObject({ traceId, spanId: callSpan.spanId });
     expect(spanOf("ToolArgsValidated")).toMatchObject({ traceId, spanId: registry.spanId });
     expect(spanOf("ToolPolicyChecked")).toMatchObject({ traceId, spanId: policy.spanId });
     expect(spanOf("ToolCallStarted")).toMatchObject({ traceId, spanId: executor.spanId });
     expect(spanOf("ToolCallFinished")).toMatchObject({ traceId, spanId: executor.spanId });
   });
 
-  it("keeps a call that waits for a person in one trace: policy → approver stage → the granted executor stage → the tool's run", async () => {
+  it("keeps a call that waits for a person in one trace: policy → approver stage → the person's wait → the granted executor stage → the tool's run", async () => {
     const { pending, agentSpanId } = await trace.getTracer("test-agent").startActiveSpan("agent plan step", async (span) => {
       const r = await bot.call("customer.message", { customerId: "C-trace", text: "Your refund is on its way" }, { mode: "plan" });
       span.end();
@@ -98,36 +101,42 @@ describe("tracing: one call is one trace, from the agent's span through every st
       return found!;
     });
     expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true, decision: "grant" });
-    const names = [`stage ${POLICY_STAGE}`, `stage ${APPROVER_STAGE}`, `stage ${consumerName("executor-granted", "customer")}`, "tool customer.message"];
+    const names = [`stage ${POLICY_STAGE}`, `stage ${APPROVER_STAGE}`, "approval wait", `stage ${consumerName("executor-granted", "customer")}`, "tool customer.message"];
     const byName = await eventually(async () => {
       await tracing.flush();
       const found = new Map(receiver.spans.filter((s) => s.attributes["warden.call_id"] === pending.callId).map((s) => [s.name, s]));
       for (const name of names) expect(found.has(name), name).toBe(true);
       return found;
     });
-    const [policy, approver, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
-    expect(byName.get(`stage ${DURABLE_REGISTRY}`)?.parentSpanId).toBe(agentSpanId);
+    const [policy, approver, wait, executor, tool] = names.map((n) => byName.get(n)!) as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    expect(byName.get("execute_tool customer.message")?.parentSpanId).toBe(agentSpanId);
     expect(approver.parentSpanId).toBe(policy.spanId);
-    expect(executor.parentSpanId).toBe(approver.spanId);
+    // the person's wait: from the request to alice's grant, and the granted run under it
+    expect(wait.parentSpanId).toBe(approver.spanId);
+    expect(wait.attributes).toMatchObject({ "warden.approval_id": pending.approvalId, "warden.approval.outcome": "granted", "warden.approval.decided_by": "alice" });
+    expect(wait.endMs).toBeGreaterThan(wait.startMs);
+    expect(executor.parentSpanId).toBe(wait.spanId);
     expect(tool.parentSpanId).toBe(executor.spanId);
-    expect(new Set([policy, approver, executor, tool].map((s) => s.traceId)).size).toBe(1);
+    expect(new Set([policy, approver, wait, executor, tool].map((s) => s.traceId)).size).toBe(1);
     expect(policy.attributes).toMatchObject({ "warden.grade": "send", "warden.decision": "require_approval" });
     expect(executor.attributes).toMatchObject({ "warden.event_type": "ApprovalGranted", "warden.outcome": "ack" });
     expect(tool.attributes).toMatchObject({ "warden.ok": true });
   });
 
-  it("starts a call's trace at the registry when the agent has no span of its own", async () => {
+  it("starts a call's trace at the call's own span when the agent has no span of its own", async () => {
     const r = await bot.call("kb.search", { query: "password" }, { mode: "llm" });
     expect(r).toMatchObject({ ok: true });
-    const registry = await eventually(async () => {
+    const [callSpan, registry] = await eventually(async () => {
       await tracing.flush();
-      const found = receiver.spans.find((s) => s.attributes["warden.call_id"] === r.callId && s.name === `stage ${DURABLE_REGISTRY}`);
-      expect(found).toBeDefined();
-      return found!;
+      const of = (name: string) => receiver.spans.find((s) => s.attributes["warden.call_id"] === r.callId && s.name === name);
+      const found = [of("execute_tool kb.search"), of(`stage ${DURABLE_REGISTRY}`)];
+      for (const f of found) expect(f).toBeDefined();
+      return found as [ReceivedSpan, ReceivedSpan];
     });
-    expect(registry.parentSpanId).toBeUndefined();
+    expect(callSpan.parentSpanId).toBeUndefined();
+    expect(registry.parentSpanId).toBe(callSpan.spanId);
     const events = await callEvents(w.bus, r.callId);
-    expect(events.find((e) => e.type === "ToolCallRequested")).not.toHaveProperty("traceparent");
+    expect(spanContextOfTraceparent(events.find((e) => e.type === "ToolCallRequested")?.traceparent)).toMatchObject({ traceId: callSpan.traceId, spanId: callSpan.spanId });
     expect(spanContextOfTraceparent(events.find((e) => e.type === "ToolCallFinished")?.traceparent)?.traceId).toBe(registry.traceId);
   });
 });

@@ -19,6 +19,7 @@ import {
 } from "@warden/contracts/descriptor";
 import { awaitOwnCall, publishAndAwait, readOwnCall, type InFlight } from "./call-watch.js";
 import { cancelCall, type CancelOutcome } from "./cancel-call.js";
+import { inCallSpan } from "./call-span.js";
 import { buildCallRequest } from "./domain/call-request.js";
 import { domainOfTool } from "./domain/tool-domain.js";
 import { createRegistryClient } from "./registry-client.js";
@@ -333,6 +334,10 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   /** Builds, publishes and (if asked) awaits one request; `idempotent`: the call id may already hold this same request. */
   async function ask(callId: string, tool: string, args: unknown, opts: CallOptions, extra: { readonly idempotent: boolean; readonly compensates?: { callId: string; domain: string } }): Promise<ToolResult> {
     if (closed) return { callId, ok: false, status: "failed", error: wardenError("UNAVAILABLE", "the agent client is closed") };
+    return inCallSpan({ callId, tool, principal: opts.principal ?? principal, mode: opts.mode ?? mode }, () => publishCall(callId, tool, args, opts, extra));
+  }
+
+  async function publishCall(callId: string, tool: string, args: unknown, opts: CallOptions, extra: { readonly idempotent: boolean; readonly compensates?: { callId: string; domain: string } }): Promise<ToolResult> {
     const built = safely(() => buildCallRequest({
       callId,
       eventId: newId(),
@@ -347,7 +352,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       parentCallId: opts.parentCallId,
       intent: opts.intent,
       compensates: extra.compensates,
-      // the agent's own active span (its tracer provider, not Warden's) parents the call's trace
+      // the call's own span (inCallSpan), under the agent's active one: it parents the call's trace
       traceparent: activeTraceparent(),
       now: new Date(),
     }));

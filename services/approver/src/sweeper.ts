@@ -1,6 +1,7 @@
 import { appendEvent, readEvent, type Bus, type JsonEntry, type Logger } from "@warden/bus";
 import { newId, type ApprovalRequested, type EventType } from "@warden/contracts/events";
 import type { ApprovalStore } from "./approval-store.js";
+import { inApprovalWaitSpan } from "./approval-wait-span.js";
 import { approvalExpiredEvent } from "./domain/approval-events.js";
 import { isOverdue, type ApprovalRecord } from "./domain/approval-record.js";
 import { decidedRecord, expiredRecord } from "./domain/decision.js";
@@ -56,7 +57,7 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
       return;
     }
     if (!(await approvals.update(expiredRecord(r, now), fresh.revision))) return;
-    await appendEvent(bus, approvalExpiredEvent(requested, { eventId: newId(), ts: now.toISOString() }));
+    await inApprovalWaitSpan(requested, { outcome: "expired", at: now.toISOString() }, () => appendEvent(bus, approvalExpiredEvent(requested, { eventId: newId(), ts: now.toISOString() })));
     log.info({ approvalId, callId: r.callId }, "approval expired");
   };
 

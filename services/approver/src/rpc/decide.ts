@@ -15,6 +15,7 @@ import { sessionGrantRefusal, sessionTermsOf } from "../domain/session-terms.js"
 import type { SessionGrants } from "../session-grants.js";
 import { readStreamOutcome } from "../stream-outcome.js";
 import type { ToolFacts } from "../tool-facts.js";
+import { inApprovalWaitSpan } from "../approval-wait-span.js";
 
 export interface DecideDeps {
   readonly bus: Bus;
@@ -168,10 +169,14 @@ function quorumFactsOf(request: ApprovalRequested, args: JsonValue) {
 /** Appends the event of a decision the record already holds (appending again is harmless) and answers the event the stream holds. */
 export async function appendDecision(bus: Bus, requested: ApprovalRequested, made: DecisionMade): Promise<WardenEvent | undefined> {
   const stamp = { eventId: newId(), ts: made.decidedAt };
-  const event =
-    made.decision === "grant"
-      ? approvalGrantedEvent(requested, made.grant, stamp)
-      : approvalDeniedEvent(requested, made.approver, made.reason, stamp);
-  const appended = await appendEvent(bus, event);
-  return appended.status === "written" ? event : appended.existing;
+  const end = { outcome: made.decision === "grant" ? ("granted" as const) : ("denied" as const), decidedBy: made.approver, at: made.decidedAt };
+  // built inside the wait's span: the decision event carries it
+  return inApprovalWaitSpan(requested, end, async () => {
+    const event =
+      made.decision === "grant"
+        ? approvalGrantedEvent(requested, made.grant, stamp)
+        : approvalDeniedEvent(requested, made.approver, made.reason, stamp);
+    const appended = await appendEvent(bus, event);
+    return appended.status === "written" ? event : appended.existing;
+  });
 }
