@@ -85,6 +85,9 @@ describe("warden inbox in a real headless Chromium", () => {
     await card("C-1042").getByText("planner").first().waitFor();
     // the tool's own summary line (customer.message's approvalSummary) comes first, made from the args the grant binds
     expect(await card("C-1042").locator(".card-head + p.summary").textContent()).toBe(`Send to C-1042: ${message.text}`);
+    // only what the policy would accept: a send is never approved for the session here (sessionGrants: write), the write may be
+    expect(await card("C-1042").locator("button[data-action=approve-session]").count()).toBe(0);
+    await card("C-77").locator("button[data-action=approve-session]").waitFor();
     await page.screenshot({ path: join(SHOTS, "inbox-pending.png") });
 
     // j / k (and arrows) move the selection; the selected card has the focus
@@ -96,6 +99,10 @@ describe("warden inbox in a real headless Chromium", () => {
     await page.keyboard.press("k");
     expect(await selectedText()).toContain("C-1042");
     expect(await focusedIsSelected()).toBe(true);
+    // its key says why instead of opening a panel the approver would refuse
+    await page.keyboard.press("s");
+    await page.locator("#toast", { hasText: "Not for the session: the policy document allows session grants for write calls only, not send" }).waitFor();
+    expect(await card("C-1042").locator("select[name=ttl]").count()).toBe(0);
 
     // a opens the approve panel with the note field focused; Esc closes it again
     await page.keyboard.press("a");

@@ -53,4 +53,10 @@ describe("approvalCardText", () => {
     expect(approvalCardText({ ...base, actsAs: "service" })).toContain("  acts as   the service (its executor's own credentials)");
     expect(approvalCardText(base)).not.toContain("acts as");
   });
+
+  it("says whether the call may be approved for the session, and why not", () => {
+    expect(approvalCardText({ ...base, sessionGrant: { allowed: true } })).toContain("  session   may be approved for the session (warden approve --session DURATION)");
+    expect(approvalCardText({ ...base, sessionGrant: { allowed: false, why: "a model's send is never granted for the session" } })).toContain("  session   not for the session: a model's send is never granted for the session");
+    expect(approvalCardText(base)).not.toContain("session");
+  });
 });

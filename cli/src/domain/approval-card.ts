@@ -35,6 +35,7 @@ export function approvalCardText(a: PendingApproval): string {
     ...(a.riskReasons === undefined || a.riskReasons.length === 0 ? [] : [`  risk      ${a.riskReasons.join("; ")}`]),
     `  expires   ${a.expiresAt}`,
     `  decides   ${decidersText(a)}`,
+    ...(a.sessionGrant === undefined ? [] : [`  session   ${a.sessionGrant.allowed ? "may be approved for the session (warden approve --session DURATION)" : `not for the session: ${a.sessionGrant.why ?? "refused"}`}`]),
   ];
   return lines.join("\n");
 }

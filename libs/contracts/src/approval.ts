@@ -150,6 +150,8 @@ export const PendingApprovalSchema = z.object({
   approvers: z.object({ human: z.boolean(), requesterMayConfirm: z.boolean() }),
   /** No executor of the call's domain was alive when it was asked: a grant would wait for one. */
   noLiveExecutor: z.literal(true).optional(),
+  /** Whether the policy lets this call be approved for the session, and why not: a client offers only what would be accepted. */
+  sessionGrant: z.object({ allowed: z.boolean(), why: z.string().optional() }).optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 

@@ -8,7 +8,7 @@
   const LAID_OUT = new Set([
     "approvalId", "callId", "domain", "tool", "title", "grade", "principal", "mode", "argsHash", "argsPreview",
     "reason", "requestedAt", "expiresAt", "approvers", "description", "intent", "args", "flags", "riskReasons",
-    "onBehalfOf", "actsAs", "noLiveExecutor", "preview", "summary",
+    "onBehalfOf", "actsAs", "noLiveExecutor", "preview", "summary", "sessionGrant",
   ]);
 
   const $ = (id) => document.getElementById(id);
@@ -117,7 +117,9 @@
     const extra = Object.keys(card).filter((k) => !LAID_OUT.has(k));
     const more = extra.length === 0 ? null : el("dl", { class: "facts more" }, ...extra.flatMap((k) => [el("dt", { text: humanKey(k) }), el("dd", {}, valueNode(card[k]))]));
 
-    const buttons = (session ? session.actions : []).map((a) =>
+    // only what the policy would accept: no "for session" on a card that can never have one
+    const offered = (session ? session.actions : []).filter((a) => a.asks !== "session" || card.sessionGrant?.allowed !== false);
+    const buttons = offered.map((a) =>
       el("button", {
         type: "button", class: `btn btn-${a.tone}`, "data-action": a.kind, "aria-keyshortcuts": a.key,
         onclick: (ev) => { ev.stopPropagation(); select(card.approvalId, false); openPanel(card.approvalId, a.kind); },
@@ -170,6 +172,8 @@
     const node = cardEls.get(id);
     const spec = specOf(kind);
     if (!node || !spec || node.classList.contains("expired")) return;
+    // the keyboard reaches every action: say why this card has none for the session
+    if (spec.asks === "session" && node._card.sessionGrant?.allowed === false) return void toast(`Not for the session: ${node._card.sessionGrant.why}`);
     closePanels();
     const card = node._card;
     const form = node.querySelector("form.panel");

@@ -11,7 +11,22 @@ import { mayDecide, quorumOf } from "@warden/policy-engine";
  * hold for the args granted now.
  */
 export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequested, quorum: number, asked: SessionGrantRequest, grantedArgs: JsonValue): string | undefined {
-  const { grades, maxTtlSeconds } = doc.sessionGrants;
+  const { maxTtlSeconds } = doc.sessionGrants;
+  const never = cardSessionRefusal(doc, requested, quorum);
+  if (never !== undefined) return never;
+  if (asked.ttlSeconds > maxTtlSeconds) return `a session grant lasts at most ${maxTtlSeconds} s here (sessionGrants.maxTtlSeconds), not ${asked.ttlSeconds}`;
+  const unmet = unmetConstraint(asked.args ?? {}, grantedArgs);
+  if (unmet !== undefined) return `the session's constraints do not hold for the args granted now: ${unmet}`;
+  return undefined;
+}
+
+/**
+ * Why this call can never be granted for the session, whatever is asked (its level, a model's
+ * send, the document's grades, a quorum); undefined when it can. The pending list tells clients,
+ * so they offer "approve for session" only where it would be accepted.
+ */
+export function cardSessionRefusal(doc: PolicyDocument, requested: ApprovalRequested, quorum: number): string | undefined {
+  const { grades } = doc.sessionGrants;
   const grade = requested.data.grade;
   // whatever the document says: each destructive or admin call is looked at on its own
   if (requested.data.level === "L5") return L5_NO_SESSION;
@@ -23,9 +38,6 @@ export function sessionGrantRefusal(doc: PolicyDocument, requested: ApprovalRequ
       : `the policy document allows session grants for ${grades.join(", ")} calls only, not ${grade}`;
   }
   if (quorum > 1) return `this call needs ${quorum} distinct approvers, so it cannot be granted for the session`;
-  if (asked.ttlSeconds > maxTtlSeconds) return `a session grant lasts at most ${maxTtlSeconds} s here (sessionGrants.maxTtlSeconds), not ${asked.ttlSeconds}`;
-  const unmet = unmetConstraint(asked.args ?? {}, grantedArgs);
-  if (unmet !== undefined) return `the session's constraints do not hold for the args granted now: ${unmet}`;
   return undefined;
 }
 

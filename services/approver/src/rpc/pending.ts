@@ -13,6 +13,7 @@ import { authorityFacts } from "../domain/who-may-decide.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
 import type { RequestedApprovals } from "../requested-approvals.js";
 import type { StreamOutcome } from "../domain/settled-on-stream.js";
+import { cardSessionRefusal } from "../domain/session-terms.js";
 
 export interface PendingDeps {
   readonly log: Logger;
@@ -48,7 +49,10 @@ export function pendingHandler(deps: PendingDeps) {
     const listed: PendingApproval[] = [];
     mine.forEach((r, i) => {
       if (settledOnStream(outcomes[i]!)) deps.requests.forget(r);
-      else listed.push(pendingApprovalOf(r, votes.get(r.data.approvalId)));
+      else {
+        const refusal = cardSessionRefusal(doc, r, r.data.quorum ?? 1);
+        listed.push({ ...pendingApprovalOf(r, votes.get(r.data.approvalId)), sessionGrant: refusal === undefined ? { allowed: true } : { allowed: false, why: refusal } });
+      }
     });
     listed.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || a.approvalId.localeCompare(b.approvalId));
     deps.log.debug({ approver, listed: listed.length }, "pending approvals listed");
