@@ -1,6 +1,6 @@
 export { appendEvent, isAlreadyWrittenError, type AppendResult, type ReadBack } from "./append.js";
 export { busObserver, observeBus, type BusObserver, type StageSettlement } from "./bus-observer.js";
-export { callAttributes, WARDEN_TRACER } from "./stage-span.js";
+export { callAttributes, WARDEN_TRACER, withinSpan } from "./stage-span.js";
 export { readCallHistory, type HistoryEntry } from "./call-history.js";
 export {
   followCallStream,

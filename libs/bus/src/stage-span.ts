@@ -38,16 +38,27 @@ function decisionAttributes(data: { readonly grade?: unknown; readonly decision?
 export async function inStageSpan(stage: string, event: WardenEvent, run: () => Promise<{ readonly settled: StageSettlement; readonly reason?: string }>): Promise<void> {
   const tracer = trace.getTracer(WARDEN_TRACER);
   const span = tracer.startSpan(`stage ${stage}`, { attributes: { ...callAttributes(event), "warden.stage": stage } }, contextOfTraceparent(event.traceparent));
-  try {
-    const r = await context.with(trace.setSpan(context.active(), span), run);
+  await withinSpan(span, async () => {
+    const r = await run();
     span.setAttribute("warden.outcome", r.settled);
     if (r.settled !== "ack") span.setStatus({ code: SpanStatusCode.ERROR, message: r.reason ?? r.settled });
+  });
+}
+
+/**
+ * Runs `run` with `span` active (what it writes carries the span); a throw is recorded on the span
+ * as its error and thrown on; the span ends either way, at `endTime` when given (a span recorded
+ * after the fact, as the approver's `approval wait`).
+ */
+export async function withinSpan<T>(span: Span, run: () => Promise<T>, endTime?: () => Date): Promise<T> {
+  try {
+    return await context.with(trace.setSpan(context.active(), span), run);
   } catch (err) {
     span.recordException(err as Error);
     span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
     throw err;
   } finally {
-    span.end();
+    span.end(endTime?.());
   }
 }
 

@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { withinSpan } from "@warden/bus";
 import type { ToolResult } from "@warden/contracts/events";
 
 /** The instrumentation scope of the agent side's spans. */
@@ -31,18 +32,11 @@ export function inCallSpan(f: CallSpanFacts, run: () => Promise<ToolResult>): Pr
     "warden.principal": f.principal,
     "warden.mode": f.mode,
   };
-  return trace.getTracer(SDK_TRACER).startActiveSpan(`execute_tool ${f.tool}`, { kind: SpanKind.PRODUCER, attributes }, async (span) => {
-    try {
-      const r = await run();
-      span.setAttribute("warden.status", r.status);
-      if (!r.ok && r.status !== "pending") span.setStatus({ code: SpanStatusCode.ERROR, message: r.error?.code ?? r.status });
-      return r;
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-      throw err;
-    } finally {
-      span.end();
-    }
+  const span = trace.getTracer(SDK_TRACER).startSpan(`execute_tool ${f.tool}`, { kind: SpanKind.PRODUCER, attributes });
+  return withinSpan(span, async () => {
+    const r = await run();
+    span.setAttribute("warden.status", r.status);
+    if (!r.ok && r.status !== "pending") span.setStatus({ code: SpanStatusCode.ERROR, message: r.error?.code ?? r.status });
+    return r;
   });
 }

@@ -1,5 +1,5 @@
-import { context, trace } from "@opentelemetry/api";
-import { callAttributes, WARDEN_TRACER } from "@warden/bus";
+import { trace } from "@opentelemetry/api";
+import { callAttributes, WARDEN_TRACER, withinSpan } from "@warden/bus";
 import { contextOfTraceparent, tracingEnabled, type ApprovalRequested } from "@warden/contracts/events";
 
 export interface ApprovalWaitEnd {
@@ -31,9 +31,5 @@ export async function inApprovalWaitSpan<T>(requested: ApprovalRequested, end: A
     },
     contextOfTraceparent(requested.traceparent),
   );
-  try {
-    return await context.with(trace.setSpan(context.active(), span), run);
-  } finally {
-    span.end(new Date(Math.max(Date.parse(end.at), Date.parse(requested.ts))));
-  }
+  return withinSpan(span, run, () => new Date(Math.max(Date.parse(end.at), Date.parse(requested.ts))));
 }
