@@ -1,5 +1,6 @@
-import { encodeJson, isRevisionConflict, kvGetJson, readEvent, readOutcome, type Bus, type KV } from "@warden/bus";
+import { encodeJson, isRevisionConflict, kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
 import { BUCKET_BUDGETS } from "@warden/contracts/subjects";
+import { cancelledAmong } from "./cancelled-calls.js";
 import { type Decision, type HistoryFinding, type HistoryHold } from "@warden/contracts/policy";
 import {
   evaluateHistory,
@@ -108,7 +109,7 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
   const releaseCancelled = async (p: HistoryProbe, state: HistoryIndexState | undefined, nowMs: number, callId: string): Promise<HistoryIndexState | undefined> => {
     const held = heldAgainstLimit(p, state, nowMs, callId);
     if (held.length === 0) return state;
-    const cancelled = (await Promise.all(held.map(async (e) => ((await readEvent(bus, e.domain!, e.callId, "ToolCallCancelled")) === undefined ? undefined : e.callId)))).filter((id) => id !== undefined);
+    const cancelled = await cancelledAmong(bus, held);
     if (cancelled.length === 0) return state;
     for (const id of cancelled) await settleOne(p.key, id, "released");
     return withOutcomes(state, new Map(cancelled.map((id) => [id, "released"] as const)), Date.now());

@@ -1,7 +1,8 @@
-import { encodeJson, isRevisionConflict, kvGetJson, readEvent, type Bus, type JsonEntry, type KV } from "@warden/bus";
+import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
 import { type LedgerExceeded, type LedgerReservation } from "@warden/contracts/events";
 import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
 import { createTurns } from "@warden/service-kit";
+import { cancelledAmong } from "./cancelled-calls.js";
 import {
   LedgerStateSchema,
   reservationOf,
@@ -98,10 +99,7 @@ export async function openLedgers(bus: Bus): Promise<Ledgers> {
   const releaseCancelled = async (charge: LedgerCharge): Promise<boolean> => {
     const state = (await kvGetJson(kv, ledgerKey(charge.ledger, charge.holder), LedgerStateSchema))?.value;
     if (state === undefined || state.period !== charge.period) return false;
-    const cancelled = await Promise.all(
-      state.holds.map(async (h) => (h.domain !== undefined && (await readEvent(bus, h.domain, h.callId, "ToolCallCancelled")) !== undefined ? h.callId : undefined)),
-    );
-    const ids = cancelled.filter((id) => id !== undefined);
+    const ids = await cancelledAmong(bus, state.holds);
     for (const id of ids) await settle(id, [charge], "released");
     return ids.length > 0;
   };
