@@ -11,6 +11,7 @@ import { monotonicMicros, type ProfileWindow } from "./profile-top.js";
 import { startDeployment } from "./deployment.js";
 import type { Layout } from "./layout.js";
 import { cpuSeconds, rssBytes } from "./processes.js";
+import { waitForConsumersDrained } from "./consumers-drained.js";
 import { rawPublishRate } from "./raw-publish.js";
 import { evidenceBench } from "./evidence-bench.js";
 import { resetProjection } from "./projection-reset.js";
@@ -75,6 +76,7 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     if (o.profileDir !== undefined) {
       const fromUs = monotonicMicros();
       const rate = await peakRate(client, 256, 15);
+      await waitForConsumersDrained(bus, 120_000);
       const toUs = monotonicMicros();
       process.stdout.write(`profiled peak: ${rate.toFixed(0)} calls/s; profiles in ${o.profileDir}\n`);
       // read once the services have exited and written their profiles (shutdown, below)
@@ -100,6 +102,9 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     const driver0 = process.cpuUsage();
     const completed0 = client.completed;
     const peak = await peakRate(client, 1024, seconds);
+    // the peak's calls are done for the agent before the projector and notary have read them all:
+    // their CPU for those calls counts, so the window ends when every durable consumer caught up
+    const catchUp = await waitForConsumersDrained(bus, 120_000);
     const cpu1 = cpuOf();
     const driverUs = cpuMicros(process.cpuUsage(driver0));
     const peakCalls = Math.max(1, client.completed - completed0);
@@ -107,11 +112,14 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     const cpuRows: Row[] = [...cpu1].map(([name, s1]) => ({ label: `  CPU per call at peak: ${name} (µs)`, value: perCall((s1 - (cpu0.get(name) ?? 0)) * 1e6) }));
     const cpuServicesUs = [...cpu1].reduce((sum, [name, s1]) => sum + s1 - (cpu0.get(name) ?? 0), 0) * 1e6;
     client.traceHops();
+    // latency at a fixed rate is the steady state's: begun on a backlog it would measure the backlog
     const low = await fixedRate(client, 50, seconds / 2);
     const hopRows = hopBreakdown(client.hops!);
     client.hops = undefined;
+    await waitForConsumersDrained(bus, 120_000);
     const half = await fixedRate(client, Math.max(1, Math.round(peak / 2)), seconds);
 
+    await waitForConsumersDrained(bus, 120_000);
     process.stdout.write("agent SDK and approvals…\n");
     // an agent in the clients account, as the SDK calls: request through the export, outcome through the call-read API
     const agentBus = await connectBus(loadBusConfig(await d.credsEnv({ kind: "agent", name: AGENT })), "bench-agent");
@@ -193,6 +201,10 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
       { label: "  services and nats-server, without the driver (µs)", value: perCall(cpuServicesUs) },
       ...cpuRows,
       { label: "  CPU per call at peak: load driver, this process (µs)", value: perCall(driverUs) },
+      {
+        label: "  after the peak, every consumer caught up in (s; messages left then)",
+        value: `${(catchUp.ms / 1000).toFixed(1)} (${catchUp.leftAtStart})${catchUp.behind.length > 0 ? `; still behind: ${catchUp.behind.join(", ")}` : ""}`,
+      },
       {
         label: "p50 / p99 latency at 50 calls/s (ms)",
         value: `${low.p50.toFixed(2)} / ${low.p99.toFixed(2)}`,

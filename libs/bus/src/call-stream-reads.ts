@@ -1,15 +1,17 @@
 import type { StoredMsg } from "@nats-io/jetstream";
 import { CALLS_SUBJECTS, STREAM_CALLS } from "@warden/contracts/subjects";
 import type { Bus } from "./bus.js";
+import { batchDirectGets, getStoredBatch } from "./batch-direct-get.js";
 import { getStoredMessage } from "./stored-message.js";
 import type { Logger } from "./logger.js";
 
 /**
  * Reading WARDEN_CALLS by direct gets only (`$JS.API.DIRECT.GET.WARDEN_CALLS`), never through a
  * consumer: no reader needs the right to create consumers on the call stream, which NATS cannot
- * tell apart from the right to rewrite an executor's durable (docs/security.md). The batch direct
- * get needs NATS 2.11; this works on every server with `allow_direct`: the whole stream is read by
- * sequence with many gets in flight, a filtered range one `next_by_subj` get after another.
+ * tell apart from the right to rewrite an executor's durable (docs/security.md). A single server of
+ * NATS ≥ 2.11 answers batch direct gets, a few hundred messages per request (batch-direct-get.ts);
+ * on older servers and on clusters the whole stream is read by sequence with many gets in flight,
+ * a filtered range one `next_by_subj` get after another.
  */
 
 /** A stored message of WARDEN_CALLS. */
@@ -78,7 +80,42 @@ export async function readCallStream(bus: Bus, range: StreamRange, onRecord: (r:
   }
   if (toSeq === 0 || fromSeq > toSeq) return { toSeq, read: 0 };
   if (range.since !== undefined) fromSeq = await firstSeqSince(bus, range.since, fromSeq, toSeq);
-  return range.filter === undefined || range.filter === CALLS_SUBJECTS ? readBySeq(bus, fromSeq, toSeq, onRecord) : readFiltered(bus, range.filter, fromSeq, toSeq, onRecord);
+  const filter = range.filter === undefined || range.filter === CALLS_SUBJECTS ? undefined : range.filter;
+  if (batchDirectGets(bus)) return readBatched(bus, filter, fromSeq, toSeq, onRecord);
+  return filter === undefined ? readBySeq(bus, fromSeq, toSeq, onRecord) : readFiltered(bus, filter, fromSeq, toSeq, onRecord);
+}
+
+/** Messages asked for per batch direct get. */
+const BATCH = 256;
+
+/**
+ * A range read by batch direct gets (nats-server ≥ 2.11, one server): one request per `BATCH`
+ * messages instead of one per message, for the whole stream and a filter alike. The next batch
+ * is asked for while this one is handed over.
+ */
+async function readBatched(bus: Bus, filter: string | undefined, fromSeq: number, toSeq: number, onRecord: (r: StreamRecord) => boolean | void): Promise<StreamReadSummary> {
+  type Got = { batch: StoredMsg[] } | { err: unknown };
+  // settled into a value at once: a batch asked for ahead and left behind by an early stop rejects nobody
+  const ask = (seq: number): Promise<Got> =>
+    getStoredBatch(bus, STREAM_CALLS, filter === undefined ? { seq, batch: Math.min(BATCH, toSeq - seq + 1) } : { seq, batch: BATCH, nextBySubject: filter }).then(
+      (batch) => ({ batch }),
+      (err: unknown) => ({ err }),
+    );
+  let read = 0;
+  let next: Promise<Got> | undefined = ask(fromSeq);
+  while (next !== undefined) {
+    const got: Got = await next;
+    if ("err" in got) throw got.err;
+    const last: number | undefined = got.batch.at(-1)?.seq;
+    // a batch ends at its count, its bytes or the stream's end: ask on from its last until one comes back empty
+    next = last === undefined || last >= toSeq ? undefined : ask(last + 1);
+    for (const m of got.batch) {
+      if (m.seq > toSeq) return { toSeq, read };
+      read++;
+      if (onRecord(recordOf(m)) === false) return { toSeq, read };
+    }
+  }
+  return { toSeq, read };
 }
 
 async function readBySeq(bus: Bus, fromSeq: number, toSeq: number, onRecord: (r: StreamRecord) => boolean | void): Promise<StreamReadSummary> {
