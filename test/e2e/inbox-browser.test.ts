@@ -212,6 +212,42 @@ describe("warden inbox in a real headless Chromium", () => {
     expect(await third).toMatchObject({ ok: false, status: "denied" });
   }, 120_000);
 
+  it("shows a write's dry run as what would change, folds the machine's detail, and keeps the actions in view", async () => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    // a plan may write on its own: the draft has a priority before the model asks for a summary
+    const ticketId = `T-${Date.now()}`;
+    expect(await planner.call("ticket.fill", { ticketId, fields: { priority: "high" } }, { mode: "plan", scope: "ticket_page", wait: true, timeoutMs: 60_000 })).toMatchObject({ ok: true, status: "succeeded" });
+    await page.goto(inbox.url);
+    await page.locator("#live[data-state=live]").waitFor();
+    const filling = bot.call("ticket.fill", { ticketId, fields: { priority: "high", summary: "blender broke" } }, { mode: "llm", scope: "ticket_page", wait: true, timeoutMs: 60_000 });
+    const c = card(ticketId);
+    await c.waitFor({ timeout: 15_000 });
+    const diff = c.locator(".preview .diff");
+    await diff.waitFor();
+    expect(await diff.locator(".diff-count").textContent()).toBe("1 of 2 fields would change.");
+    expect(await diff.locator("tr.changed").evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-field"), r.querySelector(".before")?.textContent, r.querySelector(".after")?.textContent]))).toEqual([
+      ["summary", "(none)", "blender broke"],
+    ]);
+    expect(await diff.locator("tr.same").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-field")))).toEqual(["priority"]);
+    // the call id and args hash are there for whoever needs them, folded
+    expect(await c.locator("details.machine").evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await c.locator("details.machine .call-id").isVisible()).toBe(false);
+    await c.click();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(SHOTS, "inbox-dry-run.png") });
+    // on a short window the actions stay at its foot while the card's top is read
+    await page.setViewportSize({ width: 1440, height: 480 });
+    await c.evaluate((node) => node.scrollIntoView({ block: "start" }));
+    const approve = c.locator("button[data-action=approve]");
+    const box = await approve.boundingBox();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(480);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.keyboard.press("a");
+    await c.locator("form.panel-approve input[name=reason]").waitFor();
+    await page.keyboard.press("Enter");
+    expect(await filling).toMatchObject({ ok: true, status: "succeeded" });
+  }, 120_000);
+
   it("answers the API without the token 401, and a POST with the cookie but no CSRF secret 403", async () => {
     expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
     const anonymous = await fetch(new URL("/api/state", inbox.url));

@@ -68,6 +68,34 @@
     }
   }
 
+  const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const isRecord = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+  /**
+   * A dry run's answer. One that says `{ before, after }` (docs/approvals.md) is drawn as a table of
+   * the fields, the changed ones marked; its other fields (an id, a note) follow; anything else is shown as it came.
+   */
+  function previewBody(data) {
+    if (!isRecord(data) || !isRecord(data.before) || !isRecord(data.after)) return el("pre", { class: "json", text: JSON.stringify(data, null, 2) });
+    const keys = [...new Set([...Object.keys(data.before), ...Object.keys(data.after)])];
+    const cell = (obj, k) => (k in obj ? valueNode(obj[k]) : el("span", { class: "muted", text: "(none)" }));
+    const rows = keys.map((k) => {
+      const changed = !sameValue(data.before[k], data.after[k]);
+      return el("tr", { class: changed ? "changed" : "same", "data-field": k },
+        el("th", { scope: "row", text: humanKey(k) }), el("td", { class: "before" }, cell(data.before, k)), el("td", { class: "after" }, cell(data.after, k)));
+    });
+    // a `changed` list says what the table already marks
+    const rest = Object.keys(data).filter((k) => k !== "before" && k !== "after" && k !== "changed");
+    const changedCount = rows.filter((r) => r.classList.contains("changed")).length;
+    return el("div", { class: "diff" },
+      el("p", { class: "diff-count", text: changedCount === 0 ? "Nothing would change." : `${changedCount} of ${keys.length} field${keys.length === 1 ? "" : "s"} would change.` }),
+      el("table", { class: "diff-table" },
+        el("thead", {}, el("tr", {}, el("th", { text: "" }), el("th", { scope: "col", text: "Now" }), el("th", { scope: "col", text: "After" }))),
+        el("tbody", {}, ...rows)),
+      rest.length === 0 ? null : el("dl", { class: "facts diff-rest" }, ...rest.flatMap((k) => [el("dt", { text: humanKey(k) }), el("dd", {}, valueNode(data[k]))])),
+    );
+  }
+
   function whoMayDecide(a) {
     if (a && typeof a === "object" && !Array.isArray(a) && "requesterMayConfirm" in a && Object.keys(a).every((k) => k === "human" || k === "requesterMayConfirm")) {
       return el("span", { text: a.requesterMayConfirm ? "the requester, or a person who approves this grade" : "a person who approves this grade" });
@@ -106,7 +134,7 @@
     if (card.preview && typeof card.preview === "object") {
       preview = el("section", { class: "preview" }, el("h4", { text: "What it would do (the tool's own dry run)" }),
         card.preview.error ? el("p", { class: "muted", text: `No preview: ${card.preview.error.code}: ${card.preview.error.message}` })
-          : el("pre", { class: "json", text: JSON.stringify(card.preview.data, null, 2) }));
+          : previewBody(card.preview.data));
     }
 
     let risks = null;
@@ -114,8 +142,18 @@
       risks = el("section", { class: "risks" }, el("h4", { text: "Risk" }), el("ul", {}, ...card.riskReasons.map((r) => el("li", {}, valueNode(r)))));
     }
 
+    // what a person deciding rarely needs (the machine's vocabulary, ids, a text written for the
+    // model when the tool gives a summary for people) is folded, so the decision stays in view
     const extra = Object.keys(card).filter((k) => !LAID_OUT.has(k));
     const more = extra.length === 0 ? null : el("dl", { class: "facts more" }, ...extra.flatMap((k) => [el("dt", { text: humanKey(k) }), el("dd", {}, valueNode(card[k]))]));
+    const foldedDescription = card.summary !== undefined && card.description !== undefined;
+    const details = el("details", { class: "machine" }, el("summary", { text: "Details" }),
+      foldedDescription ? el("p", { class: "description", text: String(card.description) }) : null,
+      more,
+      el("dl", { class: "facts ids" },
+        el("dt", { text: "Call" }), el("dd", { class: "call-id", text: card.callId }),
+        el("dt", { text: "Args hash" }), el("dd", { class: "args-hash", text: card.argsHash })),
+    );
 
     // only what the policy would accept: no "for session" on a card that can never have one
     const offered = (session ? session.actions : []).filter((a) => a.asks !== "session" || card.sessionGrant?.allowed !== false);
@@ -136,7 +174,7 @@
       ),
       card.summary !== undefined ? el("p", { class: "summary", text: String(card.summary) }) : null,
       card.noLiveExecutor === true ? el("p", { class: "no-executor", role: "note", text: "No executor of this domain is running: a grant waits until one starts." }) : null,
-      card.description !== undefined ? el("p", { class: "description", text: String(card.description) }) : null,
+      card.description !== undefined && !foldedDescription ? el("p", { class: "description", text: String(card.description) }) : null,
       flags,
       intent,
       el("div", { class: "card-body" },
@@ -145,10 +183,10 @@
       ),
       preview,
       risks,
-      more,
+      details,
+      // sticky: a card taller than the window keeps its actions in view
       el("footer", { class: "card-foot" },
         el("div", { class: "actions" }, ...buttons),
-        el("div", { class: "ids" }, el("span", { text: `call ${card.callId}` }), el("span", { text: `args ${card.argsHash.slice(0, 19)}…`, title: card.argsHash })),
       ),
       el("form", {
         class: "panel", hidden: true,

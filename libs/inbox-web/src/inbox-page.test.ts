@@ -30,6 +30,12 @@ describe("the inbox page with a richer card and an action that edits args", () =
     policyRule: "send-needs-a-person",
     onBehalfOf: "alice via agent.triage",
     noLiveExecutor: true,
+    summary: "Send to C-1: Your refund was sent.",
+    preview: {
+      data: { ticketId: "T-9", before: { customerId: "C-1", text: "Your refund is on its way." }, after: { customerId: "C-1", text: "Your refund was sent." } },
+      executorId: "e1",
+      hash: "sha256:0",
+    },
   });
 
   beforeAll(async () => {
@@ -63,7 +69,22 @@ describe("the inbox page with a richer card and an action that edits args", () =
     await page.goto(server.url);
     const c = page.locator("article.card", { hasText: "rich-1" });
     await c.waitFor();
-    await c.locator(".description", { hasText: "cannot be recalled" }).waitFor();
+    // the tool's summary for people comes first; the description (written for a model) is folded with the machine's detail
+    expect(await c.locator("p.summary").textContent()).toBe("Send to C-1: Your refund was sent.");
+    const details = c.locator("details.machine");
+    expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await c.locator(".description").isVisible()).toBe(false);
+    await details.locator("summary").click();
+    await c.locator("details.machine .description", { hasText: "cannot be recalled" }).waitFor();
+    expect(await details.locator(".facts.ids dd").allTextContents()).toEqual(["call-rich-1", rich.argsHash]);
+    // the dry run as a before/after table: the changed field marked, the unchanged one muted, the rest listed
+    const diff = c.locator(".preview .diff");
+    expect(await diff.locator(".diff-count").textContent()).toBe("1 of 2 fields would change.");
+    expect(await diff.locator("tr.changed").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-field")))).toEqual(["text"]);
+    expect(await diff.locator("tr.same").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-field")))).toEqual(["customerId"]);
+    expect(await diff.locator("tr.changed td.before").textContent()).toBe("Your refund is on its way.");
+    expect(await diff.locator("tr.changed td.after").textContent()).toBe("Your refund was sent.");
+    expect(await diff.locator(".diff-rest dd").allTextContents()).toEqual(["T-9"]);
     expect(await c.locator(".flag.flag-open-world").allTextContents()).toEqual(["open world"]);
     expect(await c.locator(".flag").count()).toBe(1);
     await c.locator(".intent", { hasText: "Tell C-1 their refund went out" }).waitFor();
@@ -76,6 +97,16 @@ describe("the inbox page with a richer card and an action that edits args", () =
     expect(await c.locator(".facts.more dt").allTextContents()).toEqual(["Chain", "Policy rule"]);
     expect(await c.locator(".facts.more .chip").allTextContents()).toEqual(["alice", "agent.triage", "planner"]);
     await c.locator(".facts.more dd", { hasText: "send-needs-a-person" }).waitFor();
+    // the actions stay in view on a window shorter than the card, its top in view
+    await page.setViewportSize({ width: 1366, height: 420 });
+    await c.evaluate((node) => node.scrollIntoView({ block: "start" }));
+    const approve = c.locator("button[data-action=approve]");
+    const box = await approve.boundingBox();
+    const cardBox = await c.boundingBox();
+    expect(cardBox!.height).toBeGreaterThan(420);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(420);
+    expect(await approve.isVisible()).toBe(true);
+    await page.setViewportSize({ width: 1366, height: 900 });
     // the advertised action has its button and key
     await c.locator("button[data-action=approve-rewritten]", { hasText: "Approve rewritten" }).waitFor();
     await c.locator("button[data-action=approve-edited]", { hasText: "Edit and approve" }).waitFor();
