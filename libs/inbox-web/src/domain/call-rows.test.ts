@@ -25,19 +25,23 @@ describe("the Calls page's rows", () => {
   });
 
   it("says each state in words with its tone, and whether the call is still open", () => {
+    // a call waiting for a person keeps counting: since its request, not to its last event
+    const now = Date.parse("2030-01-01T00:02:05.000Z");
     const rows = callRows([
       call({ callId: "ok", seq: 5, status: "succeeded" }),
-      call({ callId: "wait", seq: 4, status: "awaiting_approval", durationMs: 2_500 }),
+      call({ callId: "wait", seq: 4, status: "awaiting_approval", durationMs: 22 }),
       call({ callId: "no", seq: 3, status: "rejected", error: { code: "POLICY_DENIED", message: "not in plan mode" } }),
-      call({ callId: "new", seq: 2, status: "some_future_state" }),
-    ]);
+      call({ callId: "new", seq: 2, status: "some_future_state", requestedAt: "not a time", durationMs: 2_500 }),
+    ], now);
     expect(rows.map((r) => [r.callId, r.state, r.tone, r.open])).toEqual([
       ["ok", "succeeded", "ok", false],
       ["wait", "waiting for approval", "wait", true],
       ["no", "refused", "bad", false],
       ["new", "some future state", "run", true],
     ]);
-    expect(rows[1]!.duration).toBe("2.5 s so far");
+    expect(rows[1]!.duration).toBe("2 min 05 s so far");
+    expect(rows[3]!.duration).toBe("2.5 s so far");
+    expect(rows[0]!.duration).toBe("42 ms");
     expect(rows[2]!.error).toBe("POLICY_DENIED: not in plan mode");
     expect(rows[0]!.error).toBeNull();
     expect(rows[0]!.approver).toBeNull();

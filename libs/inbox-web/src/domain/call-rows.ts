@@ -18,7 +18,7 @@ export interface CallRow {
   readonly tone: CallTone;
   /** False once the call has its outcome: the page keeps asking about open calls only by refreshing the list. */
   readonly open: boolean;
-  /** From the request to the last event (`so far` while the call is open). */
+  /** From the request to its outcome; while the call is open, to now (`so far`): a call waiting for a person keeps counting. */
   readonly duration: string;
   readonly argsPreview: string;
   readonly approver: string | null;
@@ -43,8 +43,11 @@ const STATES: Readonly<Record<string, readonly [string, CallTone]>> = {
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_CALL_STATES);
 
-/** The page's rows: newest first by the request's stream sequence, whatever order they came in. */
-export function callRows(calls: readonly OwnCall[]): CallRow[] {
+/**
+ * The page's rows: newest first by the request's stream sequence, whatever order they came in.
+ * `nowMs` is the time an open call has waited up to (the list refreshes every few seconds).
+ */
+export function callRows(calls: readonly OwnCall[], nowMs: number = Date.now()): CallRow[] {
   return [...calls]
     .sort((a, b) => b.seq - a.seq)
     .map((c) => {
@@ -60,7 +63,7 @@ export function callRows(calls: readonly OwnCall[]): CallRow[] {
         state,
         tone,
         open,
-        duration: open ? `${durationText(c.durationMs)} so far` : durationText(c.durationMs),
+        duration: open ? `${durationText(openFor(c, nowMs))} so far` : durationText(c.durationMs),
         argsPreview: c.argsPreview,
         approver: c.approver ?? null,
         error: c.error === undefined ? null : `${c.error.code}: ${c.error.message}`,
@@ -76,4 +79,10 @@ export function durationText(ms: number): string {
   if (s < 3_600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
   const m = Math.round(s / 60);
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
+}
+
+/** How long an open call has waited: since its request, or its recorded span when the request's time cannot be read or lies ahead. */
+function openFor(c: OwnCall, nowMs: number): number {
+  const since = nowMs - Date.parse(c.requestedAt);
+  return Number.isFinite(since) ? Math.max(since, c.durationMs) : c.durationMs;
 }
