@@ -11,6 +11,7 @@ import {
   settleHistoryIn,
   type HistoryCall,
   type HistoryIndexState,
+  type HistoryProbe,
   type HistorySettlement,
 } from "./history.js";
 
@@ -39,44 +40,102 @@ export const HistoryRecordsSchema = z.array(HistoryRecordSchema).max(100_000);
 
 const SETTLED: Record<HistoryRecord["outcome"], HistorySettlement | undefined> = { ok: "ok", failed: "released", unknown: "unknown", pending: undefined };
 
+/** A call admitted into its keys, or its ending written: the two things the policy stage's index folds. */
+interface IndexStep {
+  readonly atMs: number;
+  readonly record: HistoryRecord;
+  /** Undefined: admitted; else how it ended. */
+  readonly settle?: HistorySettlement;
+}
+
 /**
- * The history findings for `call` from a list of earlier calls, by the same functions the policy
- * stage keeps its index with: each earlier call is recorded in the keys it belongs to at its time
- * and settled by its outcome, then the call's checked conditions are evaluated at `nowMs`. What
- * the stage decided from its index, this decides from the same calls: the index is a fold of them.
+ * The policy stage's history index rebuilt from a list of earlier calls, by the functions the
+ * stage keeps it with: each call is recorded in the keys it belongs to when it was admitted, and
+ * settled by its outcome when that was written (a call with no `endedAt` ended before any call
+ * asked about; one `pending` never did). Asked about calls in time order (what-if's decisions),
+ * the fold only moves forward: each step is folded once, so replaying N decisions costs N steps,
+ * not N times the history. Asked about an earlier moment, it folds again from the start.
  */
-export function replayHistory(
-  doc: PolicyDocument,
-  earlier: readonly HistoryRecord[],
-  call: HistoryCall,
-  matches: (rule: PolicyRule) => boolean,
-  nowMs: number,
-): HistoryFinding[] {
-  const checked = historyProbesOf(doc, call, matches).filter((p) => p.check);
-  if (checked.length === 0) return [];
-  const keys = new Set(checked.map((p) => p.key));
-  const states = new Map<string, HistoryIndexState>();
-  for (const r of [...earlier].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))) {
-    const at = Date.parse(r.at);
-    if (at > nowMs || r.callId === call.callId) continue;
-    const as: HistoryCall = {
-      callId: r.callId,
-      tool: { name: r.tool, ...(r.actionType === undefined ? {} : { actionType: r.actionType }) },
-      principal: r.principal,
-      runId: r.runId,
-      ...(r.treeRoot === undefined ? {} : { treeRoot: r.treeRoot }),
-      args: r.args,
-    };
-    for (const p of historyProbesOf(doc, as, () => false)) {
-      if (!p.record || !keys.has(p.key)) continue;
-      const recorded = recordIn(states.get(p.key), p, r.callId, at);
-      if (recorded.kind !== "next") continue;
-      // an outcome written after the moment decided was not known then: the call was still in flight
-      const how = r.endedAt !== undefined && Date.parse(r.endedAt) > nowMs ? undefined : SETTLED[r.outcome];
-      states.set(p.key, how === undefined ? recorded.next : (settleHistoryIn(recorded.next, r.callId, how, at) ?? recorded.next));
+export class HistoryReplay {
+  private readonly steps: readonly IndexStep[];
+  /** The keys each earlier call is recorded in (they depend on the document and the call only). */
+  private readonly recordProbes = new Map<HistoryRecord, HistoryProbe[]>();
+  private states = new Map<string, HistoryIndexState>();
+  private folded = 0;
+  private foldedToMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly doc: PolicyDocument,
+    earlier: readonly HistoryRecord[],
+  ) {
+    const steps: IndexStep[] = [];
+    for (const record of earlier) {
+      const atMs = Date.parse(record.at);
+      steps.push({ atMs, record });
+      const how = SETTLED[record.outcome];
+      if (how !== undefined) steps.push({ atMs: record.endedAt === undefined ? atMs : Math.max(atMs, Date.parse(record.endedAt)), record, settle: how });
+    }
+    // stable: at one moment, calls in the order given, each admitted before it is settled
+    this.steps = steps.map((step, i) => ({ step, i })).sort((x, y) => x.step.atMs - y.step.atMs || x.i - y.i).map((x) => x.step);
+  }
+
+  /**
+   * The history findings for `call` at `nowMs`: its checked conditions evaluated over the calls
+   * admitted up to then, each counted as in flight until its ending was written.
+   */
+  findings(call: HistoryCall, matches: (rule: PolicyRule) => boolean, nowMs: number): HistoryFinding[] {
+    const checked = historyProbesOf(this.doc, call, matches).filter((p) => p.check);
+    if (checked.length === 0) return [];
+    this.foldTo(nowMs);
+    return checked.map((p) => evaluateHistory(p, this.states.get(p.key), nowMs, call.callId));
+  }
+
+  private foldTo(nowMs: number): void {
+    if (nowMs < this.foldedToMs) {
+      this.states = new Map();
+      this.folded = 0;
+    }
+    this.foldedToMs = nowMs;
+    for (; this.folded < this.steps.length && this.steps[this.folded]!.atMs <= nowMs; this.folded++) {
+      const step = this.steps[this.folded]!;
+      for (const p of this.probesOf(step.record)) {
+        const state = this.states.get(p.key);
+        if (step.settle === undefined) {
+          const recorded = recordIn(state, p, step.record.callId, step.atMs);
+          if (recorded.kind === "next") this.states.set(p.key, recorded.next);
+        } else {
+          const settled = settleHistoryIn(state, step.record.callId, step.settle, step.atMs);
+          if (settled !== undefined) this.states.set(p.key, settled);
+        }
+      }
     }
   }
-  return checked.map((p) => evaluateHistory(p, states.get(p.key), nowMs, call.callId));
+
+  private probesOf(r: HistoryRecord): HistoryProbe[] {
+    let probes = this.recordProbes.get(r);
+    if (probes === undefined) {
+      const as: HistoryCall = {
+        callId: r.callId,
+        tool: { name: r.tool, ...(r.actionType === undefined ? {} : { actionType: r.actionType }) },
+        principal: r.principal,
+        runId: r.runId,
+        ...(r.treeRoot === undefined ? {} : { treeRoot: r.treeRoot }),
+        args: r.args,
+      };
+      probes = historyProbesOf(this.doc, as, () => false).filter((p) => p.record);
+      this.recordProbes.set(r, probes);
+    }
+    return probes;
+  }
+}
+
+/**
+ * The history findings for one call from a list of earlier calls (`policy decide --history`):
+ * {@link HistoryReplay} asked once. What the stage decided from its index, this decides from
+ * the same calls: the index is a fold of them.
+ */
+export function replayHistory(doc: PolicyDocument, earlier: readonly HistoryRecord[], call: HistoryCall, matches: (rule: PolicyRule) => boolean, nowMs: number): HistoryFinding[] {
+  return new HistoryReplay(doc, earlier).findings(call, matches, nowMs);
 }
 
 /** Each record's action type from the tools when the record does not carry one (a history file seldom does). */

@@ -6,7 +6,7 @@ import { decideRequest, parseDecideRequest } from "./decide.js";
 import { evaluateCall } from "./evaluate-call.js";
 import { evaluatePolicy, ruleMatches, type CallFacts } from "./evaluate.js";
 import { evaluateHistory, historyProbesOf, recordIn, settleHistoryIn, type HistoryCall, type HistoryIndexState, type HistoryProbe } from "./history.js";
-import { replayHistory, type HistoryRecord } from "./history-replay.js";
+import { HistoryReplay, replayHistory, type HistoryRecord } from "./history-replay.js";
 import { lintPolicyDocument } from "./lint-document.js";
 import { whatIf, type RecordedDecision } from "./what-if.js";
 
@@ -174,6 +174,53 @@ describe("decideRequest with a history file", () => {
   it("is the same fold the stage keeps: replayHistory over records equals the index built call by call", () => {
     const findings = replayHistory(doc, history, call("bank.transfer", { to: "z", amount: 1 }), (r) => ruleMatches(r, facts("bank.transfer")), NOW);
     expect(findings).toMatchObject([{ holds: false, sum: 4000, own: 1 }]);
+  });
+});
+
+describe("replaying history for many decisions", () => {
+  // calls every 90 s for three hours, of three tools, four runs and six customers; some still in
+  // flight, some failed, and outcomes written minutes after they started: windows slide, calls end
+  // between two decisions, and calls leave the 30-minute and 1-hour windows
+  const tools = ["bank.transfer", "shop.fraud_check", "crm.get_record"] as const;
+  const start = Date.parse("2030-01-01T08:00:00.000Z");
+  const history: HistoryRecord[] = Array.from({ length: 120 }, (_, i) => {
+    const name = tools[i % 3]!;
+    const args = name === "bank.transfer" ? { to: `a${i % 4}`, amount: 300 + (i % 7) * 100 } : name === "shop.fraud_check" ? { customerId: `K-${i % 6}` } : { recordId: `R-${i % 6}` };
+    const at = start + i * 90_000;
+    const outcome = i % 11 === 0 ? "pending" : i % 7 === 0 ? "failed" : "ok";
+    return { callId: `h${i}`, tool: name, principal: "bot", runId: `run${i % 4}`, args, at: new Date(at).toISOString(), outcome, endedAt: new Date(at + (i % 5) * 60_000).toISOString() };
+  });
+  const asked = (i: number) => {
+    const name = (["bank.transfer", "shop.refund", "crm.delete_record"] as const)[i % 3]!;
+    const args = name === "bank.transfer" ? { to: "z", amount: 900 } : name === "shop.refund" ? { customerId: `K-${i % 6}`, amount: 5 } : { recordId: `R-${i % 6}` };
+    return { c: call(name, args, { callId: `q${i}`, runId: `run${i % 4}` }), name, nowMs: start + i * 137_000 };
+  };
+
+  it("gives each decision, asked in time order from one fold, what a fold of its own gives it", () => {
+    const replay = new HistoryReplay(doc, history);
+    let held = 0;
+    for (let i = 0; i < 80; i++) {
+      const q = asked(i);
+      const once = replayHistory(doc, history, q.c, (r) => ruleMatches(r, facts(q.name)), q.nowMs);
+      expect(replay.findings(q.c, (r) => ruleMatches(r, facts(q.name)), q.nowMs)).toEqual(once);
+      held += once.filter((f) => f.holds).length;
+    }
+    // the decisions were not all alike: conditions held for some and not for others
+    expect(held).toBeGreaterThan(5);
+    expect(held).toBeLessThan(75);
+    // asked about an earlier moment again, it folds from the start
+    const early = asked(3);
+    expect(replay.findings(early.c, (r) => ruleMatches(r, facts(early.name)), early.nowMs)).toEqual(replayHistory(doc, history, early.c, (r) => ruleMatches(r, facts(early.name)), early.nowMs));
+  });
+
+  it("counts a call in flight until its ending is written, then as it ended", () => {
+    const t1: HistoryRecord = { callId: "t1", tool: "bank.transfer", principal: "bot", runId: "r", args: { to: "x", amount: 4000 }, at: "2030-01-01T10:00:00.000Z", outcome: "failed", endedAt: "2030-01-01T10:10:00.000Z" };
+    const replay = new HistoryReplay(doc, [t1]);
+    const transfer = (id: string) => call("bank.transfer", { to: "y", amount: 2000 }, { callId: id });
+    const at = (hhmm: string) => Date.parse(`2030-01-01T${hhmm}:00.000Z`);
+    // before the failure is written the 4000 is held against the limit; after, it is released
+    expect(replay.findings(transfer("a"), (r) => ruleMatches(r, facts("bank.transfer")), at("10:05"))).toMatchObject([{ holds: true, sum: 4000 }]);
+    expect(replay.findings(transfer("b"), (r) => ruleMatches(r, facts("bank.transfer")), at("10:15"))).toMatchObject([{ holds: false, sum: 0 }]);
   });
 });
 

@@ -68,7 +68,7 @@ export {
   type HistoryRecorded,
   type HistorySettlement,
 } from "./history.js";
-export { HistoryRecordSchema, HistoryRecordsSchema, replayHistory, type HistoryRecord } from "./history-replay.js";
+export { HistoryRecordSchema, HistoryRecordsSchema, HistoryReplay, replayHistory, type HistoryRecord } from "./history-replay.js";
 export {
   LEDGER_RULE,
   ledgerChargesOf,

@@ -5,7 +5,7 @@ import { evaluateCall } from "./evaluate-call.js";
 import { ruleMatches } from "./evaluate.js";
 import { historyRules, type HistoryCall } from "./history.js";
 import { documentRuleIds, HISTORY_GATES, historyGateOf, type HistoryGate } from "./history-gates.js";
-import { replayHistory, withActionTypes, type HistoryRecord } from "./history-replay.js";
+import { HistoryReplay, withActionTypes, type HistoryRecord } from "./history-replay.js";
 
 /** One policy decision as the stream records it (its ToolArgsValidated and ToolPolicyChecked). */
 export interface RecordedDecision {
@@ -120,6 +120,8 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
   const allRecords = [...records];
   const history = options.history === undefined ? undefined : withActionTypes(options.history, allRecords);
   const treeRootOf = treeRoots(history ?? []);
+  // one fold of the history, moved forward as the decisions (in time order) are replayed
+  const replay = history === undefined ? undefined : new HistoryReplay(candidate, history);
   for (const call of calls) {
     considered++;
     // a history condition that held took part in the decision: replayed only with the history it read
@@ -137,7 +139,7 @@ export function whatIf(candidate: PolicyDocument, recorded: Iterable<RecordedDec
     // the run's labels are evidence on the decision: replayed as recorded, so the built-in rule and runLabels rules decide as they would have
     const runLabels = call.runLabels === undefined ? undefined : new Map(call.runLabels.map((s) => [s.label, s] as const));
     const base = { tool: record.descriptor, principal: call.principal, mode: call.mode, flags: call.flags, scope: call.scope, ...(runLabels === undefined ? {} : { runLabels }) };
-    const findings = history === undefined ? undefined : replayHistory(candidate, history, historyCallOf(call, record, treeRootOf), (r) => ruleMatches(r, base), Date.parse(call.requestedAt));
+    const findings = replay?.findings(historyCallOf(call, record, treeRootOf), (r) => ruleMatches(r, base), Date.parse(call.requestedAt));
     const e = evaluateCall(candidate, findings === undefined ? base : { ...base, history: new Map(findings.map((f) => [f.ruleId, f])) });
     const from: DecisionSide = { decision: call.decision, ruleIds: documentRuleIds(call.ruleIds) };
     const to: DecisionSide = { decision: e.decision, ruleIds: [...e.ruleIds] };
