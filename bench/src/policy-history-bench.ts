@@ -1,12 +1,13 @@
 import { appendEvent, kvPutJson, silentLogger, type Bus } from "@warden/bus";
 import { newId, type ToolArgsValidated } from "@warden/contracts/events";
 import { BUCKET_TOOLS, toolKey } from "@warden/contracts/subjects";
-import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { type ToolRecord } from "@warden/contracts/descriptor";
 import { type PolicyDocumentInput } from "@warden/contracts/policy";
 import { argsHash } from "@warden/contracts/json";
 import { natsServersIn } from "@warden/local-nats";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startTestNats } from "@warden/testing";
+import { BENCH_SUM_RULE, benchPayRecord } from "./bench-pay.js";
 import { cpuSeconds } from "./processes.js";
 
 /**
@@ -28,13 +29,7 @@ const HISTORY: PolicyDocumentInput = {
   ...BASE,
   version: "bench-history",
   rules: [
-    {
-      id: "bench.sum",
-      match: { tool: "bench.pay" },
-      when: { history: { scope: "run", within: "1h", calls: { tool: "bench.pay" }, sum: { arg: "amount", max: 1e12 } } },
-      effect: "deny",
-      reason: "a sum limit that never binds",
-    },
+    BENCH_SUM_RULE,
     {
       id: "bench.read-first",
       match: { tool: "bench.pay" },
@@ -89,16 +84,8 @@ async function round(doc: PolicyDocumentInput): Promise<{ selfUs: number; natsUs
   const nats = await startTestNats();
   try {
     const admin = await nats.bus("bench-admin");
-    const descriptor = ToolDescriptorSchema.parse({
-      name: "bench.pay",
-      version: "1.0.0",
-      title: "Pay",
-      description: "Use when the bench needs a call to decide.",
-      inputSchema: { type: "object", properties: { account: { type: "string" }, amount: { type: "number" } } },
-      grade: "write",
-    });
-    const now = new Date().toISOString();
-    const tool: ToolRecord = { descriptor, descriptorHash: descriptorHash(descriptor), status: "enabled", registeredAt: now, statusChangedAt: now };
+    const tool = benchPayRecord(new Date().toISOString());
+    const descriptor = tool.descriptor;
     await kvPutJson(await admin.kvm.open(BUCKET_TOOLS), toolKey(descriptor.name, descriptor.version), tool);
     const put = await putPolicyDocument(admin, doc);
     if (!put.ok) throw new Error(put.error.message);

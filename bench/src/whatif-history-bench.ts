@@ -1,5 +1,5 @@
-import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
 import { parsePolicyDocument, whatIf, type HistoryRecord, type RecordedDecision } from "@warden/policy-engine";
+import { BENCH_SUM_RULE, benchPayRecord } from "./bench-pay.js";
 
 /**
  * What `warden policy whatif --history` costs as the recorded history grows (docs/policy.md,
@@ -16,13 +16,7 @@ const doc = parsePolicyDocument(JSON.stringify({
   version: "bench-whatif",
   principals: { bench: { kind: "agent" } },
   rules: [
-    {
-      id: "bench.sum",
-      match: { tool: "bench.pay" },
-      when: { history: { scope: "run", within: "1h", calls: { tool: "bench.pay" }, sum: { arg: "amount", max: 1e12 } } },
-      effect: "deny",
-      reason: "a sum limit that never binds",
-    },
+    BENCH_SUM_RULE,
     {
       id: "bench.read-first",
       match: { tool: "bench.pay" },
@@ -34,16 +28,7 @@ const doc = parsePolicyDocument(JSON.stringify({
 }));
 if (!doc.ok) throw new Error(doc.error.message);
 
-const descriptor = ToolDescriptorSchema.parse({
-  name: "bench.pay",
-  version: "1.0.0",
-  title: "Pay",
-  description: "Use when the bench needs a call to decide.",
-  inputSchema: { type: "object", properties: { account: { type: "string" }, amount: { type: "number" } } },
-  grade: "write",
-});
-const at0 = "2030-01-01T00:00:00.000Z";
-const tool: ToolRecord = { descriptor, descriptorHash: descriptorHash(descriptor), status: "enabled", registeredAt: at0, statusChangedAt: at0 };
+const tool = benchPayRecord("2030-01-01T00:00:00.000Z");
 
 function recorded(n: number): { decisions: RecordedDecision[]; history: HistoryRecord[] } {
   const start = Date.parse("2030-01-01T00:10:00.000Z");

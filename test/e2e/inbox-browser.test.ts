@@ -1,76 +1,55 @@
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readOutbox } from "@warden/example-support-desk";
 import { toModelMessage } from "@warden/contracts/events";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes } from "@warden/testing";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runWarden } from "../support/cli.js";
-import { CHROMIUM, NO_CHROMIUM, startInbox, type RunningInbox } from "../support/inbox.js";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { CHROMIUM, screenshotsDir, useInboxInChromium } from "../support/inbox.js";
 
 // screenshots for docs/approvals.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
-const SHOTS = process.env["WARDEN_UPDATE_SCREENSHOTS"] === "1" ? join(import.meta.dirname, "../../docs/images") : mkdtempSync(join(tmpdir(), "warden-inbox-shots-"));
+const SHOTS = screenshotsDir("warden-inbox-shots-");
 
 describe("warden inbox in a real headless Chromium", () => {
-  let w: TestWarden;
-  let browser: Browser;
-  let page: Page;
-  let inbox: RunningInbox;
+  const t = useInboxInChromium({
+    person: "alice",
+    viewport: { width: 1440, height: 900 },
+    policy: {
+      version: "e2e-inbox",
+      principals: {
+        alice: { kind: "human", approves: ["write", "send"] },
+        "support-bot": { kind: "agent" },
+        planner: { kind: "agent" },
+      },
+      llm: { showWrite: ["ticket.fill", "ticket.submit"] },
+      approvalTtlSeconds: { write: 900, send: 900 },
+      rules: [],
+      budgets: {},
+    },
+  });
   let planner: AgentClient;
   let bot: AgentClient;
 
   beforeAll(async () => {
-    // each test then fails saying so (a failing hook would only mark them skipped)
     if (!existsSync(CHROMIUM)) return;
-    w = await startTestWarden({
-      demo: true,
-      policy: {
-        version: "e2e-inbox",
-        principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
-          "support-bot": { kind: "agent" },
-          planner: { kind: "agent" },
-        },
-        llm: { showWrite: ["ticket.fill", "ticket.submit"] },
-        approvalTtlSeconds: { write: 900, send: 900 },
-        rules: [],
-        budgets: {},
-      },
-    });
-    await w.nats.credsOf({ kind: "human", name: "alice" });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    inbox = await startInbox(w.nats.home.dir, "alice");
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
-    // the new-card highlight fades over a second; without motion the screenshots show the page at rest
-    await page.emulateMedia({ reducedMotion: "reduce" });
-    mkdirSync(SHOTS, { recursive: true });
+    planner = createAgentClient({ bus: await t.w.agentBus("planner"), principal: "planner" });
+    bot = createAgentClient({ bus: await t.w.agentBus("support-bot"), principal: "support-bot" });
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    inbox?.child.kill("SIGTERM");
-    await w?.stop();
-  });
-
-  const card = (text: string) => page.locator("article.card", { hasText: text });
-  const selectedText = async () => (await page.locator("article.card.selected").textContent()) ?? "";
-  const focusedIsSelected = async () => (await page.locator("article.card.selected:focus").count()) === 1;
+  const card = (text: string) => t.page.locator("article.card", { hasText: text });
+  const selectedText = async () => (await t.page.locator("article.card.selected").textContent()) ?? "";
+  const focusedIsSelected = async () => (await t.page.locator("article.card.selected:focus").count()) === 1;
 
   it("shows a send live without reload, approves it with edited args from the keyboard, the edited args run, and a denial's reason typed in the page reaches the model", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
-    await page.goto(inbox.url);
+    await t.page.goto(t.inbox.url);
     // the token is traded for a cookie and dropped from the address bar
-    expect(page.url()).not.toContain("token=");
-    await page.locator("#person", { hasText: "alice" }).waitFor();
-    await page.locator("#live[data-state=live]").waitFor();
-    await page.locator("#empty").waitFor();
+    expect(t.page.url()).not.toContain("token=");
+    await t.page.locator("#person", { hasText: "alice" }).waitFor();
+    await t.page.locator("#live[data-state=live]").waitFor();
+    await t.page.locator("#empty").waitFor();
     // marks this document: a reload would lose it
-    await page.evaluate("window.inboxMark = 42");
+    await t.page.evaluate("window.inboxMark = 42");
 
     const message = { customerId: "C-1042", text: "Your refund of 40 EUR was sent today." };
     const sending = planner.call("customer.message", message, { mode: "plan", wait: true, timeoutMs: 60_000 });
@@ -78,9 +57,9 @@ describe("warden inbox in a real headless Chromium", () => {
     const ticket = { title: "Refund not received", body: "Customer says the refund never arrived.", customerId: "C-77" };
     const submitting = bot.call("ticket.submit", ticket, { mode: "llm", wait: true, timeoutMs: 60_000 });
     await card("C-77").waitFor({ timeout: 15_000 });
-    expect(await page.evaluate("window.inboxMark")).toBe(42);
-    expect(await page.locator("#pending-count").textContent()).toBe("2");
-    await expect.poll(() => page.title()).toContain("(2)");
+    expect(await t.page.evaluate("window.inboxMark")).toBe(42);
+    expect(await t.page.locator("#pending-count").textContent()).toBe("2");
+    await expect.poll(() => t.page.title()).toContain("(2)");
     await card("C-1042").locator(".grade", { hasText: "send" }).waitFor();
     await card("C-1042").getByText("planner").first().waitFor();
     // the tool's own summary line (customer.message's approvalSummary) comes first, made from the args the grant binds
@@ -88,44 +67,44 @@ describe("warden inbox in a real headless Chromium", () => {
     // only what the policy would accept: a send is never approved for the session here (sessionGrants: write), the write may be
     expect(await card("C-1042").locator("button[data-action=approve-session]").count()).toBe(0);
     await card("C-77").locator("button[data-action=approve-session]").waitFor();
-    await page.screenshot({ path: join(SHOTS, "inbox-pending.png") });
+    await t.page.screenshot({ path: join(SHOTS, "inbox-pending.png") });
 
     // j / k (and arrows) move the selection; the selected card has the focus
-    await page.keyboard.press("j");
+    await t.page.keyboard.press("j");
     expect(await selectedText()).toContain("C-77");
     expect(await focusedIsSelected()).toBe(true);
-    await page.keyboard.press("ArrowUp");
+    await t.page.keyboard.press("ArrowUp");
     expect(await selectedText()).toContain("C-1042");
-    await page.keyboard.press("k");
+    await t.page.keyboard.press("k");
     expect(await selectedText()).toContain("C-1042");
     expect(await focusedIsSelected()).toBe(true);
     // its key says why instead of opening a panel the approver would refuse
-    await page.keyboard.press("s");
-    await page.locator("#toast", { hasText: "Not for the session: the policy document allows session grants for write calls only, not send" }).waitFor();
+    await t.page.keyboard.press("s");
+    await t.page.locator("#toast", { hasText: "Not for the session: the policy document allows session grants for write calls only, not send" }).waitFor();
     expect(await card("C-1042").locator("select[name=ttl]").count()).toBe(0);
 
     // a opens the approve panel with the note field focused; Esc closes it again
-    await page.keyboard.press("a");
+    await t.page.keyboard.press("a");
     await card("C-1042").locator("form.panel-approve input[name=reason]").waitFor();
     expect(await card("C-1042").locator("input[name=reason]:focus").count()).toBe(1);
-    await page.keyboard.press("Escape");
+    await t.page.keyboard.press("Escape");
     await card("C-1042").locator("form.panel-approve").waitFor({ state: "hidden" });
 
     // e opens the args editor (the card's args, focused); Ctrl+Enter approves the edited args
-    await page.keyboard.press("e");
+    await t.page.keyboard.press("e");
     const editor = card("C-1042").locator("form.panel textarea[name=args]");
     await editor.waitFor();
     expect(await card("C-1042").locator("textarea[name=args]:focus").count()).toBe(1);
     expect(JSON.parse(await editor.inputValue())).toEqual(message);
     const edited = { customerId: "C-1042", text: "Your refund of 40 EUR was sent today. Reference R-881." };
     await editor.fill(JSON.stringify(edited, null, 2));
-    await page.keyboard.press("Control+Enter");
+    await t.page.keyboard.press("Control+Enter");
     await card("C-1042").waitFor({ state: "detached", timeout: 15_000 });
-    await page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
+    await t.page.locator("#history li.h-granted", { hasText: "customer.message" }).waitFor();
 
     const sent = await sending;
     expect(sent, JSON.stringify(sent)).toMatchObject({ ok: true, status: "succeeded" });
-    const events = await callEvents(w.bus, sent.callId);
+    const events = await callEvents(t.w.bus, sent.callId);
     expect(eventTypes(events)).toEqual(expect.arrayContaining(["ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"]));
     const granted = events.find((e) => e.type === "ApprovalGranted");
     expect(granted?.type === "ApprovalGranted" && granted.data.approver).toBe("alice");
@@ -133,9 +112,9 @@ describe("warden inbox in a real headless Chromium", () => {
     expect(granted?.type === "ApprovalGranted" && granted.data.edit?.args).toEqual(edited);
     const requested = events.find((e) => e.type === "ToolCallRequested");
     expect(requested?.type === "ToolCallRequested" && requested.data.args).toEqual(message);
-    expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-1042").map((m) => m.text)).toEqual([edited.text]);
+    expect((await readOutbox(t.w.bus)).filter((m) => m.customerId === "C-1042").map((m) => m.text)).toEqual([edited.text]);
     // the operator's trace names alice as the approver, shows the edited args and the call as succeeded
-    const trace = await runWarden(w.nats.home.dir, "trace", sent.callId, "--wide");
+    const trace = await runWarden(t.w.nats.home.dir, "trace", sent.callId, "--wide");
     expect(trace.code, trace.err).toBe(0);
     expect(trace.out).toContain("alice");
     expect(trace.out).toContain(`editedArgs=${JSON.stringify(edited)}`);
@@ -143,41 +122,40 @@ describe("warden inbox in a real headless Chromium", () => {
 
     // the other request is still pending: d, a reason typed in the page, Enter denies it
     expect(await selectedText()).toContain("C-77");
-    await page.keyboard.press("d");
+    await t.page.keyboard.press("d");
     const reasonField = card("C-77").locator("form.panel-deny input[name=reason]");
     await reasonField.waitFor();
     // no reason, no denial: the page says so and sends nothing
-    await page.keyboard.press("Enter");
+    await t.page.keyboard.press("Enter");
     await card("C-77").locator(".panel-error", { hasText: "reason" }).waitFor();
     const reason = "Duplicate of T-12; reply on the existing ticket instead";
-    await page.keyboard.type(reason);
-    await page.screenshot({ path: join(SHOTS, "inbox-deny.png") });
-    await page.keyboard.press("Enter");
+    await t.page.keyboard.type(reason);
+    await t.page.screenshot({ path: join(SHOTS, "inbox-deny.png") });
+    await t.page.keyboard.press("Enter");
     await card("C-77").waitFor({ state: "detached", timeout: 15_000 });
-    await page.locator("#history li.h-denied", { hasText: reason }).waitFor();
-    await page.locator("#empty").waitFor();
+    await t.page.locator("#history li.h-denied", { hasText: reason }).waitFor();
+    await t.page.locator("#empty").waitFor();
 
     const denied = await submitting;
     expect(denied).toMatchObject({ ok: false, status: "denied", error: { code: "APPROVAL_DENIED" } });
     expect(denied.error?.message).toContain(reason);
     // what the agent hands its model back names the reason, so the model can correct itself
     expect(toModelMessage(denied)).toContain(reason);
-    expect(eventTypes(await callEvents(w.bus, denied.callId))).not.toContain("ToolCallStarted");
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: join(SHOTS, "inbox-decided.png") });
-    expect(inbox.child.exitCode, inbox.output()).toBeNull();
+    expect(eventTypes(await callEvents(t.w.bus, denied.callId))).not.toContain("ToolCallStarted");
+    await t.page.mouse.move(0, 0);
+    await t.page.screenshot({ path: join(SHOTS, "inbox-decided.png") });
+    expect(t.inbox.child.exitCode, t.inbox.output()).toBeNull();
   }, 120_000);
 
   it("approves a write for the session, keeping only the customer: a later call for that customer runs without a card, and revoking it from the page brings cards back", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
-    await page.goto(inbox.url);
-    await page.locator("#live[data-state=live]").waitFor();
+    await t.page.goto(t.inbox.url);
+    await t.page.locator("#live[data-state=live]").waitFor();
     const ticket = (title: string, customerId = "C-5") => bot.call("ticket.submit", { title, body: "follow up", customerId }, { mode: "llm", wait: true, timeoutMs: 60_000 });
     const first = ticket("Blender broke");
     await card("Blender broke").waitFor({ timeout: 15_000 });
     await card("Blender broke").click();
     // s opens the session panel: how long, and which args later calls must keep (all, until freed)
-    await page.keyboard.press("s");
+    await t.page.keyboard.press("s");
     const panel = card("Blender broke").locator("form.panel");
     await panel.locator("select[name=ttl]").waitFor();
     expect(await card("Blender broke").locator("select[name=ttl]:focus").count()).toBe(1);
@@ -185,40 +163,39 @@ describe("warden inbox in a real headless Chromium", () => {
     await panel.locator("input[name=keep][value=title]").uncheck();
     await panel.locator("input[name=keep][value=body]").uncheck();
     await panel.locator("button[type=submit]").scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, "inbox-session.png") });
+    await t.page.screenshot({ path: join(SHOTS, "inbox-session.png") });
     await panel.locator("button[type=submit]").click();
     await card("Blender broke").waitFor({ state: "detached", timeout: 15_000 });
     expect(await first).toMatchObject({ ok: true, status: "succeeded" });
-    const listed = page.locator("#sessions li", { hasText: "ticket.submit" });
+    const listed = t.page.locator("#sessions li", { hasText: "ticket.submit" });
     await listed.locator(".s-covers", { hasText: 'customerId = "C-5"' }).waitFor();
-    await page.screenshot({ path: join(SHOTS, "inbox-sessions.png") });
+    await t.page.screenshot({ path: join(SHOTS, "inbox-sessions.png") });
 
     // same customer, other title: granted by the session, no card shown
     const second = await ticket("Kettle leaks");
     expect(second).toMatchObject({ ok: true, status: "succeeded" });
-    const grant = (await callEvents(w.bus, second.callId)).find((e) => e.type === "ApprovalGranted");
+    const grant = (await callEvents(t.w.bus, second.callId)).find((e) => e.type === "ApprovalGranted");
     expect(grant?.type === "ApprovalGranted" && grant.data).toMatchObject({ approver: "alice", bySession: { grantId: (await first).callId } });
     expect(await card("Kettle leaks").count()).toBe(0);
 
     // revoked from the page: the list empties and the next call asks again
     await listed.locator("button[data-action=revoke-session]").click();
-    await page.locator("#sessions-box").waitFor({ state: "hidden" });
+    await t.page.locator("#sessions-box").waitFor({ state: "hidden" });
     const third = ticket("Toaster smokes");
     await card("Toaster smokes").waitFor({ timeout: 15_000 });
     await card("Toaster smokes").click();
-    await page.keyboard.press("d");
+    await t.page.keyboard.press("d");
     await card("Toaster smokes").locator("form.panel-deny input[name=reason]").fill("ask the customer for a photo first");
-    await page.keyboard.press("Enter");
+    await t.page.keyboard.press("Enter");
     expect(await third).toMatchObject({ ok: false, status: "denied" });
   }, 120_000);
 
   it("shows a write's dry run as what would change, folds the machine's detail, and keeps the actions in view", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
     // a plan may write on its own: the draft has a priority before the model asks for a summary
     const ticketId = `T-${Date.now()}`;
     expect(await planner.call("ticket.fill", { ticketId, fields: { priority: "high" } }, { mode: "plan", scope: "ticket_page", wait: true, timeoutMs: 60_000 })).toMatchObject({ ok: true, status: "succeeded" });
-    await page.goto(inbox.url);
-    await page.locator("#live[data-state=live]").waitFor();
+    await t.page.goto(t.inbox.url);
+    await t.page.locator("#live[data-state=live]").waitFor();
     const filling = bot.call("ticket.fill", { ticketId, fields: { priority: "high", summary: "blender broke" } }, { mode: "llm", scope: "ticket_page", wait: true, timeoutMs: 60_000 });
     const c = card(ticketId);
     await c.waitFor({ timeout: 15_000 });
@@ -230,31 +207,30 @@ describe("warden inbox in a real headless Chromium", () => {
     ]);
     expect(await diff.locator("tr.same").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-field")))).toEqual(["priority"]);
     // the call id and args hash are there for whoever needs them, folded
-    expect(await c.locator("details.machine").evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await c.locator("details.machine").getAttribute("open")).toBeNull();
     expect(await c.locator("details.machine .call-id").isVisible()).toBe(false);
     await c.click();
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: join(SHOTS, "inbox-dry-run.png") });
+    await t.page.mouse.move(0, 0);
+    await t.page.screenshot({ path: join(SHOTS, "inbox-dry-run.png") });
     // on a short window the actions stay at its foot while the card's top is read
-    await page.setViewportSize({ width: 1440, height: 480 });
+    await t.page.setViewportSize({ width: 1440, height: 480 });
     await c.evaluate((node) => node.scrollIntoView({ block: "start" }));
     const approve = c.locator("button[data-action=approve]");
     const box = await approve.boundingBox();
     expect(box!.y + box!.height).toBeLessThanOrEqual(480);
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.keyboard.press("a");
+    await t.page.setViewportSize({ width: 1440, height: 900 });
+    await t.page.keyboard.press("a");
     await c.locator("form.panel-approve input[name=reason]").waitFor();
-    await page.keyboard.press("Enter");
+    await t.page.keyboard.press("Enter");
     expect(await filling).toMatchObject({ ok: true, status: "succeeded" });
   }, 120_000);
 
   it("answers the API without the token 401, and a POST with the cookie but no CSRF secret 403", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
-    const anonymous = await fetch(new URL("/api/state", inbox.url));
+    const anonymous = await fetch(new URL("/api/state", t.inbox.url));
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
     // the page's own cookie is not enough to decide: a request must echo the CSRF secret too
-    const refused = await page.evaluate(async () => {
+    const refused = await t.page.evaluate(async () => {
       const res = await fetch("/api/actions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       return { status: res.status, body: (await res.json()) as unknown };
     });
@@ -262,20 +238,19 @@ describe("warden inbox in a real headless Chromium", () => {
   });
 
   it("opens once: the printed URL in a second browser is refused, and the first holds an HttpOnly, SameSite=Strict session cookie that expires", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
-    const session = (await page.context().cookies()).find((c) => c.name.startsWith("warden_inbox_"));
+    const session = (await t.page.context().cookies()).find((c) => c.name.startsWith("warden_inbox_"));
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
     // the URL's token is not the session's secret
-    expect(inbox.url).not.toContain(session!.value);
+    expect(t.inbox.url).not.toContain(session!.value);
     // renewed by each answer: twelve hours from the last one
     const hours = (session!.expires - Date.now() / 1000) / 3600;
     expect(hours).toBeGreaterThan(11.9);
     expect(hours).toBeLessThanOrEqual(12);
-    expect(await page.evaluate("document.cookie")).not.toContain(session!.name);
+    expect(await t.page.evaluate("document.cookie")).not.toContain(session!.name);
     // someone else opening the same URL later (shell history, a screenshot): refused
-    const other = await browser.newContext();
+    const other = await t.browser.newContext();
     try {
-      const answer = await (await other.newPage()).goto(inbox.url);
+      const answer = await (await other.newPage()).goto(t.inbox.url);
       expect(answer?.status()).toBe(401);
       expect(await answer?.json()).toMatchObject({ ok: false, error: { code: "FORBIDDEN", details: { reason: "TOKEN_USED" } } });
       expect(await other.cookies()).toEqual([]);

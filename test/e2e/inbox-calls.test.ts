@@ -1,14 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, NO_CHROMIUM, startInbox, type RunningInbox } from "../support/inbox.js";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, screenshotsDir, useInboxInChromium } from "../support/inbox.js";
 
 // screenshots for docs/audit.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
-const SHOTS = process.env["WARDEN_UPDATE_SCREENSHOTS"] === "1" ? join(import.meta.dirname, "../../docs/images") : mkdtempSync(join(tmpdir(), "warden-calls-shots-"));
+const SHOTS = screenshotsDir("warden-calls-shots-");
 
 /** A query as a caller may write it: it must reach every view as text. */
 const HOSTILE_QUERY = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> refund policy';
@@ -17,51 +14,35 @@ const HOSTILE_QUERY = '<script>window.pwned = 1</script><img src=x onerror="wind
 const STAGES = ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"];
 
 describe("the web inbox's Calls page over real services, in a real headless Chromium", () => {
-  let w: TestWarden;
-  let browser: Browser;
-  let page: Page;
-  let inbox: RunningInbox;
+  const t = useInboxInChromium({
+    person: "alice",
+    viewport: { width: 1280, height: 800 },
+    policy: {
+      version: "e2e-calls",
+      principals: {
+        alice: { kind: "human", approves: ["write", "send"] },
+        "support-bot": { kind: "agent" },
+      },
+      approvalTtlSeconds: { write: 900, send: 900 },
+      rules: [],
+      budgets: {},
+    },
+  });
   let alice: AgentClient;
   let bot: AgentClient;
 
   beforeAll(async () => {
-    // each test then fails saying so (a failing hook would only mark them skipped)
     if (!existsSync(CHROMIUM)) return;
-    w = await startTestWarden({
-      demo: true,
-      policy: {
-        version: "e2e-calls",
-        principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
-          "support-bot": { kind: "agent" },
-        },
-        approvalTtlSeconds: { write: 900, send: 900 },
-        rules: [],
-        budgets: {},
-      },
-    });
     // alice calls tools herself (mode human: a send waits for a person, and she may confirm her own)
-    alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    inbox = await startInbox(w.nats.home.dir, "alice");
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
-    await page.emulateMedia({ reducedMotion: "reduce" });
-    mkdirSync(SHOTS, { recursive: true });
+    alice = createAgentClient({ bus: await t.w.humanBus("alice"), principal: "alice" });
+    bot = createAgentClient({ bus: await t.w.agentBus("support-bot"), principal: "support-bot" });
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    inbox?.child.kill("SIGTERM");
-    await w?.stop();
-  });
-
-  const row = (callId: string) => page.locator(`#rows tr.call-row[data-call-id="${callId}"]`);
+  const row = (callId: string) => t.page.locator(`#rows tr.call-row[data-call-id="${callId}"]`);
 
   it("lists alice's calls (an approved send, a plain read) newest first and opens the send's timeline with every stage", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
-    await page.goto(inbox.url);
-    await page.locator("#live[data-state=live]").waitFor();
+    await t.page.goto(t.inbox.url);
+    await t.page.locator("#live[data-state=live]").waitFor();
 
     const read = await alice.call("kb.search", { query: HOSTILE_QUERY }, { mode: "human", wait: true, timeoutMs: 60_000 });
     expect(read, JSON.stringify(read)).toMatchObject({ ok: true, status: "succeeded" });
@@ -72,22 +53,22 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     // a send in human mode waits for a person; alice confirms her own from the approvals view
     const message = { customerId: "C-2041", text: "Your replacement ships tomorrow." };
     const sending = alice.call("customer.message", message, { mode: "human", wait: true, timeoutMs: 60_000 });
-    const card = page.locator("article.card", { hasText: "C-2041" });
+    const card = t.page.locator("article.card", { hasText: "C-2041" });
     await card.waitFor({ timeout: 15_000 });
     await card.click();
-    await page.keyboard.press("a");
+    await t.page.keyboard.press("a");
     await card.locator("form.panel-approve input[name=reason]").waitFor();
-    await page.keyboard.press("Enter");
+    await t.page.keyboard.press("Enter");
     await card.waitFor({ state: "detached", timeout: 15_000 });
     const sent = await sending;
     expect(sent, JSON.stringify(sent)).toMatchObject({ ok: true, status: "succeeded" });
 
     // c: the Calls view; both calls listed once the projector has folded them, the newest first
-    await page.keyboard.press("c");
-    await page.waitForURL(/\/calls$/);
-    await row(sent.callId).and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 20_000 });
-    await row(read.callId).and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 20_000 });
-    const ids = await page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-call-id")));
+    await t.page.keyboard.press("c");
+    await t.page.waitForURL(/\/calls$/);
+    await row(sent.callId).and(t.page.locator("[data-status=succeeded]")).waitFor({ timeout: 20_000 });
+    await row(read.callId).and(t.page.locator("[data-status=succeeded]")).waitFor({ timeout: 20_000 });
+    const ids = await t.page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-call-id")));
     expect(ids).toEqual([sent.callId, read.callId]);
     expect(ids).not.toContain(others.callId);
     expect(await row(sent.callId).locator(".tool a").textContent()).toBe("customer.message");
@@ -97,37 +78,36 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     expect(await row(read.callId).locator(".tool a").textContent()).toBe("kb.search");
     // what alice wrote is shown as she wrote it, and none of it ran
     expect(await row(read.callId).locator(".args code").textContent()).toContain(HOSTILE_QUERY.replaceAll('"', '\\"'));
-    expect(await page.locator("#rows script, #rows img").count()).toBe(0);
-    expect(await page.evaluate("window.pwned")).toBeUndefined();
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: join(SHOTS, "inbox-calls.png") });
+    expect(await t.page.locator("#rows script, #rows img").count()).toBe(0);
+    expect(await t.page.evaluate("window.pwned")).toBeUndefined();
+    await t.page.mouse.move(0, 0);
+    await t.page.screenshot({ path: join(SHOTS, "inbox-calls.png") });
 
     // Enter opens the selected (newest) call: the timeline warden trace --html draws, every stage on it
-    await page.keyboard.press("Enter");
-    await page.waitForURL(new RegExp(`/calls/${sent.callId}$`));
-    for (const type of STAGES) await page.locator(`.row.step[data-type=${type}]`).first().waitFor();
-    expect(await page.locator(".row.step").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")))).toEqual(STAGES);
-    expect(await page.locator("h1").textContent()).toContain("customer.message");
-    expect(await page.locator(".row.step[data-type=ApprovalGranted] .label").textContent()).toContain("alice");
-    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1280);
-    await page.screenshot({ path: join(SHOTS, "inbox-call-timeline.png"), fullPage: true });
+    await t.page.keyboard.press("Enter");
+    await t.page.waitForURL(new RegExp(`/calls/${sent.callId}$`));
+    for (const type of STAGES) await t.page.locator(`.row.step[data-type=${type}]`).first().waitFor();
+    expect(await t.page.locator(".row.step").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")))).toEqual(STAGES);
+    expect(await t.page.locator("h1").textContent()).toContain("customer.message");
+    expect(await t.page.locator(".row.step[data-type=ApprovalGranted] .label").textContent()).toContain("alice");
+    expect(await t.page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1280);
+    await t.page.screenshot({ path: join(SHOTS, "inbox-call-timeline.png"), fullPage: true });
 
     // the read's timeline shows the query as text too
-    await page.goto(new URL(`/calls/${read.callId}`, inbox.url).href);
-    await page.locator(".row.step[data-type=ToolCallFinished]").waitFor();
-    expect(await page.locator(".row.step[data-type=ToolCallRequested] .what").textContent()).toContain("<script>window.pwned = 1</script>");
-    expect(await page.locator("main script, main img").count()).toBe(0);
-    expect(await page.evaluate("window.pwned")).toBeUndefined();
-    expect(inbox.child.exitCode, inbox.output()).toBeNull();
+    await t.page.goto(new URL(`/calls/${read.callId}`, t.inbox.url).href);
+    await t.page.locator(".row.step[data-type=ToolCallFinished]").waitFor();
+    expect(await t.page.locator(".row.step[data-type=ToolCallRequested] .what").textContent()).toContain("<script>window.pwned = 1</script>");
+    expect(await t.page.locator("main script, main img").count()).toBe(0);
+    expect(await t.page.evaluate("window.pwned")).toBeUndefined();
+    expect(t.inbox.child.exitCode, t.inbox.output()).toBeNull();
   }, 120_000);
 
   it("cannot open another principal's call: the registry answers alice's credentials as if there were none", async () => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
     const others = await bot.call("kb.search", { query: "opening hours" }, { mode: "llm", wait: true, timeoutMs: 60_000 });
     expect(others).toMatchObject({ ok: true, status: "succeeded" });
-    const answer = await page.goto(new URL(`/calls/${others.callId}`, inbox.url).href);
+    const answer = await t.page.goto(new URL(`/calls/${others.callId}`, t.inbox.url).href);
     expect(answer?.status()).toBe(404);
-    expect(await page.locator(".error").getAttribute("data-code")).toBe("NOT_FOUND");
-    expect(await page.locator(".row.step").count()).toBe(0);
+    expect(await t.page.locator(".error").getAttribute("data-code")).toBe("NOT_FOUND");
+    expect(await t.page.locator(".row.step").count()).toBe(0);
   });
 });

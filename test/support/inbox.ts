@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { eventually } from "@warden/testing";
-import { expect } from "vitest";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, expect } from "vitest";
+import { startTestWarden, type TestWarden } from "./warden.js";
 
 const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
 
@@ -33,4 +38,73 @@ export async function startInbox(home: string, person: string, args: readonly st
     return m![1]!;
   }, 45_000);
   return { child, url, output: () => out };
+}
+
+/** Where a browser test writes its screenshots: docs/images when WARDEN_UPDATE_SCREENSHOTS=1, else a temp folder. */
+export function screenshotsDir(prefix: string): string {
+  const dir = process.env["WARDEN_UPDATE_SCREENSHOTS"] === "1" ? join(import.meta.dirname, "../../docs/images") : mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export interface InboxInChromium {
+  readonly w: TestWarden;
+  readonly inbox: RunningInbox;
+  readonly browser: Browser;
+  readonly page: Page;
+}
+
+export interface InboxInChromiumOptions {
+  readonly policy: PolicyDocumentInput;
+  /** Whose inbox: a human of the policy. */
+  readonly person: string;
+  readonly viewport: { readonly width: number; readonly height: number };
+}
+
+/**
+ * A file's Warden (the demo, in-process, with `policy`), `warden inbox --as person` started as a
+ * person would, and a page of a headless Chromium, made before the file's tests and stopped after
+ * them. Without Chromium nothing starts, and each test fails saying so (`NO_CHROMIUM`): a failing
+ * hook would only mark them skipped.
+ */
+export function useInboxInChromium(o: InboxInChromiumOptions): InboxInChromium {
+  let started: InboxInChromium | undefined;
+  let browser: Browser | undefined;
+  let w: TestWarden | undefined;
+  let inbox: RunningInbox | undefined;
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) return;
+    w = await startTestWarden({ demo: true, policy: o.policy });
+    await w.nats.credsOf({ kind: "human", name: o.person });
+    inbox = await startInbox(w.nats.home.dir, o.person);
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    const page = await browser.newPage({ viewport: o.viewport, deviceScaleFactor: 1 });
+    // the new-card highlight fades over a second; without motion the screenshots show the page at rest
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    started = { w, inbox, browser, page };
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    inbox?.child.kill("SIGTERM");
+    await w?.stop();
+  });
+  const get = (): InboxInChromium => {
+    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+    if (started === undefined) throw new Error("useInboxInChromium: read it inside a test, after its beforeAll");
+    return started;
+  };
+  return {
+    get w() {
+      return get().w;
+    },
+    get inbox() {
+      return get().inbox;
+    },
+    get browser() {
+      return get().browser;
+    },
+    get page() {
+      return get().page;
+    },
+  };
 }

@@ -72,7 +72,7 @@ describe("the inbox page with a richer card and an action that edits args", () =
     // the tool's summary for people comes first; the description (written for a model) is folded with the machine's detail
     expect(await c.locator("p.summary").textContent()).toBe("Send to C-1: Your refund was sent.");
     const details = c.locator("details.machine");
-    expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await details.getAttribute("open")).toBeNull();
     expect(await c.locator(".description").isVisible()).toBe(false);
     await details.locator("summary").click();
     await c.locator("details.machine .description", { hasText: "cannot be recalled" }).waitFor();

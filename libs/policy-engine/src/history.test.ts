@@ -185,14 +185,14 @@ describe("replaying history for many decisions", () => {
   const start = Date.parse("2030-01-01T08:00:00.000Z");
   const history: HistoryRecord[] = Array.from({ length: 120 }, (_, i) => {
     const name = tools[i % 3]!;
-    const args = name === "bank.transfer" ? { to: `a${i % 4}`, amount: 300 + (i % 7) * 100 } : name === "shop.fraud_check" ? { customerId: `K-${i % 6}` } : { recordId: `R-${i % 6}` };
+    const args: JsonValue = name === "bank.transfer" ? { to: `a${i % 4}`, amount: 300 + (i % 7) * 100 } : name === "shop.fraud_check" ? { customerId: `K-${i % 6}` } : { recordId: `R-${i % 6}` };
     const at = start + i * 90_000;
     const outcome = i % 11 === 0 ? "pending" : i % 7 === 0 ? "failed" : "ok";
     return { callId: `h${i}`, tool: name, principal: "bot", runId: `run${i % 4}`, args, at: new Date(at).toISOString(), outcome, endedAt: new Date(at + (i % 5) * 60_000).toISOString() };
   });
   const asked = (i: number) => {
     const name = (["bank.transfer", "shop.refund", "crm.delete_record"] as const)[i % 3]!;
-    const args = name === "bank.transfer" ? { to: "z", amount: 900 } : name === "shop.refund" ? { customerId: `K-${i % 6}`, amount: 5 } : { recordId: `R-${i % 6}` };
+    const args: JsonValue = name === "bank.transfer" ? { to: "z", amount: 900 } : name === "shop.refund" ? { customerId: `K-${i % 6}`, amount: 5 } : { recordId: `R-${i % 6}` };
     return { c: call(name, args, { callId: `q${i}`, runId: `run${i % 4}` }), name, nowMs: start + i * 137_000 };
   };
 
