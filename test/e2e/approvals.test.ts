@@ -69,8 +69,12 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
   it("refuses a grant from an agent, from a person without the grade, and for args the approver did not see", async () => {
     const pending = await planner.call("customer.message", message("refuse"), { mode: "plan" });
     const id = pending.approvalId!;
-    const inbox = await pendingOf(alice);
-    const hash = inbox.find((p) => p.approvalId === id)!.argsHash;
+    // the inbox is read from the stream: on a loaded machine the request may take a moment to be listed
+    const hash = await eventually(async () => {
+      const found = (await pendingOf(alice)).find((p) => p.approvalId === id);
+      expect(found).toBeDefined();
+      return found!.argsHash;
+    });
     // an agent's credentials may not decide at all, even one the policy lists with `approves`
     // (the server refuses the request), nor decide in someone else's name
     const bot = createApproverClient({ bus: botBus, approver: "support-bot" });

@@ -145,6 +145,13 @@ describe("warden inbox in a real headless Chromium", () => {
     await t.page.mouse.move(0, 0);
     await t.page.screenshot({ path: join(SHOTS, "inbox-decided.png") });
     expect(t.inbox.child.exitCode, t.inbox.output()).toBeNull();
+
+    // a decided card links to its call's timeline: the planner's call, read through the approver as the person who decided it
+    await t.page.locator("#history li.h-granted", { hasText: "customer.message" }).locator("a.h-timeline").click();
+    await t.page.waitForURL(new RegExp(`/calls/${sent.callId}$`));
+    await t.page.locator(".row.step[data-type=ToolCallFinished]").waitFor();
+    expect(await t.page.locator(".row.step[data-type=ApprovalGranted] .label").textContent()).toContain("alice");
+    expect(await t.page.locator("a.back").getAttribute("href")).toBe("/");
   }, 120_000);
 
   it("approves a write for the session, keeping only the customer: a later call for that customer runs without a card, and revoking it from the page brings cards back", async () => {

@@ -4,6 +4,7 @@ import { canonicalJson } from "./canonical-json.js";
 import { ApprovalPreviewSchema, DelegationLinkSchema, ToolFlagsSchema } from "./events.js";
 import { IntentSchema } from "./intent.js";
 import { JsonValueSchema } from "./json.js";
+import { TokenSchema } from "./tokens.js";
 import { ArgsConstraintsSchema, SessionGrantRequestSchema, type SessionTerms } from "./session-grant.js";
 
 /** What a person sends on `warden.decide.<approver>.<approvalId>`. */
@@ -171,8 +172,15 @@ export const CancelReplySchema = z.discriminatedUnion("ok", [
 ]);
 export type CancelReply = z.infer<typeof CancelReplySchema>;
 
-/** What `warden.approver.pending.<approver>` is asked: the approvals to decide (default) or the session grants in force. */
-export const PendingRequestSchema = z.strictObject({ list: z.enum(["approvals", "sessions"]).optional() });
+/**
+ * What `warden.approver.pending.<approver>` is asked: the approvals to decide (default), the
+ * session grants in force, or the timeline of one call this person decided or may decide (its
+ * events in stream order, as an OwnCallTrace: what the card showed them, and what came of it).
+ */
+export const PendingRequestSchema = z.union([
+  z.strictObject({ list: z.enum(["approvals", "sessions"]).optional() }),
+  z.strictObject({ list: z.literal("trace"), callId: TokenSchema }),
+]);
 export type PendingRequest = z.infer<typeof PendingRequestSchema>;
 
 /**

@@ -151,7 +151,7 @@
       foldedDescription ? el("p", { class: "description", text: String(card.description) }) : null,
       more,
       el("dl", { class: "facts ids" },
-        el("dt", { text: "Call" }), el("dd", { class: "call-id", text: card.callId }),
+        el("dt", { text: "Call" }), el("dd", {}, el("a", { class: "call-id", href: timelineHref(card.callId), text: card.callId })),
         el("dt", { text: "Args hash" }), el("dd", { class: "args-hash", text: card.argsHash })),
     );
 
@@ -455,6 +455,9 @@
     tick();
   }
 
+  // the call's timeline: the person's own, or one they decide (the inbox asks the approver for it)
+  const timelineHref = (callId) => `/calls/${encodeURIComponent(callId)}`;
+
   const OUTCOME_TEXT = { granted: "Approved", denied: "Denied", expired: "Expired", gone: "Left the inbox" };
   function renderHistory(history) {
     els.history.replaceChildren(...history.map((h) =>
@@ -466,7 +469,7 @@
         el("div", { class: "h-title" }, el("strong", { text: h.title }), " ", el("code", { text: h.tool })),
         el("div", { class: "h-meta", text: `asked by ${h.principal}${h.by ? ` · decided by ${h.by}` : h.outcome === "gone" ? " · decided elsewhere or cancelled" : ""}` }),
         h.reason ? el("blockquote", { class: "h-reason", text: h.reason }) : null,
-        el("div", { class: "h-ids", text: `call ${h.callId}` }),
+        el("div", { class: "h-ids" }, el("a", { class: "h-timeline", href: timelineHref(h.callId), text: "timeline" }), ` · call ${h.callId}`),
       )));
     els.historyEmpty.hidden = history.length > 0;
   }

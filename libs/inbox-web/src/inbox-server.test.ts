@@ -37,6 +37,8 @@ const CALLS = [
 ];
 const entries = (events: ReturnType<typeof syntheticCall>) => events.map((event, i) => ({ seq: i + 1, event }));
 const TRACES = { "c-new": buildTrace(entries(syntheticCall({ callId: "c-new", outcome: "approved", principal: "alice", tool: "customer.message", args: { text: HOSTILE } })))! };
+/** Another principal's call that alice approved: the approver shows her its timeline. */
+const DECIDED = { "c-bots": buildTrace(entries(syntheticCall({ callId: "c-bots", outcome: "approved", principal: "support-bot", tool: "customer.message", args: { text: "hi" } })))! };
 
 describe("the inbox server", () => {
   let cards: PendingApproval[];
@@ -55,7 +57,7 @@ describe("the inbox server", () => {
     client = standInClient(cards);
     feed = startInboxFeed({ client, refreshMs: 60_000 });
     clock = 1_000_000;
-    server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls(CALLS, TRACES), token, sessionIdleMs: IDLE_MS, now: () => clock });
+    server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls(CALLS, TRACES, "alice", DECIDED), token, sessionIdleMs: IDLE_MS, now: () => clock });
     traded = await call(server.port, "GET", `/?token=${token}`);
     cookie = traded.headers["set-cookie"]![0]!.split(";")[0]!;
     await eventually(() => expect(feed.snapshot().pending).toHaveLength(2));
@@ -222,6 +224,14 @@ describe("the inbox server", () => {
     expect(a.body).toContain("warden inbox (alice)");
     expect(a.body).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(a.body).not.toMatch(/<script|<img/i);
+  });
+
+  it("serves the timeline of another's call that the person decided, with the way back to the approvals", async () => {
+    const a = await call(server.port, "GET", "/calls/c-bots", { cookie });
+    expect(a.status).toBe(200);
+    expect(a.body).toContain('data-type="ApprovalGranted"');
+    expect(a.body).toContain('<a class="back" href="/">← Approvals</a>');
+    expect(a.body).toContain("who decided this call or may decide it");
   });
 
   it("answers a call it cannot show with a page naming the error: unknown 404, a bad id 400, both escaped", async () => {

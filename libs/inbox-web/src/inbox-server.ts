@@ -203,13 +203,17 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
 
   async function showTimeline(res: ServerResponse, callId: string): Promise<void> {
     if (!isSafeToken(callId)) return sendTimeline(res, 400, timelineErrorPage(callId, wardenError("INVALID_REQUEST", "a call id is a safe token (^[A-Za-z0-9_-]{1,128}$)")));
-    const r = await calls.trace(callId);
+    // the person's own call, else one they decided or may decide (the link of a card or of Decided)
+    const own = await calls.trace(callId);
+    const r = own.ok || own.error.code !== "NOT_FOUND" ? own : await calls.traceDecided(callId);
     if (!r.ok) return sendTimeline(res, statusOfError(r.error), timelineErrorPage(callId, r.error));
     const html = traceHtml(r.value, {
       generatedAt: new Date().toISOString(),
       generator: `warden inbox (${calls.person})`,
-      back: { href: "/calls", label: "← Calls" },
-      note: `Read as ${calls.person}, who may read their own calls only; an auditor reads any call, child calls included, with warden trace.`,
+      back: own.ok ? { href: "/calls", label: "← Calls" } : { href: "/", label: "← Approvals" },
+      note: own.ok
+        ? `Read as ${calls.person}, who may read their own calls only; an auditor reads any call, child calls included, with warden trace.`
+        : `Read as ${calls.person}, who decided this call or may decide it; an auditor reads any call, child calls included, with warden trace.`,
     });
     sendTimeline(res, 200, html);
   }

@@ -60,7 +60,7 @@ export function standInClient(cards: PendingApproval[]): ApproverClient & { deci
 }
 
 /** A stand-in for the own-calls reader: lists `calls`, traces what `traces` holds, counts the reads. */
-export function standInCalls(calls: OwnCall[], traces: Record<string, CallTrace>, person = "alice"): OwnCallsReader & { reads: number } {
+export function standInCalls(calls: OwnCall[], traces: Record<string, CallTrace>, person = "alice", decided: Record<string, CallTrace> = {}): OwnCallsReader & { reads: number } {
   const reader = {
     person,
     reads: 0,
@@ -71,6 +71,10 @@ export function standInCalls(calls: OwnCall[], traces: Record<string, CallTrace>
     trace: async (callId: string) => {
       const t = traces[callId];
       return t === undefined ? fail<CallTrace>("NOT_FOUND", `no call ${callId} of ${person}`) : ok(t);
+    },
+    traceDecided: async (callId: string) => {
+      const t = decided[callId];
+      return t === undefined ? fail<CallTrace>("NOT_FOUND", `no call ${callId} that ${person} decided or may decide`) : ok(t);
     },
   };
   return reader;

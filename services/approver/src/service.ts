@@ -1,4 +1,4 @@
-import { runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { readCallHistory, runStage, serveRpc, type Bus, type Logger } from "@warden/bus";
 import { acceptDecision, announceService, createTurns, followPolicyDocument, loadSigningKey, openExecutorLiveness, type ServiceMetrics } from "@warden/service-kit";
 import {
   APPROVER_DELIVER_SUBJECTS,
@@ -80,7 +80,7 @@ export async function startApproverService(deps: ApproverServiceDeps): Promise<A
   const decide = serveRpc(bus, DECIDE_SUBJECTS, QUEUE_APPROVER, log, decideHandler({ bus, log, documents, approvals, signer: key, factsOf, checkArgs: editedArgsChecker(), sessions }));
   const cancel = serveRpc(bus, CANCEL_SUBJECTS, QUEUE_APPROVER, log, cancelHandler({ bus, log, documents }));
   const outcomeOf = (domain: string, callId: string) => readStreamOutcome(bus, domain, callId);
-  const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf, sessions }));
+  const pending = serveRpc(bus, APPROVER_PENDING_SUBJECTS, QUEUE_APPROVER, log, pendingHandler({ log, requests, approvals, documents, outcomeOf, sessions, historyOf: (callId) => readCallHistory(bus, callId) }));
   const deliver = serveRpc(bus, APPROVER_DELIVER_SUBJECTS, QUEUE_APPROVER, log, deliverHandler({ log, requests, approvals, documents, outcomeOf, cursors: await openDeliveryCursors(bus), stopping: () => stopping }));
   const sweeper = startSweeper({
     bus,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type ApprovalRequested } from "@warden/contracts/events";
+import { type ApprovalDenied, type ApprovalGranted, type ApprovalRequested } from "@warden/contracts/events";
 import { type Grade } from "@warden/contracts/descriptor";
 import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { argsHash } from "@warden/contracts/json";
+import { mayReadTrace } from "./trace-reader.js";
 import { whoMayDecide } from "./who-may-decide.js";
 
 const doc = PolicyDocumentSchema.parse({
@@ -62,5 +63,33 @@ describe("whoMayDecide", () => {
 
   it("adds the requester where they may confirm their own call (mode human)", () => {
     expect(whoMayDecide(doc, requested({ principal: "bob", mode: "human", requesterMayConfirm: true }))).toEqual(["alice", "bob", "carol"]);
+  });
+});
+
+describe("mayReadTrace: whose calls' timelines the approver shows a person", () => {
+  const asked = requested({ grade: "send" });
+  const { data: _data, type: _type, ...envelope } = asked;
+  const granted: ApprovalGranted = {
+    ...envelope,
+    type: "ApprovalGranted",
+    data: {
+      approvalId: "ap1", approver: "erin", argsHash: asked.data.argsHash, descriptorHash: asked.data.descriptorHash, version: "1.0.0",
+      grantedAt: "2030-01-01T00:01:00.000Z", expiresAt: "2030-01-01T00:06:00.000Z", nonce: "n1", signature: "c2ln", keyId: "k1",
+      coApprovers: [{ approver: "frank", at: "2030-01-01T00:00:30.000Z" }],
+    },
+  };
+  const denied: ApprovalDenied = { ...envelope, type: "ApprovalDenied", data: { approvalId: "ap1", approver: "dave", reason: "not today" } };
+
+  it("lets in whoever granted it (in a quorum too), denied it, or may decide it, and nobody else", () => {
+    expect(mayReadTrace(doc, "erin", [asked, granted])).toBe(true);
+    expect(mayReadTrace(doc, "frank", [asked, granted])).toBe(true);
+    expect(mayReadTrace(doc, "dave", [asked, denied])).toBe(true);
+    // the document lets alice and carol approve sends; bob approves writes only; the bot asked
+    expect(mayReadTrace(doc, "alice", [asked])).toBe(true);
+    expect(mayReadTrace(doc, "carol", [asked, denied])).toBe(true);
+    expect(mayReadTrace(doc, "bob", [asked, granted, denied])).toBe(false);
+    expect(mayReadTrace(doc, "bot", [asked])).toBe(false);
+    // a call that never waited for a person is nobody's to read here
+    expect(mayReadTrace(doc, "alice", [])).toBe(false);
   });
 });

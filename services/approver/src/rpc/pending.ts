@@ -1,8 +1,8 @@
-import type { Logger } from "@warden/bus";
+import type { HistoryEntry, Logger } from "@warden/bus";
 import { lastSubjectToken } from "@warden/contracts/subjects";
 import { wardenError } from "@warden/contracts/errors";
 import { type Reply } from "@warden/contracts/descriptor";
-import { describeConstraints } from "@warden/contracts/policy";
+import { describeConstraints, type PolicyDocument } from "@warden/contracts/policy";
 import { PendingRequestSchema, type PendingApproval, type SessionGrantView } from "@warden/contracts/approval";
 import { mayDecide, principalOf } from "@warden/policy-engine";
 import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
@@ -14,9 +14,12 @@ import type { PolicyDocumentFollower } from "@warden/service-kit";
 import type { RequestedApprovals } from "../requested-approvals.js";
 import type { StreamOutcome } from "../domain/settled-on-stream.js";
 import { cardSessionRefusal } from "../domain/session-terms.js";
+import { mayReadTrace } from "../domain/trace-reader.js";
 
 export interface PendingDeps {
   readonly log: Logger;
+  /** One call's messages in stream order (`readCallHistory` of @warden/bus). */
+  readonly historyOf: (callId: string) => Promise<readonly HistoryEntry[]>;
   readonly requests: RequestedApprovals;
   readonly approvals: ApprovalStore;
   readonly documents: PolicyDocumentFollower;
@@ -25,7 +28,8 @@ export interface PendingDeps {
 }
 
 /**
- * `warden.approver.pending.<approver>`: the approvals this approver may decide, oldest first. The
+ * `warden.approver.pending.<approver>`: the approvals this approver may decide, oldest first (or
+ * the session grants this person made, or the timeline of a call they decided or may decide). The
  * approver is the subject's token (NATS permissions pin it to the caller). Built from the
  * ApprovalRequested events on the stream, never from a projected bucket: an approval is listed
  * while it is not overdue and the stream holds no grant, denial or expiry of its call. One this
@@ -40,6 +44,7 @@ export function pendingHandler(deps: PendingDeps) {
     const now = new Date();
     const doc = deps.documents.current();
     if (asked.data.list === "sessions") return { ok: true, value: await sessionsOf(approver, principalOf(doc, approver).operator === true, now) };
+    if (asked.data.list === "trace") return traceOf(approver, asked.data.callId, doc);
     const { requests } = await deps.requests.open(now);
     const records = deps.approvals.open().map((e) => e.value);
     const decided = new Set(records.filter((r) => r.status !== "pending").map((r) => r.approvalId));
@@ -58,6 +63,16 @@ export function pendingHandler(deps: PendingDeps) {
     deps.log.debug({ approver, listed: listed.length }, "pending approvals listed");
     return { ok: true, value: listed };
   };
+
+  /** A call's timeline for a person who decided it or may decide it; for anyone else there is no such call. */
+  async function traceOf(approver: string, callId: string, doc: PolicyDocument): Promise<Reply> {
+    const entries = (await deps.historyOf(callId)).flatMap((h) => (h.event === undefined ? [] : [{ seq: h.seq, event: h.event }]));
+    if (!mayReadTrace(doc, approver, entries.map((e) => e.event))) {
+      return { ok: false, error: wardenError("NOT_FOUND", `no call ${callId} that ${approver} decided or may decide`) };
+    }
+    deps.log.debug({ approver, callId, events: entries.length }, "decided call's timeline read");
+    return { ok: true, value: { entries } };
+  }
 
   /** The session grants in force that this person made (an operator: all of them), oldest first. */
   async function sessionsOf(approver: string, operator: boolean, now: Date): Promise<SessionGrantView[]> {
