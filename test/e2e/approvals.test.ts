@@ -103,6 +103,18 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     expect(r).toMatchObject({ ok: false, status: "denied", error: { code: "APPROVAL_DENIED" } });
     expect(r.error?.message).toContain("tone is wrong, rephrase");
     expect((await readOutbox(w.bus)).filter((m) => m.customerId === args.customerId)).toHaveLength(0);
+    // the approver keeps what each person decided: alice's Decided list has it, with her reason; bob's does not
+    const mine = await alice.decided();
+    expect(mine.ok && mine.value.find((d) => d.approvalId === item.approvalId)).toMatchObject({
+      callId: r.callId,
+      outcome: "denied",
+      decidedBy: "alice",
+      reason: "tone is wrong, rephrase",
+      principal: "planner",
+      tool: "customer.message",
+    });
+    const bobs = await bob.decided();
+    expect(bobs.ok && bobs.value.some((d) => d.approvalId === item.approvalId)).toBe(false);
   });
 
   it("expires an undecided send and refuses a late grant", async () => {

@@ -174,14 +174,32 @@ export type CancelReply = z.infer<typeof CancelReplySchema>;
 
 /**
  * What `warden.approver.pending.<approver>` is asked: the approvals to decide (default), the
- * session grants in force, or the timeline of one call this person decided or may decide (its
+ * session grants in force, the approvals this person decided (DecidedApproval[]), or the timeline of one call this person decided or may decide (its
  * events in stream order, as an OwnCallTrace: what the card showed them, and what came of it).
  */
 export const PendingRequestSchema = z.union([
-  z.strictObject({ list: z.enum(["approvals", "sessions"]).optional() }),
+  z.strictObject({ list: z.enum(["approvals", "sessions", "decided"]).optional() }),
   z.strictObject({ list: z.literal("trace"), callId: TokenSchema }),
 ]);
 export type PendingRequest = z.infer<typeof PendingRequestSchema>;
+
+/** An approval a person granted (alone or in a quorum) or denied, as their inbox's Decided list shows it. */
+export const DecidedApprovalSchema = z.object({
+  approvalId: TokenSchema,
+  callId: TokenSchema,
+  domain: TokenSchema,
+  tool: z.string(),
+  title: z.string(),
+  principal: TokenSchema,
+  argsPreview: z.string(),
+  outcome: z.enum(["granted", "denied"]),
+  /** Who completed the decision (in a quorum, the last grant). */
+  decidedBy: TokenSchema,
+  decidedAt: z.iso.datetime(),
+  /** A denial's reason. */
+  reason: z.string().nullable(),
+});
+export type DecidedApproval = z.infer<typeof DecidedApprovalSchema>;
 
 /**
  * A session grant in force, as `warden sessions` lists it: the person who made it sees theirs, an

@@ -1,5 +1,5 @@
 import { fail } from "@warden/contracts/errors";
-import { type PendingApproval } from "@warden/contracts/approval";
+import { type DecidedApproval, type PendingApproval } from "@warden/contracts/approval";
 import { eventually } from "@warden/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
@@ -46,6 +46,26 @@ describe("startInboxFeed", () => {
     cards.splice(0, 1);
     await f.refresh();
     expect(f.snapshot().history).toEqual([expect.objectContaining({ approvalId: "ap-1", outcome: "denied", by: "alice", reason: "wrong customer" })]);
+  });
+
+  it("starts the history with what the approver recorded this person decided, and names a card that left as decided by them", async () => {
+    const earlier = { ...card("ap-then"), callId: "call-then" };
+    const cards = [card("ap-now")];
+    const decided: DecidedApproval[] = [
+      { approvalId: "ap-then", callId: "call-then", domain: "customer", tool: earlier.tool, title: earlier.title, principal: "planner", argsPreview: "{}", outcome: "denied", decidedBy: "alice", decidedAt: "2030-01-01T00:00:00.000Z", reason: "not this week" },
+    ];
+    const client = standInClient(cards, decided);
+    feed = startInboxFeed({ client, refreshMs: 60_000 });
+    const f = feed;
+    await eventually(() => expect(f.snapshot().history).toEqual([expect.objectContaining({ approvalId: "ap-then", outcome: "denied", by: "alice", reason: "not this week" })]));
+    // decided elsewhere (the CLI, another inbox): it leaves the list, and the approver says alice granted it
+    cards.splice(0, 1);
+    decided.unshift({ ...decided[0]!, approvalId: "ap-now", callId: "call-ap-now", outcome: "granted", reason: null, decidedAt: "2030-01-01T00:05:00.000Z" });
+    await f.refresh();
+    expect(f.snapshot().history.map((h) => [h.approvalId, h.outcome, h.by])).toEqual([
+      ["ap-now", "granted", "alice"],
+      ["ap-then", "denied", "alice"],
+    ]);
   });
 
   it("keeps the last cards and says why when the inbox cannot be read, then recovers", async () => {

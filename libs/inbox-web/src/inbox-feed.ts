@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from "@warden/bus";
 import type { WardenError } from "@warden/contracts/errors";
-import type { PendingApproval, SessionGrantView } from "@warden/contracts/approval";
+import type { DecidedApproval, PendingApproval, SessionGrantView } from "@warden/contracts/approval";
 import type { ApproverClient } from "@warden/sdk";
 
 /** One line of the decided list. */
@@ -12,7 +12,7 @@ export interface HistoryEntry {
   readonly principal: string;
   readonly argsPreview: string;
   /**
-   * `granted` / `denied`: this person decided it here; `expired`: it left the inbox past its
+   * `granted` / `denied`: this person decided it (here, or anywhere as the approver recorded it); `expired`: it left the inbox past its
    * expiry; `gone`: it left the inbox undecided by this page (another approver decided it, or the
    * call was cancelled).
    */
@@ -35,7 +35,8 @@ export interface InboxSnapshot {
 }
 
 export interface InboxFeedOptions {
-  readonly client: Pick<ApproverClient, "approver" | "pending" | "watch" | "sessions">;
+  /** With `decided`, the Decided list starts with (and learns of) what this person decided anywhere, across restarts. */
+  readonly client: Pick<ApproverClient, "approver" | "pending" | "watch" | "sessions"> & Partial<Pick<ApproverClient, "decided">>;
   /** How often `pending()` is read besides the watch's cues (catches decisions elsewhere and expiries). @default 3_000 */
   readonly refreshMs?: number;
   /** @default 50 */
@@ -97,9 +98,25 @@ export function startInboxFeed(opts: InboxFeedOptions): InboxFeed {
     ...rest,
   });
 
+  /** What the approver recorded this person decided: added, or put in place of a card seen to leave undecided. */
+  const learnDecided = (list: readonly DecidedApproval[]) => {
+    let learnt = false;
+    for (const x of list) {
+      const known = history.find((h) => h.approvalId === x.approvalId);
+      if (known !== undefined && known.outcome !== "gone") continue;
+      history = [
+        { approvalId: x.approvalId, callId: x.callId, tool: x.tool, title: x.title, principal: x.principal, argsPreview: x.argsPreview, outcome: x.outcome, by: x.decidedBy, reason: x.reason, at: x.decidedAt },
+        ...history.filter((h) => h.approvalId !== x.approvalId),
+      ];
+      learnt = true;
+    }
+    if (learnt) history = [...history].sort((a, b) => b.at.localeCompare(a.at)).slice(0, historyLimit);
+  };
+
   async function readOnce(): Promise<void> {
-    const [r, s] = await Promise.all([client.pending(), client.sessions()]);
+    const [r, s, d] = await Promise.all([client.pending(), client.sessions(), client.decided?.()]);
     if (stopped) return;
+    if (d !== undefined && !d.ok) log.warn({ err: d.error }, "decided approvals refresh failed");
     // session grants are a side list: one that cannot be read keeps the last known
     if (s.ok) sessions = s.value;
     else log.warn({ err: s.error }, "session grants refresh failed");
@@ -107,6 +124,7 @@ export function startInboxFeed(opts: InboxFeedOptions): InboxFeed {
     if (!r.ok) {
       if (status.ok) log.warn({ err: r.error }, "inbox refresh failed");
       status = { ok: false, error: r.error, since: status.ok ? at.toISOString() : status.since };
+      if (d?.ok) learnDecided(d.value);
       changed();
       return;
     }
@@ -116,6 +134,8 @@ export function startInboxFeed(opts: InboxFeedOptions): InboxFeed {
       const expired = Date.parse(old.expiresAt) <= at.getTime();
       remember(entryOf(old, { outcome: expired ? "expired" : "gone", by: null, reason: null, at: at.toISOString() }));
     }
+    // after the cards that left: one this person decided elsewhere is named as theirs, not as gone
+    if (d?.ok) learnDecided(d.value);
     // a card decided here may still be listed by a refresh that raced the decision
     pending = r.value.filter((p) => !decidedHere.has(p.approvalId)).sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
     status = { ok: true, refreshedAt: at.toISOString() };

@@ -1,6 +1,6 @@
 import { type OwnCall } from "@warden/contracts/events";
 import { fail, ok } from "@warden/contracts/errors";
-import { type PendingApproval } from "@warden/contracts/approval";
+import { type DecidedApproval, type PendingApproval } from "@warden/contracts/approval";
 import type { CallTrace } from "@warden/projections";
 import type { ApprovalWatch, ApproverClient, DecisionOutcome } from "@warden/sdk";
 import type { OwnCallsReader } from "../src/own-calls-client.js";
@@ -27,7 +27,7 @@ export const card = (id: string): PendingApproval => ({
 });
 
 /** An approver client that answers from `cards` and decides by removing from it, recording each decision. */
-export function standInClient(cards: PendingApproval[]): ApproverClient & { decisions: string[] } {
+export function standInClient(cards: PendingApproval[], decided: DecidedApproval[] = []): ApproverClient & { decisions: string[] } {
   const decisions: string[] = [];
   const decide = (id: string, hash: string, decision: "grant" | "deny"): DecisionOutcome => {
     const c = cards.find((x) => x.approvalId === id);
@@ -55,6 +55,7 @@ export function standInClient(cards: PendingApproval[]): ApproverClient & { deci
     approve: async (id, hash) => decide(id, hash, "grant"),
     deny: async (id, hash) => decide(id, hash, "deny"),
     sessions: async () => ok([]),
+    decided: async () => ok([...decided]),
     revokeSession: async (grantId) => ({ ok: false, refusal: "NOT_FOUND", message: `no session grant ${grantId}` }),
   };
 }

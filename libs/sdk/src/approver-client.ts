@@ -11,10 +11,12 @@ import {
 import { fail, ok, wardenError, type Outcome, type WardenError } from "@warden/contracts/errors";
 import { type SessionGrantRequest } from "@warden/contracts/policy";
 import {
+  DecidedApprovalSchema,
   DECISION_REFUSALS,
   DecisionReplySchema,
   PendingApprovalSchema,
   SessionGrantViewSchema,
+  type DecidedApproval,
   type DecisionReply,
   type DecisionRequest,
   type PendingApproval,
@@ -117,12 +119,15 @@ export interface ApproverClient {
   deny(approvalId: string, argsHash: string, reason: string): Promise<DecisionOutcome>;
   /** The session grants in force that this person made (an operator: every one), oldest first. Errors as {@link pending}. */
   sessions(): Promise<Outcome<SessionGrantView[]>>;
+  /** The approvals this person granted (alone or in a quorum) or denied, newest first (the last 50). Errors as {@link pending}. */
+  decided(): Promise<Outcome<DecidedApproval[]>>;
   /** Revokes a session grant this person made (an operator: any), by its id (the call it was granted on). See {@link revokeSessionGrant}. */
   revokeSession(grantId: string, reason?: string): Promise<CancelOutcome>;
 }
 
 const PendingListSchema = z.array(PendingApprovalSchema);
 const SessionListSchema = z.array(SessionGrantViewSchema);
+const DecidedListSchema = z.array(DecidedApprovalSchema);
 
 /**
  * A person's approval client: the inbox of what they may decide, and their grants and denials,
@@ -189,6 +194,13 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
       if (!reply.ok) return reply;
       const parsed = SessionListSchema.safeParse(reply.value);
       return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected session grants reply");
+    },
+    async decided() {
+      if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
+      const reply = await requestRpc(bus, approverPendingSubject(approver), { list: "decided" }, timeoutMs);
+      if (!reply.ok) return reply;
+      const parsed = DecidedListSchema.safeParse(reply.value);
+      return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected decided approvals reply");
     },
     revokeSession(grantId, reason) {
       return revokeSessionGrant(bus, approver, grantId, reason, timeoutMs);

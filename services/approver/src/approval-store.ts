@@ -19,12 +19,34 @@ export interface ApprovalStore {
   /** Records that need attention: pending ones, and decided ones until settle() says their event is there. */
   open(): readonly JsonEntry<ApprovalRecord>[];
   settle(approvalId: string, revision: number): void;
+  /**
+   * The approvals `person` granted (alone or in a quorum) or denied, newest decision first, at
+   * most DECIDED_KEPT each: kept from the records as the watch brings them, restarts included.
+   */
+  decidedBy(person: string): readonly ApprovalRecord[];
   stop(): void;
+}
+
+/** Decided records kept per person for the inbox's Decided list. */
+export const DECIDED_KEPT = 50;
+
+/** Who took part in a record's decision: the decider, and every vote towards its quorum. */
+function decidersOf(r: ApprovalRecord): string[] {
+  if (r.decision === undefined) return [];
+  return [...new Set([r.decision.approver, ...(r.votes ?? []).map((v) => v.approver)])];
 }
 
 export async function openApprovalStore(bus: Bus, log: Logger): Promise<ApprovalStore> {
   const kv: KV = await bus.kvm.open(BUCKET_APPROVAL_LOCKS);
   const open = new Map<string, JsonEntry<ApprovalRecord>>();
+  const decided = new Map<string, ApprovalRecord[]>();
+  const noteDecided = (r: ApprovalRecord) => {
+    for (const person of decidersOf(r)) {
+      const list = [r, ...(decided.get(person) ?? []).filter((x) => x.approvalId !== r.approvalId)];
+      list.sort((a, b) => b.decision!.decidedAt.localeCompare(a.decision!.decidedAt));
+      decided.set(person, list.slice(0, DECIDED_KEPT));
+    }
+  };
   let markReady!: () => void;
   const ready = new Promise<void>((r) => (markReady = r));
   const iter = await kv.watch();
@@ -32,8 +54,10 @@ export async function openApprovalStore(bus: Bus, log: Logger): Promise<Approval
   void (async () => {
     for await (const e of iter) {
       const entry = e.operation === "PUT" ? entryToJson(e, ApprovalRecordSchema) : undefined;
-      if (entry !== undefined) open.set(e.key, entry);
-      else {
+      if (entry !== undefined) {
+        open.set(e.key, entry);
+        noteDecided(entry.value);
+      } else {
         if (e.operation === "PUT") log.warn({ key: e.key }, "unreadable approval record ignored");
         open.delete(e.key);
       }
@@ -65,6 +89,7 @@ export async function openApprovalStore(bus: Bus, log: Logger): Promise<Approval
       }
     },
     open: () => [...open.values()],
+    decidedBy: (person) => decided.get(person) ?? [],
     settle(approvalId, revision) {
       if (open.get(approvalId)?.revision === revision) open.delete(approvalId);
     },

@@ -5,6 +5,8 @@ export {
   CancelRequestSchema,
   type CancelReply,
   type CancelRequest,
+  DecidedApprovalSchema,
+  type DecidedApproval,
   DecisionReplySchema,
   DecisionRequestSchema,
   DECISION_REFUSALS,

@@ -3,11 +3,11 @@ import { lastSubjectToken } from "@warden/contracts/subjects";
 import { wardenError } from "@warden/contracts/errors";
 import { type Reply } from "@warden/contracts/descriptor";
 import { describeConstraints, type PolicyDocument } from "@warden/contracts/policy";
-import { PendingRequestSchema, type PendingApproval, type SessionGrantView } from "@warden/contracts/approval";
+import { PendingRequestSchema, type DecidedApproval, type PendingApproval, type SessionGrantView } from "@warden/contracts/approval";
 import { mayDecide, principalOf } from "@warden/policy-engine";
 import type { SessionGrantEvent, SessionGrants } from "../session-grants.js";
 import type { ApprovalStore } from "../approval-store.js";
-import { pendingApprovalOf } from "../domain/approval-record.js";
+import { pendingApprovalOf, type ApprovalRecord } from "../domain/approval-record.js";
 import { settledOnStream } from "../domain/settled-on-stream.js";
 import { authorityFacts } from "../domain/who-may-decide.js";
 import type { PolicyDocumentFollower } from "@warden/service-kit";
@@ -45,6 +45,7 @@ export function pendingHandler(deps: PendingDeps) {
     const doc = deps.documents.current();
     if (asked.data.list === "sessions") return { ok: true, value: await sessionsOf(approver, principalOf(doc, approver).operator === true, now) };
     if (asked.data.list === "trace") return traceOf(approver, asked.data.callId, doc);
+    if (asked.data.list === "decided") return { ok: true, value: deps.approvals.decidedBy(approver).map(decidedApprovalOf) };
     const { requests } = await deps.requests.open(now);
     const records = deps.approvals.open().map((e) => e.value);
     const decided = new Set(records.filter((r) => r.status !== "pending").map((r) => r.approvalId));
@@ -80,6 +81,23 @@ export function pendingHandler(deps: PendingDeps) {
     const revoked = await Promise.all(held.map((g) => deps.sessions!.revocationOf(g.domain, g.callId)));
     return held.filter((_, i) => revoked[i] === undefined).map(sessionGrantViewOf);
   }
+}
+
+function decidedApprovalOf(r: ApprovalRecord): DecidedApproval {
+  const d = r.decision!;
+  return {
+    approvalId: r.approvalId,
+    callId: r.callId,
+    domain: r.domain,
+    tool: r.tool,
+    title: r.title,
+    principal: r.principal,
+    argsPreview: r.argsPreview,
+    outcome: d.decision === "grant" ? "granted" : "denied",
+    decidedBy: d.approver,
+    decidedAt: d.decidedAt,
+    reason: d.decision === "deny" ? d.reason : null,
+  };
 }
 
 function sessionGrantViewOf(g: SessionGrantEvent): SessionGrantView {
