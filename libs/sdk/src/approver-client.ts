@@ -20,6 +20,7 @@ import {
   type DecisionReply,
   type DecisionRequest,
   type PendingApproval,
+  type PendingRequest,
   type SessionGrantView,
 } from "@warden/contracts/approval";
 import { parseJsonGuarded, type JsonValue } from "@warden/contracts/json";
@@ -163,15 +164,18 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
     return refusalFromError(reply.error);
   }
 
+  /** One of the lists `warden.approver.pending.<approver>` answers, checked against its schema. */
+  async function listed<T>(request: PendingRequest, schema: z.ZodType<T>, what: string): Promise<Outcome<T>> {
+    if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
+    const reply = await requestRpc(bus, approverPendingSubject(approver), request, timeoutMs);
+    if (!reply.ok) return reply;
+    const parsed = schema.safeParse(reply.value);
+    return parsed.success ? ok(parsed.data) : fail("INTERNAL", `unexpected ${what} reply`);
+  }
+
   return {
     approver,
-    async pending() {
-      if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
-      const reply = await requestRpc(bus, approverPendingSubject(approver), {}, timeoutMs);
-      if (!reply.ok) return reply;
-      const parsed = PendingListSchema.safeParse(reply.value);
-      return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected pending approvals reply");
-    },
+    pending: () => listed({}, PendingListSchema, "pending approvals"),
     watch(options = {}) {
       return options.durable === undefined ? watchNotices(bus, approver) : watchDurably(bus, approver, options.durable);
     },
@@ -188,20 +192,8 @@ export function createApproverClient(options: ApproverClientOptions): ApproverCl
     deny(approvalId, argsHash, reason) {
       return decide(approvalId, { decision: "deny", argsHash, reason });
     },
-    async sessions() {
-      if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
-      const reply = await requestRpc(bus, approverPendingSubject(approver), { list: "sessions" }, timeoutMs);
-      if (!reply.ok) return reply;
-      const parsed = SessionListSchema.safeParse(reply.value);
-      return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected session grants reply");
-    },
-    async decided() {
-      if (!isSafeToken(approver)) return fail("INVALID_REQUEST", "the approver must be a safe token (^[A-Za-z0-9_-]{1,128}$)");
-      const reply = await requestRpc(bus, approverPendingSubject(approver), { list: "decided" }, timeoutMs);
-      if (!reply.ok) return reply;
-      const parsed = DecidedListSchema.safeParse(reply.value);
-      return parsed.success ? ok(parsed.data) : fail("INTERNAL", "unexpected decided approvals reply");
-    },
+    sessions: () => listed({ list: "sessions" }, SessionListSchema, "session grants"),
+    decided: () => listed({ list: "decided" }, DecidedListSchema, "decided approvals"),
     revokeSession(grantId, reason) {
       return revokeSessionGrant(bus, approver, grantId, reason, timeoutMs);
     },
