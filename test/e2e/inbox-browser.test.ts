@@ -69,6 +69,18 @@ describe("warden inbox in a real headless Chromium", () => {
     await card("C-77").locator("button[data-action=approve-session]").waitFor();
     await t.page.screenshot({ path: join(SHOTS, "inbox-pending.png") });
 
+    // the card's call id opens the call's timeline, where the wait for alice keeps counting (the page reloads itself)
+    const href = await card("C-1042").locator("details.machine a.call-id").getAttribute("href");
+    const timeline = await t.page.context().newPage();
+    try {
+      await timeline.goto(new URL(href!, t.inbox.url).href);
+      await timeline.locator(".row.step.waiting .label", { hasText: "waiting for alice" }).waitFor();
+      expect(await timeline.locator(".row.step.waiting .dur").textContent()).toMatch(/so far$/);
+      expect(await timeline.locator('meta[http-equiv="refresh"]').getAttribute("content")).toBe("5");
+    } finally {
+      await timeline.close();
+    }
+
     // j / k (and arrows) move the selection; the selected card has the focus
     await t.page.keyboard.press("j");
     expect(await selectedText()).toContain("C-77");

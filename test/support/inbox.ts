@@ -78,7 +78,8 @@ export function useInboxInChromium(o: InboxInChromiumOptions): InboxInChromium {
     await w.nats.credsOf({ kind: "human", name: o.person });
     inbox = await startInbox(w.nats.home.dir, o.person);
     browser = await chromium.launch({ executablePath: CHROMIUM });
-    const page = await browser.newPage({ viewport: o.viewport, deviceScaleFactor: 1 });
+    // one context, so a test may open a second tab of the same session (page.context().newPage())
+    const page = await (await browser.newContext({ viewport: o.viewport, deviceScaleFactor: 1 })).newPage();
     // the new-card highlight fades over a second; without motion the screenshots show the page at rest
     await page.emulateMedia({ reducedMotion: "reduce" });
     started = { w, inbox, browser, page };

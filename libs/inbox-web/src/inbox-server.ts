@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from "@warden/bus";
 import { isSafeToken } from "@warden/contracts/subjects";
 import { wardenError, type WardenError } from "@warden/contracts/errors";
 import { parseJsonGuarded } from "@warden/contracts/json";
-import { escapeHtml as esc, traceHtml } from "@warden/projections";
+import { escapeHtml as esc, isTerminalState, traceHtml } from "@warden/projections";
 import { callRows } from "./domain/call-rows.js";
 import { createInboxSessions } from "./domain/inbox-sessions.js";
 import { cookieValue, guardRequest, type GuardSecrets } from "./domain/request-guard.js";
@@ -45,6 +45,9 @@ const SECURITY_HEADERS = {
  * are placed by style attributes), nothing loaded. Every value in it is escaped by the renderer.
  */
 const TIMELINE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** How often the timeline of a call still open reloads itself. */
+const OPEN_CALL_REFRESH_S = 5;
 
 /** The Calls page lists this many of the person's newest calls. */
 const CALLS_SHOWN = 50;
@@ -214,6 +217,8 @@ export async function startInboxServer(opts: InboxServerOptions): Promise<InboxS
       note: own.ok
         ? `Read as ${calls.person}, who may read their own calls only; an auditor reads any call, child calls included, with warden trace.`
         : `Read as ${calls.person}, who decided this call or may decide it; an auditor reads any call, child calls included, with warden trace.`,
+      // a call still on its way: the page (which runs no script) reloads itself, so a wait keeps counting
+      ...(isTerminalState(r.value.status) ? {} : { refreshSeconds: OPEN_CALL_REFRESH_S }),
     });
     sendTimeline(res, 200, html);
   }

@@ -67,4 +67,25 @@ describe("the HTML timeline served by the web inbox", () => {
     expect(html).not.toContain('class="note"');
     expect(html).toContain("by <code>warden trace --html</code>");
   });
+
+  it("draws a wait still going on to the moment the page was made, naming who may decide, and reloads when asked", () => {
+    const asked = syntheticCall({ callId: "w1", outcome: "approved", tool: "customer.message" });
+    const upToRequest = asked.slice(0, asked.findIndex((e) => e.type === "ApprovalRequested") + 1).map((e) => (e.type === "ApprovalRequested" ? { ...e, data: { ...e.data, deciders: ["alice", "carol"] } } : e));
+    const waiting = buildTrace(entries(upToRequest))!;
+    expect(waiting.status).toBe("awaiting_approval");
+    const requestedAt = Date.parse(upToRequest.at(-1)!.ts);
+    const page = traceHtml(waiting, { generatedAt: new Date(requestedAt + 125_000).toISOString(), refreshSeconds: 5 });
+    const row = /<div class="row step waiting k-approval" data-type="waiting">([\s\S]*?)<\/div>/.exec(page)![1]!;
+    expect(row).toContain("<b>waiting for alice or carol</b>");
+    expect(row).toContain('<span class="dur">2m 05s so far</span>');
+    // the axis ends now: the wait is the last 125 s of it
+    const bar = /<span class="bar" style="left:([\d.]+)%;width:([\d.]+)%">/.exec(row)!;
+    expect(Number(bar[1]) + Number(bar[2])).toBeCloseTo(100, 0);
+    expect(page).toContain('<meta http-equiv="refresh" content="5">');
+    // a decided call has no such row, and a page made without asking does not reload
+    const decided = traceHtml(buildTrace(entries(asked))!, { generatedAt: new Date(requestedAt + 125_000).toISOString() });
+    expect(decided).toContain('data-type="ApprovalGranted"');
+    expect(decided).not.toContain('data-type="waiting"');
+    expect(decided).not.toContain('http-equiv="refresh"');
+  });
 });

@@ -9,6 +9,8 @@ export interface TraceHtmlOptions {
   readonly back?: { readonly href: string; readonly label: string };
   /** A line under the header saying what the page leaves out (a person sees only their own calls). */
   readonly note?: string;
+  /** Reload the page this often (a call still open, on the web inbox): the page itself runs no script. */
+  readonly refreshSeconds?: number;
 }
 
 /**
@@ -24,16 +26,19 @@ export interface TraceHtmlOptions {
 export function traceHtml(root: CallTrace, opts: TraceHtmlOptions): string {
   const generator = opts.generator ?? "warden trace --html";
   const t0 = Date.parse(root.steps[0]?.ts ?? opts.generatedAt);
-  const end = Math.max(t0, ...allCalls(root).flatMap((c) => c.steps.map((s) => Date.parse(s.ts))));
+  const now = Date.parse(opts.generatedAt);
+  // a call still waiting for a person: its wait runs to the moment the page was made
+  const waiting = allCalls(root).some((c) => waitingSince(c) !== undefined);
+  const end = Math.max(t0, ...allCalls(root).flatMap((c) => c.steps.map((s) => Date.parse(s.ts))), waiting ? now : t0);
   const span = Math.max(1, end - t0);
-  const axis = { t0, span };
+  const axis = { t0, span, now };
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="${esc(generator)}">
+${opts.refreshSeconds === undefined ? "" : `<meta http-equiv="refresh" content="${Math.max(1, Math.round(opts.refreshSeconds))}">\n`}<meta name="generator" content="${esc(generator)}">
 <title>Warden trace ${esc(root.callId)} (${esc(root.tool)})</title>
 <style>${CSS}</style>
 </head>
@@ -56,10 +61,49 @@ ${callSection(root, axis, 0)}
 interface Axis {
   readonly t0: number;
   readonly span: number;
+  /** When the page was made. */
+  readonly now: number;
+}
+
+/** The request a call still waits on a person for: its last ApprovalRequested, when nothing answered it and the call is open. */
+function waitingSince(c: CallTrace): TraceStep | undefined {
+  if (c.status !== "awaiting_approval") return undefined;
+  const i = c.steps.findLastIndex((s) => s.type === "ApprovalRequested");
+  if (i < 0 || c.steps.slice(i + 1).some((s) => s.type === "ApprovalGranted" || s.type === "ApprovalDenied" || s.type === "ApprovalExpired")) return undefined;
+  return c.steps[i];
+}
+
+/** The bar of a wait still going on: from the request to when the page was made, with whom it waits for. */
+function waitingRow(c: CallTrace, axis: Axis): string {
+  const asked = waitingSince(c);
+  if (asked === undefined) return "";
+  const from = Date.parse(asked.ts);
+  const who = asked.deciders === undefined ? "a person" : asked.deciders.length <= 3 ? orList(asked.deciders) : `${orList(asked.deciders.slice(0, 3))} or ${asked.deciders.length - 3} more`;
+  const left = ((from - axis.t0) / axis.span) * 100;
+  const width = ((axis.now - from) / axis.span) * 100;
+  const expires = asked.expiresAt === undefined ? "" : `; the request expires at ${asked.expiresAt}`;
+  return `<div class="row step waiting k-approval" data-type="waiting">
+<span class="label"><b>waiting for ${esc(who)}</b></span>
+<span class="track"><span class="bar" style="left:${pct(left)}%;width:${pct(width)}%"></span></span>
+<span class="dur">${esc(waitText(axis.now - from))} so far</span>
+<span class="what">${esc(`asked at ${asked.ts}, still waiting when this page was made (${new Date(axis.now).toISOString()})${expires}`)}</span>
+</div>`;
+}
+
+/** A wait a person reads: `850ms`, `42s`, `2m 05s`, `3h 10m`. */
+function waitText(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return ms < 10_000 ? duration(ms) : `${s}s`;
+  if (s < 3_600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3_600)}h ${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`;
+}
+
+function orList(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 }
 
 function callSection(c: CallTrace, axis: Axis, depth: number): string {
-  const bars = c.steps.map((s, i) => stepRow(c, s, i, axis)).join("\n");
+  const bars = [...c.steps.map((s, i) => stepRow(c, s, i, axis)), waitingRow(c, axis)].filter((r) => r !== "").join("\n");
   const violations =
     c.violations.length === 0
       ? ""

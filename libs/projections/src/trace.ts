@@ -49,6 +49,8 @@ export interface TraceStep {
   readonly credentials?: readonly string[];
   readonly approvalId?: string;
   readonly approver?: string;
+  /** On an approval card: the people the document let decide it (when it names them). */
+  readonly deciders?: readonly string[];
   readonly expiresAt?: string;
   readonly error?: { readonly code: string; readonly message: string };
   readonly ok?: boolean;
@@ -163,6 +165,7 @@ function detailsOf(e: WardenEvent): Partial<TraceStep> {
         argsHash: e.data.argsHash,
         expiresAt: e.data.expiresAt,
         reason: e.data.reason,
+        ...(e.data.deciders === undefined || e.data.deciders.length === 0 ? {} : { deciders: e.data.deciders }),
         ...(e.data.onBehalfOf === undefined ? {} : { onBehalfOf: e.data.onBehalfOf }),
       };
     case "ApprovalGranted":
