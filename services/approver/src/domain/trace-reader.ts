@@ -6,10 +6,12 @@ import { authorityFacts } from "./who-may-decide.js";
 /**
  * Whether `person` may read a call's timeline through the approver: they granted it (alone, in a
  * quorum, or by a session grant they made), denied it, or the document lets them decide its
- * approval. Anyone else is told there is no such call, so asking says nothing about calls that
+ * approval while it is still open. Anyone else is told there is no such call, so asking says nothing about calls that
  * are not theirs to see.
  */
 export function mayReadTrace(doc: PolicyDocument, person: string, events: readonly WardenEvent[]): boolean {
+  // may decide counts while the approval is open: once another person decided it, what came of the call is theirs to see
+  const settled = events.some((e) => e.type === "ApprovalGranted" || e.type === "ApprovalDenied" || e.type === "ApprovalExpired");
   return events.some((e) => {
     switch (e.type) {
       case "ApprovalGranted":
@@ -17,7 +19,7 @@ export function mayReadTrace(doc: PolicyDocument, person: string, events: readon
       case "ApprovalDenied":
         return e.data.approver === person;
       case "ApprovalRequested":
-        return mayDecide(doc, person, authorityFacts(e)).ok;
+        return !settled && mayDecide(doc, person, authorityFacts(e)).ok;
       default:
         return false;
     }

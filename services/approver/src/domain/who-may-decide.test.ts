@@ -80,13 +80,15 @@ describe("mayReadTrace: whose calls' timelines the approver shows a person", () 
   };
   const denied: ApprovalDenied = { ...envelope, type: "ApprovalDenied", data: { approvalId: "ap1", approver: "dave", reason: "not today" } };
 
-  it("lets in whoever granted it (in a quorum too), denied it, or may decide it, and nobody else", () => {
+  it("lets in whoever granted it (in a quorum too), denied it, or may decide it while it is open, and nobody else", () => {
     expect(mayReadTrace(doc, "erin", [asked, granted])).toBe(true);
     expect(mayReadTrace(doc, "frank", [asked, granted])).toBe(true);
     expect(mayReadTrace(doc, "dave", [asked, denied])).toBe(true);
-    // the document lets alice and carol approve sends; bob approves writes only; the bot asked
+    // the document lets alice and carol approve sends, while the approval is open; bob approves writes only; the bot asked
     expect(mayReadTrace(doc, "alice", [asked])).toBe(true);
-    expect(mayReadTrace(doc, "carol", [asked, denied])).toBe(true);
+    expect(mayReadTrace(doc, "carol", [asked])).toBe(true);
+    // decided by dave: what came of it is not carol's to see
+    expect(mayReadTrace(doc, "carol", [asked, denied])).toBe(false);
     expect(mayReadTrace(doc, "bob", [asked, granted, denied])).toBe(false);
     expect(mayReadTrace(doc, "bot", [asked])).toBe(false);
     // a call that never waited for a person is nobody's to read here
