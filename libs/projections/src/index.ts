@@ -31,6 +31,7 @@ export { ARGS_SUMMARY_CHARS } from "./call-request-steps.js";
 export { GRANT_CLOCK_SKEW_MS, OUTPUT_SUMMARY_BYTES } from "./call-run-steps.js";
 export { applyCallEvent, linkChildCall } from "./reduce-call.js";
 export { actorOf, buildTrace, RESULT_PREVIEW_CHARS, type CallTrace, type TraceEntry, type TraceStep } from "./trace.js";
+export { durationText } from "./duration-text.js";
 export { esc as escapeHtml, traceHtml, type TraceHtmlOptions } from "./trace-html.js";
 export { roundMs, SHORT_HASH_HEX, shortHash, stepPairs } from "./trace-pairs.js";
 export {

@@ -77,7 +77,7 @@ describe("the HTML timeline served by the web inbox", () => {
     const page = traceHtml(waiting, { generatedAt: new Date(requestedAt + 125_000).toISOString(), refreshSeconds: 5 });
     const row = /<div class="row step waiting k-approval" data-type="waiting">([\s\S]*?)<\/div>/.exec(page)![1]!;
     expect(row).toContain("<b>waiting for alice or carol</b>");
-    expect(row).toContain('<span class="dur">2m 05s so far</span>');
+    expect(row).toContain('<span class="dur">2 min 05 s so far</span>');
     // the axis ends now: the wait is the last 125 s of it
     const bar = /<span class="bar" style="left:([\d.]+)%;width:([\d.]+)%">/.exec(row)!;
     expect(Number(bar[1]) + Number(bar[2])).toBeCloseTo(100, 0);

@@ -1,4 +1,5 @@
 import type { CallTrace, TraceStep } from "./trace.js";
+import { durationText } from "./duration-text.js";
 import { roundMs as round, stepPairs } from "./trace-pairs.js";
 
 export interface TraceHtmlOptions {
@@ -85,17 +86,9 @@ function waitingRow(c: CallTrace, axis: Axis): string {
   return `<div class="row step waiting k-approval" data-type="waiting">
 <span class="label"><b>waiting for ${esc(who)}</b></span>
 <span class="track"><span class="bar" style="left:${pct(left)}%;width:${pct(width)}%"></span></span>
-<span class="dur">${esc(waitText(axis.now - from))} so far</span>
+<span class="dur">${esc(durationText(axis.now - from))} so far</span>
 <span class="what">${esc(`asked at ${asked.ts}, still waiting when this page was made (${new Date(axis.now).toISOString()})${expires}`)}</span>
 </div>`;
-}
-
-/** A wait a person reads: `850ms`, `42s`, `2m 05s`, `3h 10m`. */
-function waitText(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return ms < 10_000 ? duration(ms) : `${s}s`;
-  if (s < 3_600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3_600)}h ${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`;
 }
 
 function orList(names: readonly string[]): string {

@@ -1,5 +1,5 @@
 import type { OwnCall } from "@warden/contracts/events";
-import { TERMINAL_CALL_STATES } from "@warden/projections";
+import { durationText, TERMINAL_CALL_STATES } from "@warden/projections";
 
 /** How a row's state looks: done well, waiting for a person, on its way, or refused / failed. */
 export type CallTone = "ok" | "wait" | "run" | "bad";
@@ -69,16 +69,6 @@ export function callRows(calls: readonly OwnCall[], nowMs: number = Date.now()):
         error: c.error === undefined ? null : `${c.error.code}: ${c.error.message}`,
       };
     });
-}
-
-/** `340 ms`, `4.2 s`, `3 min 05 s`, `2 h 10 min`. */
-export function durationText(ms: number): string {
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
-  const s = Math.round(ms / 1_000);
-  if (s < 3_600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
-  const m = Math.round(s / 60);
-  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
 }
 
 /** How long an open call has waited: since its request, or its recorded span when the request's time cannot be read or lies ahead. */
