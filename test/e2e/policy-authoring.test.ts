@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { type ToolPolicyChecked } from "@warden/contracts/events";
@@ -15,21 +13,8 @@ import { decideRequest, type DecideRequest } from "@warden/policy-engine";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { stringify as toYaml } from "yaml";
+import { outJson, runWardenAt, spawnWarden, type CliRan, type WardenAt } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
-
-const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** The parent's environment less anything that would pick another Warden or identity for the command. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const { NATS_URL: _url, NATS_CREDS: _creds, WARDEN_HOME: _home, WARDEN_PRINCIPAL: _principal, ...rest } = process.env;
-  return rest;
-}
 
 /** Valid args for every demo tool: the registry must let each call through to policy. */
 const ARGS: Record<string, unknown> = {
@@ -63,7 +48,8 @@ interface Made {
 describe("policy authoring against the running Warden: decide agrees with the live policy service, whatif finds exactly what a change affects", { timeout: 180_000 }, () => {
   let w: TestWarden;
   let dir: string;
-  let env: Record<string, string>;
+  /** The test Warden's home, with the policy files of this test in the working directory. */
+  let at: WardenAt;
   let records: ToolRecord[];
   const clients = new Map<string, AgentClient>();
   const made: Made[] = [];
@@ -73,15 +59,11 @@ describe("policy authoring against the running Warden: decide agrees with the li
   /** How many calls were made under the demo policy (before the boundary). */
   let madeBefore = 0;
 
-  const warden = (...args: string[]): Promise<Run> =>
-    new Promise((done) => {
-      execFile(process.execPath, [MAIN, ...args], { env: { ...cleanEnv(), ...env }, cwd: dir, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        done({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
-      });
-    });
-  const json = (r: Run): Record<string, unknown> => {
-    expect(r.stderr).toBe("");
-    return JSON.parse(r.stdout) as Record<string, unknown>;
+  /** A command run in this process (no node start-up each); only the refusal for want of a terminal runs a process. */
+  const warden = (...args: string[]): Promise<CliRan> => runWardenAt(at, ...args);
+  const json = (r: CliRan): Record<string, unknown> => {
+    expect(r.err).toBe("");
+    return outJson(r);
   };
 
   async function client(principal: string, kind: "agent" | "human"): Promise<AgentClient> {
@@ -112,7 +94,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
     // every service as its own identity, the support-desk demo and its policy, as `warden up --demo` runs them
     w = await startTestWarden({ demo: true });
     dir = mkdtempSync(join(tmpdir(), "warden-policy-authoring-"));
-    env = { WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" };
+    at = { home: w.nats.home.dir, cwd: dir };
     // the person at the terminal, whom `warden up --demo` mints and no caller below uses
     await w.nats.home.addIdentity({ kind: "human", name: "cli" });
     writeFileSync(join(dir, "demo-policy.yaml"), toYaml(supportDeskPolicy));
@@ -181,7 +163,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
   it("warden policy decide agrees with the live service, from `warden tools list --json` and from the registry", async () => {
     const listed = await warden("tools", "list", "--json");
     expect(listed.code).toBe(0);
-    writeFileSync(join(dir, "tools.json"), listed.stdout);
+    writeFileSync(join(dir, "tools.json"), listed.out);
     const samples = [
       made.find((m) => m.request.tool === "ticket.fill" && m.request.mode === "llm" && m.request.scope !== null)!,
       made.find((m) => m.request.tool === "kb.reindex" && m.request.principal === "dana" && m.request.mode === "human" && m.request.flags["kbAdmin"] === false)!,
@@ -191,7 +173,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
       // one from the registry over the bus, the others from the file with no bus at all
       const source = i === 0 ? [] : ["--tools", "tools.json"];
       const r = await warden("policy", "decide", "demo-policy.yaml", ...source, "--json", "--request", JSON.stringify({ ...m.request, args: ARGS[m.request.tool] }));
-      expect(r.code, r.stderr).toBe(0);
+      expect(r.code, r.err).toBe(0);
       expect(json(r)).toMatchObject({ decision: m.checked.data.decision, ruleIds: m.checked.data.ruleIds, reason: m.checked.data.reason, args: { valid: true } });
     }
   });
@@ -204,7 +186,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
     writeFileSync(join(dir, "typo.yaml"), toYaml(typo));
     const r = await warden("policy", "check", "typo.yaml");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^typo\.yaml:\d+:\d+: warning: rule no-search: no tool kb\.serch is registered \(did you mean kb\.search\?\) \[tool\.unknown\]$/m);
+    expect(r.out).toMatch(/^typo\.yaml:\d+:\d+: warning: rule no-search: no tool kb\.serch is registered \(did you mean kb\.search\?\) \[tool\.unknown\]$/m);
   });
 
   describe("whatif over the recorded history", () => {
@@ -234,7 +216,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
 
     it("finds no change when the candidate is the document that decided", async () => {
       const r = await warden("policy", "whatif", "demo-policy.yaml", "--since", start.toISOString(), "--until", boundary.toISOString(), "--json");
-      expect(r.code, r.stderr).toBe(0);
+      expect(r.code, r.err).toBe(0);
       const report = json(r);
       expect(report).toMatchObject({ requested: madeBefore, changed: 0, changes: [], recordedUnder: ["support-desk-4"] });
       expect(report["replayed"]).toBe(report["requested"]);
@@ -253,7 +235,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
       };
       writeFileSync(join(dir, "candidate.yaml"), toYaml(candidate));
       const r = await warden("policy", "whatif", "candidate.yaml", "--since", start.toISOString(), "--json", "--examples", "1");
-      expect(r.code, r.stderr).toBe(0);
+      expect(r.code, r.err).toBe(0);
       const report = json(r);
       // what each part of the change must touch, read from the recorded history (not from the engine)
       const was = (m: Made, d: string) => m.checked.data.decision === d && m.checked.data.ruleIds[0] !== "rate.principal";
@@ -271,8 +253,8 @@ describe("policy authoring against the running Warden: decide agrees with the li
       // the two calls the rate limit refused are not replayed: that depended on history, not on the document
       expect(report).toMatchObject({ notReplayed: { rate_limit: 2 }, changed: 7, recordedUnder: ["support-desk-4", "support-desk-rl"] });
       const text = await warden("policy", "whatif", "candidate.yaml", "--since", start.toISOString());
-      expect(text.stdout).toContain("allow → require_approval: 3 calls, by plans-fetch-with-care (was default.read.plan)");
-      expect(text.stdout).toContain("not replayed (they depend on history, not on the document alone): 2 decided by rate limits");
+      expect(text.out).toContain("allow → require_approval: 3 calls, by plans-fetch-with-care (was default.read.plan)");
+      expect(text.out).toContain("not replayed (they depend on history, not on the document alone): 2 decided by rate limits");
     });
 
     it("keeps to the range and the filters it is given", async () => {
@@ -301,13 +283,14 @@ describe("policy authoring against the running Warden: decide agrees with the li
 
     it("refuses to store without a terminal to ask on unless --yes; --dry-run shows the changes and the last day's what-if and stores nothing", async () => {
       const before = await inForce();
-      const refused = await warden("policy", "set", "shadow.yaml");
+      // a process whose stdin is not a terminal: bin/main.js offers the command no prompt
+      const refused = await spawnWarden(at, "policy", "set", "shadow.yaml");
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/stdin is not a terminal: pass --yes/);
+      expect(refused.err).toMatch(/stdin is not a terminal: pass --yes/);
       // it showed what it would have asked about before refusing
-      expect(refused.stdout).toContain(`rules.${SHADOW_RULE}: added (deny, shadow): would keep the bot out of the knowledge base`);
+      expect(refused.out).toContain(`rules.${SHADOW_RULE}: added (deny, shadow): would keep the bot out of the knowledge base`);
       const dry = await warden("policy", "set", "shadow.yaml", "--dry-run", "--json");
-      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.code, dry.err).toBe(0);
       expect(json(dry)).toMatchObject({
         applied: false,
         reason: "dry_run",
@@ -318,9 +301,9 @@ describe("policy authoring against the running Warden: decide agrees with the li
         whatIf: { candidateVersion: "support-desk-shadow", requested: expect.any(Number), changed: 0 },
       });
       const text = await warden("policy", "set", "shadow.yaml", "--dry-run");
-      expect(text.stdout).toContain(`policy set shadow.yaml: ${before}`);
-      expect(text.stdout).toContain("what if support-desk-shadow (shadow.yaml) had decided the");
-      expect(text.stdout).toContain("not stored (--dry-run)");
+      expect(text.out).toContain(`policy set shadow.yaml: ${before}`);
+      expect(text.out).toContain("what if support-desk-shadow (shadow.yaml) had decided the");
+      expect(text.out).toContain("not stored (--dry-run)");
       expect(await inForce()).toBe(before);
     });
 
@@ -328,7 +311,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
       const before = await inForce();
       await w.nats.home.addIdentity({ kind: "policy-author", name: "pat" });
       const set = await warden("policy", "set", "shadow.yaml", "--yes", "--as", "pat", "--json");
-      expect(set.code, set.stderr).toBe(0);
+      expect(set.code, set.err).toBe(0);
       expect(json(set)).toMatchObject({ ok: true, applied: true, version: "support-desk-shadow", author: "pat" });
       expect(await inForce()).toBe("support-desk-shadow");
       const history = json(await warden("policy", "history", "--json"));
@@ -368,7 +351,7 @@ describe("policy authoring against the running Warden: decide agrees with the li
         disagreements: [{ shadowRuleIds: [SHADOW_RULE], decision: "allow", shadowDecision: "deny", count: 1, callIds: [bot.callId] }],
       });
       const text = await warden("audit", "--since", since.toISOString());
-      expect(text.stdout).toContain(`${SHADOW_RULE}: allow → deny on 1 call (${bot.callId})`);
+      expect(text.out).toContain(`${SHADOW_RULE}: allow → deny on 1 call (${bot.callId})`);
       const decided = json(await warden("policy", "decide", "shadow.yaml", "--json", "--request", JSON.stringify({ tool: "kb.search", principal: "support-bot", mode: "llm" })));
       expect(decided).toMatchObject({ decision: "allow", shadow: { decision: "deny", shadowRuleIds: [SHADOW_RULE] } });
     });
