@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approverActions, type InboxActions } from "./inbox-actions.js";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
 import { startInboxServer, type InboxServer } from "./inbox-server.js";
-import { card, standInCalls, standInClient } from "../test-support/stand-in-client.js";
+import { pendingSend } from "@warden/testing";
+import { standInCalls, standInClient } from "../test-support/stand-in-client.js";
 
 const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
 const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
@@ -20,7 +21,7 @@ describe("the inbox page with a richer card and an action that edits args", () =
   let feed: InboxFeed;
   let server: InboxServer;
   const posted: unknown[] = [];
-  const rich: PendingApproval = Object.assign(card("rich-1"), {
+  const rich: PendingApproval = Object.assign(pendingSend("rich-1"), {
     description: "Sends a message to the customer's inbox; it cannot be recalled.",
     flags: { destructive: false, openWorld: true, idempotent: false },
     intent: { goal: "Tell C-1 their refund went out", rationale: "They asked twice today" },
