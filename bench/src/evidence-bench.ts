@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import type { Bus } from "@warden/bus";
 import { eventHash } from "@warden/contracts/events";
 import { approverKeyId } from "@warden/contracts/approval";
-import { checkpointHash, checkpointStatement, eventLeaf, signCheckpoint, verifyEvidence, type Checkpoint, type StoredMessage } from "@warden/evidence";
+import { sealMessages, verifyEvidence, type StoredMessage } from "@warden/evidence";
 import { readStream } from "@warden/projector";
 
 const PER_CHECKPOINT = 1_000;
@@ -25,22 +25,7 @@ export async function evidenceBench(bus: Bus, o: { messages: number; eventsPerCa
   const der = publicKey.export({ type: "spki", format: "der" });
   const signer = { keyId: approverKeyId(der), sign: (p: Uint8Array) => sign(null, p, privateKey).toString("base64") };
   t0 = performance.now();
-  const checkpoints: Checkpoint[] = [];
-  let prev: string | null = null;
-  for (let i = 0; i < messages.length; i += PER_CHECKPOINT) {
-    const batch = messages.slice(i, i + PER_CHECKPOINT);
-    const statement = checkpointStatement({
-      index: checkpoints.length,
-      fromSeq: batch[0]!.seq,
-      toSeq: batch.at(-1)!.seq,
-      missing: [],
-      leaves: batch.map((m) => eventLeaf(m.subject, m.data)),
-      prev,
-      sealedAt: new Date(),
-    });
-    prev = checkpointHash(statement);
-    checkpoints.push(signCheckpoint(statement, signer));
-  }
+  const checkpoints = sealMessages(messages, PER_CHECKPOINT, signer, new Date());
   const sealUs = ((performance.now() - t0) * 1000) / messages.length;
 
   t0 = performance.now();

@@ -372,6 +372,9 @@ export const TOPOLOGY_OPTIONS = {
 } as const satisfies OptionSpecs;
 
 const NAME = { name: "NAME", description: "the identity's name" };
+const TOOL_NAME = { name: "NAME", description: "the tool, e.g. kb.reindex" };
+const APPROVAL_ID = { name: "APPROVAL_ID", description: "from `warden approvals`" };
+const POLICY_FILE = { name: "FILE", description: "a JSON or YAML policy document" };
 
 /** Every `warden` command, in the order help lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -403,14 +406,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       command({
         name: "enable",
         summary: "enable a tool (every version, or one)",
-        arguments: [{ name: "NAME", description: "the tool, e.g. kb.reindex" }],
+        arguments: [TOOL_NAME],
         options: TOOLS_STATUS_OPTIONS,
         run: async (input, io) => (await import("./commands/tools.js")).toolsEnableCommand(input, io),
       }),
       command({
         name: "disable",
         summary: "disable a tool (every version, or one)",
-        arguments: [{ name: "NAME", description: "the tool, e.g. kb.reindex" }],
+        arguments: [TOOL_NAME],
         options: TOOLS_STATUS_OPTIONS,
         run: async (input, io) => (await import("./commands/tools.js")).toolsDisableCommand(input, io),
       }),
@@ -438,7 +441,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   command({
     name: "approve",
     summary: "grant an approval",
-    arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
+    arguments: [APPROVAL_ID],
     options: DECIDE_OPTIONS,
     run: async (input, io) => (await import("./commands/decide.js")).approveCommand(input, io),
   }),
@@ -472,7 +475,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   command({
     name: "deny",
     summary: "deny an approval (--reason is required)",
-    arguments: [{ name: "APPROVAL_ID", description: "from `warden approvals`" }],
+    arguments: [APPROVAL_ID],
     options: DECIDE_OPTIONS,
     run: async (input, io) => (await import("./commands/decide.js")).denyCommand(input, io),
   }),
@@ -541,14 +544,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       command({
         name: "check",
         summary: "validate a policy document (errors at file:line:column) and lint it against the registry; exit 1 on errors (--strict: on warnings too)",
-        arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
+        arguments: [POLICY_FILE],
         options: POLICY_CHECK_OPTIONS,
         run: async (input, io) => (await import("./commands/policy-check.js")).policyCheckCommand(input, io),
       }),
       command({
         name: "decide",
         summary: "what the document decides for one request, its rules, reason and the caller's ToolView; no bus needed with --tools",
-        arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
+        arguments: [POLICY_FILE],
         options: POLICY_DECIDE_OPTIONS,
         run: async (input, io) => (await import("./commands/policy-decide.js")).policyDecideCommand(input, io),
       }),
@@ -562,7 +565,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       command({
         name: "set",
         summary: "show the changes against the document in force and the what-if of the last day, ask, then store it (services reload it at once) and record who changed it",
-        arguments: [{ name: "FILE", description: "a JSON or YAML policy document" }],
+        arguments: [POLICY_FILE],
         options: POLICY_SET_OPTIONS,
         run: async (input, io) => (await import("./commands/policy.js")).policySetCommand(input, io),
       }),

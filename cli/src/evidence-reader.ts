@@ -1,11 +1,11 @@
-import { readFile } from "node:fs/promises";
 import type { Bus } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { PinnedKeysFileSchema, type Checkpoint, type PinnedKeysFile, type StoredMessage } from "@warden/evidence";
 import { lastCheckpoint, readCheckpoints } from "@warden/notary";
 import { readStream } from "@warden/projector";
 import { existingHome } from "./connect.js";
-import { CliError, usageError } from "./errors.js";
+import { usageError } from "./errors.js";
+import { readNamedText } from "./named-file.js";
 import type { CommandIo } from "./io.js";
 
 export const NOTARY_WAIT_MS = 10_000;
@@ -64,12 +64,7 @@ export async function readStreamEvidence(bus: Bus, o: { notaryWaitMs: number }):
 /** The keys to verify with: a `warden audit keys` file, or those pinned in WARDEN_HOME/env.json. */
 export async function loadPinnedKeys(io: Pick<CommandIo, "env" | "cwd">, file: string | undefined): Promise<PinnedKeysFile> {
   if (file !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-    }
+    const text = await readNamedText(file);
     let json: unknown;
     try {
       json = JSON.parse(text);

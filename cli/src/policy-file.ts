@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Bus } from "@warden/bus";
 import type { ToolRecord } from "@warden/contracts/descriptor";
@@ -6,15 +5,11 @@ import type { PolicyDocument } from "@warden/contracts/policy";
 import { checkPolicyText, type PolicyCheck, type PolicyDiagnostic } from "@warden/policy-engine";
 import { CliError } from "./errors.js";
 import type { CommandIo } from "./io.js";
+import { readNamedText } from "./named-file.js";
 
 /** A policy document's text, read as the operator named it (messages name `path` as given). */
 export async function readPolicyText(io: Pick<CommandIo, "cwd">, path: string): Promise<string> {
-  const file = resolve(io.cwd, path);
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
+  return readNamedText(resolve(io.cwd, path));
 }
 
 /** `file:line:column: severity: message [code]`, as compilers print it. */

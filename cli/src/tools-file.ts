@@ -1,10 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { descriptorHash, ToolDescriptorSchema, ToolRecordSchema, type ToolDescriptor, type ToolRecord } from "@warden/contracts/descriptor";
 import { safeParseGuarded } from "@warden/contracts/json";
 import { parse as parseYaml } from "yaml";
 import { CliError } from "./errors.js";
 import type { CommandIo } from "./io.js";
+import { readNamedText } from "./named-file.js";
 
 /**
  * The tools of a `--tools FILE`: `warden tools list --json` (`{ tools: [records] }`), a tool
@@ -13,13 +13,7 @@ import type { CommandIo } from "./io.js";
  * descriptors or records. Descriptors without a record are taken as enabled.
  */
 export async function readToolsFile(io: Pick<CommandIo, "cwd">, path: string): Promise<ToolRecord[]> {
-  const file = resolve(io.cwd, path);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
+  const text = await readNamedText(resolve(io.cwd, path));
   let value: unknown;
   try {
     value = parseYaml(text);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts/events";
 import { startProjectorService, type ProjectorService } from "@warden/projector";
-import { eventually, startTestNats, syntheticCall, type TestNats } from "@warden/testing";
+import { eventually, syntheticCall, useTestNats } from "@warden/testing";
 import { readCallEvents, readCallTrace } from "./trace-reader.js";
 
 function rejected(callId: string, domain: string): WardenEvent[] {
@@ -10,29 +10,23 @@ function rejected(callId: string, domain: string): WardenEvent[] {
 }
 
 describe("reading a call's trace", () => {
-  let nats: TestNats;
-  /** An admin connection: writes the crafted streams (no service role may write every event type). */
-  let admin: Bus;
+  /** Its admin connection (`server.bus`) writes the crafted streams: no service role may write every event type. */
+  const server = useTestNats();
   /** What reads the traces: an auditor's connection, which reads everything and writes nothing. */
   let bus: Bus;
   let projector: ProjectorService;
   beforeAll(async () => {
-    nats = await startTestNats();
-    admin = await nats.bus();
-    bus = await nats.connectAs({ kind: "auditor", name: "auditor" });
-    projector = await startProjectorService({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
+    bus = await server.nats.connectAs({ kind: "auditor", name: "auditor" });
+    projector = await startProjectorService({ bus: await server.nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
   });
-  afterAll(async () => {
-    await projector.stop();
-    await nats.stop();
-  });
+  afterAll(async () => projector.stop());
 
   it("finds a call's domain from its id and reads its events in stream order, with their sequences", async () => {
     const callId = newId();
     const written = rejected(callId, "kb");
-    for (const e of written) await appendEvent(admin, e);
+    for (const e of written) await appendEvent(server.bus, e);
     // another call in the same domain must not leak in
-    for (const e of rejected(newId(), "kb")) await appendEvent(admin, e);
+    for (const e of rejected(newId(), "kb")) await appendEvent(server.bus, e);
     const found = await readCallEvents(bus, callId);
     expect(found?.domain).toBe("kb");
     expect(found?.entries.map((e) => e.event.eventId)).toEqual(written.map((e) => e.eventId));
@@ -42,11 +36,11 @@ describe("reading a call's trace", () => {
   it("prefers the domain of the request when the id appears under another domain too", async () => {
     const callId = newId();
     const real = rejected(callId, "ticket");
-    for (const e of real) await appendEvent(admin, e);
-    await appendEvent(admin, { ...rejected(callId, "zzz")[1]!, eventId: newId() });
+    for (const e of real) await appendEvent(server.bus, e);
+    await appendEvent(server.bus, { ...rejected(callId, "zzz")[1]!, eventId: newId() });
     // once the projector has folded all three into the one model the id keys (regression: the
     // other domain's event then leaked into the timeline, depending on the projector's timing)
-    const calls = await admin.kvm.open("warden_calls");
+    const calls = await server.bus.kvm.open("warden_calls");
     await eventually(async () => expect((JSON.parse((await calls.get(callId))?.string() ?? "{}") as { events?: unknown[] }).events).toHaveLength(3));
     const found = await readCallEvents(bus, callId);
     expect(found?.domain).toBe("ticket");
@@ -63,7 +57,7 @@ describe("reading a call's trace", () => {
       ...syntheticCall({ callId: k1, outcome: "succeeded", parentCallId: parent, at }),
       ...syntheticCall({ callId: k2, outcome: "policy_denied", parentCallId: parent, at }),
     ];
-    for (const e of [...parentEvents.slice(0, started + 1), ...children, ...parentEvents.slice(started + 1)]) await appendEvent(admin, e);
+    for (const e of [...parentEvents.slice(0, started + 1), ...children, ...parentEvents.slice(started + 1)]) await appendEvent(server.bus, e);
     const trace = await eventually(async () => {
       const t = await readCallTrace(bus, parent);
       if (t === undefined || !("steps" in t)) throw new Error("no readable trace yet");

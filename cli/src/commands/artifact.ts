@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts/subjects";
 import { onePositional } from "../args.js";
@@ -7,6 +6,7 @@ import type { ARTIFACT_GET_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { parseToken } from "../domain/options.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { writeNamedFile } from "../named-file.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
 
@@ -54,14 +54,7 @@ export const artifactGetCommand: Command<typeof ARTIFACT_GET_OPTIONS> = async ({
   if (values.out !== undefined) {
     const out = resolve(io.cwd, values.out);
     // a tool's output may be anyone's data: only the auditor's own user reads the copy
-    const file = await open(out, "w", 0o600).catch((err: unknown) => {
-      throw new CliError("INVALID_REQUEST", `cannot write ${out}: ${(err as Error).message}`);
-    });
-    try {
-      await file.writeFile(bytes);
-    } finally {
-      await file.close();
-    }
+    await writeNamedFile(out, bytes, 0o600);
     emit(io, values.json ?? false, { ...summary, file: out }, () =>
       [`wrote ${bytes.byteLength} bytes of ${id} to ${out}`, `sha256 ${recorded.ref.sha256}`, `as ${recorded.type} ${recorded.eventId} of call ${callId} recorded`].join("\n"),
     );

@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ConfigError } from "@warden/bus";
 import { loadTracingConfig, otlpJsonRequests, postSpanRecords, tracesUrl, WARDEN_VERSION } from "@warden/service-kit";
@@ -9,6 +8,7 @@ import { withBus } from "../connect.js";
 import { rebuildCallSpans } from "../domain/call-spans.js";
 import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { writeNamedFile } from "../named-file.js";
 import type { CommandIo } from "../io.js";
 import { emit } from "../output.js";
 
@@ -86,12 +86,5 @@ function isHttpUrl(text: string): boolean {
 }
 
 async function writeLines(out: string, lines: readonly string[]): Promise<void> {
-  const file = await open(out, "w", 0o644).catch((err: unknown) => {
-    throw new CliError("INVALID_REQUEST", `cannot write ${out}: ${(err as Error).message}`);
-  });
-  try {
-    await file.writeFile(lines.length === 0 ? "" : `${lines.join("\n")}\n`);
-  } finally {
-    await file.close();
-  }
+  await writeNamedFile(out, lines.length === 0 ? "" : `${lines.join("\n")}\n`, 0o644);
 }

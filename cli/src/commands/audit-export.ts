@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { requestRpc, type Bus } from "@warden/bus";
 import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
@@ -8,6 +7,7 @@ import { withBus } from "../connect.js";
 import { parseDuration } from "../domain/options.js";
 import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { writeNamedFile } from "../named-file.js";
 import { loadPinnedKeys, NOTARY_WAIT_MS, readStreamEvidence, type StreamEvidence } from "../evidence-reader.js";
 import type { Command } from "../io.js";
 import { emit } from "../output.js";
@@ -48,14 +48,7 @@ export const auditExportCommand: Command<typeof AUDIT_EXPORT_OPTIONS> = async (i
   const sealedEnd = ev.checkpoints.at(-1)?.statement.toSeq ?? 0;
   const unsealed = ev.messages.filter((m) => m.seq > sealedEnd).length;
 
-  const file = await open(out, "w", 0o644).catch((err: unknown) => {
-    throw new CliError("INVALID_REQUEST", `cannot write ${out}: ${(err as Error).message}`);
-  });
-  try {
-    await file.writeFile(`${body.text}${trailerLine(trailer)}\n`);
-  } finally {
-    await file.close();
-  }
+  await writeNamedFile(out, `${body.text}${trailerLine(trailer)}\n`, 0o644);
   const summary = { ok: true, file: out, checkpoints: chosen.length, messages: messages.length, fromSeq: first?.fromSeq ?? null, toSeq: last?.toSeq ?? null, complete, unsealedLeftOut: unsealed };
   emit(io, values.json ?? false, summary, () =>
     [
@@ -133,14 +126,7 @@ export const auditKeysCommand: Command<typeof AUDIT_KEYS_OPTIONS> = async ({ val
     return EXIT_OK;
   }
   const out = resolve(io.cwd, values.out);
-  const file = await open(out, "w", 0o644).catch((err: unknown) => {
-    throw new CliError("INVALID_REQUEST", `cannot write ${out}: ${(err as Error).message}`);
-  });
-  try {
-    await file.writeFile(text);
-  } finally {
-    await file.close();
-  }
+  await writeNamedFile(out, text, 0o644);
   emit(io, values.json ?? false, { ok: true, file: out, ...keys }, () => `wrote ${keys.notaryPublicKeys.length} notary and ${keys.approverPublicKeys.length} approver public keys to ${out}`);
   return EXIT_OK;
 };

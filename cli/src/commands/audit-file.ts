@@ -1,9 +1,8 @@
-import { readFile } from "node:fs/promises";
 import type { PolicyDocument } from "@warden/contracts/policy";
 import { exportExtentFindings, parseExport, parseHeadLog, verifyEvidence, type Checkpoint, type EvidenceFinding } from "@warden/evidence";
 import { applyCallEvent, decodeCallMessage, decodeFailureText, type AuditFilter, type CallModel } from "@warden/projections";
 import { MAX_INVALID_SAMPLES, type UnreadableMessage } from "@warden/projector";
-import { CliError } from "../errors.js";
+import { readNamedText } from "../named-file.js";
 import { loadPinnedKeys } from "../evidence-reader.js";
 import type { CommandIo } from "../io.js";
 import { renderAudit, type AuditFormat } from "./audit-render.js";
@@ -29,8 +28,8 @@ export interface AuditFileOptions {
  */
 export async function auditExportFile(file: string, o: AuditFileOptions, io: CommandIo): Promise<number> {
   const keys = await loadPinnedKeys(io, o.keysFile);
-  const text = await readText(file);
-  const head = o.headFile === undefined ? undefined : parseHeadLog(await readText(o.headFile));
+  const text = await readNamedText(file);
+  const head = o.headFile === undefined ? undefined : parseHeadLog(await readNamedText(o.headFile));
   const parsed = parseExport(text);
   const report = verifyEvidence({
     messages: parsed.messages,
@@ -88,12 +87,4 @@ export async function auditExportFile(file: string, o: AuditFileOptions, io: Com
     },
     io,
   );
-}
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
 }

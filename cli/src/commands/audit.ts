@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { getPolicyDocument } from "@warden/policy";
 import { isSafeToken } from "@warden/contracts/subjects";
@@ -16,6 +15,7 @@ import { loadPinnedKeys, NOTARY_WAIT_MS, readStreamEvidence } from "../evidence-
 import { parseDuration } from "../domain/options.js";
 import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, usageError } from "../errors.js";
+import { readNamedText } from "../named-file.js";
 import type { Command } from "../io.js";
 import { auditExportFile } from "./audit-file.js";
 import { AUDIT_FORMATS, renderAudit, type AuditFormat } from "./audit-render.js";
@@ -98,13 +98,7 @@ function parseFilter(v: { principal?: string; tool?: string; domain?: string; mo
 }
 
 async function readPolicyFile(file: string): Promise<PolicyDocument> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
-  const parsed = PolicyDocumentSchema.safeParse(parseYaml(text));
+  const parsed = PolicyDocumentSchema.safeParse(parseYaml(await readNamedText(file)));
   if (!parsed.success) throw usageError(`--policy ${file} is not a valid policy document: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   return parsed.data;
 }

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type ToolRecord } from "@warden/contracts/descriptor";
 import { parseJsonGuarded } from "@warden/contracts/json";
@@ -10,6 +9,7 @@ import { decideText, type ArgsVerdict } from "../domain/policy-format.js";
 import { historyFromCalls, historySince } from "../domain/stream-history.js";
 import { parseTimeBound } from "../domain/time-range.js";
 import { CliError, EXIT_FAILED, EXIT_OK, usageError } from "../errors.js";
+import { readNamedFile, readNamedText } from "../named-file.js";
 import type { Command, CommandIo } from "../io.js";
 import { emit } from "../output.js";
 import { readPolicyDocument, registryTools } from "../policy-file.js";
@@ -65,17 +65,7 @@ export const policyDecideCommand: Command<typeof POLICY_DECIDE_OPTIONS> = async 
 
 /** `--request` as JSON text, or `@FILE`. */
 async function readRequest(io: Pick<CommandIo, "cwd">, text: string): Promise<DecideRequest> {
-  let bytes: Uint8Array;
-  if (text.startsWith("@")) {
-    const file = resolve(io.cwd, text.slice(1));
-    try {
-      bytes = await readFile(file);
-    } catch (err) {
-      throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-    }
-  } else {
-    bytes = new TextEncoder().encode(text);
-  }
+  const bytes = text.startsWith("@") ? await readNamedFile(resolve(io.cwd, text.slice(1))) : new TextEncoder().encode(text);
   const json = parseJsonGuarded(bytes);
   if (!json.ok) throw usageError(`--request is not JSON (${json.code}): ${json.reason}`);
   const request = parseDecideRequest(json.value);
@@ -85,13 +75,7 @@ async function readRequest(io: Pick<CommandIo, "cwd">, text: string): Promise<De
 
 /** `--history FILE`: the earlier calls, JSON or YAML, each checked. */
 async function readHistory(io: Pick<CommandIo, "cwd">, path: string): Promise<HistoryRecord[]> {
-  const file = resolve(io.cwd, path);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
+  const text = await readNamedText(resolve(io.cwd, path));
   let value: unknown;
   try {
     value = parseYaml(text, { maxAliasCount: 100 });

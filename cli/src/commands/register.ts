@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseManifest, probeNetworkSandbox, registerMcpTools, toolDescriptor, type Manifest } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
@@ -8,6 +7,7 @@ import { onePositional } from "../args.js";
 import type { REGISTER_OPTIONS } from "../command-list.js";
 import { withBus } from "../connect.js";
 import { CliError, EXIT_OK, usageError } from "../errors.js";
+import { readNamedText } from "../named-file.js";
 import type { Command } from "../io.js";
 import { emit, renderTable } from "../output.js";
 
@@ -27,12 +27,7 @@ interface Row {
 export const registerCommand: Command<typeof REGISTER_OPTIONS> = async ({ values, positionals }, io) => {
   const json = values.json ?? false;
   const file = resolve(io.cwd, onePositional(positionals, "FILE (a YAML or JSON tool manifest)"));
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new CliError("NOT_FOUND", `cannot read ${file}: ${(err as Error).message}`);
-  }
+  const text = await readNamedText(file);
   const parsed = parseManifest(text, file);
   if (!parsed.ok) throw new CliError("DESCRIPTOR_INVALID", `the manifest is invalid:\n${parsed.message}`);
   const manifest = parsed.manifest;

@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { traceHtml } from "@warden/projections";
 import { onePositional } from "../args.js";
@@ -8,6 +7,7 @@ import { parseToken } from "../domain/options.js";
 import { traceText, unreadableLines } from "../domain/trace-format.js";
 import { fitLines } from "../domain/short-forms.js";
 import { CliError, EXIT_OK } from "../errors.js";
+import { writeNamedFile } from "../named-file.js";
 import type { Command } from "../io.js";
 import { emit, TEXT_WIDTH } from "../output.js";
 import { callOfApproval, readCallTrace } from "../trace-reader.js";
@@ -34,14 +34,7 @@ export const traceCommand: Command<typeof TRACE_OPTIONS> = async ({ values, posi
   }
   if (values.html !== undefined) {
     const out = resolve(io.cwd, values.html);
-    const file = await open(out, "w", 0o644).catch((err: unknown) => {
-      throw new CliError("INVALID_REQUEST", `cannot write ${out}: ${(err as Error).message}`);
-    });
-    try {
-      await file.writeFile(traceHtml(trace, { generatedAt: new Date().toISOString() }));
-    } finally {
-      await file.close();
-    }
+    await writeNamedFile(out, traceHtml(trace, { generatedAt: new Date().toISOString() }), 0o644);
     // stderr: stdout stays the trace (or its one JSON document)
     io.err(`wrote the timeline of call ${callId} to ${out}`);
   }

@@ -4,14 +4,15 @@ import { type ToolCallFinished } from "@warden/contracts/events";
 import { BUCKET_TOOLS } from "@warden/contracts/subjects";
 import { sha256Hex } from "@warden/contracts/json";
 import { readArtifact, type ExecutableTool } from "@warden/executor";
-import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
+import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, useTestNats, waitForEvent } from "@warden/testing";
 import { BUCKET_DEMO_OUTBOX, readOutbox } from "./outbox.js";
 import { startSupportDesk, type SupportDesk } from "./start-support-desk.js";
 import { BUCKET_DEMO_TICKETS } from "./tickets.js";
 import { SUPPORT_DESK_DOMAINS, supportDeskTools } from "./tools.js";
 
 describe("the support desk over a real nats-server", () => {
-  let nats: TestNats;
+  const server = useTestNats();
+  /** The admin connection: writes what registry, policy and approver would, and reads the results. */
   let bus: Bus;
   let desk: SupportDesk;
   let key: ApproverKey;
@@ -19,12 +20,11 @@ describe("the support desk over a real nats-server", () => {
   let tool: (name: string) => ExecutableTool;
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
+    bus = server.bus;
     registry = await serveFakeRegistry(bus);
     // the desk runs as its executor identity, with the approver key it was provisioned with pinned
     key = approverKey();
-    const deskBus = await nats.connectAs({ kind: "executor", name: "support-desk", domains: [...SUPPORT_DESK_DOMAINS], buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS] });
+    const deskBus = await server.nats.connectAs({ kind: "executor", name: "support-desk", domains: [...SUPPORT_DESK_DOMAINS], buckets: [BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS] });
     desk = await startSupportDesk({ bus: deskBus, log: silentLogger(), approverKeys: [key.publicKeyDerBase64] });
     const tools = supportDeskTools(bus);
     const byName = new Map(SUPPORT_DESK_DOMAINS.flatMap((d) => tools[d]).map((t) => [t.descriptor.name, t]));
@@ -33,7 +33,6 @@ describe("the support desk over a real nats-server", () => {
   afterAll(async () => {
     await desk?.stop();
     await registry?.stop();
-    await nats?.stop();
   });
 
   async function runAllowed(name: string, args: Parameters<typeof policyChecked>[1]): Promise<ToolCallFinished> {

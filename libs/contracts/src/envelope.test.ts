@@ -1,25 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { requestedEvent } from "../test-support/requested-event.js";
 import { answerCallEvent, nextCallEvent, stampNow } from "./envelope.js";
 import { eventHash } from "./event-hash.js";
 import { EVENT_SCHEMA_VERSION, WardenEventSchema, type ToolCallRequested } from "./events.js";
-import { newId } from "./ids.js";
 
-const request: ToolCallRequested = {
-  v: EVENT_SCHEMA_VERSION,
-  type: "ToolCallRequested",
-  eventId: newId(),
-  callId: newId(),
-  domain: "kb",
-  tool: "kb_search",
-  principal: "alice",
-  mode: "plan",
-  ts: new Date(0).toISOString(),
-  causationId: null,
-  causeHash: null,
-  correlationId: "run-1",
-  parentCallId: "parent-1",
-  data: { args: { q: "x" }, scope: null, flags: {} },
-};
+const request = requestedEvent({ tool: "kb_search", mode: "plan", parentCallId: "parent-1" });
 
 const refusal = { stage: "registry", error: { code: "INTERNAL", message: "x", retryable: true } } as const;
 

@@ -1,23 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { requestedEvent } from "../test-support/requested-event.js";
 import { sha256Hex } from "./canonical-json.js";
 import { eventHash, messageHash, validateEventJson } from "./event-hash.js";
-import { EVENT_SCHEMA_VERSION, type ToolCallRequested } from "./events.js";
 
-const request: ToolCallRequested = {
-  v: EVENT_SCHEMA_VERSION,
-  type: "ToolCallRequested",
-  eventId: "ev-1",
-  callId: "call-1",
-  domain: "kb",
-  tool: "kb.search",
-  principal: "alice",
-  mode: "plan",
-  ts: new Date(0).toISOString(),
-  causationId: null,
-  causeHash: null,
-  correlationId: "run-1",
-  data: { args: { q: "x", n: [1, 2] }, scope: null, flags: { beta: true } },
-};
+const request = requestedEvent({ eventId: "ev-1", callId: "call-1", mode: "plan", data: { args: { q: "x", n: [1, 2] }, scope: null, flags: { beta: true } } });
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const reversed = (value: unknown): unknown =>

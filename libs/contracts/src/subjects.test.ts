@@ -1,5 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { callEventSubject, decideSubject, outcomeSubject, parseCallSubject, parseDecideSubject, stageFilterSubject, subjectOfEvent, UnsafeTokenError } from "./subjects.js";
+import {
+  approverDeliverSubject,
+  callEventSubject,
+  callReadSubject,
+  cancelSubject,
+  decideSubject,
+  outcomeSubject,
+  parseApproverDeliverSubject,
+  parseCallReadSubject,
+  parseCallSubject,
+  parseCancelSubject,
+  parseDecideSubject,
+  parseLedgerKey,
+  stageFilterSubject,
+  subjectOfEvent,
+  UnsafeTokenError,
+} from "./subjects.js";
 
 describe("subjects", () => {
   it("builds and parses an event subject, with the principal on a request", () => {
@@ -49,6 +65,19 @@ describe("subjects", () => {
     expect(parseCallSubject("other.call.kb.c1.ToolCallFinished")).toBeUndefined();
     expect(parseDecideSubject("warden.decide.alice.a1")).toEqual({ approver: "alice", approvalId: "a1" });
     expect(parseDecideSubject("warden.decide.alice")).toBeUndefined();
+  });
+
+  it("reads back the tokens of a subject or key it built, and nothing longer, shorter, elsewhere or unsafe", () => {
+    expect(parseCancelSubject(cancelSubject("alice", "c1"))).toEqual({ principal: "alice", callId: "c1" });
+    expect(parseApproverDeliverSubject(approverDeliverSubject("alice", "phone"))).toEqual({ approver: "alice", durable: "phone" });
+    expect(parseCallReadSubject(callReadSubject("alice", "kb", "c1"))).toEqual({ principal: "alice", domain: "kb", callId: "c1" });
+    expect(parseLedgerKey("ledger.refunds.alice")).toEqual({ ledger: "refunds", holder: "alice" });
+    for (const subject of ["warden.cancel.alice.c1.x", "warden.cancel.alice", "warden.cancel..c1", "warden.decide.alice.c1", "warden.cancel.alice.c*"]) {
+      expect(parseCancelSubject(subject), subject).toBeUndefined();
+    }
+    expect(parseCallReadSubject("warden.calls.alice.kb")).toBeUndefined();
+    expect(parseApproverDeliverSubject("warden.approver.notify.alice.phone")).toBeUndefined();
+    expect(parseLedgerKey("ledgers.refunds.alice")).toBeUndefined();
   });
 
   it("filters one event type, optionally one domain", () => {

@@ -245,20 +245,26 @@ export function cancelSubject(principal: string, callId: string): string {
   return `${SUBJECT_CANCEL_ROOT}.${token("principal", principal)}.${token("callId", callId)}`;
 }
 
+/**
+ * The `count` tokens after `root` in a subject (or key) that is exactly `root` and those tokens,
+ * each a safe token; undefined for anything else. Every parse of a subject Warden builds is this.
+ */
+function safeTokensAfter(subject: string, root: string, count: 2): [string, string] | undefined;
+function safeTokensAfter(subject: string, root: string, count: 3): [string, string, string] | undefined;
+function safeTokensAfter(subject: string, root: string, count: number): string[] | undefined {
+  if (!subject.startsWith(`${root}.`)) return undefined;
+  const tokens = subject.slice(root.length + 1).split(".");
+  return tokens.length === count && tokens.every((t) => isSafeToken(t)) ? tokens : undefined;
+}
+
 export function parseCancelSubject(subject: string): { principal: string; callId: string } | undefined {
-  const parts = subject.split(".");
-  if (parts.length !== 4 || parts[0] !== "warden" || parts[1] !== "cancel") return undefined;
-  const [, , principal, callId] = parts;
-  if (!isSafeToken(principal) || !isSafeToken(callId)) return undefined;
-  return { principal, callId };
+  const tokens = safeTokensAfter(subject, SUBJECT_CANCEL_ROOT, 2);
+  return tokens && { principal: tokens[0], callId: tokens[1] };
 }
 
 export function parseDecideSubject(subject: string): { approver: string; approvalId: string } | undefined {
-  const parts = subject.split(".");
-  if (parts.length !== 4 || parts[0] !== "warden" || parts[1] !== "decide") return undefined;
-  const [, , approver, approvalId] = parts;
-  if (!isSafeToken(approver) || !isSafeToken(approvalId)) return undefined;
-  return { approver, approvalId };
+  const tokens = safeTokensAfter(subject, SUBJECT_DECIDE_ROOT, 2);
+  return tokens && { approver: tokens[0], approvalId: tokens[1] };
 }
 
 export function dlqSubject(stage: string): string {
@@ -335,9 +341,8 @@ export function runLabelsKey(digestHex: string): string {
 
 /** `ledger.<id>.<holder>` parsed; undefined for any other key. */
 export function parseLedgerKey(key: string): { ledger: string; holder: string } | undefined {
-  const parts = key.split(".");
-  if (parts.length !== 3 || parts[0] !== LEDGER_KEY_PREFIX || !isSafeToken(parts[1]) || !isSafeToken(parts[2])) return undefined;
-  return { ledger: parts[1], holder: parts[2] };
+  const tokens = safeTokensAfter(key, LEDGER_KEY_PREFIX, 2);
+  return tokens && { ledger: tokens[0], holder: tokens[1] };
 }
 
 /** The record of a policy change by `author`: `warden.policy.changed.<author>`. */
@@ -444,11 +449,8 @@ export function approverNotifyFilter(approver: string): string {
 
 /** `warden.approver.deliver.<approver>.<durable>` parsed; undefined for anything else. */
 export function parseApproverDeliverSubject(subject: string): { approver: string; durable: string } | undefined {
-  const parts = subject.split(".");
-  if (parts.length !== 5 || parts[0] !== "warden" || parts[1] !== "approver" || parts[2] !== "deliver") return undefined;
-  const [, , , approver, durable] = parts;
-  if (!isSafeToken(approver) || !isSafeToken(durable)) return undefined;
-  return { approver, durable };
+  const tokens = safeTokensAfter(subject, "warden.approver.deliver", 2);
+  return tokens && { approver: tokens[0], durable: tokens[1] };
 }
 
 /** `warden_approver_cursors` key of one person's durable delivery. */
@@ -464,9 +466,6 @@ export function lastSubjectToken(subject: string): string | undefined {
 
 /** `warden.calls.<principal>.<domain>.<callId>` parsed; undefined for anything else. */
 export function parseCallReadSubject(subject: string): { principal: string; domain: string; callId: string } | undefined {
-  const parts = subject.split(".");
-  if (parts.length !== 5 || parts[0] !== "warden" || parts[1] !== "calls") return undefined;
-  const [, , principal, domain, callId] = parts;
-  if (!isSafeToken(principal) || !isSafeToken(domain) || !isSafeToken(callId)) return undefined;
-  return { principal, domain, callId };
+  const tokens = safeTokensAfter(subject, "warden.calls", 3);
+  return tokens && { principal: tokens[0], domain: tokens[1], callId: tokens[2] };
 }

@@ -1,32 +1,17 @@
 import { context, ROOT_CONTEXT, trace, TraceFlags } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requestedEvent } from "../test-support/requested-event.js";
 import { answerCallEvent, nextCallEvent, stampNow } from "./envelope.js";
 import { causeOf } from "./event-hash.js";
-import { EVENT_SCHEMA_VERSION, WardenEventSchema, type ToolCallRequested } from "./events.js";
-import { newId } from "./ids.js";
+import { WardenEventSchema, type ToolCallRequested } from "./events.js";
 import { activeTraceparent, contextOfTraceparent, enableTracing, spanContextOfTraceparent, TraceparentSchema, traceparentOf } from "./trace-context.js";
 
 const AGENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const STAGE = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "b7ad6b7169203331", traceFlags: TraceFlags.SAMPLED };
 
 function request(traceparent?: string): ToolCallRequested {
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    callId: newId(),
-    domain: "kb",
-    tool: "kb.search",
-    principal: "alice",
-    mode: "llm",
-    ts: new Date(0).toISOString(),
-    causationId: null,
-    causeHash: null,
-    correlationId: "run-1",
-    ...(traceparent === undefined ? {} : { traceparent }),
-    data: { args: { q: "x" }, scope: null, flags: {} },
-  };
+  return requestedEvent(traceparent === undefined ? {} : { traceparent });
 }
 
 const rejected = { stage: "registry", error: { code: "UNKNOWN_TOOL", message: "no", retryable: false } } as const;

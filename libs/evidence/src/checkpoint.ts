@@ -32,13 +32,18 @@ export const CheckpointStatementSchema = z.strictObject({
 });
 export type CheckpointStatement = z.infer<typeof CheckpointStatementSchema>;
 
-export const CheckpointSchema = z.strictObject({
-  statement: CheckpointStatementSchema,
-  /** Which pinned notary key signed (the first 16 hex of sha256 of its SPKI DER). */
-  keyId: z.string().regex(/^[0-9a-f]{16}$/),
-  /** Ed25519 over the canonical JSON of the statement, base64. */
-  signature: z.string().min(1),
-});
+/** A statement as the notary signs it, checkpoint or export trailer: the statement, its key and the signature. */
+export function signedStatementSchema<S extends z.ZodType>(statement: S) {
+  return z.strictObject({
+    statement,
+    /** Which pinned notary key signed (the first 16 hex of sha256 of its SPKI DER). */
+    keyId: z.string().regex(/^[0-9a-f]{16}$/),
+    /** Ed25519 over the canonical JSON of the statement, base64. */
+    signature: z.string().min(1),
+  });
+}
+
+export const CheckpointSchema = signedStatementSchema(CheckpointStatementSchema);
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
 /** The bytes a notary signs. */

@@ -2,11 +2,11 @@ import { sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { STREAM_CALLS, subjectOfEvent } from "@warden/contracts/subjects";
 import { approverKey, SYNTHETIC_APPROVER_KEY, syntheticCall } from "@warden/testing";
-import { checkpointHash, checkpointStatement, signCheckpoint, type Checkpoint, type CheckpointSigner } from "./checkpoint.js";
+import { type Checkpoint, type CheckpointSigner } from "./checkpoint.js";
 import { exportExtentFindings } from "./export-extent.js";
 import { checkpointLine, exportHeaderLine, messageLine, parseExport } from "./export-file.js";
 import { checkpointRef, exportDigest, signExportTrailer, trailerLine } from "./export-trailer.js";
-import { eventLeaf } from "./merkle.js";
+import { sealMessages } from "./seal-messages.js";
 import { verifyEvidence, type StoredMessage } from "./verify-evidence.js";
 
 const signerOf = (k: ReturnType<typeof approverKey>): CheckpointSigner => ({ keyId: k.keyId, sign: (p) => sign(null, p, k.privateKey).toString("base64") });
@@ -18,24 +18,7 @@ const events = Array.from({ length: 4 }, (_, i) => syntheticCall({ callId: `x${i
 const messages: StoredMessage[] = events.map((e, i) => ({ seq: i + 1, subject: subjectOfEvent(e), data: Buffer.from(JSON.stringify(e)) }));
 
 /** Checkpoints of 5 messages each, chained from #0 as the notary writes them, signed by `by`. */
-function seal(ms: readonly StoredMessage[], by: CheckpointSigner): Checkpoint[] {
-  const out: Checkpoint[] = [];
-  for (let i = 0; i < ms.length; i += 5) {
-    const range = ms.slice(i, i + 5);
-    const prev = out.at(-1);
-    const statement = checkpointStatement({
-      index: out.length,
-      fromSeq: range[0]!.seq,
-      toSeq: range.at(-1)!.seq,
-      missing: [],
-      leaves: range.map((m) => eventLeaf(m.subject, m.data)),
-      prev: prev === undefined ? null : checkpointHash(prev.statement),
-      sealedAt: new Date("2030-01-01T00:00:00Z"),
-    });
-    out.push(signCheckpoint(statement, by));
-  }
-  return out;
-}
+const seal = (ms: readonly StoredMessage[], by: CheckpointSigner): Checkpoint[] => sealMessages(ms, 5, by, new Date("2030-01-01T00:00:00Z"));
 
 /** An export as `warden audit export` writes it: header, checkpoints, messages, the notary's trailer (head = the last checkpoint unless told). */
 function exportText(checkpoints: readonly Checkpoint[], ms: readonly StoredMessage[], o: { head?: Checkpoint; until?: string } = {}): string {

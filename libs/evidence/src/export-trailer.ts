@@ -1,7 +1,7 @@
 import { verifyEd25519 } from "@warden/contracts/approval";
 import { canonicalJson, sha256Hex } from "@warden/contracts/json";
 import { z } from "zod";
-import { checkpointHash, type Checkpoint, type CheckpointSigner, type PinnedKeys } from "./checkpoint.js";
+import { checkpointHash, signedStatementSchema, type Checkpoint, type CheckpointSigner, type PinnedKeys } from "./checkpoint.js";
 
 const Sha256Schema = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
@@ -44,11 +44,7 @@ export const ExportTrailerStatementSchema = ExportSealRequestSchema.extend({
 });
 export type ExportTrailerStatement = z.infer<typeof ExportTrailerStatementSchema>;
 
-export const ExportTrailerSchema = z.strictObject({
-  statement: ExportTrailerStatementSchema,
-  keyId: z.string().regex(/^[0-9a-f]{16}$/),
-  signature: z.string().min(1),
-});
+export const ExportTrailerSchema = signedStatementSchema(ExportTrailerStatementSchema);
 export type ExportTrailer = z.infer<typeof ExportTrailerSchema>;
 
 /** The notary's answer to a seal request. */

@@ -18,6 +18,7 @@ export {
   type SealInput,
 } from "./checkpoint.js";
 export { EVIDENCE_FINDING_KINDS, type EvidenceFinding, type EvidenceFindingKind } from "./findings.js";
+export { sealMessages } from "./seal-messages.js";
 export { verifyEvidence, type EvidenceInput, type EvidenceReport, type StoredMessage } from "./verify-evidence.js";
 export { whoMayWrite, writersOf, type WriterRole } from "./writer-roles.js";
 export {

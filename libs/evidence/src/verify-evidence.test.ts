@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { type WardenEvent } from "@warden/contracts/events";
 import { subjectOfEvent } from "@warden/contracts/subjects";
 import { approverKey, SYNTHETIC_APPROVER_KEY, syntheticCall } from "@warden/testing";
-import { checkpointHash, checkpointStatement, signCheckpoint, type Checkpoint } from "./checkpoint.js";
-import { eventLeaf } from "./merkle.js";
+import { type Checkpoint } from "./checkpoint.js";
+import { sealMessages } from "./seal-messages.js";
 import { verifyEvidence, type StoredMessage } from "./verify-evidence.js";
 
 const notary = approverKey();
@@ -15,23 +15,7 @@ function messagesOf(events: readonly WardenEvent[], fromSeq = 1): StoredMessage[
 }
 
 /** Checkpoints of `per` messages each over `messages`, chained from #0 as the notary writes them. */
-function seal(messages: readonly StoredMessage[], per: number): Checkpoint[] {
-  const out: Checkpoint[] = [];
-  for (let i = 0; i < messages.length; i += per) {
-    const range = messages.slice(i, i + per);
-    const statement = checkpointStatement({
-      index: out.length,
-      fromSeq: range[0]!.seq,
-      toSeq: range.at(-1)!.seq,
-      missing: [],
-      leaves: range.map((m) => eventLeaf(m.subject, m.data)),
-      prev: out.length === 0 ? null : checkpointHash(out.at(-1)!.statement),
-      sealedAt: new Date("2030-01-01T00:00:00Z"),
-    });
-    out.push(signCheckpoint(statement, signer));
-  }
-  return out;
-}
+const seal = (messages: readonly StoredMessage[], per: number): Checkpoint[] => sealMessages(messages, per, signer, new Date("2030-01-01T00:00:00Z"));
 
 const verify = (messages: readonly StoredMessage[], checkpoints: readonly Checkpoint[], firstSeq?: number) =>
   verifyEvidence({

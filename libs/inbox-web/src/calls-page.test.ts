@@ -2,15 +2,11 @@ import { existsSync } from "node:fs";
 import type { OwnCall } from "@warden/contracts/events";
 import { buildTrace } from "@warden/projections";
 import { syntheticCall } from "@warden/testing";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approverActions } from "./inbox-actions.js";
-import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
-import { startInboxServer, type InboxServer } from "./inbox-server.js";
+import { type InboxServer } from "./inbox-server.js";
+import { CHROMIUM, NO_CHROMIUM, openInboxInChromium, type InboxInChromium } from "../test-support/inbox-in-chromium.js";
 import { ownCall, standInCalls, standInClient } from "../test-support/stand-in-client.js";
-
-const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
-const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
 
 /** What a caller may write into its args, and so into every view of the call. */
 const HOSTILE = "<script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">";
@@ -18,9 +14,8 @@ const HOSTILE = "<script>window.pwned = 1</script><img src=x onerror=\"window.pw
 // The Calls page in Chromium against the server with stand-ins (the whole-Warden test is
 // test/e2e/inbox-calls.test.ts): rows, keys, escaping, the timeline and the way back.
 describe("the inbox's Calls page", () => {
-  let browser: Browser;
+  let inbox: InboxInChromium | undefined;
   let page: Page;
-  let feed: InboxFeed;
   let server: InboxServer;
   const calls: OwnCall[] = [
     ownCall({ callId: "c-hostile", seq: 20, tool: "customer.message", mode: "plan", status: "rejected", argsPreview: JSON.stringify({ text: HOSTILE }), error: { code: "POLICY_DENIED", message: HOSTILE } }),
@@ -34,21 +29,10 @@ describe("the inbox's Calls page", () => {
   };
 
   beforeAll(async () => {
-    // each test then fails saying so (a failing hook would only mark them skipped)
-    if (!existsSync(CHROMIUM)) return;
-    const client = standInClient([]);
-    feed = startInboxFeed({ client, refreshMs: 60_000 });
-    server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls(calls, traces) });
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.emulateMedia({ reducedMotion: "reduce" });
+    inbox = await openInboxInChromium({ client: standInClient([]), calls: standInCalls(calls, traces), viewport: { width: 1280, height: 800 } });
+    if (inbox !== undefined) ({ page, server } = inbox);
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await feed?.stop();
-  });
+  afterAll(async () => inbox?.stop());
 
   const rowIds = () => page.locator("#rows tr.call-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-call-id")));
   const selectedId = () => page.locator("#rows tr.call-row.selected").getAttribute("data-call-id");

@@ -1,9 +1,9 @@
 import { fail } from "@warden/contracts/errors";
 import { type DecidedApproval, type PendingApproval } from "@warden/contracts/approval";
-import { eventually } from "@warden/testing";
+import { eventually, pendingSend } from "@warden/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
-import { card, standInClient } from "../test-support/stand-in-client.js";
+import { standInClient } from "../test-support/stand-in-client.js";
 
 describe("startInboxFeed", () => {
   let feed: InboxFeed | undefined;
@@ -18,15 +18,15 @@ describe("startInboxFeed", () => {
   };
 
   it("lists the pending cards oldest first", async () => {
-    const older = { ...card("ap-old"), requestedAt: "2026-01-01T00:00:00.000Z" };
-    const f = start([card("ap-new"), older]);
+    const older = { ...pendingSend("ap-old"), requestedAt: "2026-01-01T00:00:00.000Z" };
+    const f = start([pendingSend("ap-new"), older]);
     await eventually(() => expect(f.snapshot().pending.map((p) => p.approvalId)).toEqual(["ap-old", "ap-new"]));
     expect(f.snapshot()).toMatchObject({ person: "alice", history: [], status: { ok: true } });
   });
 
   it("moves a card that left the inbox to the history: expired past its expiry, else gone", async () => {
-    const expiring = { ...card("ap-exp"), expiresAt: new Date(Date.now() + 50).toISOString() };
-    const cards = [card("ap-1"), expiring];
+    const expiring = { ...pendingSend("ap-exp"), expiresAt: new Date(Date.now() + 50).toISOString() };
+    const cards = [pendingSend("ap-1"), expiring];
     const f = start(cards);
     await eventually(() => expect(f.snapshot().pending).toHaveLength(2));
     cards.splice(0, 2);
@@ -38,7 +38,7 @@ describe("startInboxFeed", () => {
   });
 
   it("records this person's own decision at once, with the reason, and not again as gone", async () => {
-    const cards = [card("ap-1")];
+    const cards = [pendingSend("ap-1")];
     const f = start(cards);
     await eventually(() => expect(f.snapshot().pending).toHaveLength(1));
     f.decided("ap-1", "deny", "wrong customer");
@@ -49,8 +49,8 @@ describe("startInboxFeed", () => {
   });
 
   it("starts the history with what the approver recorded this person decided, and names a card that left as decided by them", async () => {
-    const earlier = { ...card("ap-then"), callId: "call-then" };
-    const cards = [card("ap-now")];
+    const earlier = { ...pendingSend("ap-then"), callId: "call-then" };
+    const cards = [pendingSend("ap-now")];
     const decided: DecidedApproval[] = [
       { approvalId: "ap-then", callId: "call-then", domain: "customer", tool: earlier.tool, title: earlier.title, principal: "planner", argsPreview: "{}", outcome: "denied", decidedBy: "alice", decidedAt: "2030-01-01T00:00:00.000Z", reason: "not this week" },
     ];
@@ -70,7 +70,7 @@ describe("startInboxFeed", () => {
 
   it("keeps the last cards and says why when the inbox cannot be read, then recovers", async () => {
     const failing = { now: false };
-    const f = start([card("ap-1")], failing);
+    const f = start([pendingSend("ap-1")], failing);
     await eventually(() => expect(f.snapshot().pending).toHaveLength(1));
     failing.now = true;
     await f.refresh();
@@ -82,7 +82,7 @@ describe("startInboxFeed", () => {
   });
 
   it("tells listeners of changes only", async () => {
-    const cards = [card("ap-1")];
+    const cards = [pendingSend("ap-1")];
     const f = start(cards);
     await eventually(() => expect(f.snapshot().pending).toHaveLength(1));
     const seen: number[] = [];
@@ -90,7 +90,7 @@ describe("startInboxFeed", () => {
     await f.refresh();
     await f.refresh();
     expect(seen).toEqual([]);
-    cards.push(card("ap-2"));
+    cards.push(pendingSend("ap-2"));
     await f.refresh();
     expect(seen).toEqual([2]);
   });

@@ -1,26 +1,23 @@
 import { existsSync } from "node:fs";
 import { ok } from "@warden/contracts/errors";
 import { type PendingApproval } from "@warden/contracts/approval";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { pendingSend } from "@warden/testing";
+import { type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approverActions, type InboxActions } from "./inbox-actions.js";
-import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
-import { startInboxServer, type InboxServer } from "./inbox-server.js";
-import { card, standInCalls, standInClient } from "../test-support/stand-in-client.js";
-
-const CHROMIUM = process.env["WARDEN_CHROMIUM"] ?? "/usr/bin/chromium";
-const NO_CHROMIUM = `no Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium; .ci/run does) or set WARDEN_CHROMIUM`;
+import { type InboxServer } from "./inbox-server.js";
+import { CHROMIUM, NO_CHROMIUM, openInboxInChromium, type InboxInChromium } from "../test-support/inbox-in-chromium.js";
+import { standInCalls, standInClient } from "../test-support/stand-in-client.js";
 
 // The card grows (description, flags, intent, chain, rule…) and decisions grow (edited args,
 // session grants): the page must show fields it was not written for and draw the actions the
 // server advertises. Here in Chromium, against the server with a stand-in approver client.
 describe("the inbox page with a richer card and an action that edits args", () => {
-  let browser: Browser;
+  let inbox: InboxInChromium | undefined;
   let page: Page;
-  let feed: InboxFeed;
   let server: InboxServer;
   const posted: unknown[] = [];
-  const rich: PendingApproval = Object.assign(card("rich-1"), {
+  const rich: PendingApproval = Object.assign(pendingSend("rich-1"), {
     description: "Sends a message to the customer's inbox; it cannot be recalled.",
     flags: { destructive: false, openWorld: true, idempotent: false },
     intent: { goal: "Tell C-1 their refund went out", rationale: "They asked twice today" },
@@ -39,8 +36,6 @@ describe("the inbox page with a richer card and an action that edits args", () =
   });
 
   beforeAll(async () => {
-    // each test then fails saying so (a failing hook would only mark them skipped)
-    if (!existsSync(CHROMIUM)) return;
     const client = standInClient([rich]);
     const base = approverActions(client);
     // an action the page has never heard of, asking for args: what wiring a new decision looks like
@@ -51,18 +46,10 @@ describe("the inbox page with a richer card and an action that edits args", () =
         return ok({ kind: "approve-rewritten", approvalId: "rich-1", callId: "call-rich-1", decision: "grant", reason: null });
       },
     };
-    feed = startInboxFeed({ client, refreshMs: 60_000 });
-    server = await startInboxServer({ feed, actions, calls: standInCalls([], {}) });
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-    await page.emulateMedia({ reducedMotion: "reduce" });
+    inbox = await openInboxInChromium({ client, actions, calls: standInCalls([], {}), viewport: { width: 1366, height: 900 } });
+    if (inbox !== undefined) ({ page, server } = inbox);
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await feed?.stop();
-  });
+  afterAll(async () => inbox?.stop());
 
   it("lays out the fields it knows, lists the others, and posts edited args for an args action", async () => {
     expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);

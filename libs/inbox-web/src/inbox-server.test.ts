@@ -1,13 +1,13 @@
 import { request, type IncomingHttpHeaders } from "node:http";
 import type { PendingApproval } from "@warden/contracts/approval";
 import { buildTrace } from "@warden/projections";
-import { eventually, syntheticCall } from "@warden/testing";
+import { eventually, pendingSend, syntheticCall } from "@warden/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSRF_HEADER } from "./domain/request-guard.js";
 import { approverActions } from "./inbox-actions.js";
 import { startInboxFeed, type InboxFeed } from "./inbox-feed.js";
 import { startInboxServer, type InboxServer } from "./inbox-server.js";
-import { card, ownCall, standInCalls, standInClient } from "../test-support/stand-in-client.js";
+import { ownCall, standInCalls, standInClient } from "../test-support/stand-in-client.js";
 
 // The approver client is the server's only collaborator; here a stand-in that answers from a list,
 // so these tests are about HTTP: the guards, the routes and the shape of every error.
@@ -53,7 +53,7 @@ describe("the inbox server", () => {
   const IDLE_MS = 60 * 60 * 1000;
 
   beforeEach(async () => {
-    cards = [card("ap-1"), card("ap-2")];
+    cards = [pendingSend("ap-1"), pendingSend("ap-2")];
     client = standInClient(cards);
     feed = startInboxFeed({ client, refreshMs: 60_000 });
     clock = 1_000_000;
@@ -187,7 +187,7 @@ describe("the inbox server", () => {
     req.end();
     expect((await opened)["content-type"]).toContain("text/event-stream");
     await eventually(() => expect(received.join("")).toContain('"approvalId":"ap-2"'));
-    cards.push(card("ap-3"));
+    cards.push(pendingSend("ap-3"));
     await feed.refresh();
     await eventually(() => expect(received.join("").split("event: state").at(-1)).toContain('"approvalId":"ap-3"'));
     req.destroy();
@@ -250,7 +250,7 @@ describe("the inbox server", () => {
 
 describe("an inbox listening on every interface (a container's, published on the host's loopback)", () => {
   it("serves requests addressed to 127.0.0.1:PORT and still refuses any other Host", async () => {
-    const client = standInClient([card("ap-1")]);
+    const client = standInClient([pendingSend("ap-1")]);
     const feed = startInboxFeed({ client, refreshMs: 60_000 });
     const server = await startInboxServer({ feed, actions: approverActions(client), calls: standInCalls([], {}), token: "t", host: "0.0.0.0" });
     try {

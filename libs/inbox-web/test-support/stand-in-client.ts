@@ -8,24 +8,6 @@ import type { OwnCallsReader } from "../src/own-calls-client.js";
 // Stand-ins for the approver client and the own-calls reader in tests of the page and its server
 // (no NATS involved: the whole-Warden tests are test/e2e/inbox-browser.test.ts and inbox-calls.test.ts).
 
-/** A send waiting for alice, as the approver lists it. */
-export const card = (id: string): PendingApproval => ({
-  approvalId: id,
-  callId: `call-${id}`,
-  domain: "customer",
-  tool: "customer.message",
-  title: "Message a customer",
-  grade: "send",
-  principal: "planner",
-  mode: "plan",
-  argsHash: `sha256:${"a".repeat(64)}`,
-  argsPreview: '{"customerId":"C-1","text":"hi"}',
-  reason: "send needs a person",
-  requestedAt: new Date().toISOString(),
-  expiresAt: new Date(Date.now() + 60_000).toISOString(),
-  approvers: { human: true, requesterMayConfirm: false },
-});
-
 /** An approver client that answers from `cards` and decides by removing from it, recording each decision. */
 export function standInClient(cards: PendingApproval[], decided: DecidedApproval[] = []): ApproverClient & { decisions: string[] } {
   const decisions: string[] = [];

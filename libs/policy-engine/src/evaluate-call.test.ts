@@ -1,43 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { ToolDescriptorSchema, type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { ToolDescriptorSchema, type CallMode, type ToolDescriptor } from "@warden/contracts/descriptor";
 import { PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
+import { gradedTool } from "../test-support/fixtures.js";
 import { evaluateCall } from "./evaluate-call.js";
 import { toolVisibility } from "./visibility.js";
 
-function tool(name: string, grade: Grade) {
-  return ToolDescriptorSchema.parse({
-    name,
-    version: "1.0.0",
-    title: name,
-    description: "Use it when the test needs a tool of this grade.",
-    inputSchema: { type: "object" },
-    grade,
-  });
-}
-
 const doc = (over: Partial<PolicyDocumentInput> = {}) => PolicyDocumentSchema.parse({ version: "t1", principals: { bot: { kind: "agent" } }, ...over });
-const facts = (t: ReturnType<typeof tool>, mode: CallMode) => ({ tool: t, principal: "bot", mode, flags: {}, scope: null });
+const facts = (t: ToolDescriptor, mode: CallMode) => ({ tool: t, principal: "bot", mode, flags: {}, scope: null });
 
 describe("evaluateCall", () => {
   it("denies a model's call to a write tool its view does not list with view.not_shown", () => {
-    const e = evaluateCall(doc(), facts(tool("ticket.submit", "write"), "llm"));
+    const e = evaluateCall(doc(), facts(gradedTool("ticket.submit", "write"), "llm"));
     expect(e).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "llm.show_write"] });
     expect(e.reason).toMatch(/not in this caller's tool view/);
   });
 
   it("asks a person for a model's write the document shows it", () => {
-    const e = evaluateCall(doc({ llm: { showWrite: ["ticket.*"] } }), facts(tool("ticket.submit", "write"), "llm"));
+    const e = evaluateCall(doc({ llm: { showWrite: ["ticket.*"] } }), facts(gradedTool("ticket.submit", "write"), "llm"));
     expect(e).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
   });
 
   it("makes a model's send wait for a person although its view never lists it", () => {
-    const send = tool("customer.message", "send");
+    const send = gradedTool("customer.message", "send");
     expect(toolVisibility(doc(), send, facts(send, "llm"))).toMatchObject({ visible: false, reason: "send_never_listed_for_llm", ruleIds: ["invariant.send_never_llm"] });
     expect(evaluateCall(doc(), facts(send, "llm"))).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"] });
   });
 
   it("refuses a model's send the document denies, or one a gate refuses, as for any other caller", () => {
-    const send = tool("customer.message", "send");
+    const send = gradedTool("customer.message", "send");
     const d = doc({ rules: [{ id: "bot-sends-nothing", match: { principal: ["bot"], grade: ["send"] }, effect: "deny", reason: "no" }] });
     expect(evaluateCall(d, facts(send, "llm"))).toMatchObject({ decision: "deny", ruleIds: ["bot-sends-nothing"] });
     const scoped = ToolDescriptorSchema.parse({ ...send, requiredScopes: ["crm:send"] });
@@ -45,13 +35,13 @@ describe("evaluateCall", () => {
   });
 
   it("lets a model call a shown read tool, and leaves plan mode to the table", () => {
-    expect(evaluateCall(doc(), facts(tool("kb.search", "read"), "llm"))).toMatchObject({ decision: "allow", ruleIds: ["default.read.llm"] });
-    expect(evaluateCall(doc(), facts(tool("ticket.submit", "write"), "plan"))).toMatchObject({ decision: "allow", ruleIds: ["default.write.plan"] });
+    expect(evaluateCall(doc(), facts(gradedTool("kb.search", "read"), "llm"))).toMatchObject({ decision: "allow", ruleIds: ["default.read.llm"] });
+    expect(evaluateCall(doc(), facts(gradedTool("ticket.submit", "write"), "plan"))).toMatchObject({ decision: "allow", ruleIds: ["default.write.plan"] });
   });
 
   it("agrees with toolVisibility for reads and writes: a model's call is denied exactly when its view hides the tool", () => {
     for (const grade of ["read", "write"] as const) {
-      const t = tool(`x.${grade}`, grade);
+      const t = gradedTool(`x.${grade}`, grade);
       const shown = toolVisibility(doc(), t, facts(t, "llm")).visible;
       expect(evaluateCall(doc(), facts(t, "llm")).decision === "deny", grade).toBe(!shown);
     }
@@ -62,7 +52,7 @@ describe("shadow rules", () => {
   const shadowDeny = { id: "no-bot-search", match: { tool: "kb.search", principal: "bot" }, effect: "deny" as const, reason: "trying it out", mode: "shadow" as const };
 
   it("records what a matching shadow rule would decide without letting it decide", () => {
-    const e = evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "plan"));
+    const e = evaluateCall(doc({ rules: [shadowDeny] }), facts(gradedTool("kb.search", "read"), "plan"));
     expect(e).toMatchObject({ decision: "allow", ruleIds: ["default.read.plan"] });
     expect(e.shadow).toEqual({ decision: "deny", ruleIds: ["no-bot-search"], reason: "trying it out", shadowRuleIds: ["no-bot-search"] });
   });
@@ -79,7 +69,7 @@ describe("shadow rules", () => {
     for (const grade of ["read", "write", "send"] as const) {
       for (const mode of ["human", "plan", "llm"] as const) {
         for (const principal of ["bot", "ann"]) {
-          const f = { ...facts(tool(`x.${grade}`, grade), mode), principal };
+          const f = { ...facts(gradedTool(`x.${grade}`, grade), mode), principal };
           const { shadow: _shadow, ...decided } = evaluateCall(withShadows, f);
           expect(decided, `${grade} ${mode} ${principal}`).toEqual(evaluateCall(without, f));
         }
@@ -88,17 +78,17 @@ describe("shadow rules", () => {
   });
 
   it("records the would-be decision of a model's call through its would-be view", () => {
-    const e = evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "llm"));
+    const e = evaluateCall(doc({ rules: [shadowDeny] }), facts(gradedTool("kb.search", "read"), "llm"));
     expect(e.decision).toBe("allow");
     expect(e.shadow).toMatchObject({ decision: "deny", ruleIds: ["view.not_shown", "no-bot-search"], shadowRuleIds: ["no-bot-search"] });
   });
 
   it("records a shadow rule that agrees too, and nothing for a call no shadow rule matches or a gate refuses", () => {
     const allow = { ...shadowDeny, id: "ok-search", effect: "allow" as const };
-    expect(evaluateCall(doc({ rules: [allow] }), facts(tool("kb.search", "read"), "plan")).shadow).toMatchObject({ decision: "allow", shadowRuleIds: ["ok-search"] });
-    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.other", "read"), "plan")).shadow).toBeUndefined();
+    expect(evaluateCall(doc({ rules: [allow] }), facts(gradedTool("kb.search", "read"), "plan")).shadow).toMatchObject({ decision: "allow", shadowRuleIds: ["ok-search"] });
+    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(gradedTool("kb.other", "read"), "plan")).shadow).toBeUndefined();
     // mode human for an agent is refused by a gate before any rule is read
-    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "human"))).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"] });
-    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(tool("kb.search", "read"), "human")).shadow).toBeUndefined();
+    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(gradedTool("kb.search", "read"), "human"))).toMatchObject({ decision: "deny", ruleIds: ["gate.human_mode_needs_person"] });
+    expect(evaluateCall(doc({ rules: [shadowDeny] }), facts(gradedTool("kb.search", "read"), "human")).shadow).toBeUndefined();
   });
 });

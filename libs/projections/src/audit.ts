@@ -1,20 +1,14 @@
 import { CALL_MODES, type CallMode } from "@warden/contracts/descriptor";
 import { type Decision, type PolicyDocument } from "@warden/contracts/policy";
 import type { CallModel } from "./call-model.js";
+import { callHeading, type CallHeading } from "./call-heading.js";
 import type { CallState } from "./call-state.js";
 import type { AuditViolationKind, CallViolationKind } from "./violations.js";
 
 /** One call as an audit lists it. */
-export interface AuditRow {
+export interface AuditRow extends CallHeading {
   readonly callId: string;
   readonly requestedAt: string;
-  readonly domain: string;
-  readonly tool: string;
-  readonly principal: string;
-  readonly mode: CallMode;
-  readonly correlationId: string;
-  readonly parentCallId?: string;
-  readonly status: CallState;
   readonly decision?: string;
   readonly ruleIds: readonly string[];
   readonly policyVersion?: string;
@@ -38,13 +32,7 @@ export function auditRow(m: CallModel): AuditRow {
   return {
     callId: m.callId,
     requestedAt: m.requestedAt ?? m.firstTs,
-    domain: m.domain,
-    tool: m.tool,
-    principal: m.principal,
-    mode: m.mode,
-    correlationId: m.correlationId,
-    ...(m.parentCallId === undefined ? {} : { parentCallId: m.parentCallId }),
-    status: m.status,
+    ...callHeading(m),
     ...(m.decision === undefined ? {} : { decision: m.decision.decision, policyVersion: m.decision.policyVersion }),
     ruleIds: m.rejection?.ruleIds ?? m.decision?.ruleIds ?? [],
     ...(m.approval?.approver === undefined ? {} : { approver: m.approval.approver }),

@@ -1,7 +1,7 @@
 import { type WardenEvent } from "@warden/contracts/events";
 import { describeConstraints } from "@warden/contracts/policy";
 import type { CallModel } from "./call-model.js";
-import type { CallState } from "./call-state.js";
+import { callHeading, type CallHeading } from "./call-heading.js";
 import { applyCallEvent } from "./reduce-call.js";
 import type { Violation } from "./violations.js";
 
@@ -62,15 +62,8 @@ export interface TraceStep {
   readonly hidden?: number;
 }
 
-export interface CallTrace {
+export interface CallTrace extends CallHeading {
   readonly callId: string;
-  readonly domain: string;
-  readonly tool: string;
-  readonly principal: string;
-  readonly mode: string;
-  readonly correlationId: string;
-  readonly parentCallId?: string;
-  readonly status: CallState;
   /** From the first event to the last. */
   readonly totalMs: number;
   readonly steps: readonly TraceStep[];
@@ -96,13 +89,7 @@ export function buildTrace(entries: readonly TraceEntry[], children: readonly Ca
   });
   return {
     callId: m.callId,
-    domain: m.domain,
-    tool: m.tool,
-    principal: m.principal,
-    mode: m.mode,
-    correlationId: m.correlationId,
-    ...(m.parentCallId === undefined ? {} : { parentCallId: m.parentCallId }),
-    status: m.status,
+    ...callHeading(m),
     totalMs: prev - start,
     steps,
     violations: m.violations,

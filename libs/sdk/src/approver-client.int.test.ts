@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, serveRpc, silentLogger, type Bus } from "@warden/bus";
 import { newId, type ApprovalRequested } from "@warden/contracts/events";
 import { approverDeliverSubject, approverNotifySubject, approverPendingSubject, decideSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
-import { type PendingApproval } from "@warden/contracts/approval";
 import { argsHash, type JsonValue } from "@warden/contracts/json";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, pendingSend, useTestNats } from "@warden/testing";
 import { createApproverClient } from "./approver-client.js";
 
 const HASH = argsHash({ customerId: "c1", text: "hi" });
@@ -42,8 +41,16 @@ function approvalRequested(approvalId: string): ApprovalRequested {
   };
 }
 
+/** `person`'s watch of the approver's notices, subscribed before it returns: `next` is the first notice it hears. */
+async function watching(bus: Bus, person: string) {
+  const watch = createApproverClient({ bus, approver: person }).watch();
+  await bus.nc.flush();
+  const iterator = watch[Symbol.asyncIterator]();
+  return { watch, iterator, next: iterator.next() };
+}
+
 describe("createApproverClient against a real nats-server", () => {
-  let nats: TestNats;
+  const server = useTestNats();
   /** alice's own connection (clients account): she may decide and list only as herself. */
   let bus: Bus;
   /** bob's: nothing answers his decisions here. */
@@ -52,26 +59,10 @@ describe("createApproverClient against a real nats-server", () => {
   const decisions: { subject: string; body: unknown }[] = [];
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    approverSide = await nats.bus("approver-service");
-    bus = await nats.connectAs({ kind: "human", name: "alice" });
-    bobBus = await nats.connectAs({ kind: "human", name: "bob" });
-    const pending: PendingApproval = {
-      approvalId: "ap-1",
-      callId: "call-1",
-      domain: "customer",
-      tool: "customer.message",
-      title: "Message a customer",
-      grade: "send",
-      principal: "planner",
-      mode: "plan",
-      argsHash: HASH,
-      argsPreview: "{}",
-      reason: "send needs a human",
-      requestedAt: new Date().toISOString(),
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
-      approvers: { human: true, requesterMayConfirm: false },
-    };
+    approverSide = await server.nats.bus("approver-service");
+    bus = await server.nats.connectAs({ kind: "human", name: "alice" });
+    bobBus = await server.nats.connectAs({ kind: "human", name: "bob" });
+    const pending = pendingSend("ap-1", { callId: "call-1", argsHash: HASH });
     // the test plays the approver service's two RPCs, for alice only, on the subjects her identity may ask on
     serveRpc(approverSide, approverPendingSubject("alice"), "q", silentLogger(), async () => ({ ok: true, value: [pending] }));
     serveRpc(approverSide, "warden.decide.alice.*", "q", silentLogger(), async (body, msg): Promise<Reply> => {
@@ -84,7 +75,6 @@ describe("createApproverClient against a real nats-server", () => {
     });
     await approverSide.nc.flush();
   });
-  afterAll(async () => nats.stop());
 
   it("lists pending approvals", async () => {
     const client = createApproverClient({ bus, approver: "alice" });
@@ -123,11 +113,7 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("watches the approver's notices of new requests on this person's own subject", async () => {
-    const client = createApproverClient({ bus, approver: "alice" });
-    const watch = client.watch();
-    await bus.nc.flush();
-    const iterator = watch[Symbol.asyncIterator]();
-    const next = iterator.next();
+    const { watch, iterator, next } = await watching(bus, "alice");
     const ev = approvalRequested("ap-watch");
     // the test plays the approver service, which tells alice of a request she may decide
     approverSide.nc.publish(approverNotifySubject("alice", "ap-watch"), encodeJson(ev));
@@ -139,11 +125,7 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("keeps watching past a notice it cannot read: nested 50,000 levels deep, not UTF-8, or naming another approval than its subject", async () => {
-    const client = createApproverClient({ bus, approver: "alice" });
-    const watch = client.watch();
-    await bus.nc.flush();
-    const iterator = watch[Symbol.asyncIterator]();
-    const next = iterator.next();
+    const { watch, next } = await watching(bus, "alice");
     const deep = approvalRequested("ap-deep");
     const deepText = JSON.stringify(deep).replace('"args":{"customerId":"c1","text":"hi"}', `"args":${"[".repeat(50_000)}${"]".repeat(50_000)}`);
     const notUtf8 = new TextEncoder().encode(JSON.stringify(approvalRequested("ap-utf8")).replace('"text":"hi"', '"text":"é"'));
@@ -158,10 +140,7 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("hears nothing of another person's notices", async () => {
-    const watch = createApproverClient({ bus: bobBus, approver: "bob" }).watch();
-    await bobBus.nc.flush();
-    const iterator = watch[Symbol.asyncIterator]();
-    const next = iterator.next();
+    const { watch, next } = await watching(bobBus, "bob");
     approverSide.nc.publish(approverNotifySubject("alice", "ap-alice-only"), encodeJson(approvalRequested("ap-alice-only")));
     approverSide.nc.publish(approverNotifySubject("bob", "ap-bob"), encodeJson(approvalRequested("ap-bob")));
     expect((await next).value).toMatchObject({ data: { approvalId: "ap-bob" } });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, type Bus } from "@warden/bus";
 import { SUBJECT_REGISTRY_CHANGED } from "@warden/contracts/subjects";
 import { type Outcome } from "@warden/contracts/errors";
 import { ToolViewQuerySchema } from "@warden/contracts/descriptor";
 import { type JsonValue } from "@warden/contracts/json";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, useTestNats } from "@warden/testing";
 import type { ToolViewResult } from "./tool-view-result.js";
 import { watchToolViewOn } from "./tool-view-watch.js";
 
@@ -20,18 +20,15 @@ function reader(initial: ToolViewResult) {
 }
 
 describe("following a caller's ToolView", () => {
-  let nats: TestNats;
-  let admin: Bus;
+  /** Its admin connection (`server.bus`) plays the registry's announcements. */
+  const server = useTestNats();
   let agent: Bus;
   let executor: Bus;
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    admin = await nats.bus();
-    agent = await nats.connectAs({ kind: "agent", name: "watcher" });
-    executor = await nats.connectAs({ kind: "executor", name: "watch-executor", domains: ["kb"] });
+    agent = await server.nats.connectAs({ kind: "agent", name: "watcher" });
+    executor = await server.nats.connectAs({ kind: "executor", name: "watch-executor", domains: ["kb"] });
   });
-  afterAll(async () => nats.stop());
 
   it("reads the view again on the registry's announcement and tells only of a view that differs", async () => {
     const { state, read } = reader(viewOf(["a"]));
@@ -39,11 +36,11 @@ describe("following a caller's ToolView", () => {
     const watch = watchToolViewOn(agent, read, (v) => seen.push(v.formatted), { settleMs: 10 });
     await watch.ready;
     await agent.nc.flush();
-    admin.nc.publish(SUBJECT_REGISTRY_CHANGED, encodeJson({ change: "tools", policyVersion: "p1" }));
+    server.bus.nc.publish(SUBJECT_REGISTRY_CHANGED, encodeJson({ change: "tools", policyVersion: "p1" }));
     await eventually(() => expect(state.reads).toBe(2));
     expect(seen).toEqual([]);
     state.current = viewOf(["a", "b"]);
-    admin.nc.publish(SUBJECT_REGISTRY_CHANGED, encodeJson({ change: "tools", policyVersion: "p1" }));
+    server.bus.nc.publish(SUBJECT_REGISTRY_CHANGED, encodeJson({ change: "tools", policyVersion: "p1" }));
     await eventually(() => expect(seen).toEqual([["a", "b"]]));
     // a new policy version is a change even when the tools are the same
     state.current = viewOf(["a", "b"], "p2");

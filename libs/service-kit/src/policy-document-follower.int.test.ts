@@ -1,26 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { kvPutJson, type Bus } from "@warden/bus";
 import { BUCKET_POLICY } from "@warden/contracts/subjects";
 import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts/policy";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, useTestNats } from "@warden/testing";
 import { followPolicyDocument } from "./policy-document-follower.js";
 
 describe("the policy document follower", () => {
-  let nats: TestNats;
-  /** The admin connection: writes the stored document behind every service's back. */
-  let admin: Bus;
+  /** Its admin connection (`server.bus`) writes the stored document behind every service's back. */
+  const server = useTestNats();
   /** What a service that follows the document holds (the registry's identity). */
   let registry: Bus;
   beforeAll(async () => {
-    nats = await startTestNats();
-    admin = await nats.bus();
-    registry = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
+    registry = await server.nats.connectAs({ kind: "service", name: "registry", role: "registry" });
   });
-  afterAll(async () => nats?.stop());
 
   it("keeps the last valid document when an invalid one is stored, reports it, and falls back to the defaults when it is deleted", async () => {
-    const kv = await admin.kvm.open(BUCKET_POLICY);
+    const kv = await server.bus.kvm.open(BUCKET_POLICY);
     const lines: Record<string, unknown>[] = [];
     const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
     const follower = await followPolicyDocument(registry, log);
@@ -50,7 +46,7 @@ describe("the policy document follower", () => {
   });
 
   it("starts with the built-in defaults, and reports the stored document, when the stored one is already invalid", async () => {
-    const kv = await admin.kvm.open(BUCKET_POLICY);
+    const kv = await server.bus.kvm.open(BUCKET_POLICY);
     const broken = await kvPutJson(kv, POLICY_DOCUMENT_KEY, { version: "" });
     const follower = await followPolicyDocument(registry, pino({ level: "silent" }));
     try {

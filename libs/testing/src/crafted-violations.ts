@@ -21,6 +21,22 @@ function change<T extends WardenEvent["type"]>(events: WardenEvent[], type: T, e
 }
 
 const drop = (events: WardenEvent[], type: WardenEvent["type"]) => events.filter((e) => e.type !== type);
+
+/** `events` and one more, 5 ms after the last, answering the first event of type `cause`: a second outcome, or one after the end. */
+function answeredAgain(events: WardenEvent[], cause: WardenEvent["type"], again: Pick<WardenEvent, "type" | "eventId"> & { data: object }): WardenEvent[] {
+  const answered = events.find((e) => e.type === cause)!;
+  const last = events.at(-1)!;
+  return [
+    ...events,
+    {
+      ...last,
+      ...again,
+      ts: new Date(Date.parse(last.ts) + 5).toISOString(),
+      causationId: answered.eventId,
+      causeHash: eventHash(answered),
+    } as WardenEvent,
+  ];
+}
 const OTHER_HASH = `sha256:${"f".repeat(64)}`;
 
 /**
@@ -48,39 +64,18 @@ export const CRAFTED_VIOLATIONS: Record<CallViolationKind | AuditViolationKind, 
   finished_twice: (callId, runId) => {
     const events = syntheticCall({ callId, runId, outcome: "succeeded" });
     const started = events.find((e) => e.type === "ToolCallStarted")!;
-    const last = events.at(-1)!;
-    return [
-      ...events,
-      {
-        ...last,
-        type: "ToolCallOutcomeUnknown",
-        eventId: `${callId}-again`,
-        ts: new Date(Date.parse(last.ts) + 5).toISOString(),
-        causationId: started.eventId,
-        causeHash: eventHash(started),
-        data: { reason: "a second result", startedEventId: started.eventId, executorId: "ex9" },
-      } as WardenEvent,
-    ];
+    return answeredAgain(events, "ToolCallStarted", {
+      type: "ToolCallOutcomeUnknown",
+      eventId: `${callId}-again`,
+      data: { reason: "a second result", startedEventId: started.eventId, executorId: "ex9" },
+    });
   },
   finished_without_start: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallStarted"),
   truncated_without_artifact: (callId, runId) =>
     change(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallFinished", (e) => ({ ...e, data: { ...e.data, truncated: true, outputBytes: 1_000_000 } })),
   after_terminal: (callId, runId) => {
     const events = syntheticCall({ callId, runId, outcome: "approval_denied", tool: "customer.message" });
-    const requested = events.find((e) => e.type === "ApprovalRequested")!;
-    const last = events.at(-1)!;
-    return [
-      ...events,
-      {
-        ...last,
-        type: "ApprovalExpired",
-        eventId: `${callId}-late`,
-        ts: new Date(Date.parse(last.ts) + 5).toISOString(),
-        causationId: requested.eventId,
-        causeHash: eventHash(requested),
-        data: { approvalId: `${callId}-a`, expiresAt: last.ts },
-      } as WardenEvent,
-    ];
+    return answeredAgain(events, "ApprovalRequested", { type: "ApprovalExpired", eventId: `${callId}-late`, data: { approvalId: `${callId}-a`, expiresAt: events.at(-1)!.ts } });
   },
   invalid_transition: (callId, runId) => drop(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolArgsValidated"),
   identity_mismatch: (callId, runId) => change(syntheticCall({ callId, runId, outcome: "succeeded" }), "ToolCallFinished", (e) => ({ ...e, principal: "mallory" })),

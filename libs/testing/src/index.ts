@@ -12,6 +12,7 @@ export { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "./crafted-violations.js";
 export { callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from "./events.js";
 export { eventually } from "./eventually.js";
 export { serveFakeRegistry } from "./fake-registry.js";
+export { pendingSend } from "./pending-send.js";
 export { startTestNats, type TestNats } from "./nats.js";
 export { writeSkillFolder, type SkillFolderSpec } from "./skill-folder.js";
 export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
