@@ -8,7 +8,6 @@ import type { PendingApproval } from "@warden/contracts/approval";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processesTagged, startAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../service.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
 const tool = (name: string, description: string, extra: Record<string, unknown>) => ({
@@ -103,16 +102,8 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         }),
       ],
     });
-    w.track(
-      await startAdaptersService({
-        // the adapters run as their domain's executor identity, the agent as itself
-        bus: await w.executorBus([loaded.manifest.domain]),
-        log: w.log,
-        manifests: [loaded],
-        env: { ...process.env, ALLOWED_VAR: "allowed-value" },
-        approverKeys: w.approverKeys,
-      }),
-    );
+    // the adapters run as their domain's executor identity, the agent as itself
+    await w.startAdapters([loaded], { env: { ...process.env, ALLOWED_VAR: "allowed-value" } });
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
     alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
