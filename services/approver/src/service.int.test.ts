@@ -34,6 +34,7 @@ import { createTurns, loadSigningKey } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateSigningKeyPair as generateApproverKeyPair } from "@warden/service-kit";
 import { toolFactsReader } from "./tool-facts.js";
+import { policyDecision } from "../test-support/policy-decision.js";
 
 let nats: TestNats;
 let bus: Bus;
@@ -60,36 +61,9 @@ async function useDocument(doc: PolicyDocumentInput): Promise<void> {
   await eventually(() => expect(service.document().version).toBe(doc.version));
 }
 
+/** A decision on a call of the tool of `grade` (or `tool`) under the base document. */
 function checked(o: { mode?: CallMode; grade?: Grade; principal?: string; decision?: ToolPolicyChecked["data"]["decision"]; tool?: string } = {}): ToolPolicyChecked {
-  const grade = o.grade ?? "send";
-  const mode = o.mode ?? "plan";
-  const tool = o.tool ?? TOOLS[grade];
-  const args = { customerId: "c-42", text: `hello ${newId()}` };
-  return {
-    v: 1,
-    type: "ToolPolicyChecked",
-    eventId: newId(),
-    callId: newId(),
-    domain: tool.split(".")[0]!,
-    tool,
-    principal: o.principal ?? "planner",
-    mode,
-    ts: new Date().toISOString(),
-    causationId: newId(),
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: newId(),
-    data: {
-      version: "1.0.0",
-      descriptorHash: `sha256:${"d".repeat(64)}`,
-      grade,
-      argsHash: argsHash(args),
-      args,
-      decision: o.decision ?? "require_approval",
-      reason: "a person must confirm",
-      ruleIds: [`default.${grade}.${mode}`],
-      policyVersion: "approvers-1",
-    },
-  };
+  return policyDecision({ ...o, tool: o.tool ?? TOOLS[o.grade ?? "send"], policyVersion: "approvers-1" });
 }
 
 async function eventOf<T extends EventType>(ev: ToolPolicyChecked, type: T) {
@@ -144,6 +118,23 @@ async function recordsOfCall(callId: string) {
     if (e?.value.callId === callId) found.push(e);
   }
   return found;
+}
+
+/**
+ * The approver's handler of policy decisions on its own, outside the service, so that only the test
+ * delivers to it; what it opened is closed after `use`.
+ */
+async function withDecisionHandler(use: (handle: ReturnType<typeof handleToolPolicyChecked>, ctx: StageContext) => Promise<void>): Promise<void> {
+  const documents = await followPolicyDocument(bus, silentLogger());
+  const approvals = await openApprovalStore(bus, silentLogger());
+  const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
+  const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
+  try {
+    await use(handle, ctx);
+  } finally {
+    approvals.stop();
+    documents.stop();
+  }
 }
 
 beforeAll(async () => {
@@ -208,11 +199,7 @@ describe("approval requests", () => {
   });
 
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
-    const documents = await followPolicyDocument(bus, silentLogger());
-    const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
-    const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
-    try {
+    await withDecisionHandler(async (handle, ctx) => {
       // not on the stream, so only these racing "deliveries" handle it
       const ev = checked();
       const outcomes = await Promise.all([handle(ev, ctx), handle(ev, ctx), handle(ev, ctx)]);
@@ -222,10 +209,7 @@ describe("approval requests", () => {
       expect((await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested"))?.eventId).toBe(requested.eventId);
       const records = await recordsOfCall(ev.callId);
       expect(records.map((r) => r.value.approvalId)).toEqual([requested.data.approvalId]);
-    } finally {
-      approvals.stop();
-      documents.stop();
-    }
+    });
   });
 
   it("refuses a requester's approval past approvalQuota.maxOpenPerRequester with APPROVAL_QUOTA, and still asks for another requester's", async () => {
@@ -264,21 +248,14 @@ describe("approval requests", () => {
   });
 
   it("acts only on require_approval decisions", async () => {
-    const documents = await followPolicyDocument(bus, silentLogger());
-    const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
-    const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
-    try {
+    await withDecisionHandler(async (handle, ctx) => {
       for (const decision of ["allow", "deny"] as const) {
         const ev = checked({ decision });
         expect(await handle(ev, ctx)).toEqual({ kind: "ack" });
         expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested")).toBeUndefined();
         expect(await recordsOfCall(ev.callId)).toEqual([]);
       }
-    } finally {
-      approvals.stop();
-      documents.stop();
-    }
+    });
   });
 });
 
