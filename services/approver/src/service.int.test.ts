@@ -8,11 +8,9 @@ import {
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVALS,
   BUCKET_POLICY,
-  BUCKET_TOOLS,
   decideSubject,
-  toolKey,
 } from "@warden/contracts/subjects";
-import { descriptorHash, ToolDescriptorSchema, type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { type CallMode, type Grade } from "@warden/contracts/descriptor";
 import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import {
   DecisionReplySchema,
@@ -23,7 +21,7 @@ import {
   type PendingApproval,
 } from "@warden/contracts/approval";
 import { argsHash } from "@warden/contracts/json";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, putToolRecord, startTestNats, toolRecordOf, type TestNats } from "@warden/testing";
 import { openApprovalStore } from "./approval-store.js";
 import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
 import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";
@@ -141,22 +139,17 @@ beforeAll(async () => {
   nats = await startTestNats();
   bus = await nats.bus();
   await kvPutJson(await bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse(BASE_DOC));
-  const descriptor = ToolDescriptorSchema.parse({
-    name: "customer.message",
-    version: "1.0.0",
-    title: "Message a customer",
-    description: "Use it to send a message to a customer; they read it at once.",
-    inputSchema: { type: "object" },
-    grade: "send",
-  });
-  const now = new Date().toISOString();
-  await kvPutJson(await bus.kvm.open(BUCKET_TOOLS), toolKey(descriptor.name, descriptor.version), {
-    descriptor,
-    descriptorHash: descriptorHash(descriptor),
-    status: "enabled",
-    registeredAt: now,
-    statusChangedAt: now,
-  });
+  await putToolRecord(
+    bus,
+    toolRecordOf({
+      name: "customer.message",
+      version: "1.0.0",
+      title: "Message a customer",
+      description: "Use it to send a message to a customer; they read it at once.",
+      inputSchema: { type: "object" },
+      grade: "send",
+    }),
+  );
   // the approver connects as itself: the rights docs/security.md gives its role, no more
   const approverBus = await nats.connectAs({ kind: "service", name: "approver", role: "approver" });
   service = await startApproverService({ bus: approverBus, log: serviceLog, signingKeyPem: keyPair.privateKeyPem, sweepIntervalMs: 100, repairGraceMs: 200 });
