@@ -9,31 +9,19 @@ import { defineTool } from "./define-tool.js";
 import type { Executor } from "./start-executor.js";
 
 const runs = new Map<string, number>();
-const tick = (callId: string) => runs.set(callId, (runs.get(callId) ?? 0) + 1);
-const note = defineTool({
-  name: "replay.note",
-  version: "1.0.0",
-  title: "Note",
-  description: "Use when testing replays: writes a note, not idempotent.",
-  grade: "write",
-  input: z.strictObject({ n: z.int() }),
-  handler: ({ n }, ctx) => {
-    tick(ctx.callId);
-    return n;
-  },
-});
-const tell = defineTool({
-  name: "replay.tell",
-  version: "1.0.0",
-  title: "Tell",
-  description: "Use when testing replays: tells a customer something, needs a grant.",
-  grade: "send",
-  input: z.strictObject({ n: z.int() }),
-  handler: ({ n }, ctx) => {
-    tick(ctx.callId);
-    return n;
-  },
-});
+/** A tool of the replay domain that counts its runs by call. */
+const counted = (spec: { name: string; title: string; description: string; grade: "write" | "send" }) =>
+  defineTool({
+    ...spec,
+    version: "1.0.0",
+    input: z.strictObject({ n: z.int() }),
+    handler: ({ n }, ctx) => {
+      runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
+      return n;
+    },
+  });
+const note = counted({ name: "replay.note", title: "Note", description: "Use when testing replays: writes a note, not idempotent.", grade: "write" });
+const tell = counted({ name: "replay.tell", title: "Tell", description: "Use when testing replays: tells a customer something, needs a grant.", grade: "send" });
 
 async function history(bus: Bus, callId: string): Promise<string[]> {
   const types = (await readCallHistory(bus, callId)).flatMap((h) => (h.event ? [h.event.type] : []));
