@@ -18,3 +18,4 @@ export { writeSkillFolder, type SkillFolderSpec } from "./skill-folder.js";
 export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
 export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
 export { SYNTHETIC_APPROVER_KEY, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";
+export { putToolRecord, toolRecordOf } from "./tool-records.js";

@@ -1,4 +1,3 @@
-import type { Bus, Logger } from "@warden/bus";
 import { SecretStore, type ExecutableTool } from "@warden/executor";
 import { createRegistryClient, type RegistryClient } from "@warden/sdk";
 import { AdapterConfigError } from "./adapter-errors.js";
@@ -6,11 +5,10 @@ import { cliTool } from "./cli-adapter/cli-tool.js";
 import { ExecutorSlot } from "./domain-executor-slot.js";
 import { discoverDomainMcpTools, type DomainMcpSource } from "./domain-mcp-tools.js";
 import { httpTool } from "./http-adapter/http-tool.js";
-import type { LoadedManifest } from "./manifest/load-manifests.js";
-import { fullToolName } from "./manifest/tool-descriptor.js";
+import { manifestToolNames, type ManifestRunOptions } from "./manifest-run-options.js";
 import { McpConnection } from "./mcp-adapter/mcp-connection.js";
+import { passedExecutorOptions, type PassedExecutorOptions } from "./passed-executor-options.js";
 import { ToolRefreshQueue } from "./tool-refresh-queue.js";
-import type { NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
 import type { ToolConfinement } from "./sandbox/confine-tool-process.js";
 import { hiddenPaths } from "./sandbox/hidden-paths.js";
@@ -18,26 +16,14 @@ import { probeToolSandbox, type ToolSandbox } from "./sandbox/tool-sandbox.js";
 
 const DEFAULT_REGISTRY_PATIENCE_MS = 30_000;
 
-export interface DomainExecutorOptions {
-  readonly bus: Bus;
-  readonly log: Logger;
-  readonly loaded: LoadedManifest;
-  /** The executor's environment: the source of allow-listed variables and `env:` secrets. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly secretsFile?: string | undefined;
-  readonly sandbox: NetworkSandbox;
+export interface DomainExecutorOptions extends ManifestRunOptions, PassedExecutorOptions {
   /** Whether CLI tools run in a PID namespace of their own; probed when not given. */
   readonly pidNamespace?: PidNamespace;
   /** The tools' sandbox every command runs in (probed when not given) and the paths it hides (default: {@link hiddenPaths} of env). */
   readonly toolSandbox?: ToolSandbox;
   readonly hidden?: readonly string[];
-  /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
-  readonly approverKeys?: readonly string[];
-  readonly concurrency?: number;
   /** How long to keep asking a registry that answers a retryable error (it may start after us; default 30 s). */
   readonly registryPatienceMs?: number;
-  /** Passed to the executor kit (tests shorten it). */
-  readonly ackWaitMs?: number;
 }
 
 export interface DomainExecutor {
@@ -67,7 +53,7 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
   const connection = section ? new McpConnection({ domain, section, dir, hostEnv: o.env, secrets, sandbox: o.sandbox, pidNamespace, confinement, log: log.child({ mcp: true }) }) : undefined;
   const mcp: DomainMcpSource | undefined =
     section && connection
-      ? { file: o.loaded.file, domain, section, connection, registry, log, reserved: new Set(manifest.tools.map((t) => fullToolName(domain, t.name))),
+      ? { file: o.loaded.file, domain, section, connection, registry, log, reserved: manifestToolNames(o.loaded),
           onChanged: () => void refresh(),
           hooks: { hostEnv: o.env, sandbox: o.sandbox, pidNamespace, dir, confinement },
         }
@@ -79,9 +65,7 @@ export async function startDomainExecutor(o: DomainExecutorOptions): Promise<Dom
     domain,
     // ctx.secrets of every tool of the domain: the manifest tools read their secrets through it
     secrets,
-    ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
-    ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
-    ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
+    ...passedExecutorOptions(o),
   });
   const refreshes = new ToolRefreshQueue(log, slot, async () => [...staticTools, ...(await discover())]);
   const refresh = () => refreshes.refresh();

@@ -2,13 +2,14 @@ import type { Bus, Logger } from "@warden/bus";
 import type { LoadedSkill } from "@warden/skills";
 import { startDomainExecutor, type DomainExecutor } from "./domain-executor.js";
 import { loadManifestDir, ManifestError, type LoadedManifest } from "./manifest/load-manifests.js";
+import { passedExecutorOptions, type PassedExecutorOptions } from "./passed-executor-options.js";
 import { probeNetworkSandbox, type NetworkSandbox } from "./sandbox/network-sandbox.js";
 import { probePidNamespace, type PidNamespace } from "./sandbox/pid-namespace.js";
 import { hiddenPaths } from "./sandbox/hidden-paths.js";
 import { probeToolSandbox, type ToolSandbox } from "./sandbox/tool-sandbox.js";
 import { loadSkillsDir, skillManifests } from "./skill/load-skills.js";
 
-export interface AdaptersServiceDeps {
+export interface AdaptersServiceDeps extends PassedExecutorOptions {
   readonly bus: Bus;
   readonly log: Logger;
   /** A folder of manifests (`*.yaml`, `*.yml`, `*.json`), or manifests already loaded. */
@@ -31,11 +32,7 @@ export interface AdaptersServiceDeps {
   readonly sandboxUid?: number;
   /** Paths no tool may see besides WARDEN_HOME, the secrets file and key files named in env (e.g. the notary's key folder). */
   readonly hidden?: readonly string[];
-  /** Approver public keys (base64 SPKI) pinned at provisioning: the only keys a grant is checked against. */
-  readonly approverKeys?: readonly string[];
-  readonly concurrency?: number;
   readonly registryPatienceMs?: number;
-  readonly ackWaitMs?: number;
 }
 
 export interface AdaptersService {
@@ -88,10 +85,8 @@ export async function startAdaptersService(o: AdaptersServiceDeps): Promise<Adap
           pidNamespace,
           toolSandbox,
           hidden,
-          ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
           ...(o.registryPatienceMs === undefined ? {} : { registryPatienceMs: o.registryPatienceMs }),
-          ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }),
-          ...(o.approverKeys === undefined ? {} : { approverKeys: o.approverKeys }),
+          ...passedExecutorOptions(o),
         }),
       );
     }

@@ -14,6 +14,7 @@ import { startRegistryService } from "@warden/registry";
 import { startTestNats, type TestNats } from "@warden/testing";
 import { readArtifact } from "@warden/executor";
 import { loadManifestFile, type LoadedManifest } from "../src/manifest/load-manifests.js";
+import { startAdaptersService, type AdaptersService } from "../src/service.js";
 
 export const FIXTURES = join(import.meta.dirname, "fixtures");
 export const NODE = process.execPath;
@@ -42,6 +43,11 @@ export interface AdaptersWarden {
   readonly log: Logger;
   logs(): string;
   track<T extends Stoppable>(s: T): T;
+  /**
+   * Starts an adapters service running `manifests`, connected as their domains' executor identity
+   * and pinning the approver's key, as `warden up` starts it; stopped with the rest.
+   */
+  startAdapters(manifests: readonly LoadedManifest[], o: { env: Readonly<Record<string, string | undefined>>; secretsFile?: string }): Promise<AdaptersService>;
   stop(): Promise<void>;
 }
 
@@ -85,6 +91,12 @@ export async function startAdaptersWarden(policy: PolicyDocumentInput): Promise<
     track(s) {
       services.unshift(s);
       return s;
+    },
+    async startAdapters(manifests, o) {
+      const bus = await nats.connectAs(adaptersIdentity(manifests.map((m) => m.manifest.domain)));
+      const adapters = await startAdaptersService({ bus, log, manifests, ...o, approverKeys: [approverKey.publicKeyDerBase64] });
+      services.unshift(adapters);
+      return adapters;
     },
     async stop() {
       for (const s of services) await s.stop().catch(() => {});

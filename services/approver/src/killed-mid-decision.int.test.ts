@@ -8,10 +8,10 @@ import { appendEvent, decodeJson, kvGetJson, kvPutJson, readEvent, requestRpc, t
 import { newId, type ToolPolicyChecked } from "@warden/contracts/events";
 import { BUCKET_APPROVAL_LOCKS, BUCKET_POLICY, callEventSubject, decideSubject, STREAM_CALLS } from "@warden/contracts/subjects";
 import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts/policy";
-import { argsHash } from "@warden/contracts/json";
 import { generateSigningKeyPair } from "@warden/service-kit";
 import { eventually, startTestNats, type TestNats } from "@warden/testing";
 import { ApprovalRecordSchema } from "./domain/approval-record.js";
+import { policyDecision } from "../test-support/policy-decision.js";
 
 /**
  * The approver as its own OS process, frozen (SIGSTOP) at the moment the server stores what it
@@ -65,32 +65,7 @@ async function kill(c: ChildProcess): Promise<void> {
 
 /** A send the policy sent for approval; resolves with its ApprovalRequested. */
 async function requestApproval() {
-  const args = { customerId: "c-1", text: `hello ${newId()}` };
-  const ev: ToolPolicyChecked = {
-    v: 1,
-    type: "ToolPolicyChecked",
-    eventId: newId(),
-    callId: newId(),
-    domain: "customer",
-    tool: "customer.message",
-    principal: "planner",
-    mode: "plan",
-    ts: new Date().toISOString(),
-    causationId: newId(),
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: newId(),
-    data: {
-      version: "1.0.0",
-      descriptorHash: `sha256:${"d".repeat(64)}`,
-      grade: "send",
-      argsHash: argsHash(args),
-      args,
-      decision: "require_approval",
-      reason: "a person must confirm",
-      ruleIds: ["default.send.plan"],
-      policyVersion: "kill-1",
-    },
-  };
+  const ev = policyDecision({ args: { customerId: "c-1", text: `hello ${newId()}` }, policyVersion: "kill-1" });
   expect((await appendEvent(bus, ev)).status).toBe("written");
   const requested = await eventually(async () => {
     const r = await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested");
@@ -135,28 +110,40 @@ const decided = (data: Uint8Array) => {
   return d.ok && ApprovalRecordSchema.safeParse(d.value).data?.status === "granted";
 };
 
+/**
+ * Runs `attempt` on a fresh approver process and approval request until it says the freeze fell in
+ * `window` (a freeze can come too late), ATTEMPTS times at most, killing the processes it started
+ * after each; fails the test if the freeze never fell there.
+ */
+async function untilTheFreezeHits(window: string, attempt: (approver: ChildProcess, ev: ToolPolicyChecked, approvalId: string) => Promise<boolean>): Promise<void> {
+  let hit = false;
+  let attempts = 0;
+  while (!hit && attempts < ATTEMPTS) {
+    attempts++;
+    const approver = await startApprover();
+    const { ev, approvalId } = await requestApproval();
+    hit = await attempt(approver, ev, approvalId);
+    for (const c of children.splice(0)) await kill(c);
+  }
+  expect(hit, `the freeze fell ${window} in none of ${attempts} attempts`).toBe(true);
+}
+
 describe("an approver killed in the middle of a decision", () => {
   it("between writing the signed grant to its lock record and appending it: the grant lands once after the restart, and the person is told it was theirs", async () => {
-    let hit = false;
-    let attempts = 0;
-    for (let attempt = 1; attempt <= ATTEMPTS && !hit; attempt++) {
-      attempts = attempt;
-      const approver = await startApprover();
-      const { ev, approvalId } = await requestApproval();
+    await untilTheFreezeHits("between the record and the append", async (approver, ev, approvalId) => {
       const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), `$KV.${BUCKET_APPROVAL_LOCKS}.${approvalId}`, decided);
       expect(frozen).toBe(true);
       if (told.ok) {
         // the freeze came too late (the approver had appended and answered): a plain grant, once
         expect(told).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
         expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
-        for (const c of children.splice(0)) await kill(c);
-        continue;
+        return false;
       }
       // frozen before it could answer: the person hears that nobody answered (retryable)
       expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
       await kill(approver);
       // the window is hit when the signed grant is in the record but not on the stream
-      hit = (await grantsStored(ev.domain, ev.callId)) === 0;
+      const hit = (await grantsStored(ev.domain, ev.callId)) === 0;
       const record = (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
       expect(record?.status).toBe("granted");
       const signed = record?.decision?.decision === "grant" ? record.decision.grant : undefined;
@@ -170,18 +157,12 @@ describe("an approver killed in the middle of a decision", () => {
       const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
       expect(again).toMatchObject({ ok: true, value: { ok: false, refusal: "ALREADY_DECIDED", message: expect.stringMatching(/already granted by alice/) } });
       expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
-      for (const c of children.splice(0)) await kill(c);
-    }
-    expect(hit, `the freeze fell between the record and the append in none of ${attempts} attempts`).toBe(true);
+      return hit;
+    });
   }, 120_000);
 
   it("before the signed grant was written anywhere: after the restart the approval is still open, the person decides again, and one grant lands", async () => {
-    let hit = false;
-    let attempts = 0;
-    for (let attempt = 1; attempt <= ATTEMPTS && !hit; attempt++) {
-      attempts = attempt;
-      const approver = await startApprover();
-      const { ev, approvalId } = await requestApproval();
+    await untilTheFreezeHits("before anything was written", async (approver, ev, approvalId) => {
       // frozen as the request arrives: it has signed nothing, written nothing
       const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), decideSubject("alice", approvalId), () => true);
       expect(frozen).toBe(true);
@@ -191,10 +172,8 @@ describe("an approver killed in the middle of a decision", () => {
         // the freeze came too late: the grant was written (and is appended by whoever runs next), once
         await startApprover();
         await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
-        for (const c of children.splice(0)) await kill(c);
-        continue;
+        return false;
       }
-      hit = true;
       expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
       await startApprover();
       const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
@@ -203,7 +182,7 @@ describe("an approver killed in the middle of a decision", () => {
       // nothing of the killed attempt comes back later
       await new Promise((r) => setTimeout(r, 1_000));
       expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
-    }
-    expect(hit, `the freeze fell before anything was written in none of ${attempts} attempts`).toBe(true);
+      return true;
+    });
   }, 120_000);
 });

@@ -8,11 +8,9 @@ import {
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVALS,
   BUCKET_POLICY,
-  BUCKET_TOOLS,
   decideSubject,
-  toolKey,
 } from "@warden/contracts/subjects";
-import { descriptorHash, ToolDescriptorSchema, type CallMode, type Grade } from "@warden/contracts/descriptor";
+import { type CallMode, type Grade } from "@warden/contracts/descriptor";
 import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
 import {
   DecisionReplySchema,
@@ -23,7 +21,7 @@ import {
   type PendingApproval,
 } from "@warden/contracts/approval";
 import { argsHash } from "@warden/contracts/json";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, putToolRecord, startTestNats, toolRecordOf, type TestNats } from "@warden/testing";
 import { openApprovalStore } from "./approval-store.js";
 import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
 import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";
@@ -34,6 +32,7 @@ import { createTurns, loadSigningKey } from "@warden/service-kit";
 import { startApproverService, type ApproverService } from "./service.js";
 import { generateSigningKeyPair as generateApproverKeyPair } from "@warden/service-kit";
 import { toolFactsReader } from "./tool-facts.js";
+import { policyDecision } from "../test-support/policy-decision.js";
 
 let nats: TestNats;
 let bus: Bus;
@@ -60,36 +59,9 @@ async function useDocument(doc: PolicyDocumentInput): Promise<void> {
   await eventually(() => expect(service.document().version).toBe(doc.version));
 }
 
+/** A decision on a call of the tool of `grade` (or `tool`) under the base document. */
 function checked(o: { mode?: CallMode; grade?: Grade; principal?: string; decision?: ToolPolicyChecked["data"]["decision"]; tool?: string } = {}): ToolPolicyChecked {
-  const grade = o.grade ?? "send";
-  const mode = o.mode ?? "plan";
-  const tool = o.tool ?? TOOLS[grade];
-  const args = { customerId: "c-42", text: `hello ${newId()}` };
-  return {
-    v: 1,
-    type: "ToolPolicyChecked",
-    eventId: newId(),
-    callId: newId(),
-    domain: tool.split(".")[0]!,
-    tool,
-    principal: o.principal ?? "planner",
-    mode,
-    ts: new Date().toISOString(),
-    causationId: newId(),
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: newId(),
-    data: {
-      version: "1.0.0",
-      descriptorHash: `sha256:${"d".repeat(64)}`,
-      grade,
-      argsHash: argsHash(args),
-      args,
-      decision: o.decision ?? "require_approval",
-      reason: "a person must confirm",
-      ruleIds: [`default.${grade}.${mode}`],
-      policyVersion: "approvers-1",
-    },
-  };
+  return policyDecision({ ...o, tool: o.tool ?? TOOLS[o.grade ?? "send"], policyVersion: "approvers-1" });
 }
 
 async function eventOf<T extends EventType>(ev: ToolPolicyChecked, type: T) {
@@ -146,26 +118,38 @@ async function recordsOfCall(callId: string) {
   return found;
 }
 
+/**
+ * The approver's handler of policy decisions on its own, outside the service, so that only the test
+ * delivers to it; what it opened is closed after `use`.
+ */
+async function withDecisionHandler(use: (handle: ReturnType<typeof handleToolPolicyChecked>, ctx: StageContext) => Promise<void>): Promise<void> {
+  const documents = await followPolicyDocument(bus, silentLogger());
+  const approvals = await openApprovalStore(bus, silentLogger());
+  const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
+  const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
+  try {
+    await use(handle, ctx);
+  } finally {
+    approvals.stop();
+    documents.stop();
+  }
+}
+
 beforeAll(async () => {
   nats = await startTestNats();
   bus = await nats.bus();
   await kvPutJson(await bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse(BASE_DOC));
-  const descriptor = ToolDescriptorSchema.parse({
-    name: "customer.message",
-    version: "1.0.0",
-    title: "Message a customer",
-    description: "Use it to send a message to a customer; they read it at once.",
-    inputSchema: { type: "object" },
-    grade: "send",
-  });
-  const now = new Date().toISOString();
-  await kvPutJson(await bus.kvm.open(BUCKET_TOOLS), toolKey(descriptor.name, descriptor.version), {
-    descriptor,
-    descriptorHash: descriptorHash(descriptor),
-    status: "enabled",
-    registeredAt: now,
-    statusChangedAt: now,
-  });
+  await putToolRecord(
+    bus,
+    toolRecordOf({
+      name: "customer.message",
+      version: "1.0.0",
+      title: "Message a customer",
+      description: "Use it to send a message to a customer; they read it at once.",
+      inputSchema: { type: "object" },
+      grade: "send",
+    }),
+  );
   // the approver connects as itself: the rights docs/security.md gives its role, no more
   const approverBus = await nats.connectAs({ kind: "service", name: "approver", role: "approver" });
   service = await startApproverService({ bus: approverBus, log: serviceLog, signingKeyPem: keyPair.privateKeyPem, sweepIntervalMs: 100, repairGraceMs: 200 });
@@ -208,11 +192,7 @@ describe("approval requests", () => {
   });
 
   it("writes ApprovalRequested once, with one inbox record, however often the decision is delivered", async () => {
-    const documents = await followPolicyDocument(bus, silentLogger());
-    const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
-    const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
-    try {
+    await withDecisionHandler(async (handle, ctx) => {
       // not on the stream, so only these racing "deliveries" handle it
       const ev = checked();
       const outcomes = await Promise.all([handle(ev, ctx), handle(ev, ctx), handle(ev, ctx)]);
@@ -222,10 +202,7 @@ describe("approval requests", () => {
       expect((await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested"))?.eventId).toBe(requested.eventId);
       const records = await recordsOfCall(ev.callId);
       expect(records.map((r) => r.value.approvalId)).toEqual([requested.data.approvalId]);
-    } finally {
-      approvals.stop();
-      documents.stop();
-    }
+    });
   });
 
   it("refuses a requester's approval past approvalQuota.maxOpenPerRequester with APPROVAL_QUOTA, and still asks for another requester's", async () => {
@@ -264,21 +241,14 @@ describe("approval requests", () => {
   });
 
   it("acts only on require_approval decisions", async () => {
-    const documents = await followPolicyDocument(bus, silentLogger());
-    const approvals = await openApprovalStore(bus, silentLogger());
-    const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
-    const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
-    try {
+    await withDecisionHandler(async (handle, ctx) => {
       for (const decision of ["allow", "deny"] as const) {
         const ev = checked({ decision });
         expect(await handle(ev, ctx)).toEqual({ kind: "ack" });
         expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested")).toBeUndefined();
         expect(await recordsOfCall(ev.callId)).toEqual([]);
       }
-    } finally {
-      approvals.stop();
-      documents.stop();
-    }
+    });
   });
 });
 

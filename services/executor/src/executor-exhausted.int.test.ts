@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger, type Bus, type StageContext } from "@warden/bus";
+import { readEvent, silentLogger, type StageContext } from "@warden/bus";
 import { newId, type ToolCallStarted } from "@warden/contracts/events";
 import { argsHash } from "@warden/contracts/json";
-import { append, policyChecked, startTestNats, type TestNats } from "@warden/testing";
-import { pinApproverKeys } from "./approver-keys.js";
-import { ArtifactWriter } from "./artifacts.js";
+import { append, policyChecked, useTestNats } from "@warden/testing";
+import { handlerDeps } from "../test-support/handler-deps.js";
 import { defineTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
-import { SecretStore } from "./secret-store.js";
 import { handleExhausted } from "./handlers/exhausted.js";
-import { watchBusSteadiness } from "./bus-steadiness.js";
-import { createServerClock } from "./server-clock.js";
 
 const write = defineTool({
   name: "tired.write",
@@ -24,43 +20,26 @@ const write = defineTool({
 });
 
 describe("executor: a call whose retries ran out", () => {
-  let nats: TestNats;
-  let bus: Bus;
+  const t = useTestNats();
   let deps: ExecutorDeps;
   const sctx = { log: silentLogger() } as StageContext;
 
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    deps = {
-      bus,
-      executorId: "tired-1",
-      tools: new Map([[write.descriptor.name, write]]),
-      artifacts: new ArtifactWriter(bus),
-      approverKeys: pinApproverKeys([]),
-      stopping: new AbortController().signal,
-      secrets: SecretStore.none(),
-      claimGraceMs: 0,
-      serverClock: createServerClock(),
-      busSteadiness: watchBusSteadiness(bus),
-      claimCatchUpMs: 6_000,
-      runningCalls: new Set(),
-    };
+  beforeAll(() => {
+    deps = handlerDeps(t.bus, { executorId: "tired-1", tools: [write], claimGraceMs: 0 });
   });
-  afterAll(async () => nats?.stop());
 
   it("is refused with INTERNAL when it was never claimed", async () => {
     const pc = policyChecked(write, { n: 1 });
-    await append(bus, pc);
+    await append(t.bus, pc);
     await handleExhausted(deps)(pc, "retries exhausted after 5 deliveries: object store down", sctx);
-    const rejected = await readEvent(bus, "tired", pc.callId, "ToolCallRejected");
+    const rejected = await readEvent(t.bus, "tired", pc.callId, "ToolCallRejected");
     expect(rejected).toMatchObject({ causationId: pc.eventId, data: { stage: "executor", error: { code: "INTERNAL" } } });
     expect(rejected?.data.error.message).toMatch(/object store down/);
   });
 
   it("is recorded as outcome unknown when it was claimed and has no result", async () => {
     const pc = policyChecked(write, { n: 2 });
-    await append(bus, pc);
+    await append(t.bus, pc);
     const started: ToolCallStarted = {
       ...pc,
       type: "ToolCallStarted",
@@ -75,16 +54,16 @@ describe("executor: a call whose retries ran out", () => {
         deadline: new Date().toISOString(),
       },
     };
-    await append(bus, started);
+    await append(t.bus, started);
     await handleExhausted(deps)(pc, "retries exhausted", sctx);
-    expect(await readEvent(bus, "tired", pc.callId, "ToolCallOutcomeUnknown")).toMatchObject({ data: { startedEventId: started.eventId } });
-    expect(await readEvent(bus, "tired", pc.callId, "ToolCallRejected")).toBeUndefined();
+    expect(await readEvent(t.bus, "tired", pc.callId, "ToolCallOutcomeUnknown")).toMatchObject({ data: { startedEventId: started.eventId } });
+    expect(await readEvent(t.bus, "tired", pc.callId, "ToolCallRejected")).toBeUndefined();
   });
 
   it("adds nothing to a call the policy did not allow", async () => {
     const pc = policyChecked(write, { n: 3 }, { decision: "require_approval" });
-    await append(bus, pc);
+    await append(t.bus, pc);
     await handleExhausted(deps)(pc, "retries exhausted", sctx);
-    expect(await readEvent(bus, "tired", pc.callId, "ToolCallRejected")).toBeUndefined();
+    expect(await readEvent(t.bus, "tired", pc.callId, "ToolCallRejected")).toBeUndefined();
   });
 });

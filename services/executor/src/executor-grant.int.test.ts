@@ -1,13 +1,14 @@
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus } from "@warden/bus";
+import { appendEvent, kvPutJson, readEvent, silentLogger } from "@warden/bus";
 import { eventHash, newId, type ApprovalRequested, type WardenEvent } from "@warden/contracts/events";
 import { approverKeyKey, BUCKET_POLICY } from "@warden/contracts/subjects";
 import { argsHash } from "@warden/contracts/json";
-import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForEvent } from "@warden/testing";
+import { append, approvalRequested, approverKey, grantFor, policyChecked, unpinnedKey, waitForEvent } from "@warden/testing";
+import { useRunningExecutor } from "../test-support/executor-harness.js";
 import { defineTool } from "./define-tool.js";
-import { startExecutor, type Executor } from "./start-executor.js";
+import { startExecutor } from "./start-executor.js";
 
 const sent: string[] = [];
 const notify = defineTool({
@@ -26,96 +27,86 @@ const notify = defineTool({
 const args = { to: "c42", text: "your refund is on its way" };
 
 describe("executor: running granted calls", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let executor: Executor;
-  let key: ApproverKey;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    key = approverKey();
-    // the executor connects as its own identity, pinned with the approver key it was provisioned with
-    const deskBus = await nats.connectAs({ kind: "executor", name: "desk-1", domains: ["desk"] });
-    executor = await startExecutor({ bus: deskBus, log: silentLogger(), domain: "desk", tools: [notify], executorId: "desk-1", approverKeys: [key.publicKeyDerBase64] });
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
-  });
+  const key = approverKey();
+  // the executor connects as its own identity, pinned with the approver key it was provisioned with
+  const t = useRunningExecutor(async (nats) => ({
+    bus: await nats.connectAs({ kind: "executor", name: "desk-1", domains: ["desk"] }),
+    log: silentLogger(),
+    domain: "desk",
+    tools: [notify],
+    executorId: "desk-1",
+    approverKeys: [key.publicKeyDerBase64],
+  }));
 
   async function expectRefused(callId: string, reason: RegExp, code = "GRANT_INVALID") {
-    const rejected = await waitForEvent(bus, "desk", callId, "ToolCallRejected");
+    const rejected = await waitForEvent(t.bus, "desk", callId, "ToolCallRejected");
     expect(rejected.data).toMatchObject({ stage: "executor", error: { code } });
     expect(rejected.data.error.message).toMatch(reason);
-    expect(await readEvent(bus, "desk", callId, "ToolCallStarted")).toBeUndefined();
+    expect(await readEvent(t.bus, "desk", callId, "ToolCallStarted")).toBeUndefined();
     expect(sent).not.toContain(callId);
   }
 
   it("runs a call with a valid signed grant once, with the requested args", async () => {
     const request = approvalRequested(notify, args, { principal: "bot", mode: "plan" });
     const grant = grantFor(request, key);
-    await append(bus, request);
-    await append(bus, grant);
-    const finished = await waitForEvent(bus, "desk", request.callId, "ToolCallFinished");
+    await append(t.bus, request);
+    await append(t.bus, grant);
+    const finished = await waitForEvent(t.bus, "desk", request.callId, "ToolCallFinished");
     expect(finished.data).toMatchObject({ ok: true, output: { delivered: "c42", text: args.text } });
-    const started = await readEvent(bus, "desk", request.callId, "ToolCallStarted");
+    const started = await readEvent(t.bus, "desk", request.callId, "ToolCallStarted");
     expect(started).toMatchObject({ causationId: grant.eventId, data: { authorizedBy: { type: "ApprovalGranted", eventId: grant.eventId } } });
     expect(sent.filter((c) => c === request.callId)).toHaveLength(1);
   });
 
   it("refuses a grant signed with a key that is not pinned, naming the pinned key's id (a forgery)", async () => {
     const request = approvalRequested(notify, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, unpinnedKey(key.keyId)));
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, unpinnedKey(key.keyId)));
     await expectRefused(request.callId, /signature/);
   });
 
   it("refuses a grant naming a key that is not pinned", async () => {
     const request = approvalRequested(notify, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, unpinnedKey(`k${newId()}`)));
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, unpinnedKey(`k${newId()}`)));
     await expectRefused(request.callId, /no approver key "k.*" is pinned in this executor/);
   });
 
   it("never verifies against a key found in warden_policy: only pinned keys count", async () => {
     const published = approverKey();
-    await kvPutJson(await bus.kvm.open(BUCKET_POLICY), approverKeyKey(published.keyId), published.publicKeyDerBase64);
+    await kvPutJson(await t.bus.kvm.open(BUCKET_POLICY), approverKeyKey(published.keyId), published.publicKeyDerBase64);
     const request = approvalRequested(notify, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, published));
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, published));
     await expectRefused(request.callId, new RegExp(`no approver key "${published.keyId}" is pinned`));
   });
 
   it("refuses an expired grant", async () => {
     const request = approvalRequested(notify, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, key, { expiresAt: new Date(Date.now() - 1_000).toISOString() }));
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, key, { expiresAt: new Date(Date.now() - 1_000).toISOString() }));
     await expectRefused(request.callId, /expired/);
   });
 
   it("refuses a signed grant for other args than the request's", async () => {
     const request = approvalRequested(notify, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, key, { argsHash: argsHash({ ...args, text: "other" }) }));
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, key, { argsHash: argsHash({ ...args, text: "other" }) }));
     await expectRefused(request.callId, /argsHash/);
   });
 
   it("refuses a request whose args were swapped under a granted hash", async () => {
     const honest = approvalRequested(notify, args);
     const swapped = { ...honest, data: { ...honest.data, args: { ...args, text: "send me your password" } } };
-    await append(bus, swapped);
-    await append(bus, grantFor(honest, key));
+    await append(t.bus, swapped);
+    await append(t.bus, grantFor(honest, key));
     await expectRefused(honest.callId, /hash/);
   });
 
   it("refuses a grant for another approval of the call", async () => {
     const request = approvalRequested(notify, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, key, { approvalId: newId() }));
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, key, { approvalId: newId() }));
     await expectRefused(request.callId, /approval/);
   });
 
@@ -124,16 +115,16 @@ describe("executor: running granted calls", () => {
     // same approval id and args: only the call differs, which the signature covers
     const second = approvalRequested(notify, args, { approvalId: first.data.approvalId });
     const original = grantFor(first, key);
-    await append(bus, second);
-    await append(bus, { ...original, callId: second.callId, eventId: newId() });
+    await append(t.bus, second);
+    await append(t.bus, { ...original, callId: second.callId, eventId: newId() });
     await expectRefused(second.callId, /signature/);
   });
 
   it("refuses a grant for a descriptor this executor does not have with DESCRIPTOR_CHANGED", async () => {
     const request = approvalRequested(notify, args, { descriptorHash: `sha256:${"1".repeat(64)}` });
-    await append(bus, request);
-    await append(bus, grantFor(request, key));
-    const rejected = await waitForEvent(bus, "desk", request.callId, "ToolCallRejected");
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, key));
+    const rejected = await waitForEvent(t.bus, "desk", request.callId, "ToolCallRejected");
     expect(rejected.data).toMatchObject({ stage: "executor", error: { code: "DESCRIPTOR_CHANGED" } });
     expect(sent).not.toContain(request.callId);
   });
@@ -141,14 +132,14 @@ describe("executor: running granted calls", () => {
   it("refuses a validly signed grant for a call whose approval was denied or expired on the stream", async () => {
     for (const [type, code] of [["ApprovalDenied", "APPROVAL_DENIED"], ["ApprovalExpired", "APPROVAL_EXPIRED"]] as const) {
       const request = approvalRequested(notify, args);
-      await append(bus, request);
+      await append(t.bus, request);
       const answer = { ...request, eventId: newId(), causationId: request.eventId, causeHash: eventHash(request), ts: new Date().toISOString() };
       const settled =
         type === "ApprovalDenied"
           ? { ...answer, type, data: { approvalId: request.data.approvalId, approver: "carol", reason: "no" } }
           : { ...answer, type, data: { approvalId: request.data.approvalId, expiresAt: request.data.expiresAt } };
-      await append(bus, settled as WardenEvent);
-      await append(bus, grantFor(request, key));
+      await append(t.bus, settled as WardenEvent);
+      await append(t.bus, grantFor(request, key));
       await expectRefused(request.callId, type === "ApprovalDenied" ? new RegExp(`denied by carol at ${settled.ts}`) : /expired/, code);
     }
   });
@@ -163,30 +154,26 @@ describe("executor: running granted calls", () => {
     cases.push(["policy-descriptor", approvalRequested(notify, args, { validated: { descriptorHash: `sha256:${"7".repeat(64)}` } })]);
     cases.push(["policy-denied", approvalRequested(notify, args, { answering: policyChecked(notify, args, { decision: "deny" }) })]);
     for (const [, request] of cases) {
-      await append(bus, request);
-      await append(bus, grantFor(request, key));
+      await append(t.bus, request);
+      await append(t.bus, grantFor(request, key));
     }
     for (const [check, request] of cases) {
-      const rejected = await waitForEvent(bus, "desk", request.callId, "ToolCallRejected");
+      const rejected = await waitForEvent(t.bus, "desk", request.callId, "ToolCallRejected");
       expect(rejected.data.error, check).toMatchObject({ code: "GRANT_INVALID", details: { check } });
       expect(rejected.data.error.message).toMatch(/^the authorisation does not answer this call's validated args: /);
-      expect(await readEvent(bus, "desk", request.callId, "ToolCallStarted")).toBeUndefined();
+      expect(await readEvent(t.bus, "desk", request.callId, "ToolCallStarted")).toBeUndefined();
       expect(sent).not.toContain(request.callId);
     }
   });
 
   it("refuses a grant for a call whose ApprovalRequested never reached the stream", async () => {
     const request = approvalRequested(notify, args);
-    await appendEvent(bus, grantFor(request, key));
+    await appendEvent(t.bus, grantFor(request, key));
     await expectRefused(request.callId, /no ApprovalRequested/);
   });
 });
 
 describe("executor: no approver key pinned", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let executor: Executor;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
   const logged: { msg?: string; level?: number }[] = [];
   const log = pino({ level: "info" }, { write: (line: string) => void logged.push(JSON.parse(line) as { msg?: string }) });
   const bare = defineTool({
@@ -208,35 +195,25 @@ describe("executor: no approver key pinned", () => {
     handler: ({ text }) => text,
   });
 
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    executor = await startExecutor({ bus, log, domain: "bare", tools: [bare, echo] });
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
-  });
+  const t = useRunningExecutor((_nats, bus) => ({ bus, log, domain: "bare", tools: [bare, echo] }));
 
   it("says so once at start, refuses every grant, and still runs allowed calls", async () => {
     const warnings = logged.filter((l) => l.msg?.startsWith("no approver key is pinned"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: 40 });
     const request = approvalRequested(bare, args);
-    await append(bus, request);
-    await append(bus, grantFor(request, approverKey()));
-    const rejected = await waitForEvent(bus, "bare", request.callId, "ToolCallRejected");
+    await append(t.bus, request);
+    await append(t.bus, grantFor(request, approverKey()));
+    const rejected = await waitForEvent(t.bus, "bare", request.callId, "ToolCallRejected");
     expect(rejected.data).toMatchObject({ stage: "executor", error: { code: "GRANT_INVALID" } });
     expect(rejected.data.error.message).toMatch(/no approver key is pinned in this executor/);
     const allowed = policyChecked(echo, { text: "hi" });
-    await append(bus, allowed);
-    expect((await waitForEvent(bus, "bare", allowed.callId, "ToolCallFinished")).data).toMatchObject({ ok: true, output: "hi" });
+    await append(t.bus, allowed);
+    expect((await waitForEvent(t.bus, "bare", allowed.callId, "ToolCallFinished")).data).toMatchObject({ ok: true, output: "hi" });
   });
 
   it("refuses to start with a pinned key that is not an Ed25519 public key", async () => {
-    await expect(startExecutor({ bus, log: silentLogger(), domain: "bare", tools: [echo], approverKeys: ["bm90IGEga2V5"] })).rejects.toThrow(
+    await expect(startExecutor({ bus: t.bus, log: silentLogger(), domain: "bare", tools: [echo], approverKeys: ["bm90IGEga2V5"] })).rejects.toThrow(
       /approver key #1 is not an SPKI DER public key/,
     );
   });

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { appendEvent, readEvent, readOutcome, silentLogger, type Bus, type StageContext } from "@warden/bus";
+import { appendEvent, readEvent, readOutcome, silentLogger, type StageContext } from "@warden/bus";
 import { nextCallEvent, stampNow, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts/events";
 import { argsHash } from "@warden/contracts/json";
 import { append, eventually, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
-import { pinApproverKeys } from "./approver-keys.js";
-import { ArtifactWriter } from "./artifacts.js";
+import { useExecutorHarness } from "../test-support/executor-harness.js";
+import { handlerDeps } from "../test-support/handler-deps.js";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
 import type { ExecutorDeps } from "./executor-deps.js";
-import { SecretStore } from "./secret-store.js";
 import { runAndFinish } from "./run-and-finish.js";
 import { startExecutor, type Executor } from "./start-executor.js";
-import { watchBusSteadiness } from "./bus-steadiness.js";
-import { createServerClock } from "./server-clock.js";
 
 const runs = new Map<string, number>();
 const entered = new Map<string, () => void>();
@@ -61,40 +58,18 @@ function stageContext(): StageContext {
 }
 
 describe("executor: one outcome per call", () => {
-  let nats: TestNats;
-  let bus: Bus;
+  const t = useExecutorHarness();
   let deps: ExecutorDeps;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
 
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    deps = {
-      bus,
-      executorId: "resumed",
-      tools: new Map([[gated.descriptor.name, gated]]),
-      artifacts: new ArtifactWriter(bus),
-      approverKeys: pinApproverKeys([]),
-      stopping: new AbortController().signal,
-      secrets: SecretStore.none(),
-      claimGraceMs: 200,
-      serverClock: createServerClock(),
-      busSteadiness: watchBusSteadiness(bus),
-      claimCatchUpMs: 6_000,
-      runningCalls: new Set(),
-    };
-  });
-  afterAll(async () => {
-    await registry?.stop();
-    await nats?.stop();
+  beforeAll(() => {
+    deps = handlerDeps(t.bus, { executorId: "resumed", tools: [gated], claimGraceMs: 200 });
   });
 
   async function claimed(deadline: Date) {
     const pc = policyChecked(gated, { n: 1 });
-    await append(bus, pc);
+    await append(t.bus, pc);
     const claim = claimOf(pc, gated, deadline);
-    expect((await appendEvent(bus, claim)).status).toBe("written");
+    expect((await appendEvent(t.bus, claim)).status).toBe("written");
     const prepared = gated.prepare(pc.data.args);
     if (!prepared.ok) throw new Error(prepared.message);
     return { pc, claim, run: { tool: gated, prepared, claim, attempt: 1, args: pc.data.args, onBehalfOf: pc.principal } };
@@ -104,17 +79,17 @@ describe("executor: one outcome per call", () => {
     const { pc, run } = await claimed(new Date(Date.now() - 1_000));
     expect(await runAndFinish(deps, run, stageContext())).toEqual({ kind: "ack" });
     expect(runs.get(pc.callId)).toBeUndefined();
-    const outcome = await readOutcome(bus, "out", pc.callId);
+    const outcome = await readOutcome(t.bus, "out", pc.callId);
     expect(outcome).toMatchObject({ type: "ToolCallFinished", data: { ok: false, error: { code: "CLAIM_EXPIRED", retryable: true } } });
   });
 
   it("does not run a call another copy already ended", async () => {
     const { pc, claim, run } = await claimed(new Date(Date.now() + 60_000));
     const unknown = nextCallEvent(claim, "ToolCallOutcomeUnknown", { reason: "gave up", startedEventId: claim.eventId, executorId: "other" }, stampNow());
-    await appendEvent(bus, unknown);
+    await appendEvent(t.bus, unknown);
     expect(await runAndFinish(deps, run, stageContext())).toEqual({ kind: "ack" });
     expect(runs.get(pc.callId)).toBeUndefined();
-    expect((await readOutcome(bus, "out", pc.callId))?.eventId).toBe(unknown.eventId);
+    expect((await readOutcome(t.bus, "out", pc.callId))?.eventId).toBe(unknown.eventId);
   });
 
   it("keeps a result that arrives after another copy recorded outcome unknown as a late result, never a second outcome", async () => {
@@ -124,12 +99,12 @@ describe("executor: one outcome per call", () => {
     await g.entered;
     // the other copy gives up on the claim while this one is (as if) frozen mid-run
     const unknown = nextCallEvent(claim, "ToolCallOutcomeUnknown", { reason: "claimant silent", startedEventId: claim.eventId, executorId: "other" }, stampNow());
-    expect((await appendEvent(bus, unknown)).status).toBe("written");
+    expect((await appendEvent(t.bus, unknown)).status).toBe("written");
     release(pc.callId);
     await running;
-    expect((await readOutcome(bus, "out", pc.callId))?.eventId).toBe(unknown.eventId);
-    expect(await readEvent(bus, "out", pc.callId, "ToolCallFinished")).toBeUndefined();
-    const late = await readEvent(bus, "out", pc.callId, "ToolCallLateResult");
+    expect((await readOutcome(t.bus, "out", pc.callId))?.eventId).toBe(unknown.eventId);
+    expect(await readEvent(t.bus, "out", pc.callId, "ToolCallFinished")).toBeUndefined();
+    const late = await readEvent(t.bus, "out", pc.callId, "ToolCallLateResult");
     expect(late).toMatchObject({ causationId: claim.eventId, data: { ok: true, output: { n: 1 }, outcomeType: "ToolCallOutcomeUnknown", outcomeEventId: unknown.eventId, executorId: "resumed" } });
     expect(runs.get(pc.callId)).toBe(1);
   });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger, type Bus } from "@warden/bus";
-import { append, approvalRequested, approverKey, type ApproverKey, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
+import { readEvent, silentLogger } from "@warden/bus";
+import { append, approvalRequested, approverKey, grantFor, policyChecked, waitForEvent } from "@warden/testing";
+import { useExecutorHarness } from "../test-support/executor-harness.js";
 import { defineTool } from "./define-tool.js";
-import { startExecutor, type Executor } from "./start-executor.js";
 
 const runs = new Map<string, number>();
 const count = defineTool({
@@ -22,31 +22,19 @@ const count = defineTool({
 });
 
 describe("two executors of one domain", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let key: ApproverKey;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
-  const executors: Executor[] = [];
+  const key = approverKey();
+  const t = useExecutorHarness();
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    key = approverKey();
     for (const id of ["pair-a", "pair-b"]) {
-      executors.push(await startExecutor({ bus: await nats.bus(id), log: silentLogger(), domain: "pair", tools: [count], executorId: id, concurrency: 8, approverKeys: [key.publicKeyDerBase64] }));
+      await t.start({ bus: await t.nats.bus(id), log: silentLogger(), domain: "pair", tools: [count], executorId: id, concurrency: 8, approverKeys: [key.publicKeyDerBase64] });
     }
-  });
-  afterAll(async () => {
-    await Promise.all(executors.map((e) => e.stop()));
-    await registry?.stop();
-    await nats?.stop();
   });
 
   it("share the work and run every call exactly once", async () => {
     const calls = Array.from({ length: 200 }, (_, i) => policyChecked(count, { i }));
-    await Promise.all(calls.map((pc) => append(bus, pc)));
-    const finished = await Promise.all(calls.map((pc) => waitForEvent(bus, "pair", pc.callId, "ToolCallFinished", 20_000)));
+    await Promise.all(calls.map((pc) => append(t.bus, pc)));
+    const finished = await Promise.all(calls.map((pc) => waitForEvent(t.bus, "pair", pc.callId, "ToolCallFinished", 20_000)));
     expect(finished.every((f) => f.data.ok)).toBe(true);
     expect(calls.map((pc) => runs.get(pc.callId))).toEqual(calls.map(() => 1));
     const by = new Set(finished.map((f) => f.data.executorId));
@@ -61,17 +49,17 @@ describe("two executors of one domain", () => {
       return { request, pc, grant: grantFor(request, key) };
     });
     await Promise.all(calls.map(async (c) => {
-      await append(bus, c.request);
-      await append(bus, c.grant);
+      await append(t.bus, c.request);
+      await append(t.bus, c.grant);
     }));
     for (const c of calls) {
-      const finished = await waitForEvent(bus, "pair", c.pc.callId, "ToolCallFinished", 20_000);
+      const finished = await waitForEvent(t.bus, "pair", c.pc.callId, "ToolCallFinished", 20_000);
       expect(finished.data.ok).toBe(true);
     }
     expect(calls.map((c) => runs.get(c.pc.callId))).toEqual(calls.map(() => 1));
     for (const c of calls) {
-      expect(await readEvent(bus, "pair", c.pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
-      expect(await readEvent(bus, "pair", c.pc.callId, "ToolCallRejected")).toBeUndefined();
+      expect(await readEvent(t.bus, "pair", c.pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+      expect(await readEvent(t.bus, "pair", c.pc.callId, "ToolCallRejected")).toBeUndefined();
     }
   }, 30_000);
 });

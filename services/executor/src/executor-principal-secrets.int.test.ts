@@ -3,13 +3,13 @@ import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { append, callEvents, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
-import type { Bus } from "@warden/bus";
+import { append, callEvents, policyChecked, waitForEvent } from "@warden/testing";
+import { useRunningExecutor } from "../test-support/executor-harness.js";
 import { defineTool } from "./define-tool.js";
 import { SecretStore } from "./secret-store.js";
-import { startExecutor, type Executor } from "./start-executor.js";
+import { startExecutor } from "./start-executor.js";
 
 const ALICE = `alice-${randomBytes(12).toString("hex")}`;
 const BOB = `bob-${randomBytes(12).toString("hex")}`;
@@ -32,38 +32,25 @@ const whoami = defineTool({
 });
 
 describe("executor: secrets bound to the calling principal", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let executor: Executor;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
   let store: SecretStore;
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
+  const t = useRunningExecutor(async (nats) => {
     const dir = mkdtempSync(join(tmpdir(), "warden-principal-secrets-"));
     const secretsFile = join(dir, "secrets.yaml");
     writeFileSync(secretsFile, `crm_token:\n  alice: ${ALICE}\n  bob: ${BOB}\ncrm_service: ${SERVICE}\n`);
     store = new SecretStore([{ name: "crm_token", file: "crm_token", bind: "principal" }, { name: "crm_service", file: "crm_service" }], { env: {}, secretsFile });
-    executor = await startExecutor({
+    return {
       bus: await nats.connectAs({ kind: "executor", name: "crm-1", domains: ["crm"] }),
       log: pino({ level: "silent" }),
       domain: "crm",
       tools: [whoami],
       secrets: store,
-    });
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
+    };
   });
 
   async function run(o: { principal: string; onBehalfOf?: string }) {
     const pc = policyChecked(whoami, {}, { principal: o.principal, mode: "plan" });
-    await append(bus, o.onBehalfOf === undefined ? pc : { ...pc, data: { ...pc.data, onBehalfOf: o.onBehalfOf } });
-    return waitForEvent(bus, "crm", pc.callId, "ToolCallFinished");
+    await append(t.bus, o.onBehalfOf === undefined ? pc : { ...pc, data: { ...pc.data, onBehalfOf: o.onBehalfOf } });
+    return waitForEvent(t.bus, "crm", pc.callId, "ToolCallFinished");
   }
 
   it("gives alice's call alice's credential and bob's call bob's, redacted from what is recorded, and records whose by name", async () => {
@@ -76,7 +63,7 @@ describe("executor: secrets bound to the calling principal", () => {
     const bob = await run({ principal: "bob" });
     expect(bob.data).toMatchObject({ ok: true, output: { token: "[REDACTED:crm_token]", tokenSha: sha(BOB) } });
     expect(bob.data.credentials).toContainEqual({ secret: "crm_token", bind: "principal", principal: "bob" });
-    const recorded = JSON.stringify([...(await callEvents(bus, alice.callId)), ...(await callEvents(bus, bob.callId))]);
+    const recorded = JSON.stringify([...(await callEvents(t.bus, alice.callId)), ...(await callEvents(t.bus, bob.callId))]);
     // the scan must have something to look at, or it would pass vacuously
     expect(recorded).toContain("[REDACTED:crm_token]");
     for (const value of [ALICE, BOB, SERVICE]) expect(recorded.includes(value)).toBe(false);
@@ -102,7 +89,7 @@ describe("executor: secrets bound to the calling principal", () => {
 
   it("refuses to start a tool that uses a principal-bound secret without saying it acts as the caller", async () => {
     const silent = defineTool({ ...common, name: "crm.silent", description: "Use to see a tool that hides whose credential it uses.", secrets: ["crm_token"], handler: () => ({}) });
-    await expect(startExecutor({ bus, log: pino({ level: "silent" }), domain: "crm", tools: [silent], secrets: store })).rejects.toThrow(
+    await expect(startExecutor({ bus: t.bus, log: pino({ level: "silent" }), domain: "crm", tools: [silent], secrets: store })).rejects.toThrow(
       'tool crm.silent uses secret crm_token, which is bound to the principal: declare actsAs: "caller" in its descriptor',
     );
   });

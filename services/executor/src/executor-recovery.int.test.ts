@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger, type Bus } from "@warden/bus";
+import { readEvent, silentLogger } from "@warden/bus";
 import { newId, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts/events";
 import { argsHash } from "@warden/contracts/json";
 import { append, eventually, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForAck, waitForEvent } from "@warden/testing";
+import { useRunningExecutor } from "../test-support/executor-harness.js";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
 import { startExecutor, type Executor } from "./start-executor.js";
 
@@ -50,87 +51,72 @@ function ghostClaim(pc: ToolPolicyChecked, tool: ExecutableTool, deadline: Date)
 }
 
 describe("executor: a call someone else claimed", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let executor: Executor;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
   const idem = recTool("rec", "idem", true);
   const once = recTool("rec", "once", false);
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    executor = await startExecutor({ bus, log: silentLogger(), domain: "rec", tools: [idem, once], executorId: "rec-1", claimGraceMs: 200 });
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
-  });
+  const t = useRunningExecutor((_nats, bus) => ({ bus, log: silentLogger(), domain: "rec", tools: [idem, once], executorId: "rec-1", claimGraceMs: 200 }));
 
   it("re-runs an idempotent tool whose claimant left no result, as a second attempt under the old claim", async () => {
     const pc = policyChecked(idem, { n: 1 });
     const ghost = ghostClaim(pc, idem, new Date(Date.now() - 1_000));
-    await append(bus, ghost);
-    await append(bus, pc);
-    const finished = await waitForEvent(bus, "rec", pc.callId, "ToolCallFinished");
+    await append(t.bus, ghost);
+    await append(t.bus, pc);
+    const finished = await waitForEvent(t.bus, "rec", pc.callId, "ToolCallFinished");
     expect(finished).toMatchObject({ causationId: ghost.eventId, data: { ok: true, executorId: "rec-1", output: { n: 1 } } });
     expect(finished.data.attempt).toBeGreaterThanOrEqual(2);
     expect(count(pc.callId)).toBe(1);
-    expect((await readEvent(bus, "rec", pc.callId, "ToolCallStarted"))?.eventId).toBe(ghost.eventId);
+    expect((await readEvent(t.bus, "rec", pc.callId, "ToolCallStarted"))?.eventId).toBe(ghost.eventId);
   });
 
   it("records ToolCallOutcomeUnknown for any other tool and does not run it", async () => {
     const pc = policyChecked(once, { n: 2 });
     const ghost = ghostClaim(pc, once, new Date(Date.now() - 1_000));
-    await append(bus, ghost);
-    await append(bus, pc);
-    const unknown = await waitForEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown");
+    await append(t.bus, ghost);
+    await append(t.bus, pc);
+    const unknown = await waitForEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown");
     expect(unknown).toMatchObject({ causationId: ghost.eventId, data: { startedEventId: ghost.eventId, executorId: "rec-1" } });
     expect(unknown.data.reason).toMatch(/ghost/);
-    expect(await readEvent(bus, "rec", pc.callId, "ToolCallFinished")).toBeUndefined();
+    expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallFinished")).toBeUndefined();
     expect(count(pc.callId)).toBe(0);
   });
 
   it("leaves a claimed call alone once its result is recorded", async () => {
     const pc = policyChecked(once, { n: 3 });
     const ghost = ghostClaim(pc, once, new Date(Date.now() - 1_000));
-    await append(bus, ghost);
-    await append(bus, {
+    await append(t.bus, ghost);
+    await append(t.bus, {
       ...ghost,
       type: "ToolCallFinished",
       eventId: newId(),
       causationId: ghost.eventId,
       data: { ok: true, output: 3, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
     });
-    const seq = await append(bus, pc);
-    await waitForAck(bus, "executor-allowed-rec", seq);
-    expect(await readEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+    const seq = await append(t.bus, pc);
+    await waitForAck(t.bus, "executor-allowed-rec", seq);
+    expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
     expect(count(pc.callId)).toBe(0);
   });
 
   it("waits for a claimant still inside its deadline and takes its result, without running the call", async () => {
     const pc = policyChecked(once, { n: 4 });
     const ghost = ghostClaim(pc, once, new Date(Date.now() + 5_000));
-    await append(bus, ghost);
-    const seq = await append(bus, pc);
+    await append(t.bus, ghost);
+    const seq = await append(t.bus, pc);
     // the executor holds the call (un-acked) while the claimant may still be running
     await eventually(async () => {
-      const info = await bus.jsm.consumers.info("WARDEN_CALLS", "executor-allowed-rec");
+      const info = await t.bus.jsm.consumers.info("WARDEN_CALLS", "executor-allowed-rec");
       expect(info.delivered.stream_seq).toBeGreaterThanOrEqual(seq);
       expect(info.num_ack_pending).toBe(1);
     });
-    expect(await readEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
-    await append(bus, {
+    expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+    await append(t.bus, {
       ...ghost,
       type: "ToolCallFinished",
       eventId: newId(),
       causationId: ghost.eventId,
       data: { ok: true, output: 4, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
     });
-    await waitForAck(bus, "executor-allowed-rec", seq);
-    expect(await readEvent(bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
+    await waitForAck(t.bus, "executor-allowed-rec", seq);
+    expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
     expect(count(pc.callId)).toBe(0);
   });
 });

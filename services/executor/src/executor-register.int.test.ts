@@ -1,53 +1,41 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { silentLogger, type Bus } from "@warden/bus";
+import { silentLogger } from "@warden/bus";
 import { wardenError } from "@warden/contracts/errors";
-import { serveFakeRegistry, startTestNats, type TestNats } from "@warden/testing";
+import { serveFakeRegistry, useTestNats } from "@warden/testing";
 import { defineTool } from "./define-tool.js";
 import { ExecutorStartError, startExecutor } from "./start-executor.js";
 
-const ping = defineTool({
-  name: "reg.ping",
-  version: "1.0.0",
-  title: "Ping",
-  description: "Use when you want to know the service answers.",
-  grade: "read",
-  input: z.strictObject({}),
-  handler: () => "pong",
-});
-const stranger = defineTool({
-  name: "other.ping",
-  version: "1.0.0",
-  title: "Ping",
-  description: "Use when you want to know the service answers.",
-  grade: "read",
-  input: z.strictObject({}),
-  handler: () => "pong",
-});
+/** The same answering tool in `domain`. */
+const pingIn = (domain: string) =>
+  defineTool({
+    name: `${domain}.ping`,
+    version: "1.0.0",
+    title: "Ping",
+    description: "Use when you want to know the service answers.",
+    grade: "read",
+    input: z.strictObject({}),
+    handler: () => "pong",
+  });
+const ping = pingIn("reg");
+const stranger = pingIn("other");
 
 describe("executor start and registration", () => {
-  let nats: TestNats;
-  let bus: Bus;
+  const t = useTestNats();
   const log = silentLogger();
 
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats?.stop());
-
   it("gives up with UNAVAILABLE when no registry answers within registerTimeoutMs", async () => {
-    const start = startExecutor({ bus, log, domain: "reg", tools: [ping], registerTimeoutMs: 400 });
+    const start = startExecutor({ bus: t.bus, log, domain: "reg", tools: [ping], registerTimeoutMs: 400 });
     await expect(start).rejects.toBeInstanceOf(ExecutorStartError);
     await expect(start).rejects.toMatchObject({ code: "UNAVAILABLE" });
   });
 
   it("retries while the registry is unavailable, then starts", async () => {
-    const registry = await serveFakeRegistry(bus, (attempt) =>
+    const registry = await serveFakeRegistry(t.bus, (attempt) =>
       attempt < 3 ? { ok: false, error: wardenError("UNAVAILABLE", "starting up") } : undefined,
     );
     try {
-      const executor = await startExecutor({ bus, log, domain: "reg", tools: [ping] });
+      const executor = await startExecutor({ bus: t.bus, log, domain: "reg", tools: [ping] });
       expect(registry.attempts()).toBe(3);
       expect(executor.registered).toEqual([{ name: "reg.ping", version: "1.0.0", descriptorHash: ping.descriptorHash, status: "enabled", created: true }]);
       await executor.stop();
@@ -58,9 +46,9 @@ describe("executor start and registration", () => {
 
   it("refuses to start on REGISTRATION_CONFLICT or DESCRIPTOR_INVALID, without retrying", async () => {
     for (const code of ["REGISTRATION_CONFLICT", "DESCRIPTOR_INVALID"] as const) {
-      const registry = await serveFakeRegistry(bus, () => ({ ok: false, error: wardenError(code, "no") }));
+      const registry = await serveFakeRegistry(t.bus, () => ({ ok: false, error: wardenError(code, "no") }));
       try {
-        await expect(startExecutor({ bus, log, domain: "reg", tools: [ping] })).rejects.toMatchObject({ code });
+        await expect(startExecutor({ bus: t.bus, log, domain: "reg", tools: [ping] })).rejects.toMatchObject({ code });
         expect(registry.attempts()).toBe(1);
       } finally {
         await registry.stop();
@@ -70,15 +58,15 @@ describe("executor start and registration", () => {
 
   it("refuses to start when the registry holds the version with another descriptor hash", async () => {
     const other = { name: "reg.ping", version: "1.0.0", descriptorHash: `sha256:${"9".repeat(64)}`, status: "enabled", created: false };
-    const registry = await serveFakeRegistry(bus, () => ({ ok: true, value: { registered: [other] } }));
+    const registry = await serveFakeRegistry(t.bus, () => ({ ok: true, value: { registered: [other] } }));
     try {
-      await expect(startExecutor({ bus, log, domain: "reg", tools: [ping] })).rejects.toMatchObject({ code: "REGISTRATION_CONFLICT" });
+      await expect(startExecutor({ bus: t.bus, log, domain: "reg", tools: [ping] })).rejects.toMatchObject({ code: "REGISTRATION_CONFLICT" });
     } finally {
       await registry.stop();
     }
   });
 
   it("throws for a tool outside its domain, before talking to anyone", async () => {
-    await expect(startExecutor({ bus, log, domain: "reg", tools: [ping, stranger], registerTimeoutMs: 100 })).rejects.toThrow(/not in domain reg/);
+    await expect(startExecutor({ bus: t.bus, log, domain: "reg", tools: [ping, stranger], registerTimeoutMs: 100 })).rejects.toThrow(/not in domain reg/);
   });
 });

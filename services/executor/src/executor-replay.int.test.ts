@@ -1,38 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readCallHistory, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { EVENT_TYPES, eventHash, newId } from "@warden/contracts/events";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
-import { append, approvalRequested, approverKey, type ApproverKey, eventually, grantFor, policyChecked, serveFakeRegistry, startTestNats, type TestNats, unpinnedKey, waitForAck, waitForEvent } from "@warden/testing";
+import { append, approvalRequested, approverKey, eventually, grantFor, policyChecked, unpinnedKey, waitForAck, waitForEvent } from "@warden/testing";
+import { useExecutorHarness } from "../test-support/executor-harness.js";
 import { defineTool } from "./define-tool.js";
-import { startExecutor, type Executor } from "./start-executor.js";
+import type { Executor } from "./start-executor.js";
 
 const runs = new Map<string, number>();
-const tick = (callId: string) => runs.set(callId, (runs.get(callId) ?? 0) + 1);
-const note = defineTool({
-  name: "replay.note",
-  version: "1.0.0",
-  title: "Note",
-  description: "Use when testing replays: writes a note, not idempotent.",
-  grade: "write",
-  input: z.strictObject({ n: z.int() }),
-  handler: ({ n }, ctx) => {
-    tick(ctx.callId);
-    return n;
-  },
-});
-const tell = defineTool({
-  name: "replay.tell",
-  version: "1.0.0",
-  title: "Tell",
-  description: "Use when testing replays: tells a customer something, needs a grant.",
-  grade: "send",
-  input: z.strictObject({ n: z.int() }),
-  handler: ({ n }, ctx) => {
-    tick(ctx.callId);
-    return n;
-  },
-});
+/** A tool of the replay domain that counts its runs by call. */
+const counted = (spec: { name: string; title: string; description: string; grade: "write" | "send" }) =>
+  defineTool({
+    ...spec,
+    version: "1.0.0",
+    input: z.strictObject({ n: z.int() }),
+    handler: ({ n }, ctx) => {
+      runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
+      return n;
+    },
+  });
+const note = counted({ name: "replay.note", title: "Note", description: "Use when testing replays: writes a note, not idempotent.", grade: "write" });
+const tell = counted({ name: "replay.tell", title: "Tell", description: "Use when testing replays: tells a customer something, needs a grant.", grade: "send" });
 
 async function history(bus: Bus, callId: string): Promise<string[]> {
   const types = (await readCallHistory(bus, callId)).flatMap((h) => (h.event ? [h.event.type] : []));
@@ -40,24 +29,10 @@ async function history(bus: Bus, callId: string): Promise<string[]> {
 }
 
 describe("executor: authorisations delivered again to a recreated consumer", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let key: ApproverKey;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  const key = approverKey();
+  const t = useExecutorHarness();
   let executor: Executor | undefined;
-  const start = async () => (executor = await startExecutor({ bus, log: silentLogger(), domain: "replay", tools: [note, tell], approverKeys: [key.publicKeyDerBase64] }));
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    key = approverKey();
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
-  });
+  const start = async () => (executor = await t.start({ bus: t.bus, log: silentLogger(), domain: "replay", tools: [note, tell], approverKeys: [key.publicKeyDerBase64] }));
 
   it("adds nothing to calls that ran (even under a grant expired since) or were refused, and runs nothing again", async () => {
     await start();
@@ -65,36 +40,36 @@ describe("executor: authorisations delivered again to a recreated consumer", () 
     const request = approvalRequested(tell, { n: 2 });
     const shortGrant = grantFor(request, key, { expiresAt: new Date(Date.now() + 1_500).toISOString() });
     const forgedRequest = approvalRequested(tell, { n: 3 });
-    await append(bus, allowed);
-    await append(bus, request);
-    await append(bus, shortGrant);
-    await append(bus, forgedRequest);
-    await append(bus, grantFor(forgedRequest, unpinnedKey(key.keyId)));
-    await waitForEvent(bus, "replay", allowed.callId, "ToolCallFinished");
-    await waitForEvent(bus, "replay", request.callId, "ToolCallFinished");
-    await waitForEvent(bus, "replay", forgedRequest.callId, "ToolCallRejected");
+    await append(t.bus, allowed);
+    await append(t.bus, request);
+    await append(t.bus, shortGrant);
+    await append(t.bus, forgedRequest);
+    await append(t.bus, grantFor(forgedRequest, unpinnedKey(key.keyId)));
+    await waitForEvent(t.bus, "replay", allowed.callId, "ToolCallFinished");
+    await waitForEvent(t.bus, "replay", request.callId, "ToolCallFinished");
+    await waitForEvent(t.bus, "replay", forgedRequest.callId, "ToolCallRejected");
     const ids = [allowed.callId, request.callId, forgedRequest.callId];
-    const before = await Promise.all(ids.map((id) => history(bus, id)));
+    const before = await Promise.all(ids.map((id) => history(t.bus, id)));
 
     await executor!.stop();
-    for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) await bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) await t.bus.jsm.consumers.delete(STREAM_CALLS, durable);
     await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(shortGrant.data.expiresAt)), 5_000);
     await start();
     await eventually(async () => {
       for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) {
-        const info = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+        const info = await t.bus.jsm.consumers.info(STREAM_CALLS, durable);
         expect(info.num_pending + info.num_ack_pending).toBe(0);
       }
     });
-    expect(await Promise.all(ids.map((id) => history(bus, id)))).toEqual(before);
+    expect(await Promise.all(ids.map((id) => history(t.bus, id)))).toEqual(before);
     expect(ids.map((id) => runs.get(id) ?? 0)).toEqual([1, 1, 0]);
   });
 
   it("does not run an old authorisation of a call that was already refused", async () => {
     const pc = policyChecked(note, { n: 4 });
     await executor!.stop();
-    const seq = await append(bus, pc);
-    await append(bus, {
+    const seq = await append(t.bus, pc);
+    await append(t.bus, {
       ...pc,
       type: "ToolCallRejected",
       eventId: newId(),
@@ -103,10 +78,10 @@ describe("executor: authorisations delivered again to a recreated consumer", () 
       data: { stage: "executor", error: { code: "DESCRIPTOR_CHANGED", message: "refused earlier", retryable: false } },
     });
     // the durable made again delivers the authorisation once more, from the stream's start
-    for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) await bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    for (const durable of ["executor-allowed-replay", "executor-granted-replay"]) await t.bus.jsm.consumers.delete(STREAM_CALLS, durable);
     await start();
-    await waitForAck(bus, "executor-allowed-replay", seq);
-    expect(await readEvent(bus, "replay", pc.callId, "ToolCallStarted")).toBeUndefined();
+    await waitForAck(t.bus, "executor-allowed-replay", seq);
+    expect(await readEvent(t.bus, "replay", pc.callId, "ToolCallStarted")).toBeUndefined();
     expect(runs.get(pc.callId)).toBeUndefined();
   });
 });

@@ -1,15 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { wardenError } from "@warden/contracts/errors";
-import { append, callEvents, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForEvent } from "@warden/testing";
-import type { Bus } from "@warden/bus";
+import { append, callEvents, policyChecked, waitForEvent } from "@warden/testing";
+import { useRunningExecutor } from "../test-support/executor-harness.js";
 import { readArtifact } from "./artifacts.js";
 import { defineTool } from "./define-tool.js";
 import { SecretStore } from "./secret-store.js";
-import { startExecutor, type Executor } from "./start-executor.js";
 import { ToolError } from "./tool-error.js";
 
 const SECRET = `vault-${randomBytes(12).toString("hex")}`;
@@ -39,46 +38,33 @@ const unset = defineTool({
 });
 
 describe("executor: ctx.secrets for TypeScript tools", () => {
-  let nats: TestNats;
-  let bus: Bus;
-  let executor: Executor;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
   const lines: string[] = [];
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
+  const t = useRunningExecutor(async (nats) => {
     const sink = new Writable({ write: (chunk: Buffer, _enc, done) => void (lines.push(chunk.toString("utf8")), done()) });
-    executor = await startExecutor({
+    return {
       bus: await nats.connectAs({ kind: "executor", name: "vault-1", domains: ["vault"] }),
       log: pino({ level: "debug" }, sink),
       domain: "vault",
       tools: [leak, blame, unset],
       secrets: new SecretStore([{ name: "api_key", env: "VAULT_API_KEY" }, { name: "not_set", env: "VAULT_NOT_SET" }], { env: { VAULT_API_KEY: SECRET } }),
-    });
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
+    };
   });
 
   it("gives a handler the secret at run time and records its output, preview and artifact without it", async () => {
     const pc = policyChecked(leak, {});
-    await append(bus, pc);
-    const finished = await waitForEvent(bus, "vault", pc.callId, "ToolCallFinished");
+    await append(t.bus, pc);
+    const finished = await waitForEvent(t.bus, "vault", pc.callId, "ToolCallFinished");
     expect(finished.data).toMatchObject({ ok: true, truncated: true, output: { raw: "[REDACTED:api_key]", hex: "[REDACTED:api_key]" } });
-    const artifact = Buffer.from((await readArtifact(bus, finished.data.artifacts[0]!.id))!).toString("utf8");
+    const artifact = Buffer.from((await readArtifact(t.bus, finished.data.artifacts[0]!.id))!).toString("utf8");
     expect(artifact).toContain("[REDACTED:api_key]");
-    const recorded = [JSON.stringify(await callEvents(bus, pc.callId)), artifact, lines.join("")];
+    const recorded = [JSON.stringify(await callEvents(t.bus, pc.callId)), artifact, lines.join("")];
     for (const text of recorded) for (const form of Object.values(encoded(SECRET))) expect(text).not.toContain(form.slice(4, -4));
   });
 
   it("redacts what a handler throws, message and details, before it is recorded or logged", async () => {
     const pc = policyChecked(blame, {});
-    await append(bus, pc);
-    const finished = await waitForEvent(bus, "vault", pc.callId, "ToolCallFinished");
+    await append(t.bus, pc);
+    const finished = await waitForEvent(t.bus, "vault", pc.callId, "ToolCallFinished");
     expect(finished.data).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", message: "upstream refused [REDACTED:api_key]", details: { sent: "[REDACTED:api_key]" } } });
     expect(lines.join("")).toContain("upstream refused [REDACTED:api_key]");
     expect(lines.join("")).not.toContain(SECRET);
@@ -86,8 +72,8 @@ describe("executor: ctx.secrets for TypeScript tools", () => {
 
   it("fails the call naming a secret that is not configured", async () => {
     const pc = policyChecked(unset, {});
-    await append(bus, pc);
-    const finished = await waitForEvent(bus, "vault", pc.callId, "ToolCallFinished");
+    await append(t.bus, pc);
+    const finished = await waitForEvent(t.bus, "vault", pc.callId, "ToolCallFinished");
     expect(finished.data).toMatchObject({ ok: false, error: { code: "HANDLER_ERROR", message: "secret not_set is unavailable: environment variable VAULT_NOT_SET is not set" } });
   });
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { requestRpc, silentLogger, type Bus } from "@warden/bus";
 import { executorPreviewSubject } from "@warden/contracts/subjects";
-import { append, policyChecked, serveFakeRegistry, startTestNats, type TestNats } from "@warden/testing";
+import { append, policyChecked } from "@warden/testing";
+import { useRunningExecutor } from "../test-support/executor-harness.js";
 import { defineTool } from "./define-tool.js";
-import { startExecutor, type Executor } from "./start-executor.js";
 
 /** A write whose dry run says whom it ran for and with which args. */
 const rename = defineTool({
@@ -19,23 +19,11 @@ const rename = defineTool({
 });
 
 describe("executor: dry runs for the approval card", () => {
-  let nats: TestNats;
-  let bus: Bus;
+  const t = useRunningExecutor(async (nats) => ({ bus: await nats.connectAs({ kind: "executor", name: "crm-1", domains: ["crm"] }), log: silentLogger(), domain: "crm", tools: [rename] }));
   let approverBus: Bus;
-  let executor: Executor;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    executor = await startExecutor({ bus: await nats.connectAs({ kind: "executor", name: "crm-1", domains: ["crm"] }), log: silentLogger(), domain: "crm", tools: [rename] });
-    approverBus = await nats.connectAs({ kind: "service", name: "approver", role: "approver" });
-  });
-  afterAll(async () => {
-    await executor?.stop();
-    await registry?.stop();
-    await nats?.stop();
+    approverBus = await t.nats.connectAs({ kind: "service", name: "approver", role: "approver" });
   });
 
   const ask = (callId: string, over: Record<string, unknown> = {}) =>
@@ -43,7 +31,7 @@ describe("executor: dry runs for the approval card", () => {
 
   it("runs the dry run for whom and with what args the policy's decision says, whatever the request claims", async () => {
     const waiting = policyChecked(rename, { id: "a1", name: "Acme" }, { principal: "alice", mode: "llm", decision: "require_approval" });
-    await append(bus, waiting);
+    await append(t.bus, waiting);
     const forged = await ask(waiting.callId, { principal: "bob", onBehalfOf: "bob", args: { id: "a2", name: "Other" } });
     expect(forged).toMatchObject({ ok: true, value: { data: { args: { id: "a1", name: "Acme" }, principal: "alice", onBehalfOf: "alice" } } });
   });
@@ -51,7 +39,7 @@ describe("executor: dry runs for the approval card", () => {
   it("refuses a dry run for a call with no decision waiting for approval", async () => {
     expect(await ask("no-such-call")).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
     const allowed = policyChecked(rename, { id: "a1", name: "Acme" }, { principal: "alice", mode: "plan", decision: "deny" });
-    await append(bus, allowed);
+    await append(t.bus, allowed);
     expect(await ask(allowed.callId)).toMatchObject({ ok: false, error: { code: "NOT_FOUND", message: expect.stringContaining("waiting for approval") } });
   });
 });

@@ -1,4 +1,4 @@
-import { runStage, type Bus, type Logger, type StageRunner } from "@warden/bus";
+import { runStage, type Bus, type Logger, type StageRunner, type StageSpec } from "@warden/bus";
 import { acceptDecision, announceService } from "@warden/service-kit";
 import { newId } from "@warden/contracts/events";
 import { consumerName, DomainSchema, isSafeToken, stageFilterSubject } from "@warden/contracts/subjects";
@@ -197,31 +197,20 @@ export async function startExecutor(o: ExecutorOptions): Promise<Executor> {
     runningCalls: new Set(),
   };
   const common = { bus: o.bus, concurrency: o.concurrency ?? 64, ...(o.ackWaitMs === undefined ? {} : { ackWaitMs: o.ackWaitMs }) };
+  /** A stage of the domain's authorisations of one type; a call whose retries run out gets its outcome from handleExhausted. */
+  const authorisationStage = <T extends "ToolPolicyChecked" | "ApprovalGranted">(stage: string, spec: Pick<StageSpec<T>, "eventType" | "accept" | "handle"> & { eventType: T }) =>
+    runStage<T>({
+      ...common,
+      log: log.child({ stage }),
+      durable: consumerName(stage, o.domain),
+      filterSubject: stageFilterSubject(spec.eventType, o.domain),
+      ...spec,
+      onExhausted: handleExhausted(deps),
+    });
   const runners: StageRunner[] = [];
   try {
-    runners.push(
-      await runStage({
-        ...common,
-        log: log.child({ stage: "executor-allowed" }),
-        durable: consumerName("executor-allowed", o.domain),
-        eventType: "ToolPolicyChecked",
-        filterSubject: stageFilterSubject("ToolPolicyChecked", o.domain),
-        accept: acceptDecision("allow"),
-        handle: handleToolPolicyChecked(deps),
-        onExhausted: handleExhausted(deps),
-      }),
-    );
-    runners.push(
-      await runStage({
-        ...common,
-        log: log.child({ stage: "executor-granted" }),
-        durable: consumerName("executor-granted", o.domain),
-        eventType: "ApprovalGranted",
-        filterSubject: stageFilterSubject("ApprovalGranted", o.domain),
-        handle: handleApprovalGranted(deps),
-        onExhausted: handleExhausted(deps),
-      }),
-    );
+    runners.push(await authorisationStage("executor-allowed", { eventType: "ToolPolicyChecked", accept: acceptDecision("allow"), handle: handleToolPolicyChecked(deps) }));
+    runners.push(await authorisationStage("executor-granted", { eventType: "ApprovalGranted", handle: handleApprovalGranted(deps) }));
   } catch (err) {
     heartbeat.stop();
     await Promise.allSettled(runners.map((r) => r.stop()));

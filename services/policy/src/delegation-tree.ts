@@ -9,15 +9,7 @@ import { AGENT_DOMAIN, MAX_DELEGATION_DEPTH } from "@warden/contracts/policy";
  * check denies such a call anyway, before it could be recorded.
  */
 export async function treeRootOf(bus: Bus, call: Pick<ToolArgsValidated, "callId" | "parentCallId">): Promise<string> {
-  let root = call.callId;
-  let next = call.parentCallId;
-  for (let depth = 0; next !== undefined && depth <= MAX_DELEGATION_DEPTH; depth++) {
-    const parent = await readEvent(bus, AGENT_DOMAIN, next, "ToolArgsValidated");
-    if (parent === undefined) return root;
-    root = parent.callId;
-    next = parent.parentCallId;
-  }
-  return root;
+  return (await topOfChain(bus, call)).callId;
 }
 
 /**
@@ -26,13 +18,16 @@ export async function treeRootOf(bus: Bus, call: Pick<ToolArgsValidated, "callId
  * one set of labels; the call's own run when it has no parent.
  */
 export async function labelRunOf(bus: Bus, call: Pick<ToolArgsValidated, "correlationId" | "parentCallId">): Promise<string> {
-  let run = call.correlationId;
-  let next = call.parentCallId;
-  for (let depth = 0; next !== undefined && depth <= MAX_DELEGATION_DEPTH; depth++) {
-    const parent = await readEvent(bus, AGENT_DOMAIN, next, "ToolArgsValidated");
-    if (parent === undefined) return run;
-    run = parent.correlationId;
-    next = parent.parentCallId;
+  return (await topOfChain(bus, call)).correlationId;
+}
+
+/** The top call of `call`'s parentCallId chain, as far as the stream holds it and at most MAX_DELEGATION_DEPTH up; `call` itself when it has no parent. */
+async function topOfChain<C extends Pick<ToolArgsValidated, "parentCallId">>(bus: Bus, call: C): Promise<C | ToolArgsValidated> {
+  let top: C | ToolArgsValidated = call;
+  for (let depth = 0; top.parentCallId !== undefined && depth <= MAX_DELEGATION_DEPTH; depth++) {
+    const parent: ToolArgsValidated | undefined = await readEvent(bus, AGENT_DOMAIN, top.parentCallId, "ToolArgsValidated");
+    if (parent === undefined) return top;
+    top = parent;
   }
-  return run;
+  return top;
 }

@@ -4,7 +4,8 @@ import { newId, type ToolCallCancelled } from "@warden/contracts/events";
 import { BUCKET_BUDGETS } from "@warden/contracts/subjects";
 import { MAX_HISTORY_ENTRIES, PolicyDocumentSchema, type HistoryFinding } from "@warden/contracts/policy";
 import { evaluateHistory, HistoryIndexStateSchema, historyProbesOf, type HistoryProbe } from "@warden/policy-engine";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { type TestNats } from "@warden/testing";
+import { startPolicyCopies } from "../test-support/policy-copies.js";
 import { openHistoryIndex, type HistoryIndex } from "./history-index.js";
 
 const doc = PolicyDocumentSchema.parse({
@@ -30,10 +31,7 @@ describe("the history index across policy copies", () => {
   let a: HistoryIndex;
   let b: HistoryIndex;
   beforeAll(async () => {
-    nats = await startTestNats();
-    admin = await nats.bus("admin");
-    a = await openHistoryIndex(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
-    b = await openHistoryIndex(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
+    ({ nats, admin, a, b } = await startPolicyCopies(openHistoryIndex));
   });
   afterAll(async () => nats.stop());
 

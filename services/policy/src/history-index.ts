@@ -1,4 +1,4 @@
-import { encodeJson, isRevisionConflict, kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
+import { kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
 import { BUCKET_BUDGETS } from "@warden/contracts/subjects";
 import { cancelledAmong } from "./cancelled-calls.js";
 import { type Decision, type HistoryFinding, type HistoryHold } from "@warden/contracts/policy";
@@ -16,6 +16,7 @@ import {
 } from "@warden/policy-engine";
 
 import { historySettlementOf } from "./domain/settlement.js";
+import { compareAndSet } from "./kv-compare-and-set.js";
 
 const MAX_ATTEMPTS = 100;
 
@@ -148,14 +149,4 @@ export async function openHistoryIndex(bus: Bus): Promise<HistoryIndex> {
     },
     settle,
   };
-}
-
-/** Writes `value` if the key is still at `revision` (absent: if it does not exist); the new revision, or undefined on a conflict. */
-async function compareAndSet(kv: KV, key: string, value: HistoryIndexState, revision: number | undefined): Promise<number | undefined> {
-  try {
-    return revision === undefined ? await kv.create(key, encodeJson(value)) : await kv.update(key, encodeJson(value), revision);
-  } catch (err) {
-    if (isRevisionConflict(err)) return undefined;
-    throw err;
-  }
 }

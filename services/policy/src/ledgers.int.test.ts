@@ -1,13 +1,13 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, kvGetJson, kvPutJson, readEvent, type Bus } from "@warden/bus";
-import { newId, nextCallEvent, stampNow, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
-import { BUCKET_BUDGETS, BUCKET_TOOLS, ledgerKey, toolKey } from "@warden/contracts/subjects";
-import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
+import { appendEvent, kvGetJson, readEvent, type Bus } from "@warden/bus";
+import { nextCallEvent, stampNow, type ToolArgsValidated, type ToolPolicyChecked } from "@warden/contracts/events";
+import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
+import { type ToolRecord } from "@warden/contracts/descriptor";
 import { type PolicyDocumentInput } from "@warden/contracts/policy";
-import { argsHash } from "@warden/contracts/json";
 import { LedgerStateSchema, ledgerUsed } from "@warden/policy-engine";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, putToolRecord, startTestNats, toolRecordOf, type TestNats } from "@warden/testing";
+import { validatedCall } from "../test-support/validated-call.js";
 import { putPolicyDocument } from "./policy-document.js";
 import { startPolicyService, type PolicyService } from "./service.js";
 
@@ -32,23 +32,7 @@ const POLICY: PolicyDocumentInput = {
 };
 
 function validated(principal = "spender"): ToolArgsValidated {
-  const args = { n: newId() };
-  const d = tool.descriptor;
-  return {
-    v: 1,
-    type: "ToolArgsValidated",
-    eventId: newId(),
-    callId: newId(),
-    domain: "ledger",
-    tool: d.name,
-    principal,
-    mode: "plan",
-    ts: new Date().toISOString(),
-    causationId: newId(),
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: newId(),
-    data: { version: d.version, descriptorHash: tool.descriptorHash, grade: d.grade, argsHash: argsHash(args), args, scope: null, flags: {} },
-  };
+  return validatedCall(tool, { principal, mode: "plan" });
 }
 
 async function decided(ev: ToolArgsValidated): Promise<ToolPolicyChecked> {
@@ -79,7 +63,7 @@ async function ledgerState() {
 beforeAll(async () => {
   nats = await startTestNats();
   admin = await nats.bus("ledger-admin");
-  const descriptor = ToolDescriptorSchema.parse({
+  tool = toolRecordOf({
     name: "ledger.spend",
     version: "1.0.0",
     title: "Spend",
@@ -88,9 +72,7 @@ beforeAll(async () => {
     grade: "read",
     cost: 3,
   });
-  const now = new Date().toISOString();
-  tool = { descriptor, descriptorHash: descriptorHash(descriptor), status: "enabled", registeredAt: now, statusChangedAt: now };
-  await kvPutJson(await admin.kvm.open(BUCKET_TOOLS), toolKey(descriptor.name, descriptor.version), tool);
+  await putToolRecord(admin, tool);
   const put = await putPolicyDocument(admin, POLICY);
   expect(put.ok).toBe(true);
   for (const name of ["policy-a", "policy-b"]) {

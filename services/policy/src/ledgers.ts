@@ -1,8 +1,9 @@
-import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
+import { kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
 import { type LedgerExceeded, type LedgerReservation } from "@warden/contracts/events";
 import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
 import { createTurns } from "@warden/service-kit";
 import { cancelledAmong } from "./cancelled-calls.js";
+import { compareAndSet } from "./kv-compare-and-set.js";
 import {
   LedgerStateSchema,
   reservationOf,
@@ -120,14 +121,4 @@ export async function openLedgers(bus: Bus): Promise<Ledgers> {
     },
     settle,
   };
-}
-
-/** Writes `value` if the key is still at `revision` (absent: if it does not exist); the new revision, or undefined on a conflict. */
-async function compareAndSet(kv: KV, key: string, value: LedgerState, revision: number | undefined): Promise<number | undefined> {
-  try {
-    return revision === undefined ? await kv.create(key, encodeJson(value)) : await kv.update(key, encodeJson(value), revision);
-  } catch (err) {
-    if (isRevisionConflict(err)) return undefined;
-    throw err;
-  }
 }

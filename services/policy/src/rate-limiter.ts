@@ -1,7 +1,8 @@
-import { encodeJson, isRevisionConflict, kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
+import { kvGetJson, type Bus, type JsonEntry, type KV } from "@warden/bus";
 import { BUCKET_BUDGETS, rateBucketKey } from "@warden/contracts/subjects";
 import { createTurns } from "@warden/service-kit";
 import { takeToken, TokenBucketStateSchema, type RateBucket, type TokenBucketState } from "@warden/policy-engine";
+import { compareAndSet } from "./kv-compare-and-set.js";
 
 const MAX_CAS_ATTEMPTS = 50;
 
@@ -60,14 +61,4 @@ export async function openRateLimiter(bus: Bus, now: () => number = Date.now): P
       return undefined;
     },
   };
-}
-
-/** Writes `value` if the key is still at `revision` (absent: if it does not exist); the new revision, or undefined on a conflict. */
-async function compareAndSet(kv: KV, key: string, value: TokenBucketState, revision: number | undefined): Promise<number | undefined> {
-  try {
-    return revision === undefined ? await kv.create(key, encodeJson(value)) : await kv.update(key, encodeJson(value), revision);
-  } catch (err) {
-    if (isRevisionConflict(err)) return undefined;
-    throw err;
-  }
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, type Bus } from "@warden/bus";
 import { descriptorHash, ToolDescriptorSchema } from "@warden/contracts/descriptor";
-import { argsValidated, startTestNats, type TestNats } from "@warden/testing";
+import { argsValidated, type TestNats } from "@warden/testing";
+import { startPolicyCopies } from "../test-support/policy-copies.js";
 import { labelRunOf } from "./delegation-tree.js";
 import { openRunLabels, type RunLabelsIndex } from "./run-labels-index.js";
 
@@ -12,10 +13,7 @@ describe("run labels across policy copies", () => {
   let b: RunLabelsIndex;
   let admin: Bus;
   beforeAll(async () => {
-    nats = await startTestNats();
-    admin = await nats.bus("admin"); // provisions the streams and buckets, as the deployment does
-    a = await openRunLabels(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
-    b = await openRunLabels(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
+    ({ nats, admin, a, b } = await startPolicyCopies(openRunLabels));
   });
   afterAll(async () => nats.stop());
 

@@ -1,4 +1,4 @@
-import { encodeJson, isRevisionConflict, kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
+import { kvGetJson, readOutcome, type Bus, type KV } from "@warden/bus";
 import { BUCKET_BUDGETS, runLabelsKey } from "@warden/contracts/subjects";
 import { type RunLabelSource } from "@warden/contracts/policy";
 import { sha256Hex } from "@warden/contracts/json";
@@ -14,6 +14,7 @@ import {
 } from "@warden/policy-engine";
 
 import { historySettlementOf } from "./domain/settlement.js";
+import { compareAndSet } from "./kv-compare-and-set.js";
 
 const MAX_ATTEMPTS = 100;
 
@@ -76,13 +77,4 @@ export async function openRunLabels(bus: Bus): Promise<RunLabelsIndex> {
       await change(keyOf(run), (s) => settleRunLabels(s, callId, how));
     },
   };
-}
-
-async function compareAndSet(kv: KV, key: string, value: RunLabelsState, revision: number | undefined): Promise<number | undefined> {
-  try {
-    return revision === undefined ? await kv.create(key, encodeJson(value)) : await kv.update(key, encodeJson(value), revision);
-  } catch (err) {
-    if (isRevisionConflict(err)) return undefined;
-    throw err;
-  }
 }

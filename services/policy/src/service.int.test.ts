@@ -2,17 +2,11 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus, type StageContext } from "@warden/bus";
 import { newId, type EventType, type ToolArgsValidated } from "@warden/contracts/events";
-import { BUCKET_POLICY, BUCKET_TOOLS, policyChangedSubject, STREAM_POLICY_CHANGES, toolKey } from "@warden/contracts/subjects";
-import {
-  descriptorHash,
-  ToolDescriptorSchema,
-  type CallMode,
-  type ToolDescriptorInput,
-  type ToolRecord,
-} from "@warden/contracts/descriptor";
+import { BUCKET_POLICY, policyChangedSubject, STREAM_POLICY_CHANGES } from "@warden/contracts/subjects";
+import { type ToolDescriptorInput, type ToolRecord } from "@warden/contracts/descriptor";
 import { POLICY_DOCUMENT_KEY, type PolicyDocumentInput } from "@warden/contracts/policy";
-import { argsHash } from "@warden/contracts/json";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, putToolRecord, startTestNats, toolRecordOf, type TestNats } from "@warden/testing";
+import { validatedCall, type ValidatedCallOptions } from "../test-support/validated-call.js";
 import { openBudgetGuard } from "./budget-guard.js";
 import { handleToolArgsValidated } from "./handlers/tool-args-validated.js";
 import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit";
@@ -24,54 +18,15 @@ let bus: Bus;
 let service: PolicyService;
 
 async function register(input: Partial<ToolDescriptorInput> & { name: string; grade: ToolDescriptorInput["grade"] }): Promise<ToolRecord> {
-  const descriptor = ToolDescriptorSchema.parse({
+  const record = toolRecordOf({
     version: "1.0.0",
     title: input.name,
     description: "Use it when the policy tests need a tool of this grade.",
     inputSchema: { type: "object" },
     ...input,
   });
-  const now = new Date().toISOString();
-  const record: ToolRecord = { descriptor, descriptorHash: descriptorHash(descriptor), status: "enabled", registeredAt: now, statusChangedAt: now };
-  await kvPutJson(await bus.kvm.open(BUCKET_TOOLS), toolKey(descriptor.name, descriptor.version), record);
+  await putToolRecord(bus, record);
   return record;
-}
-
-interface CallOptions {
-  mode?: CallMode;
-  principal?: string;
-  runId?: string;
-  scope?: string | null;
-  flags?: Record<string, boolean>;
-  descriptorHash?: string;
-}
-
-function validated(record: ToolRecord, o: CallOptions = {}): ToolArgsValidated {
-  const args = { n: Math.random() };
-  const d = record.descriptor;
-  return {
-    v: 1,
-    type: "ToolArgsValidated",
-    eventId: newId(),
-    callId: newId(),
-    domain: d.name.split(".")[0]!,
-    tool: d.name,
-    principal: o.principal ?? "alice",
-    mode: o.mode ?? "human",
-    ts: new Date().toISOString(),
-    causationId: newId(),
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: o.runId ?? newId(),
-    data: {
-      version: d.version,
-      descriptorHash: o.descriptorHash ?? record.descriptorHash,
-      grade: d.grade,
-      argsHash: argsHash(args),
-      args,
-      scope: o.scope ?? null,
-      flags: o.flags ?? {},
-    },
-  };
 }
 
 async function eventOf<T extends EventType>(ev: ToolArgsValidated, type: T) {
@@ -83,8 +38,8 @@ async function eventOf<T extends EventType>(ev: ToolArgsValidated, type: T) {
 }
 
 /** Calls and waits for the decision. */
-async function call(record: ToolRecord, o: CallOptions = {}) {
-  const ev = validated(record, o);
+async function call(record: ToolRecord, o: ValidatedCallOptions = {}) {
+  const ev = validatedCall(record, o);
   expect((await appendEvent(bus, ev)).status).toBe("written");
   return { ev, checked: await eventOf(ev, "ToolPolicyChecked") };
 }
@@ -359,7 +314,7 @@ describe("redelivery", () => {
     try {
       const runId = newId();
       // not on the stream, so only this handler (as a stage copy would on each redelivery) decides it
-      const ev = validated(kb, { runId });
+      const ev = validatedCall(kb, { runId });
       expect(await handle(ev, ctx(1))).toEqual({ kind: "ack" });
       const first = await eventOf(ev, "ToolPolicyChecked");
       expect(await handle(ev, ctx(1))).toEqual({ kind: "ack" });

@@ -1,11 +1,9 @@
 import { newId, type ToolCallRequested } from "@warden/contracts/events";
-import {
-  descriptorHash,
-  ToolDescriptorSchema,
-  type ToolDescriptorInput,
-  type ToolRecord,
-  type ToolStatus,
-} from "@warden/contracts/descriptor";
+import { type ToolDescriptorInput, type ToolRecord, type ToolStatus } from "@warden/contracts/descriptor";
+import { toolRecordOf } from "@warden/testing";
+
+/** A description fit for a write or send tool: says what it changes. */
+export const SIDE_EFFECTS = "Use when the change is wanted; it changes what others see later.";
 
 /** Test fixtures: descriptors, records and requests with sensible defaults. */
 export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {
@@ -27,9 +25,7 @@ export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDe
 }
 
 export function record(overrides: Partial<ToolDescriptorInput> = {}, status: ToolStatus = "enabled"): ToolRecord {
-  const d = ToolDescriptorSchema.parse(descriptor(overrides));
-  const at = "2025-01-01T00:00:00.000Z";
-  return { descriptor: d, descriptorHash: descriptorHash(d), status, registeredAt: at, statusChangedAt: at };
+  return toolRecordOf(descriptor(overrides), { status, at: "2025-01-01T00:00:00.000Z" });
 }
 
 export function request(overrides: Partial<ToolCallRequested> & { args?: unknown; version?: string } = {}): ToolCallRequested {

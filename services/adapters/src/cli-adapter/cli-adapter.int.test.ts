@@ -4,11 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson } from "@warden/executor";
-import type { PendingApproval } from "@warden/contracts/approval";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { FIXTURES, NODE, processesTagged, startAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../service.js";
+import { cardWithPreview } from "../../test/approval-card.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
 const tool = (name: string, description: string, extra: Record<string, unknown>) => ({
@@ -103,16 +102,8 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
         }),
       ],
     });
-    w.track(
-      await startAdaptersService({
-        // the adapters run as their domain's executor identity, the agent as itself
-        bus: await w.executorBus([loaded.manifest.domain]),
-        log: w.log,
-        manifests: [loaded],
-        env: { ...process.env, ALLOWED_VAR: "allowed-value" },
-        approverKeys: w.approverKeys,
-      }),
-    );
+    // the adapters run as their domain's executor identity, the agent as itself
+    await w.startAdapters([loaded], { env: { ...process.env, ALLOWED_VAR: "allowed-value" } });
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
     alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
@@ -222,18 +213,11 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
   describe("a write tool with a dry run and preCall, verify and postCall commands", () => {
     const notes = () => join(work, "notes");
     const hooksRan = () => (existsSync(join(notes(), "hooks.log")) ? readFileSync(join(notes(), "hooks.log"), "utf8").trim().split("\n") : []);
-    const cardOf = (callId: string) =>
-      eventually(async () => {
-        const p = await alice.pending();
-        const found = p.ok ? p.value.find((a: PendingApproval) => a.callId === callId) : undefined;
-        expect(found).toBeDefined();
-        return found!;
-      }, 15_000);
 
     it("puts the command's own dry run on the approval card, changing nothing, and runs preCall, verify and postCall once approved", async () => {
       const asked = await agent.call("clitest.note", { name: "first", text: "hello" }, { mode: "llm" });
       expect(asked).toMatchObject({ status: "awaiting_approval" });
-      const card = await cardOf(asked.callId);
+      const card = await cardWithPreview(alice, asked.callId);
       expect(card.preview).toMatchObject({ data: { wouldWrite: "first.txt", exists: false, text: "hello" }, executorId: expect.any(String) });
       // the dry run wrote nothing and ran no hook
       expect(existsSync(join(notes(), "first.txt"))).toBe(false);

@@ -1,11 +1,11 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson, startExecutor } from "@warden/executor";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
-import { eventually } from "@warden/testing";
 import { startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../service.js";
+import { cardWithPreview } from "../../test/approval-card.js";
+import { serveLocalHttp } from "../../test/local-http.js";
 import { ManifestError } from "../manifest/load-manifests.js";
 import { ToolEntrySchema } from "../manifest/manifest-schema.js";
 import { httpTool } from "./http-tool.js";
@@ -27,7 +27,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
   const seen: Seen[] = [];
 
   beforeAll(async () => {
-    server = createServer(async (req: IncomingMessage, res) => {
+    ({ server, base } = await serveLocalHttp(async (req: IncomingMessage, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = Buffer.concat(chunks).toString("utf8");
@@ -38,10 +38,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
       if (url.pathname === "/slow") return; // never answers
       if (url.pathname === "/big") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ items: Array.from({ length: 3_000 }, (_, i) => ({ i, text: "item text" })) }));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: body ? JSON.parse(body) : null }));
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const port = (server.address() as { port: number }).port;
-    base = `http://127.0.0.1:${port}`;
+    }));
 
     // a model's create waits for alice, so its card shows the dry run
     w = await startAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["httptest.create"] } });
@@ -108,7 +105,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
       ],
     });
     // the adapters run as their domain's executor identity, the agent as itself
-    w.track(await startAdaptersService({ bus: await w.executorBus([loaded.manifest.domain]), log: w.log, manifests: [loaded], env: {}, approverKeys: w.approverKeys }));
+    await w.startAdapters([loaded], { env: {} });
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
     alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
@@ -166,12 +163,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     const before = seen.length;
     const asked = await agent.call("httptest.create", { name: "crate" }, { mode: "llm" });
     expect(asked).toMatchObject({ status: "awaiting_approval" });
-    const card = await eventually(async () => {
-      const p = await alice.pending();
-      const found = p.ok ? p.value.find((a) => a.callId === asked.callId) : undefined;
-      expect(found?.preview).toBeDefined();
-      return found!;
-    }, 15_000);
+    const card = await cardWithPreview(alice, asked.callId);
     expect(card.preview).toMatchObject({ data: { method: "GET", path: "/items/would-create", query: { name: "crate" } } });
     expect(seen.slice(before).map((r) => r.method)).toEqual(["GET"]);
     expect(await alice.deny(card.approvalId, card.argsHash, "not now")).toMatchObject({ ok: true });

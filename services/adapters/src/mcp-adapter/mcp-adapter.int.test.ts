@@ -8,6 +8,7 @@ import { createAgentClient, createApproverClient, createRegistryClient, type Age
 import { eventually } from "@warden/testing";
 import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
 import { startAdaptersService, type AdaptersService } from "../service.js";
+import { cardWithPreview } from "../../test/approval-card.js";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
 
 const FIXTURE_SERVER = join(FIXTURES, "mcp-fixture-server.mjs");
@@ -95,12 +96,7 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
       await enable("everything.gzip-file-as-resource");
       const asked = await human.call("everything.gzip-file-as-resource", { name: "notes.gz", data: "https://example.com/notes.txt" });
       expect(asked).toMatchObject({ status: "awaiting_approval" });
-      const card = await eventually(async () => {
-        const p = await alice.pending();
-        const found = p.ok ? p.value.find((a) => a.callId === asked.callId) : undefined;
-        expect(found?.preview).toBeDefined();
-        return found!;
-      }, 15_000);
+      const card = await cardWithPreview(alice, asked.callId);
       expect(card.preview).toMatchObject({ data: { content: [{ type: "text", text: "Echo: would compress https://example.com/notes.txt into notes.gz" }] } });
       expect(await alice.deny(card.approvalId, card.argsHash, "not now")).toMatchObject({ ok: true });
     });

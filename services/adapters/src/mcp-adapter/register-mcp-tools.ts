@@ -1,22 +1,13 @@
-import type { Bus, Logger } from "@warden/bus";
 import type { Outcome } from "@warden/contracts/errors";
-import type { LoadedManifest } from "../manifest/load-manifests.js";
-import { fullToolName } from "../manifest/tool-descriptor.js";
+import { manifestToolNames, type ManifestRunOptions } from "../manifest-run-options.js";
 import { SecretStore } from "@warden/executor";
 import { createRegistryClient } from "@warden/sdk";
-import type { NetworkSandbox } from "../sandbox/network-sandbox.js";
 import { hiddenPaths } from "../sandbox/hidden-paths.js";
 import { probeToolSandbox, type ToolSandbox } from "../sandbox/tool-sandbox.js";
 import { McpConnection } from "./mcp-connection.js";
 import { discoverMcpTools, type McpDiscovery } from "./mcp-discovery.js";
 
-export interface RegisterMcpOptions {
-  readonly bus: Bus;
-  readonly log: Logger;
-  readonly loaded: LoadedManifest;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly secretsFile?: string | undefined;
-  readonly sandbox: NetworkSandbox;
+export interface RegisterMcpOptions extends ManifestRunOptions {
   /** The tools' sandbox the server runs in for its discovery; probed when not given. */
   readonly toolSandbox?: ToolSandbox;
 }
@@ -41,7 +32,7 @@ export async function registerMcpTools(o: RegisterMcpOptions): Promise<Outcome<M
       connection,
       registry: createRegistryClient(o.bus, { patienceMs: 5_000 }),
       log: o.log,
-      reserved: new Set(manifest.tools.map((t) => fullToolName(manifest.domain, t.name))),
+      reserved: manifestToolNames(o.loaded),
     });
   } finally {
     await connection.close();

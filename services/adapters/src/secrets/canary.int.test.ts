@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient, type ToolResult } from "@warden/sdk";
 import { callEvents } from "@warden/testing";
 import { canaryLeaks } from "../../test/canary.js";
 import { FIXTURES, NODE, rawArtifacts, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../service.js";
+import { serveLocalHttp } from "../../test/local-http.js";
 
 interface CanaryEncodings {
   readonly ENCODINGS: readonly string[];
@@ -28,7 +28,8 @@ describe("canary: a secret echoed in any covered encoding is redacted everywhere
   let server: Server;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    let base: string;
+    ({ server, base } = await serveLocalHttp((req, res) => {
       void (async () => {
         const [, kind, encoding, where] = (req.url ?? "").split("/");
         const secret = (req.headers["x-canary"] as string | undefined) ?? "";
@@ -45,9 +46,7 @@ describe("canary: a secret echoed in any covered encoding is redacted everywhere
         else res.write(text);
         res.end();
       })();
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    }));
     w = await startAdaptersWarden(TEST_POLICY);
     const dir = tempDir("canary");
     const args = {
@@ -82,15 +81,7 @@ describe("canary: a secret echoed in any covered encoding is redacted everywhere
         }),
       ],
     });
-    w.track(
-      await startAdaptersService({
-        bus: await w.executorBus([manifest.manifest.domain]),
-        log: w.log,
-        manifests: [manifest],
-        env: { CANARY_SECRET: CANARY },
-        approverKeys: w.approverKeys,
-      }),
-    );
+    await w.startAdapters([manifest], { env: { CANARY_SECRET: CANARY } });
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callEvents } from "@warden/testing";
@@ -8,7 +8,8 @@ import { createAgentClient, createRegistryClient, type AgentClient } from "@ward
 import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { canaryLeaks } from "../../test/canary.js";
 import { FIXTURES, NODE, rawCallsStream, startAdaptersWarden, tempDir, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { startAdaptersService } from "../service.js";
+import { readToolEntry } from "../../test/manifest-entries.js";
+import { serveLocalHttp } from "../../test/local-http.js";
 
 const TOKENS = { alice: `alice-${randomBytes(12).toString("hex")}`, bob: `bob-${randomBytes(12).toString("hex")}` };
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -30,26 +31,16 @@ describe("adapters: secrets bound to the calling principal", () => {
   const people: Record<"alice" | "bob" | "carol", AgentClient> = {} as never;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    let base: string;
+    ({ server, base } = await serveLocalHttp((req, res) => {
       const auth = req.headers.authorization ?? "";
       seen.push(auth);
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ youSent: auth }));
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    }));
     w = await startAdaptersWarden(POLICY);
     const dir = tempDir("principal-secrets");
     const secretsFile = join(dir, "secrets.yaml");
     writeFileSync(secretsFile, `crm_token:\n  alice: ${TOKENS.alice}\n  bob: ${TOKENS.bob}\ncanary:\n  alice: ${JSON.stringify(CANARY)}\n`);
-    const read = (name: string, description: string, extra: Record<string, unknown>) => ({
-      name,
-      version: "1.0.0",
-      title: name,
-      description,
-      grade: "read",
-      inputSchema: { type: "object", properties: {} },
-      ...extra,
-    });
     const manifest = await writeManifest(dir, "crm.yaml", {
       domain: "crm",
       secrets: [
@@ -57,11 +48,11 @@ describe("adapters: secrets bound to the calling principal", () => {
         { name: "canary", file: "canary", bind: "principal" },
       ],
       tools: [
-        read("whoami", "Use to see which CRM account the API sees for the caller.", {
+        readToolEntry("whoami", "Use to see which CRM account the API sees for the caller.", {
           http: { url: `${base}/me`, allowHosts: ["127.0.0.1"] },
           secrets: [{ secret: "crm_token", header: "Authorization", prefix: "Bearer " }],
         }),
-        read("hash", "Use to see a hash of the CRM token the command got, and the token itself.", {
+        readToolEntry("hash", "Use to see a hash of the CRM token the command got, and the token itself.", {
           cli: {
             command: NODE,
             argv: [join(FIXTURES, "hash-env.mjs"), "CRM_TOKEN"],
@@ -70,23 +61,14 @@ describe("adapters: secrets bound to the calling principal", () => {
           },
           secrets: [{ secret: "crm_token", env: "CRM_TOKEN" }],
         }),
-        read("canary", "Use to echo alice's canary credential in an encoding, for the redaction tests.", {
+        readToolEntry("canary", "Use to echo alice's canary credential in an encoding, for the redaction tests.", {
           inputSchema: { type: "object", properties: { encoding: { type: "string", enum: [...ENCODINGS] }, where: { type: "string", enum: ["result", "error"] } }, required: ["encoding", "where"] },
           cli: { command: NODE, argv: [join(FIXTURES, "canary-echo.mjs"), "{encoding}", "{where}"], roots: ["."] },
           secrets: [{ secret: "canary", env: "CANARY" }],
         }),
       ],
     });
-    w.track(
-      await startAdaptersService({
-        bus: await w.executorBus([manifest.manifest.domain]),
-        log: w.log,
-        manifests: [manifest],
-        env: {},
-        secretsFile,
-        approverKeys: w.approverKeys,
-      }),
-    );
+    await w.startAdapters([manifest], { env: {}, secretsFile });
     for (const name of ["alice", "bob", "carol"] as const) {
       people[name] = createAgentClient({ bus: await w.humanBus(name), principal: name, mode: "human", timeoutMs: 15_000 });
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
@@ -16,7 +16,8 @@ import {
   writeManifest,
   type AdaptersWarden,
 } from "../../test/harness.js";
-import { startAdaptersService } from "../service.js";
+import { readToolEntry } from "../../test/manifest-entries.js";
+import { serveLocalHttp } from "../../test/local-http.js";
 
 const CLI_SECRET = `cli-${randomBytes(12).toString("hex")}`;
 const HTTP_SECRET = `http-${randomBytes(12).toString("hex")}`;
@@ -30,27 +31,17 @@ describe("secrets: injected at run time, never recorded", () => {
   const authorizations: string[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    let base: string;
+    ({ server, base } = await serveLocalHttp((req, res) => {
       const auth = req.headers.authorization ?? "";
       authorizations.push(auth);
       if (req.url === "/deny") return void res.writeHead(403, { "content-type": "text/plain" }).end(`no entry for ${auth}`);
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ youSent: auth }));
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    }));
     w = await startAdaptersWarden(TEST_POLICY);
     const dir = tempDir("secrets");
     const secretsFile = join(dir, "secrets.yaml");
     writeFileSync(secretsFile, `http_token: ${HTTP_SECRET}\n`);
-    const read = (name: string, description: string, extra: Record<string, unknown>) => ({
-      name,
-      version: "1.0.0",
-      title: name,
-      description,
-      grade: "read",
-      inputSchema: { type: "object", properties: {} },
-      ...extra,
-    });
     const manifest = await writeManifest(dir, "vault.yaml", {
       domain: "vault",
       secrets: [
@@ -59,23 +50,23 @@ describe("secrets: injected at run time, never recorded", () => {
         { name: "missing_token", env: "VAULT_NOT_SET" },
       ],
       tools: [
-        read("print", "Use to print the token many times, on stdout and stderr.", {
+        readToolEntry("print", "Use to print the token many times, on stdout and stderr.", {
           cli: { command: NODE, argv: [join(FIXTURES, "big-output.mjs"), "API_TOKEN", "400"], roots: ["."], output: "jsonl" },
           secrets: [{ secret: "cli_token", env: "API_TOKEN" }],
         }),
-        read("fail", "Use to fail while printing the token on stderr.", {
+        readToolEntry("fail", "Use to fail while printing the token on stderr.", {
           cli: { command: NODE, argv: ["-e", "process.stderr.write('bad token ' + process.env.API_TOKEN); process.exit(2)"], roots: ["."] },
           secrets: [{ secret: "cli_token", env: "API_TOKEN" }],
         }),
-        read("whoami", "Use to see what the API sees of our credentials.", {
+        readToolEntry("whoami", "Use to see what the API sees of our credentials.", {
           http: { url: `${base}/echo`, allowHosts: ["127.0.0.1"] },
           secrets: [{ secret: "http_token", header: "Authorization", prefix: "Bearer " }],
         }),
-        read("denied", "Use to call an endpoint that refuses us and quotes our credentials.", {
+        readToolEntry("denied", "Use to call an endpoint that refuses us and quotes our credentials.", {
           http: { url: `${base}/deny`, allowHosts: ["127.0.0.1"] },
           secrets: [{ secret: "http_token", header: "Authorization", prefix: "Bearer " }],
         }),
-        read("unset", "Use to run a command whose secret is not configured.", {
+        readToolEntry("unset", "Use to run a command whose secret is not configured.", {
           cli: { command: NODE, argv: ["-e", ""], roots: ["."] },
           secrets: [{ secret: "missing_token", env: "T" }],
         }),
@@ -86,17 +77,8 @@ describe("secrets: injected at run time, never recorded", () => {
       secrets: [{ name: "mcp_token", env: "VAULT_MCP_TOKEN" }],
       mcp: { transport: "stdio", command: NODE, args: [MCP_EVERYTHING, "stdio"], include: ["get-env"], secrets: [{ secret: "mcp_token", env: "EVERYTHING_TOKEN" }] },
     });
-    w.track(
-      await startAdaptersService({
-        // the adapters run as the executor identity of their two domains, the agent as itself
-        bus: await w.executorBus([manifest.manifest.domain, everything.manifest.domain]),
-        log: w.log,
-        manifests: [manifest, everything],
-        env: { VAULT_CLI_TOKEN: CLI_SECRET, VAULT_MCP_TOKEN: MCP_SECRET },
-        secretsFile,
-        approverKeys: w.approverKeys,
-      }),
-    );
+    // the adapters run as the executor identity of their two domains, the agent as itself
+    await w.startAdapters([manifest, everything], { env: { VAULT_CLI_TOKEN: CLI_SECRET, VAULT_MCP_TOKEN: MCP_SECRET }, secretsFile });
     const enabled = await createRegistryClient(w.bus).setStatus({ name: "vaultmcp.get-env", status: "enabled" });
     if (!enabled.ok) throw new Error(enabled.error.message);
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });

@@ -3,39 +3,21 @@ import { ApprovalRequestedSchema, type ToolPolicyChecked } from "@warden/contrac
 import { ARGS_PREVIEW_CHARS } from "@warden/contracts/subjects";
 import { ToolDescriptorSchema, type Grade } from "@warden/contracts/descriptor";
 import { PolicyDocumentSchema } from "@warden/contracts/policy";
-import { argsHash } from "@warden/contracts/json";
 import { approvalRequestedEvent, approvalTtlSeconds, argsPreview } from "./approval-events.js";
 import { pendingApprovalOf, recordOf } from "./approval-record.js";
+import { policyDecision } from "../../test-support/policy-decision.js";
 
 const doc = PolicyDocumentSchema.parse({ version: "v3", approvalTtlSeconds: { write: 600, send: 60 } });
 
 function checked(mode: ToolPolicyChecked["mode"], grade: Grade = "send"): ToolPolicyChecked {
-  const args = { customerId: "c1", text: "hi" };
-  return {
-    v: 1,
-    type: "ToolPolicyChecked",
-    eventId: "pc1",
-    callId: "call1",
-    domain: "customer",
-    tool: "customer.message",
-    principal: "dave",
+  return policyDecision({
     mode,
-    ts: "2030-01-01T00:00:00.000Z",
-    causationId: "val1",
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: "run1",
-    data: {
-      version: "1.0.0",
-      descriptorHash: `sha256:${"d".repeat(64)}`,
-      grade,
-      argsHash: argsHash(args),
-      args,
-      decision: "require_approval",
-      reason: "a person must confirm",
-      ruleIds: [`default.${grade}.${mode}`],
-      policyVersion: "v3",
-    },
-  };
+    grade,
+    principal: "dave",
+    args: { customerId: "c1", text: "hi" },
+    policyVersion: "v3",
+    envelope: { eventId: "pc1", callId: "call1", ts: "2030-01-01T00:00:00.000Z", causationId: "val1", correlationId: "run1" },
+  });
 }
 
 const NOW = new Date("2030-01-01T00:00:00.000Z");

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { type ToolArgsValidated } from "@warden/contracts/events";
 import { descriptorHash, ToolDescriptorSchema, type ToolRecord } from "@warden/contracts/descriptor";
 import { PolicyDocumentSchema } from "@warden/contracts/policy";
-import { argsHash } from "@warden/contracts/json";
 import { historyGateOf, RATE_RULES } from "@warden/policy-engine";
 import { ATTENUATION_RULES } from "./attenuation.js";
 import { budgetExceeded, decideCall, rateRefused, rejectionCode } from "./verdict.js";
+import { toolRecordOf } from "@warden/testing";
+import { validatedCall } from "../../test-support/validated-call.js";
 
 const descriptor = ToolDescriptorSchema.parse({
   name: "ticket.submit",
@@ -15,31 +16,17 @@ const descriptor = ToolDescriptorSchema.parse({
   inputSchema: { type: "object" },
   grade: "write",
 });
-const record: ToolRecord = {
-  descriptor,
-  descriptorHash: descriptorHash(descriptor),
-  status: "enabled",
-  registeredAt: "2025-01-01T00:00:00.000Z",
-  statusChangedAt: "2025-01-01T00:00:00.000Z",
-};
+const record = toolRecordOf(descriptor, { at: "2025-01-01T00:00:00.000Z" });
 
 function validated(mode: ToolArgsValidated["mode"], hash = record.descriptorHash): ToolArgsValidated {
-  const args = { title: "t" };
-  return {
-    v: 1,
-    type: "ToolArgsValidated",
-    eventId: "e1",
-    callId: "c1",
-    domain: "ticket",
-    tool: "ticket.submit",
-    principal: "bot",
+  return validatedCall(record, {
     mode,
-    ts: "2025-01-01T00:00:00.000Z",
-    causationId: "e0",
-    causeHash: `sha256:${"c".repeat(64)}`,
-    correlationId: "run1",
-    data: { version: "1.0.0", descriptorHash: hash, grade: "write", argsHash: argsHash(args), args, scope: null, flags: {} },
-  };
+    principal: "bot",
+    descriptorHash: hash,
+    args: { title: "t" },
+    runId: "run1",
+    envelope: { eventId: "e1", callId: "c1", ts: "2025-01-01T00:00:00.000Z", causationId: "e0" },
+  });
 }
 
 const doc = PolicyDocumentSchema.parse({ version: "v1" });

@@ -1,22 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRegistryClient } from "@warden/sdk";
 import { headers } from "@nats-io/transport-node";
 import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
-import {
-  CallReadReplySchema,
-  newId,
-  type CallReadRequestInput,
-  type EventOfType,
-  type EventType,
-  type WardenEvent,
-} from "@warden/contracts/events";
+import { CallReadReplySchema, newId, type CallReadRequestInput, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
-import { eventually, syntheticCall } from "@warden/testing";
-import { descriptor } from "../../test-support/fixtures.js";
-import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
-
-const sideEffects = "Use when the change is wanted; it changes what others see later.";
+import { eventually } from "@warden/testing";
+import { registerSearchAndMessage, requestedCall, startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 
 /** A read as a client makes it: on its own subject, through the clients account's import. */
 async function readCall(bus: Bus, principal: string, domain: string, callId: string, req: CallReadRequestInput = {}): Promise<Reply> {
@@ -42,8 +31,7 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
   beforeAll(async () => {
     h = await startRegistryHarness();
     domain = uniqueDomain("reads");
-    const r = await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.search` }), descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects, idempotent: false })]);
-    if (!r.ok) throw new Error(r.error.message);
+    await registerSearchAndMessage(h, domain);
     agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
     other = await h.nats.connectAs({ kind: "agent", name: "agent-2" });
     executor = await h.nats.connectAs({ kind: "executor", name: `ex-${domain}`, domains: [domain] });
@@ -54,14 +42,8 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
    * A call of agent-1: its request appended by the agent itself (the registry then validates it),
    * and the events the later stages would write, to be appended by the test when it chooses.
    */
-  async function newCall(outcome: "approval_denied" | "succeeded") {
-    const callId = newId();
-    const events = syntheticCall({ callId, tool: outcome === "approval_denied" ? `${domain}.message` : `${domain}.search`, principal: "agent-1", outcome, at: new Date() });
-    const of = <T extends EventType>(type: T) => events.find((e) => e.type === type) as EventOfType<T>;
-    expect((await appendEvent(agent, of("ToolCallRequested"), async () => undefined)).status).toBe("written");
-    // the registry has seen it: a read that follows finds what the stages write next
-    await eventually(async () => expect(await readEvent(h.bus, domain, callId, "ToolArgsValidated")).toBeDefined());
-    return { callId, of };
+  function newCall(outcome: "approval_denied" | "succeeded") {
+    return requestedCall(h, agent, { tool: outcome === "approval_denied" ? `${domain}.message` : `${domain}.search`, principal: "agent-1", outcome });
   }
 
   it("lets a principal read its own call: its request and the events that settle it", async () => {

@@ -1,22 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRegistryClient } from "@warden/sdk";
-import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
-import {
-  newId,
-  OwnCallListSchema,
-  OwnCallTraceSchema,
-  type EventOfType,
-  type EventType,
-  type OwnCallsRequestInput,
-} from "@warden/contracts/events";
+import { appendEvent, encodeJson, requestRpc, type Bus } from "@warden/bus";
+import { newId, OwnCallListSchema, OwnCallTraceSchema, type OwnCallsRequestInput } from "@warden/contracts/events";
 import { BUCKET_CALLS, ownCallsSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
 import { applyCallEvent, type CallModel } from "@warden/projections";
-import { eventually, syntheticCall } from "@warden/testing";
-import { descriptor } from "../../test-support/fixtures.js";
-import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
-
-const sideEffects = "Use when the change is wanted; it changes what others see later.";
+import { registerSearchAndMessage, requestedCall, startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 
 /** Asked as a person does: on their own subject, through the clients account's import. */
 const ask = (bus: Bus, principal: string, req: OwnCallsRequestInput): Promise<Reply> => requestRpc(bus, ownCallsSubject(principal), req, 5_000);
@@ -35,22 +23,16 @@ describe("the registry's own-calls API (warden.registry.calls.<principal>)", () 
   beforeAll(async () => {
     h = await startRegistryHarness();
     domain = uniqueDomain("own");
-    const r = await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.search` }), descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects, idempotent: false })]);
-    if (!r.ok) throw new Error(r.error.message);
+    await registerSearchAndMessage(h, domain);
     alice = await h.nats.connectAs({ kind: "human", name: "alice" });
     bob = await h.nats.connectAs({ kind: "human", name: "bob" });
   });
   afterAll(async () => h.stop());
 
   /** A call requested by `person` itself (the registry validates it); the later events are the test's to append. */
-  async function newCall(person: Bus, principal: string, outcome: "approved" | "succeeded", args?: Record<string, unknown>) {
-    const callId = newId();
+  function newCall(person: Bus, principal: string, outcome: "approved" | "succeeded", args?: Record<string, unknown>) {
     const tool = outcome === "approved" ? `${domain}.message` : `${domain}.search`;
-    const events = syntheticCall({ callId, tool, principal, outcome, at: new Date(), ...(args === undefined ? {} : { args }) });
-    const of = <T extends EventType>(type: T) => events.find((e) => e.type === type) as EventOfType<T>;
-    expect((await appendEvent(person, of("ToolCallRequested"), async () => undefined)).status).toBe("written");
-    await eventually(async () => expect(await readEvent(h.bus, domain, callId, "ToolArgsValidated")).toBeDefined());
-    return { callId, events, of };
+    return requestedCall(h, person, { tool, principal, outcome, ...(args === undefined ? {} : { args }) });
   }
 
   it("lists a person's own calls newest first, with the projected state where there is one, and no one else's", async () => {

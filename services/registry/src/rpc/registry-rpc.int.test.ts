@@ -6,11 +6,9 @@ import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocumentInput } f
 import { eventually } from "@warden/testing";
 import { ArgsValidators } from "../domain/args-validator.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
-import { descriptor } from "../../test-support/fixtures.js";
+import { descriptor, SIDE_EFFECTS } from "../../test-support/fixtures.js";
 import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
 import { registerDescriptors } from "../store/tool-store.js";
-
-const sideEffects = "Use when the change is wanted; it changes what others see later.";
 
 describe("registry request-reply", () => {
   let h: RegistryHarness;
@@ -132,8 +130,8 @@ describe("registry request-reply", () => {
     await usePolicy({ version: `people-${domain}`, principals: { alice: { kind: "human" } } });
     await createRegistryClient(h.bus).register([
       descriptor({ name: `${domain}.search` }),
-      descriptor({ name: `${domain}.submit`, grade: "write", description: sideEffects }),
-      descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects }),
+      descriptor({ name: `${domain}.submit`, grade: "write", description: SIDE_EFFECTS }),
+      descriptor({ name: `${domain}.message`, grade: "send", description: SIDE_EFFECTS }),
     ]);
     const mine = (names: string[]) => names.filter((n) => n.startsWith(domain)).sort();
 
@@ -172,7 +170,7 @@ describe("registry request-reply", () => {
   it("compiles the view of the principal the subject names, whatever the request body says", async () => {
     const domain = uniqueDomain();
     await usePolicy({ version: `people2-${domain}`, principals: { alice: { kind: "human" } } });
-    await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.message`, grade: "send", description: sideEffects })]);
+    await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.message`, grade: "send", description: SIDE_EFFECTS })]);
     // agent-1 may only ask on warden.registry.view.agent-1; a body naming alice changes nothing
     const r = await requestRpc(agent, "warden.registry.view.agent-1", { principal: "alice", mode: "human", explain: true });
     if (!r.ok) throw new Error(r.error.message);
@@ -211,7 +209,7 @@ describe("registry request-reply", () => {
 
   it("follows the policy document in KV: a write opted in for models appears in their view", async () => {
     const domain = uniqueDomain();
-    await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.submit`, grade: "write", description: sideEffects })]);
+    await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.submit`, grade: "write", description: SIDE_EFFECTS })]);
     const policy = await h.bus.kvm.open(BUCKET_POLICY);
     await kvPutJson(policy, POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: `v-${domain}`, llm: { showWrite: [`${domain}.*`] } }));
     await eventually(async () => {
