@@ -4,10 +4,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadManifestFile, startAdaptersService } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
-import { defineTool, startExecutor, ToolDefinitionError } from "@warden/executor";
+import { defineTool, ToolDefinitionError } from "@warden/executor";
 import { z } from "zod";
-import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient } from "@warden/sdk";
+import { createRegistryClient, type AgentClient } from "@warden/sdk";
 import { callEvents, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** Action types and permission levels: checked against the grade at registration, matched by policy rules. */
@@ -20,8 +21,7 @@ describe("action types and permission levels", () => {
       policy: {
         version: "e2e-levels",
         principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
-          planner: { kind: "agent" },
+          ...usualPrincipals("alice", "planner"),
           model: { kind: "agent" },
           scout: { kind: "agent", scopes: ["external_read"] },
         },
@@ -30,44 +30,27 @@ describe("action types and permission levels", () => {
           // the document lifts the L4 default for one external write, on purpose: an allow may, unlike for L5
           { id: "mirror-ok", match: { tool: "notes.mirror", mode: "plan" }, effect: "allow", reason: "the plan mirrors notes to the wiki unattended" },
         ],
-        budgets: {},
       },
     });
     const note = (name: string, extra: { actionType?: "patch" | "delete" | "deploy"; destructive?: boolean; openWorld?: boolean }) =>
       defineTool({ name, version: "1.0.0", title: name, description: "Use when testing what a level asks of a call.", grade: "write", ...extra, input: z.strictObject({ id: z.string() }), handler: async ({ id }) => ({ id }) });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }),
-        log: silentLogger(),
-        domain: "notes",
-        approverKeys: w.approverKeys,
-        tools: [
-          note("notes.append", { actionType: "patch" }),
-          note("notes.erase", { actionType: "delete", destructive: true }),
-          note("notes.publish", { openWorld: true }),
-          note("notes.release", { actionType: "deploy" }),
-          note("notes.mirror", { openWorld: true }),
-        ],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    await w.startExecutor("notes", [
+      note("notes.append", { actionType: "patch" }),
+      note("notes.erase", { actionType: "delete", destructive: true }),
+      note("notes.publish", { openWorld: true }),
+      note("notes.release", { actionType: "deploy" }),
+      note("notes.mirror", { openWorld: true }),
+    ]);
+    planner = await w.agent("planner");
 
     const contact = { name: "Jane Doe", contact: "jane.doe@example.com, +44 20 7946 0958", id: "C-100" };
     const read = (name: string, extra: { actionType?: "compute"; openWorld?: boolean; personalData?: "keep" }, out: unknown) =>
       defineTool({ name, version: "1.0.0", title: name, description: "Use when testing what a level asks of a read.", grade: "read", ...extra, input: z.strictObject({}), handler: async () => out });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "calc-executor", domains: ["calc"] }),
-        log: silentLogger(),
-        domain: "calc",
-        approverKeys: w.approverKeys,
-        tools: [
-          read("calc.total", { actionType: "compute" }, { total: 42 }),
-          read("calc.company", { openWorld: true }, contact),
-          read("calc.company_raw", { openWorld: true, personalData: "keep" }, contact),
-        ],
-      }),
-    );
+    await w.startExecutor("calc", [
+      read("calc.total", { actionType: "compute" }, { total: 42 }),
+      read("calc.company", { openWorld: true }, contact),
+      read("calc.company_raw", { openWorld: true, personalData: "keep" }, contact),
+    ]);
     // the same local compute as a command the adapters run in their sandbox (no network)
     const dir = mkdtempSync(join(tmpdir(), "warden-levels-"));
     writeFileSync(
@@ -104,7 +87,7 @@ describe("action types and permission levels", () => {
     expect(await planner.call("notes.append", { id: "n1" }, { mode: "plan" })).toMatchObject({ ok: true, status: "succeeded" });
     const erase = await planner.call("notes.erase", { id: "n1" }, { mode: "plan" });
     expect(erase.status).toBe("awaiting_approval");
-    const alice = (await import("@warden/sdk")).createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await w.approver("alice");
     const pending = await alice.pending();
     const card = pending.ok ? pending.value.find((p) => p.callId === erase.callId) : undefined;
     // the L5 default asks a person whoever calls; the document's rule on the level agrees and is named too
@@ -112,8 +95,8 @@ describe("action types and permission levels", () => {
   });
 
   it("makes an L4 external write wait for a person in plan and human modes, unless a rule of the document allows it", async () => {
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    const person = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
+    const alice = await w.approver("alice");
+    const person = await w.person("alice");
     const cards = async (callId: string) => {
       const p = await alice.pending();
       return p.ok ? p.value.filter((c) => c.callId === callId) : [];
@@ -146,7 +129,7 @@ describe("action types and permission levels", () => {
   });
 
   it("runs a model's L1 local compute without asking only inside a sandbox; in process, a person confirms it", async () => {
-    const model = createAgentClient({ bus: await w.agentBus("model"), principal: "model" });
+    const model = await w.agent("model");
     expect(await model.call("sbx.total", {}, { mode: "llm" })).toMatchObject({ ok: true, status: "succeeded" });
     const inProcess = await model.call("calc.total", {}, { mode: "llm" });
     expect(inProcess.status).toBe("awaiting_approval");
@@ -161,12 +144,12 @@ describe("action types and permission levels", () => {
   });
 
   it("gives a model an L3 external read only with a scope, and masks the personal data it brings back", async () => {
-    const model = createAgentClient({ bus: await w.agentBus("model"), principal: "model" });
+    const model = await w.agent("model");
     expect(await model.call("calc.company", {}, { mode: "llm" })).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED", message: expect.stringContaining("lacks external_read") } });
     const view = await model.toolView({ mode: "llm", explain: true });
     expect(view.ok && view.value.view.hidden.find((h) => h.name === "calc.company")).toMatchObject({ reason: "missing_principal_scope" });
 
-    const scout = createAgentClient({ bus: await w.agentBus("scout"), principal: "scout" });
+    const scout = await w.agent("scout");
     const masked = await scout.call("calc.company", {}, { mode: "llm" });
     expect(masked).toMatchObject({ ok: true, data: { name: "Jane Doe", contact: "[email], [phone]", id: "C-100" } });
     const finished = (await callEvents(w.bus, masked.callId)).find((e) => e.type === "ToolCallFinished");

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
 import type { ApprovalRequested } from "@warden/contracts/events";
-import { createAgentClient, createApproverClient, startWebhookNotifier, webhookTarget, type AgentClient, type WebhookCard } from "@warden/sdk";
+import { createApproverClient, startWebhookNotifier, webhookTarget, type AgentClient, type WebhookCard } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
@@ -30,13 +31,11 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
       demo: true,
       policy: {
         version: "e2e-delivery",
-        principals: { alice: { kind: "human", approves: ["write", "send"] }, bob: { kind: "human", approves: ["send"] }, planner: { kind: "agent" } },
+        principals: { ...usualPrincipals("alice", "planner"), bob: { kind: "human", approves: ["send"] } },
         approvalTtlSeconds: { write: 3600, send: 3600 },
-        rules: [],
-        budgets: {},
       },
     });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    planner = await w.agent("planner");
   });
   afterAll(async () => w.stop());
 
@@ -57,12 +56,12 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     // the app is down: two requests come, and one more that bob decides before the app is back
     const whileDown = [await ask("down-1"), await ask("down-2")];
     const decidedMeanwhile = await ask("down-decided");
-    const bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+    const bob = await w.approver("bob");
     const inbox = await bob.pending();
     const card = inbox.ok ? inbox.value.find((p) => p.approvalId === decidedMeanwhile) : undefined;
     expect(await bob.deny(card!.approvalId, card!.argsHash, "not now")).toMatchObject({ ok: true });
 
-    const secondRun = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const secondRun = await w.approver("alice");
     const watch = secondRun.watch({ durable: "phone" });
     const cards = watch[Symbol.asyncIterator]();
     const next = async () => ((await cards.next()).value as ApprovalRequested).data.approvalId;
@@ -73,7 +72,7 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     watch.stop();
     expect((await cards.next()).done).toBe(true);
     // another durable name of the same person starts from what is open now, oldest first
-    const laptop = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" }).watch({ durable: "laptop" });
+    const laptop = (await w.approver("alice")).watch({ durable: "laptop" });
     expect((await take(laptop, 4)).map((r) => r.data.approvalId)).toEqual([before, ...whileDown, await after]);
     laptop.stop();
   }, 60_000);
@@ -111,7 +110,7 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     afterAll(async () => new Promise<void>((r) => server.close(() => r())));
 
     it("posts each new card as JSON, retrying a webhook that refuses, and never holds the approval up", async () => {
-      const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+      const alice = await w.approver("alice");
       // the cards open so far are posted too (a new durable starts from what is open); only this test's matter
       refuseNext = 2;
       const notifier = startWebhookNotifier({ approver: alice, url, durable: "hook", firstBackoffMs: 50 });

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, silentLogger } from "@warden/bus";
+import { appendEvent } from "@warden/bus";
 import { nextCallEvent, stampNow, type ToolCallRequested } from "@warden/contracts/events";
 import { BUCKET_APPROVALS, consumerName, STREAM_CALLS } from "@warden/contracts/subjects";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { z } from "zod";
 import { readOutbox } from "@warden/example-support-desk";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { createAgentClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** Cancel: a call that has not started is stopped for good, by its requester or an operator only. */
@@ -19,19 +20,12 @@ describe("approvals: cancelling a call before it starts", () => {
       demo: true,
       policy: {
         version: "e2e-cancel",
-        principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
-          bob: { kind: "human" },
-          olga: { kind: "human", operator: true },
-          planner: { kind: "agent" },
-        },
+        principals: usualPrincipals("alice", "bob", "olga", "planner"),
         llm: { showWrite: ["notes.write"] },
-        rules: [],
-        budgets: {},
       },
     });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
   });
   afterAll(async () => w.stop());
 
@@ -79,13 +73,13 @@ describe("approvals: cancelling a call before it starts", () => {
 
   it("lets an operator cancel another principal's call, and refuses anyone else", async () => {
     const r = await send("C-op");
-    const bob = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
+    const bob = await w.person("bob");
     const refused = await bob.cancel(r.callId);
     expect(refused).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     // nobody may cancel in another's name: the server refuses the subject
     const asOlga = createAgentClient({ bus: await w.humanBus("bob"), principal: "olga" });
     expect(await asOlga.cancel(r.callId)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
-    const olga = createAgentClient({ bus: await w.humanBus("olga"), principal: "olga" });
+    const olga = await w.person("olga");
     expect(await olga.cancel(r.callId, "runaway plan")).toMatchObject({ ok: true, by: "olga" });
     const cancel = (await callEvents(w.bus, r.callId)).find((e) => e.type === "ToolCallCancelled");
     expect(cancel?.type === "ToolCallCancelled" && cancel.data).toEqual({ by: "olga", as: "operator", reason: "runaway plan", approvalId: r.approvalId });
@@ -107,8 +101,7 @@ describe("approvals: cancelling a call before it starts", () => {
         return { n };
       },
     });
-    const start = async () =>
-      startExecutor({ bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }), log: silentLogger(), domain: "notes", tools: [tool], approverKeys: w.approverKeys });
+    const start = () => w.startExecutor("notes", [tool]);
     // registered, then down: a grant waits for it unused
     await (await start()).stop();
     const r = await planner.call("notes.write", { n: 1 }, { mode: "llm" });
@@ -120,9 +113,9 @@ describe("approvals: cancelling a call before it starts", () => {
       return found!;
     });
     expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true });
-    const bob = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
+    const bob = await w.person("bob");
     expect(await bob.cancel(r.callId)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
-    const aliceAsCaller = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
+    const aliceAsCaller = await w.person("alice");
     expect(await aliceAsCaller.cancel(r.callId, "wrong note")).toMatchObject({ ok: true, by: "alice" });
 
     w.track(await start());

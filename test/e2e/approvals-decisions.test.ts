@@ -3,8 +3,9 @@ import { toModelMessage } from "@warden/contracts/events";
 import { type PendingApproval } from "@warden/contracts/approval";
 import { argsHash } from "@warden/contracts/json";
 import { readOutbox } from "@warden/example-support-desk";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -27,19 +28,17 @@ describe("approvals: the card, and deny, edit, quorum and late decisions", () =>
           alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
           bob: { kind: "human", approves: ["write", "send"] },
           carol: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
-          planner: { kind: "agent" },
+          ...usualPrincipals("planner"),
         },
         llm: { showWrite: ["ticket.submit"] },
         // two distinct people for a ticket submission; a message to a customer needs one
         approvalQuorum: [{ tool: "ticket.submit", approvers: 2 }],
-        rules: [],
-        budgets: {},
       },
     });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
-    carol = createApproverClient({ bus: await w.humanBus("carol"), approver: "carol" });
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
+    bob = await w.approver("bob");
+    carol = await w.approver("carol");
   });
   afterAll(async () => w.stop());
 
@@ -162,7 +161,7 @@ describe("approvals: the card, and deny, edit, quorum and late decisions", () =>
   });
 
   it("never lets the requester grant its own call, even a person the policy lets approve writes", async () => {
-    const requester = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
+    const requester = await w.person("bob");
     // a write asked in llm mode waits for people; bob is one of the approvers the document names
     const asked = await requester.call("ticket.submit", { title: "Own", body: "bob asks", customerId: "C-own" }, { mode: "llm" });
     expect(asked.status).toBe("awaiting_approval");

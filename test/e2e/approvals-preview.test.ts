@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
 import { BUCKET_DEMO_TICKETS } from "@warden/example-support-desk";
 import type { ApprovalRequested } from "@warden/contracts/events";
 import type { PendingApproval } from "@warden/contracts/approval";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { z } from "zod";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** The approval card carries the tool's own dry run (`preview(args)`): what would change, read from the current state. */
@@ -21,14 +21,12 @@ describe("approvals: the tool's dry run on the card", () => {
       demo: true,
       policy: {
         version: "e2e-preview",
-        principals: { alice: { kind: "human", approves: ["write", "send"] }, "support-bot": { kind: "agent" } },
+        principals: usualPrincipals("alice", "support-bot"),
         llm: { showWrite: ["ticket.fill", "notes.fail", "notes.hang"] },
-        rules: [],
-        budgets: {},
       },
     });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    bot = await w.agent("support-bot");
+    alice = await w.approver("alice");
     const note = (name: string, preview: () => Promise<unknown>) =>
       defineTool({
         name,
@@ -44,20 +42,12 @@ describe("approvals: the tool's dry run on the card", () => {
           return preview();
         },
       });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }),
-        log: silentLogger(),
-        domain: "notes",
-        approverKeys: w.approverKeys,
-        tools: [
-          note("notes.fail", async () => {
-            throw new Error("the notes store is down");
-          }),
-          note("notes.hang", () => new Promise(() => undefined)),
-        ],
+    await w.startExecutor("notes", [
+      note("notes.fail", async () => {
+        throw new Error("the notes store is down");
       }),
-    );
+      note("notes.hang", () => new Promise(() => undefined)),
+    ]);
   });
   afterAll(async () => w.stop());
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
 import type { ApprovalGranted } from "@warden/contracts/events";
 import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import type { PendingApproval } from "@warden/contracts/approval";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { z } from "zod";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -41,10 +41,8 @@ describe("approvals: quorum by grade and by a threshold on the args", () => {
     principals: {
       alice: { kind: "human", approves: ["send"] },
       bob: { kind: "human", approves: ["send"] },
-      planner: { kind: "agent" },
+      ...usualPrincipals("planner"),
     },
-    rules: [],
-    budgets: {},
     sessionGrants: { grades: ["send"], maxTtlSeconds: 1800 },
     approvalQuorum: [{ id: "big-refunds", grade: "send", when: { arg: "amount", gt: 1000 }, approvers: 2, reason: "a refund over 1000 needs two people" }],
     ...over,
@@ -52,18 +50,10 @@ describe("approvals: quorum by grade and by a threshold on the args", () => {
 
   beforeAll(async () => {
     w = await startTestWarden({ policy: policy({}) });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "pay-executor", domains: ["pay"] }),
-        log: silentLogger(),
-        domain: "pay",
-        approverKeys: w.approverKeys,
-        tools: [refund],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+    await w.startExecutor("pay", [refund]);
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
+    bob = await w.approver("bob");
   });
   afterAll(async () => w.stop());
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
 import { type ApprovalGranted, type ToolResult } from "@warden/contracts/events";
 import { consumerName, STREAM_CALLS } from "@warden/contracts/subjects";
 import { type PendingApproval } from "@warden/contracts/approval";
 import { type JsonValue } from "@warden/contracts/json";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { z } from "zod";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** Session grants: a person approves once "for the session", later matching calls run without asking until it expires or is revoked. */
@@ -31,8 +31,7 @@ describe("approvals: grants for the session", () => {
       return args;
     },
   });
-  const startNotes = async () =>
-    startExecutor({ bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }), log: silentLogger(), domain: "notes", tools: [tool], approverKeys: w.approverKeys });
+  const startNotes = () => w.startExecutor("notes", [tool]);
 
   beforeAll(async () => {
     w = await startTestWarden({
@@ -40,21 +39,17 @@ describe("approvals: grants for the session", () => {
       policy: {
         version: "e2e-session",
         principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
+          ...usualPrincipals("alice", "olga", "planner"),
           bob: { kind: "human", approves: ["write"] },
-          olga: { kind: "human", operator: true },
-          planner: { kind: "agent" },
           other: { kind: "agent" },
         },
         llm: { showWrite: ["notes.write"] },
-        rules: [],
-        budgets: {},
         sessionGrants: { grades: ["write"], maxTtlSeconds: 1800 },
       },
     });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
+    bob = await w.approver("bob");
   });
   afterAll(async () => w.stop());
 
@@ -74,7 +69,7 @@ describe("approvals: grants for the session", () => {
   };
 
   it("runs later matching calls without asking, asks for a call outside its constraints, lists it, and stops granting once revoked", async () => {
-    const executor = w.track(await startNotes());
+    const executor = await startNotes();
     const first = await write("ops", 1);
     expect(first.status).toBe("awaiting_approval");
     const card = await cardOf(first.callId);
@@ -97,7 +92,7 @@ describe("approvals: grants for the session", () => {
     const outside = await write("hr", 3);
     expect(outside.status).toBe("awaiting_approval");
     await cardOf(outside.callId);
-    const other = await write("ops", 4, createAgentClient({ bus: await w.agentBus("other"), principal: "other" }));
+    const other = await write("ops", 4, await w.agent("other"));
     expect(other.status).toBe("awaiting_approval");
     await cardOf(other.callId);
 
@@ -108,7 +103,7 @@ describe("approvals: grants for the session", () => {
     ]);
     const bobs = await bob.sessions();
     expect(bobs.ok && bobs.value).toEqual([]);
-    const olga = createApproverClient({ bus: await w.humanBus("olga"), approver: "olga" });
+    const olga = await w.approver("olga");
     const olgas = await olga.sessions();
     expect(olgas.ok && olgas.value.map((s) => s.grantId)).toContain(first.callId);
 
@@ -138,7 +133,7 @@ describe("approvals: grants for the session", () => {
   });
 
   it("refuses GRANT_REVOKED a call its session grant granted while the executor was down, once the grant is revoked", async () => {
-    const up = w.track(await startNotes());
+    const up = await startNotes();
     const first = await write("ops-b", 1);
     const card = await cardOf(first.callId);
     expect(await alice.approve(card.approvalId, card.argsHash, { session: { ttlSeconds: 600, args: { folder: { prefix: "ops" } } } })).toMatchObject({ ok: true });
@@ -150,7 +145,7 @@ describe("approvals: grants for the session", () => {
     expect(await isPending(waiting.callId)).toBe(false);
     expect(await alice.revokeSession(first.callId)).toMatchObject({ ok: true });
 
-    w.track(await startNotes());
+    await startNotes();
     expect(await settled(waiting)).toMatchObject({ ok: false, error: { code: "GRANT_REVOKED", message: expect.stringMatching(/revoked by alice at /) } });
     await eventually(async () => {
       const info = await w.bus.jsm.consumers.info(STREAM_CALLS, consumerName("executor-granted", "notes"));

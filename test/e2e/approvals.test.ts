@@ -3,6 +3,7 @@ import { createAgentClient, createApproverClient, type AgentClient, type Approve
 import type { Bus } from "@warden/bus";
 import { readOutbox } from "@warden/example-support-desk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 describe("approvals: send waits for a person, grants are bound, single-use and expire", () => {
@@ -18,20 +19,17 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
         version: "e2e-approvals",
         principals: {
           alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
-          bob: { kind: "human" },
+          ...usualPrincipals("bob", "planner"),
           "support-bot": { kind: "agent", approves: ["send"] },
-          planner: { kind: "agent" },
         },
         llm: { showWrite: ["ticket.fill", "ticket.submit"] },
         approvalTtlSeconds: { write: 3600, send: 1 },
-        rules: [],
-        budgets: {},
       },
     });
     // every caller and approver connects as itself; the admin connection only reads the stream and the outbox
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
+    bob = await w.approver("bob");
     botBus = await w.agentBus("support-bot");
   });
   afterAll(async () => w.stop());
@@ -129,7 +127,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
 
   it("lets a person confirm their own send in human mode", async () => {
     // bob approves no grade for others, yet confirms a send he asked for himself
-    const caller = createAgentClient({ bus: await w.humanBus("bob"), principal: "bob" });
+    const caller = await w.person("bob");
     const args = message("self");
     const pending = await caller.call("customer.message", args, { mode: "human" });
     expect(pending).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });

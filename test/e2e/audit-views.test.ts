@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ToolResult } from "@warden/contracts/events";
 import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts/subjects";
 import { sha256Hex } from "@warden/contracts/json";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { runWarden, type CliRan } from "../support/cli.js";
 import { parseCsv } from "../support/csv.js";
@@ -32,8 +32,8 @@ describe("auditor views: narrow trace and audit, CSV, the HTML timeline, artifac
     dir = mkdtempSync(join(tmpdir(), "warden-audit-views-"));
     await w.nats.home.addIdentity({ kind: "auditor", name: "auditor" });
     since = new Date(Date.now() - 1_000).toISOString();
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    bot = await w.agent("support-bot");
+    const alice = await w.approver("alice");
 
     read = await bot.call("kb.search", { query: "refund, \"quoted\"" }, { mode: "llm", intent: { goal: "answer the customer, who asked about a refund twice" } });
     expect(read).toMatchObject({ ok: true, status: "succeeded" });

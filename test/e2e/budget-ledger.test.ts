@@ -7,8 +7,9 @@ import { type ToolResult } from "@warden/contracts/events";
 import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
 import { startPolicyService } from "@warden/policy";
 import { LedgerStateSchema, ledgerUsed } from "@warden/policy-engine";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -28,8 +29,8 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
         version: "e2e-ledgers",
         principals: {
           alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+          ...usualPrincipals("planner"),
           spender: { kind: "agent" },
-          planner: { kind: "agent" },
           tester: { kind: "agent" },
         },
         teams: { spenders: ["spender"], planners: ["planner"] },
@@ -50,7 +51,7 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
   const ledger = async (id: string, holder: string) => (await kvGetJson(await w.bus.kvm.open(BUCKET_BUDGETS), ledgerKey(id, holder), LedgerStateSchema))?.value;
 
   it("admits exactly 20 of 50 concurrent calls against a ledger of 20, refusing the rest BUDGET_EXCEEDED with what is left and when it resets", async () => {
-    const spender: AgentClient = createAgentClient({ bus: await w.agentBus("spender"), principal: "spender", timeoutMs: 30_000 });
+    const spender: AgentClient = await w.agent("spender", { timeoutMs: 30_000 });
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => spender.call("kb.search", { query: `spend ${i}` }, { mode: "llm" })));
     const ran = results.filter((r) => r.ok);
     const refused = results.filter((r) => r.error?.code === "BUDGET_EXCEEDED");
@@ -66,14 +67,14 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
   });
 
   it("makes a reservation room again when a person denies the approval, and holds the ones still waiting", async () => {
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await w.agent("planner");
     const sends: ToolResult[] = [];
     for (let i = 0; i < 4; i++) sends.push(await planner.call("customer.message", { customerId: `C-l${i}`, text: `hello ${i}` }, { mode: "plan" }));
     expect(sends.map((r) => r.status)).toEqual(["awaiting_approval", "awaiting_approval", "awaiting_approval", "rejected"]);
     expect(sends[3]).toMatchObject({ error: { code: "BUDGET_EXCEEDED", details: { ledger: "planner-sends", left: { calls: 0 } } } });
     expect(ledgerUsed((await ledger("planner-sends", "planners"))!)).toEqual({ calls: 3, cost: 3 });
 
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await w.approver("alice");
     const pending = await alice.pending();
     const first = pending.ok ? pending.value.find((p) => p.approvalId === sends[0]!.approvalId) : undefined;
     expect(first).toBeDefined();
@@ -88,7 +89,7 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
   });
 
   it("makes the reservations of calls whose tool failed room again", async () => {
-    const tester = createAgentClient({ bus: await w.agentBus("tester"), principal: "tester", timeoutMs: 20_000 });
+    const tester = await w.agent("tester", { timeoutMs: 20_000 });
     const fail = () => tester.call("demo.fail", {}, { mode: "plan" });
     const firstTwo = await Promise.all([fail(), fail()]);
     expect(firstTwo.map((r) => r.error?.code)).toEqual(["HANDLER_ERROR", "HANDLER_ERROR"]);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
-import { defineTool, startExecutor, type RecordedResult } from "@warden/executor";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { defineTool, type RecordedResult } from "@warden/executor";
+import { type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { z } from "zod";
 import { runWarden } from "../support/cli.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -37,17 +37,9 @@ describe("call hooks and effects: preCall refuses before the handler, postCall s
   });
 
   beforeAll(async () => {
-    w = await startTestWarden({ policy: { version: "e2e-hooks", principals: { planner: { kind: "agent" } }, rules: [], budgets: {} } });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "docs-executor", domains: ["docs"] }),
-        log: silentLogger(),
-        domain: "docs",
-        approverKeys: w.approverKeys,
-        tools: [edit],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    w = await startTestWarden({ policy: { version: "e2e-hooks", principals: usualPrincipals("planner") } });
+    await w.startExecutor("docs", [edit]);
+    planner = await w.agent("planner");
   });
   afterAll(async () => w.stop());
 

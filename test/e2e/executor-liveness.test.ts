@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readEvent, silentLogger } from "@warden/bus";
+import { readEvent } from "@warden/bus";
 import { BUCKET_EXECUTORS, EXECUTOR_HEARTBEAT_TTL_S } from "@warden/contracts/subjects";
-import { defineTool, startExecutor, type Executor } from "@warden/executor";
-import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
+import { defineTool, type Executor } from "@warden/executor";
+import { createRegistryClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { z } from "zod";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const lookup = defineTool({
@@ -35,23 +36,21 @@ describe("executor liveness: calls to a domain nobody runs fail fast, approvals 
   const tracked: Executor[] = [];
   const keep = (e: Executor) => {
     tracked.push(e);
-    return w.track(e);
+    return e;
   };
   beforeAll(async () => {
     w = await startTestWarden({
       demo: true,
       policy: {
         version: "e2e-liveness",
-        principals: { alice: { kind: "human", approves: ["write", "send"] }, planner: { kind: "agent" } },
+        principals: usualPrincipals("alice", "planner"),
         approvalTtlSeconds: { write: 3600, send: 3600 },
-        rules: [],
-        budgets: {},
       },
     });
     // the ghost domain's tools are registered (by the admin) but no executor of it runs yet
     const registered = await createRegistryClient(w.bus).register([lookup.descriptor, notify.descriptor]);
     if (!registered.ok) throw new Error(registered.error.message);
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    planner = await w.agent("planner");
   });
   afterAll(async () => w.stop());
 
@@ -78,15 +77,7 @@ describe("executor liveness: calls to a domain nobody runs fail fast, approvals 
   }, 30_000);
 
   it("runs calls as soon as an executor starts: its first heartbeat is written before it takes calls", async () => {
-    const executor = keep(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "ghost-executor", domains: ["ghost"] }),
-        log: silentLogger(),
-        domain: "ghost",
-        tools: [lookup, notify],
-        approverKeys: w.approverKeys,
-      }),
-    );
+    const executor = keep(await w.startExecutor("ghost", [lookup, notify]));
     expect(await w.bus.kvm.open(BUCKET_EXECUTORS).then((kv) => kv.get("ghost"))).toMatchObject({ operation: "PUT" });
     const r = await planner.call("ghost.lookup", { q: "now" }, { mode: "plan", wait: true, timeoutMs: 20_000 });
     expect(r).toMatchObject({ ok: true, data: { found: "now" } });
@@ -94,26 +85,12 @@ describe("executor liveness: calls to a domain nobody runs fail fast, approvals 
     await executor.stop();
     const waiting = await planner.call("ghost.lookup", { q: "restart" }, { mode: "plan", wait: true, timeoutMs: 1_000 });
     expect(waiting.status).toBe("pending");
-    keep(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "ghost-executor", domains: ["ghost"] }, "ghost-2"),
-        log: silentLogger(),
-        domain: "ghost",
-        tools: [lookup, notify],
-        approverKeys: w.approverKeys,
-      }),
-    );
+    keep(await w.startExecutor("ghost", [lookup, notify], { connectionName: "ghost-2" }));
     await eventually(async () => expect(await planner.result(waiting.callId, { timeoutMs: 2_000 })).toMatchObject({ ok: true, data: { found: "restart" } }), 20_000);
   }, 60_000);
 
   it("refuses calls again once the last executor's heartbeat has run out (the server drops it after its TTL)", async () => {
-    const executor = await startExecutor({
-      bus: await w.nats.connectAs({ kind: "executor", name: "ghost-executor", domains: ["ghost"] }, "ghost-3"),
-      log: silentLogger(),
-      domain: "ghost",
-      tools: [lookup, notify],
-      approverKeys: w.approverKeys,
-    });
+    const executor = await w.startExecutor("ghost", [lookup, notify], { connectionName: "ghost-3" });
     await executor.stop();
     // the executors the test tracks are stopped too: nobody beats for ghost from here on
     await Promise.all(tracked.map((e) => e.stop()));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { callEvents } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 describe("floods: a principal's rate, the approval quota and budgets no run id escapes, over real services", () => {
@@ -14,9 +15,8 @@ describe("floods: a principal's rate, the approval quota and budgets no run id e
         version: "e2e-floods",
         principals: {
           alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
-          "support-bot": { kind: "agent" },
+          ...usualPrincipals("support-bot", "planner"),
           flooder: { kind: "agent" },
-          planner: { kind: "agent" },
           "planner-2": { kind: "agent" },
           // its own, generous rate: only its budget stops it
           spender: { kind: "agent", rateLimit: { ratePerSecond: 1000, burst: 1000 } },
@@ -27,8 +27,8 @@ describe("floods: a principal's rate, the approval quota and budgets no run id e
         approvalQuota: { maxOpenPerRequester: 3 },
       },
     });
-    flooder = createAgentClient({ bus: await w.agentBus("flooder"), principal: "flooder", timeoutMs: 20_000 });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    flooder = await w.agent("flooder", { timeoutMs: 20_000 });
+    bot = await w.agent("support-bot", { timeoutMs: 20_000 });
   });
   afterAll(async () => w.stop());
 
@@ -52,7 +52,7 @@ describe("floods: a principal's rate, the approval quota and budgets no run id e
   });
 
   it("refuses the send past a requester's approval quota APPROVAL_QUOTA, while another requester's send still asks a person", async () => {
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await w.agent("planner");
     const sends = [];
     for (let i = 0; i < 4; i++) sends.push(await planner.call("customer.message", { customerId: `C-q${i}`, text: `hello ${i}` }, { mode: "plan" }));
     expect(sends.slice(0, 3).map((r) => r.status)).toEqual(["awaiting_approval", "awaiting_approval", "awaiting_approval"]);
@@ -60,19 +60,19 @@ describe("floods: a principal's rate, the approval quota and budgets no run id e
     const rejection = (await callEvents(w.bus, sends[3]!.callId)).find((e) => e.type === "ToolCallRejected");
     expect(rejection?.type === "ToolCallRejected" && rejection.data).toMatchObject({ stage: "approver", error: { details: { open: 3, max: 3 } } });
 
-    const other = await createAgentClient({ bus: await w.agentBus("planner-2"), principal: "planner-2" }).call(
+    const other = await (await w.agent("planner-2")).call(
       "customer.message",
       { customerId: "C-real", text: "the one that matters" },
       { mode: "plan" },
     );
     expect(other).toMatchObject({ status: "awaiting_approval" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await w.approver("alice");
     const inbox = await alice.pending();
     expect(inbox.ok && inbox.value.map((p) => p.approvalId)).toContain(other.approvalId);
   });
 
   it("holds a principal to its call budget whatever run ids it names", async () => {
-    const spender = createAgentClient({ bus: await w.agentBus("spender"), principal: "spender" });
+    const spender = await w.agent("spender");
     const results = [];
     // a fresh run id per call: the run budget (100) never binds, the principal's (20) does
     for (let i = 0; i < 21; i++) results.push(await spender.call("kb.search", { query: `run ${i}` }, { mode: "llm", runId: `run-${i}-${Date.now()}` }));

@@ -16,8 +16,8 @@ describe("the three gates and grade x mode, end to end over the demo domain", ()
     // each caller connects as itself; the admin connection only reads the stream
     botBus = await w.agentBus("support-bot");
     bot = createAgentClient({ bus: botBus, principal: "support-bot" });
-    alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
-    dana = createAgentClient({ bus: await w.humanBus("dana"), principal: "dana" });
+    alice = await w.person("alice");
+    dana = await w.person("dana");
   });
   afterAll(async () => w.stop());
 

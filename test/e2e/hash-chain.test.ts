@@ -13,7 +13,7 @@ import {
 import { callEventSubject, parseCallSubject } from "@warden/contracts/subjects";
 import { sha256Hex } from "@warden/contracts/json";
 import { readStream } from "@warden/projector";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { createAgentClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
 import { outputOf, startSubagentWarden, SUBAGENT_TEST_POLICY, type SubagentWarden } from "./subagent-fixture.js";
@@ -75,7 +75,7 @@ describe("every event names its cause by hash: a call's events form a hash chain
     s = await startSubagentWarden([READER], { ...SUBAGENT_TEST_POLICY, approvalTtlSeconds: { write: 1, send: 3600 } });
     botBus = await s.w.agentBus("support-bot");
     bot = createAgentClient({ bus: botBus, principal: "support-bot", timeoutMs: 20_000 });
-    alice = createApproverClient({ bus: await s.w.humanBus("alice"), approver: "alice" });
+    alice = await s.w.approver("alice");
   });
   afterAll(async () => s.stop());
 

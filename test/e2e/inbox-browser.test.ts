@@ -2,11 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readOutbox } from "@warden/example-support-desk";
 import { toModelMessage } from "@warden/contracts/events";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes } from "@warden/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWarden } from "../support/cli.js";
 import { CHROMIUM, screenshotsDir, useInboxInChromium } from "../support/inbox.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 
 // screenshots for docs/approvals.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
 const SHOTS = screenshotsDir("warden-inbox-shots-");
@@ -17,15 +18,9 @@ describe("warden inbox in a real headless Chromium", () => {
     viewport: { width: 1440, height: 900 },
     policy: {
       version: "e2e-inbox",
-      principals: {
-        alice: { kind: "human", approves: ["write", "send"] },
-        "support-bot": { kind: "agent" },
-        planner: { kind: "agent" },
-      },
+      principals: usualPrincipals("alice", "support-bot", "planner"),
       llm: { showWrite: ["ticket.fill", "ticket.submit"] },
       approvalTtlSeconds: { write: 900, send: 900 },
-      rules: [],
-      budgets: {},
     },
   });
   let planner: AgentClient;
@@ -33,8 +28,8 @@ describe("warden inbox in a real headless Chromium", () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) return;
-    planner = createAgentClient({ bus: await t.w.agentBus("planner"), principal: "planner" });
-    bot = createAgentClient({ bus: await t.w.agentBus("support-bot"), principal: "support-bot" });
+    planner = await t.w.agent("planner");
+    bot = await t.w.agent("support-bot");
   }, 60_000);
 
   const card = (text: string) => t.page.locator("article.card", { hasText: text });

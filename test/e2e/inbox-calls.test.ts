@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, screenshotsDir, useInboxInChromium } from "../support/inbox.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 
 // screenshots for docs/audit.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
 const SHOTS = screenshotsDir("warden-calls-shots-");
@@ -19,13 +20,8 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     viewport: { width: 1280, height: 800 },
     policy: {
       version: "e2e-calls",
-      principals: {
-        alice: { kind: "human", approves: ["write", "send"] },
-        "support-bot": { kind: "agent" },
-      },
+      principals: usualPrincipals("alice", "support-bot"),
       approvalTtlSeconds: { write: 900, send: 900 },
-      rules: [],
-      budgets: {},
     },
   });
   let alice: AgentClient;
@@ -34,8 +30,8 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) return;
     // alice calls tools herself (mode human: a send waits for a person, and she may confirm her own)
-    alice = createAgentClient({ bus: await t.w.humanBus("alice"), principal: "alice" });
-    bot = createAgentClient({ bus: await t.w.agentBus("support-bot"), principal: "support-bot" });
+    alice = await t.w.person("alice");
+    bot = await t.w.agent("support-bot");
   }, 60_000);
 
   const row = (callId: string) => t.page.locator(`#rows tr.call-row[data-call-id="${callId}"]`);

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
 import type { ApprovalGranted } from "@warden/contracts/events";
 import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import type { PendingApproval } from "@warden/contracts/approval";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { z } from "zod";
 import { runWarden } from "../support/cli.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -41,13 +41,10 @@ describe("L5 calls: their own decision, two people, and the dry run they saw", (
   const policy = (over: Partial<PolicyDocumentInput> = {}): PolicyDocumentInput => ({
     version: "e2e-l5",
     principals: {
-      alice: { kind: "human", approves: ["write", "send"] },
+      ...usualPrincipals("alice", "planner"),
       bob: { kind: "human", approves: ["write", "send"] },
       carol: { kind: "human", approves: ["write", "send"] },
-      planner: { kind: "agent" },
     },
-    rules: [],
-    budgets: {},
     // the document would let people grant writes and sends for a session: L5 still never is
     sessionGrants: { grades: ["write", "send"], maxTtlSeconds: 1800 },
     ...over,
@@ -55,19 +52,11 @@ describe("L5 calls: their own decision, two people, and the dry run they saw", (
 
   beforeAll(async () => {
     w = await startTestWarden({ policy: policy() });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "vault-executor", domains: ["vault"] }),
-        log: silentLogger(),
-        domain: "vault",
-        approverKeys: w.approverKeys,
-        tools: [erase],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
-    carol = createApproverClient({ bus: await w.humanBus("carol"), approver: "carol" });
+    await w.startExecutor("vault", [erase]);
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
+    bob = await w.approver("bob");
+    carol = await w.approver("carol");
   });
   afterAll(async () => w.stop());
 
@@ -141,7 +130,7 @@ describe("L5 calls: their own decision, two people, and the dry run they saw", (
   });
 
   it("never counts the requester: a person asking in human mode cannot confirm their own L5 call", async () => {
-    const own = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice" });
+    const own = await w.person("alice");
     vault.set("v5", "x");
     const r = await own.call("vault.erase", { id: "v5" }, { mode: "human" });
     expect(r.status).toBe("awaiting_approval");

@@ -4,6 +4,7 @@ import { toModelMessage } from "@warden/contracts/events";
 import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -22,7 +23,7 @@ describe("a model's send waits for a person: never listed, never run by the mode
       policy: {
         version: "e2e-model-send",
         principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
+          ...usualPrincipals("alice"),
           carol: { kind: "human", approves: ["write"] },
           // an agent the document lists with `approves` still decides nothing
           "support-bot": { kind: "agent", approves: ["send"] },
@@ -33,8 +34,8 @@ describe("a model's send waits for a person: never listed, never run by the mode
     });
     botBus = await w.agentBus("support-bot");
     bot = createAgentClient({ bus: botBus, principal: "support-bot", timeoutMs: 20_000 });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    carol = createApproverClient({ bus: await w.humanBus("carol"), approver: "carol" });
+    alice = await w.approver("alice");
+    carol = await w.approver("carol");
   });
   afterAll(async () => {
     await bot.close();

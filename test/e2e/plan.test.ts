@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, runPlan, type AgentClient } from "@warden/sdk";
+import { runPlan, type AgentClient } from "@warden/sdk";
 import { readOutbox } from "@warden/example-support-desk";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
@@ -8,7 +8,7 @@ describe("a fixed plan", () => {
   let client: AgentClient;
   beforeAll(async () => {
     w = await startTestWarden({ demo: true });
-    client = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    client = await w.agent("support-bot");
   });
   afterAll(async () => w.stop());
 

@@ -7,14 +7,16 @@ import { CallModelSchema } from "@warden/projections";
 import { openCursor } from "@warden/projector";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { runWarden } from "../support/cli.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const DEPTH = 50_000;
 
-const POLICY = {
+const POLICY: PolicyDocumentInput = {
   version: "e2e-poison",
-  principals: { "support-bot": { kind: "agent" as const }, planner: { kind: "agent" as const }, alice: { kind: "human" as const, approves: ["send" as const] } },
+  principals: { ...usualPrincipals("support-bot", "planner"), alice: { kind: "human", approves: ["send"] } },
 };
 
 
@@ -57,7 +59,7 @@ describe("a request nested 50,000 levels deep does not stop the projector", () =
     w = await startTestWarden({ demo: true, policy: POLICY });
     botBus = await w.agentBus("support-bot");
     bot = createAgentClient({ bus: botBus, principal: "support-bot" });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    planner = await w.agent("planner");
   });
   afterAll(async () => w.stop());
 

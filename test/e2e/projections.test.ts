@@ -1,29 +1,26 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kvGetJson, silentLogger } from "@warden/bus";
+import { kvGetJson } from "@warden/bus";
 import { newId } from "@warden/contracts/events";
 import { BUCKET_BUDGETS, BUCKET_CALLS, runBudgetKey, STREAM_CALLS } from "@warden/contracts/subjects";
 import { type IdentitySpecInput } from "@warden/contracts/permissions";
 import { argsHash } from "@warden/contracts/json";
 import { BudgetModelSchema } from "@warden/contracts/read-models";
-import { startExecutor } from "@warden/executor";
 import { CallModelSchema, digestModel, type CallModel } from "@warden/projections";
 import { openCursor, readLiveModels, rebuildReadModels, replayStream } from "@warden/projector";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { HANGING_EXECUTOR_ACK_WAIT_MS, hangingTool } from "../support/hanging-executor.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const HANGING_EXECUTOR = fileURLToPath(new URL("../support/hanging-executor.ts", import.meta.url));
 
-const POLICY = {
+const POLICY: PolicyDocumentInput = {
   version: "e2e-projections",
-  principals: {
-    alice: { kind: "human" as const, approves: ["write" as const, "send" as const] },
-    "support-bot": { kind: "agent" as const },
-    planner: { kind: "agent" as const },
-  },
+  principals: usualPrincipals("alice", "support-bot", "planner"),
   approvalTtlSeconds: { write: 3600, send: 8 },
   // the planner holds more than the default 50 approvals open at once here
   approvalQuota: { maxOpenPerRequester: 200 },
@@ -43,9 +40,9 @@ describe("projections over real services: call state, inbox and budgets equal a 
   beforeAll(async () => {
     w = await startTestWarden({ demo: true, policy: POLICY });
     // callers and the approver connect as themselves; the admin connection reads models and the stream
-    agent = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    agent = await w.agent("support-bot");
+    planner = await w.agent("planner");
+    alice = await w.approver("alice");
   });
   afterAll(async () => w.stop());
 
@@ -110,18 +107,8 @@ describe("projections over real services: call state, inbox and budgets equal a 
         return running;
       }, 20_000);
       doomed.kill("SIGKILL");
-      w.track(
-        await startExecutor({
-          bus: await w.nats.connectAs(crashyExecutor, "survivor"),
-          log: silentLogger(),
-          domain: "crashy",
-          tools: [hangingTool(false)],
-          executorId: "survivor",
-          claimGraceMs: 200,
-          ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS,
-          approverKeys: w.approverKeys,
-        }),
-      );
+      // the survivor connects as the same executor identity as the doomed copy
+      await w.startExecutor("crashy", [hangingTool(false)], { connectionName: "survivor", executorId: "survivor", claimGraceMs: 200, ackWaitMs: HANGING_EXECUTOR_ACK_WAIT_MS });
       const ended = await Promise.all(crashing);
       expect(ended.map((r) => r.status)).toEqual(Array(20).fill("outcome_unknown"));
       started.forEach((m) => track("outcome_unknown", m.callId));
@@ -172,7 +159,7 @@ describe("run budgets read from the projection", () => {
   afterAll(async () => w.stop());
 
   it("admits exactly the budget of a run whose calls all arrive at once", async () => {
-    const agent = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    const agent = await w.agent("support-bot");
     const runId = newId();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => agent.call("kb.search", { query: `q${i}` }, { mode: "llm", runId, wait: true })));
     expect(results.filter((r) => r.ok)).toHaveLength(5);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { runWarden } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
@@ -9,7 +9,7 @@ describe("resolving an intent", () => {
   let bot: AgentClient;
   beforeAll(async () => {
     w = await startTestWarden({ demo: true });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+    bot = await w.agent("support-bot", { mode: "llm" });
   });
   afterAll(async () => w.stop());
 
@@ -35,7 +35,7 @@ describe("resolving an intent", () => {
   });
 
   it("keeps to the level asked for: a person's view of the demo tools capped at L0 has only pure reads", async () => {
-    const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+    const alice = await w.person("alice", { mode: "human" });
     const all = await alice.resolve({ goal: "customer refund invoice ticket article" }, { limit: 50 });
     const capped = await alice.resolve({ goal: "customer refund invoice ticket article", maxLevel: "L0" }, { limit: 50 });
     if (!all.ok || !capped.ok) throw new Error("resolve failed");
@@ -45,7 +45,7 @@ describe("resolving an intent", () => {
   });
 
   it("caps a view asked for without an intent, reads first, and says how many it left out and how to ask (request and warden tools --max-tools)", async () => {
-    const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+    const alice = await w.person("alice", { mode: "human" });
     const full = await alice.toolView({ explain: true });
     const capped = await alice.toolView({ maxTools: 3, explain: true });
     if (!full.ok || !capped.ok) throw new Error("view failed");

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
 import type { ToolResultValidated } from "@warden/contracts/events";
-import { defineTool, startExecutor } from "@warden/executor";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { defineTool } from "@warden/executor";
+import { type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { z } from "zod";
 import { runWarden } from "../support/cli.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -45,17 +45,9 @@ describe("result verification: outputSchema and verify, recorded as ToolResultVa
   });
 
   beforeAll(async () => {
-    w = await startTestWarden({ policy: { version: "e2e-verify", principals: { planner: { kind: "agent" } }, rules: [], budgets: {} } });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "shop-executor", domains: ["shop"] }),
-        log: silentLogger(),
-        domain: "shop",
-        approverKeys: w.approverKeys,
-        tools: [lookup, reserve],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    w = await startTestWarden({ policy: { version: "e2e-verify", principals: usualPrincipals("planner") } });
+    await w.startExecutor("shop", [lookup, reserve]);
+    planner = await w.agent("planner");
   });
   afterAll(async () => w.stop());
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, createApproverClient, type ApproverClient } from "@warden/sdk";
+import { type ApproverClient } from "@warden/sdk";
 import { readOutbox } from "@warden/example-support-desk";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 describe("an agent resumes its calls: idempotency keys and results by call id", () => {
@@ -13,13 +14,11 @@ describe("an agent resumes its calls: idempotency keys and results by call id", 
       demo: true,
       policy: {
         version: "e2e-resume",
-        principals: { alice: { kind: "human", approves: ["write", "send"] }, planner: { kind: "agent" } },
+        principals: usualPrincipals("alice", "planner"),
         approvalTtlSeconds: { write: 3600, send: 3600 },
-        rules: [],
-        budgets: {},
       },
     });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    alice = await w.approver("alice");
   });
   afterAll(async () => w.stop());
 
@@ -30,7 +29,7 @@ describe("an agent resumes its calls: idempotency keys and results by call id", 
   };
 
   it("asks once for the same key: the second call follows the first call's approval and returns its result", async () => {
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await w.agent("planner");
     const args = { customerId: "C-idem", text: "your refund is on its way" };
     const first = await planner.call("customer.message", args, { mode: "plan", idempotencyKey: "refund-C-idem/notify" });
     expect(first).toMatchObject({ ok: false, status: "awaiting_approval" });
@@ -51,27 +50,27 @@ describe("an agent resumes its calls: idempotency keys and results by call id", 
   }, 40_000);
 
   it("refuses the same key for other args with DUPLICATE_CALL_ID and makes no second request", async () => {
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await w.agent("planner");
     const first = await planner.call("kb.search", { query: "refund" }, { mode: "plan", idempotencyKey: "search-1", wait: true });
     expect(first).toMatchObject({ ok: true, status: "succeeded" });
     const other = await planner.call("kb.search", { query: "returns" }, { mode: "plan", idempotencyKey: "search-1", wait: true });
     expect(other).toMatchObject({ callId: first.callId, ok: false, status: "rejected", error: { code: "DUPLICATE_CALL_ID" } });
     expect(await requestsOf(first.callId)).toBe(1);
     // the same key as another principal is another call
-    const bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    const bot = await w.agent("support-bot");
     const theirs = await bot.call("kb.search", { query: "refund" }, { idempotencyKey: "search-1", wait: true });
     expect(theirs.callId).not.toBe(first.callId);
   }, 30_000);
 
   it("resumes by call id alone from a new client instance: the same result shape call() gives, nothing asked again", async () => {
-    const before = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const before = await w.agent("planner");
     const args = { customerId: "C-resume", text: "we have fixed it" };
     const asked = await before.call("customer.message", args, { mode: "plan" });
     expect(asked).toMatchObject({ status: "awaiting_approval" });
     await before.close();
 
     // a new process: a new connection and client that know only the call id
-    const after = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const after = await w.agent("planner");
     expect(await after.result(asked.callId, { wait: false })).toMatchObject({ callId: asked.callId, status: "awaiting_approval", approvalId: asked.approvalId });
     const waiting = after.result(asked.callId, { timeoutMs: 20_000 });
     const inbox = await alice.pending();
@@ -86,9 +85,9 @@ describe("an agent resumes its calls: idempotency keys and results by call id", 
   }, 40_000);
 
   it("answers NOT_FOUND for a call id this principal never used, even one another principal did", async () => {
-    const bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
+    const bot = await w.agent("support-bot");
     const theirs = await bot.call("kb.search", { query: "refund" }, { wait: true });
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await w.agent("planner");
     expect(await planner.result(theirs.callId, { timeoutMs: 2_000 })).toMatchObject({ ok: false, status: "failed", error: { code: "NOT_FOUND" } });
     expect(await planner.result("never-made", { timeoutMs: 2_000 })).toMatchObject({ ok: false, status: "failed", error: { code: "NOT_FOUND" } });
     // its owner resumes it

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger } from "@warden/bus";
-import { defineTool, startExecutor } from "@warden/executor";
+import { readEvent } from "@warden/bus";
+import { defineTool } from "@warden/executor";
 import { UNTRUSTED_RULE } from "@warden/policy-engine";
-import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const sends = "Use when the customer asked for it; the message is seen at once and cannot be taken back.";
@@ -21,7 +21,7 @@ describe("data labels that follow a run, over real services", { timeout: 120_000
     w = await startTestWarden({
       policy: {
         version: "e2e-labels",
-        principals: { reader: { kind: "agent", scopes: ["external_read"] }, alice: { kind: "human", approves: ["write", "send"] } },
+        principals: { ...usualPrincipals("alice"), reader: { kind: "agent", scopes: ["external_read"] } },
         // the document lifts the deploy's L4 default: unattended, except after untrusted content
         rules: [{ id: "deploy-ok", match: { tool: "ops.deploy" }, effect: "allow", reason: "the pipeline deploys unattended" }],
       },
@@ -33,22 +33,14 @@ describe("data labels that follow a run, over real services", { timeout: 120_000
       defineTool({ name: "ops.deploy", version: "1.0.0", title: "Deploy", description: sends, grade: "write", actionType: "deploy", input: z.strictObject({ service: z.string() }), handler: async ({ service }) => ({ deployed: service }) }),
     ];
     for (const domain of ["web", "mail", "ops"]) {
-      w.track(
-        await startExecutor({
-          bus: await w.nats.connectAs({ kind: "executor", name: `${domain}-executor`, domains: [domain] }),
-          log: silentLogger(),
-          domain,
-          approverKeys: w.approverKeys,
-          tools: tools.filter((t) => t.domain === domain),
-        }),
-      );
+      await w.startExecutor(domain, tools.filter((t) => t.domain === domain));
     }
   });
   afterAll(async () => w.stop());
 
   it("makes a send after an untrusted read wait for a person, naming the read; the same send in a fresh run takes the normal path", async () => {
-    const agent = createAgentClient({ bus: await w.agentBus("reader"), principal: "reader", runId: "run-untrusted" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const agent = await w.agent("reader", { runId: "run-untrusted" });
+    const alice = await w.approver("alice");
     const page = await agent.call("web.fetch", { url: "https://example.com/post" }, { mode: "plan" });
     expect(page.ok).toBe(true);
     const read = await readEvent(w.bus, "web", page.callId, "ToolPolicyChecked");
@@ -79,7 +71,7 @@ describe("data labels that follow a run, over real services", { timeout: 120_000
   });
 
   it("holds a lifted external write after an untrusted read, lets it run in a fresh run or after a trusted read", async () => {
-    const agent = createAgentClient({ bus: await w.agentBus("reader"), principal: "reader", runId: "run-deploy" });
+    const agent = await w.agent("reader", { runId: "run-deploy" });
     // control: the rule lifts the deploy where nothing untrusted was read, so the label is what holds it
     expect(await agent.call("web.wiki", { page: "deploy" }, { mode: "plan" })).toMatchObject({ ok: true });
     expect(await agent.call("ops.deploy", { service: "api" }, { mode: "plan" })).toMatchObject({ ok: true, data: { deployed: "api" } });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvent, silentLogger } from "@warden/bus";
-import { createAgentClient } from "@warden/sdk";
 import { startSubagentService, triageAgent } from "@warden/subagent";
 import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -28,7 +27,7 @@ describe("the demo's agent.triage over the support desk", () => {
     const service = await startSubagentService({ ...(await asSubagentService()), agents: [triageAgent], endpoint: { defaultModel: "gpt-4o-mini" } });
     try {
       expect(service.executor.registered).toEqual([expect.objectContaining({ name: "agent.triage", status: "enabled" })]);
-      const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+      const alice = await w.person("alice", { mode: "human" });
       const r = await alice.call("agent.triage", { task: "look into session 1" }, { timeoutMs: 15_000 });
       expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE", retryable: false, details: { missing: ["OPENAI_BASE_URL", "OPENAI_API_KEY"] } } });
       expect(r.error?.message).toMatch(/set OPENAI_BASE_URL .* and OPENAI_API_KEY/);
@@ -47,7 +46,7 @@ describe("the demo's agent.triage over the support desk", () => {
         { toolCalls: [{ name: "session__fetch", arguments: { id: 1 } }, { name: "kb__search", arguments: { query: "refund damaged" } }] },
         { content: "Summary: broken blender, refund wanted. Suggested reply: we will refund within 5-10 days." },
       ]);
-      const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+      const alice = await w.person("alice", { mode: "human" });
       const r = await alice.call("agent.triage", { task: "triage session 1", summary: "customer is upset" }, { scope: "ticket_page", timeoutMs: 15_000 });
       expect(r).toMatchObject({ ok: true, data: { stoppedBy: "answer" } });
       const [first] = model.requestsFor("m-triage");

@@ -30,7 +30,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   beforeAll(async () => {
     s = await startSubagentWarden(AGENTS);
     // the agent and the person connect as themselves; the admin connection only reads the stream
-    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
     const aliceBus = await s.w.humanBus("alice");
     alice = createAgentClient({ bus: aliceBus, principal: "alice", timeoutMs: 20_000 });
     approver = createApproverClient({ bus: aliceBus, approver: "alice" });

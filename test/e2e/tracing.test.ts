@@ -6,7 +6,7 @@ import { consumerName } from "@warden/contracts/subjects";
 import { DURABLE_REGISTRY } from "@warden/contracts/permissions";
 import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { startTracing, type Tracing } from "@warden/service-kit";
 import { callEvents, eventually } from "@warden/testing";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
@@ -93,7 +93,7 @@ describe("tracing: one call is one trace, from the agent's span through every st
       return { pending: r, agentSpanId: span.spanContext().spanId };
     });
     expect(pending).toMatchObject({ status: "awaiting_approval" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await w.approver("alice");
     const item = await eventually(async () => {
       const inbox = await alice.pending();
       const found = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson } from "@warden/bus";
 import { newId, undoCallIdOf, type ToolCallRequested } from "@warden/contracts/events";
 import { BUCKET_DEMO_TICKETS } from "@warden/example-support-desk";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { callEvents, waitForEvent } from "@warden/testing";
 import { z } from "zod";
 import { runWarden } from "../support/cli.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** Undo (issue 16 item 2): a call is undone by the compensation its tool declares, as a governed call of its own, once. */
@@ -16,10 +17,10 @@ describe("undo: compensating a call that succeeded", () => {
   beforeAll(async () => {
     w = await startTestWarden({
       demo: true,
-      policy: { version: "e2e-undo", principals: { alice: { kind: "human", approves: ["write", "send"] }, planner: { kind: "agent" }, other: { kind: "agent" } }, rules: [], budgets: {} },
+      policy: { version: "e2e-undo", principals: { ...usualPrincipals("alice", "planner"), other: { kind: "agent" } } },
     });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner", mode: "plan" });
-    other = createAgentClient({ bus: await w.agentBus("other"), principal: "other", mode: "plan" });
+    planner = await w.agent("planner", { mode: "plan" });
+    other = await w.agent("other", { mode: "plan" });
   });
   afterAll(async () => w.stop());
 

@@ -4,6 +4,7 @@ import { idempotentCallId, newId, undoCallIdOf, type ToolCallRequested } from "@
 import { type JsonObject } from "@warden/contracts/json";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { deadLetters, eventually, waitForEvent } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -18,9 +19,9 @@ describe("call ids cannot be pre-claimed across principals", () => {
   beforeAll(async () => {
     w = await startTestWarden({
       demo: true,
-      policy: { version: "call-id-claims", principals: { alice: { kind: "human", approves: ["write", "send"] }, planner: { kind: "agent" }, mallory: { kind: "agent" } }, rules: [], budgets: {} },
+      policy: { version: "call-id-claims", principals: { ...usualPrincipals("alice", "planner"), mallory: { kind: "agent" } } },
     });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner", mode: "plan" });
+    planner = await w.agent("planner", { mode: "plan" });
     mallory = await w.agentBus("mallory");
   });
   afterAll(async () => w.stop());
