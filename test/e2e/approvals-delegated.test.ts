@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
-import { eventually } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { outputOf, SUBAGENT_TEST_POLICY, startSubagentWarden, type SubagentWarden } from "./subagent-fixture.js";
 
 const FILER: SubagentDescriptorInput = {
@@ -36,12 +36,7 @@ describe("approvals: a delegated call's card and separation of duties", () => {
     const child = outputOf(delegating).childCalls[0];
     expect(child).toMatchObject({ tool: "ticket.submit", status: "awaiting_approval" });
 
-    const card = await eventually(async () => {
-      const r = await carol.pending();
-      const found = r.ok ? r.value.find((p) => p.approvalId === child?.approvalId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const card = await cardIn(carol, (p) => p.approvalId === child?.approvalId);
     expect(card).toMatchObject({
       principal: "agent-filer",
       mode: "llm",

@@ -6,7 +6,8 @@ import type { Bus } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { wardenTools as aiTools } from "@warden/sdk/ai";
 import { wardenTools as agentsTools } from "@warden/sdk/openai-agents";
-import { eventually, startScriptedOpenAi, type ScriptedOpenAi } from "@warden/testing";
+import { startScriptedOpenAi, type ScriptedOpenAi } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** How many times support-bot asked for a tool: the ToolCallRequested subjects of its domain. */
@@ -60,12 +61,7 @@ describe("framework adapters: wardenTools() for the OpenAI Agents SDK and the Ve
     expect(Object.keys(pending)).toEqual(["call_write"]);
 
     const alice = await w.approver("alice");
-    const inbox = await eventually(async () => {
-      const r = await alice.pending();
-      const found = r.ok ? r.value.find((a) => a.approvalId === pending["call_write"]!.approvalId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const inbox = await cardIn(alice, (a) => a.approvalId === pending["call_write"]!.approvalId);
     expect(inbox).toMatchObject({ tool: "ticket.fill", principal: "support-bot" });
     expect((await alice.approve(inbox.approvalId, inbox.argsHash)).ok).toBe(true);
 
