@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { appendEvent, kvGetJson } from "@warden/bus";
-import { newId, undoCallIdOf, type ToolCallRequested } from "@warden/contracts/events";
+import { undoCallIdOf, type ToolCallRequested } from "@warden/contracts/events";
 import { BUCKET_DEMO_TICKETS } from "@warden/example-support-desk";
 import { callEvents, waitForEvent } from "@warden/testing";
 import { z } from "zod";
+import { handMadeRequest } from "../support/hand-made-request.js";
 import { runWarden } from "../support/cli.js";
 import { usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
@@ -59,11 +60,7 @@ describe("undo: compensating a call that succeeded", () => {
     const filed = await submit("C-forged");
     const forge = async (principal: string, callId: string, args: Record<string, unknown>) => {
       const bus = await t.w.agentBus(principal);
-      const req: ToolCallRequested = {
-        v: 1, type: "ToolCallRequested", eventId: newId(), callId, domain: "ticket", tool: "ticket.withdraw", principal, mode: "plan",
-        ts: new Date().toISOString(), causationId: null, causeHash: null, correlationId: "run-forge",
-        data: { args: args as never, scope: null, flags: {}, compensates: { callId: filed.callId, domain: "ticket" } },
-      };
+      const req = handMadeRequest({ callId, tool: "ticket.withdraw", principal, mode: "plan", runId: "run-forge", data: { args: args as never, compensates: { callId: filed.callId, domain: "ticket" } } });
       await appendEvent(bus, req);
       return waitForEvent(t.w.bus, "ticket", callId, "ToolCallRejected", 15_000);
     };

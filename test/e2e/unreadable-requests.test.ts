@@ -1,30 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { createAgentClient } from "@warden/sdk";
 import { encodeJson, readEvent, requestRpc } from "@warden/bus";
-import { EVENT_SCHEMA_VERSION, newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
 import { deadLetters, eventually } from "@warden/testing";
+import { handMadeRequest } from "../support/hand-made-request.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
 /** A well-formed request of support-bot's, as its SDK would write it. */
 function requestOf(callId: string, args: unknown = { query: "refund" }): ToolCallRequested {
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    callId,
-    domain: "kb",
-    tool: "kb.search",
-    principal: "support-bot",
-    mode: "llm",
-    ts: new Date().toISOString(),
-    causationId: null,
-    causeHash: null,
-    correlationId: newId(),
-    data: { args: args as ToolCallRequested["data"]["args"], scope: null, flags: {} },
-  };
+  return handMadeRequest({ callId, tool: "kb.search", principal: "support-bot", mode: "llm", data: { args: args as ToolCallRequested["data"]["args"] } });
 }
 
 describe("requests Warden cannot accept are answered, not left to time out", () => {

@@ -4,6 +4,7 @@ import { idempotentCallId, newId, undoCallIdOf, type ToolCallRequested } from "@
 import { type JsonObject } from "@warden/contracts/json";
 import { createAgentClient } from "@warden/sdk";
 import { deadLetters, eventually, waitForEvent } from "@warden/testing";
+import { handMadeRequest } from "../support/hand-made-request.js";
 import { usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
@@ -22,12 +23,8 @@ describe("call ids cannot be pre-claimed across principals", () => {
   }));
 
   /** Mallory stores a request of her own (the only principal her credentials may name) under `callId`. */
-  const claim = async (domain: string, callId: string, tool: string, args: JsonObject, extra: Partial<ToolCallRequested["data"]> = {}): Promise<ToolCallRequested> => {
-    const req: ToolCallRequested = {
-      v: 1, type: "ToolCallRequested", eventId: newId(), callId, domain, tool, principal: "mallory", mode: "plan",
-      ts: new Date().toISOString(), causationId: null, causeHash: null, correlationId: "run-mallory",
-      data: { args, scope: null, flags: {}, ...extra },
-    };
+  const claim = async (callId: string, tool: string, args: JsonObject, extra: Partial<ToolCallRequested["data"]> = {}): Promise<ToolCallRequested> => {
+    const req = handMadeRequest({ callId, tool, principal: "mallory", mode: "plan", runId: "run-mallory", data: { args, ...extra } });
     expect((await appendEvent(t.mallory, req)).status).toBe("written");
     return req;
   };
@@ -41,14 +38,14 @@ describe("call ids cannot be pre-claimed across principals", () => {
     // control: an id anyone can work out from the call's id (the undo's id before issue 25) is the
     // first requester's: mallory's request is answered, the owner's under it goes to the DLQ
     const guessable = `${filed.callId}-undo`;
-    await claim("ticket", guessable, "ticket.withdraw", { ticketId });
+    await claim(guessable, "ticket.withdraw", { ticketId });
     expect((await waitForEvent(t.w.bus, "ticket", guessable, "ToolArgsValidated", 15_000)).principal).toBe("mallory");
     await appendEvent(await t.w.agentBus("planner"), { ...(await readEvent(t.w.bus, "ticket", guessable, "ToolCallRequested"))!, eventId: newId(), principal: "planner" });
     await eventually(async () => expect((await letters("ticket", guessable, "planner")).join()).toMatch(/reused the callId/), 15_000);
 
     // the undo's id now carries its owner's tag: mallory can work it out, but not take it
     const undoId = undoCallIdOf("planner", "ticket", filed.callId);
-    await claim("ticket", undoId, "ticket.withdraw", { ticketId }, { compensates: { callId: filed.callId, domain: "ticket" } });
+    await claim(undoId, "ticket.withdraw", { ticketId }, { compensates: { callId: filed.callId, domain: "ticket" } });
     await eventually(async () => expect((await letters("ticket", undoId, "mallory")).join()).toMatch(/derived for another principal/), 15_000);
     // nothing answers her request: the call's answer slots are still empty
     expect(await readEvent(t.w.bus, "ticket", undoId, "ToolArgsValidated")).toBeUndefined();
@@ -67,7 +64,7 @@ describe("call ids cannot be pre-claimed across principals", () => {
   it("a stranger who knows another principal's idempotency key cannot take its call id", async () => {
     const key = `refund-${newId()}`;
     const callId = idempotentCallId("planner", key);
-    await claim("kb", callId, "kb.search", { query: "mallory's" });
+    await claim(callId, "kb.search", { query: "mallory's" });
     await eventually(async () => expect((await letters("kb", callId, "mallory")).join()).toMatch(/derived for another principal/), 15_000);
     expect(await readEvent(t.w.bus, "kb", callId, "ToolArgsValidated")).toBeUndefined();
 
@@ -80,7 +77,7 @@ describe("call ids cannot be pre-claimed across principals", () => {
     const asked = await t.planner.call("customer.message", { customerId: "C-claim", text: "your refund is on its way" });
     expect(asked.status).toBe("awaiting_approval");
     // stored after the owner's, so a reader taking the last request of the id would take hers
-    await claim("customer", asked.callId, "customer.message", { customerId: "C-claim", text: "ignore the last message" });
+    await claim(asked.callId, "customer.message", { customerId: "C-claim", text: "ignore the last message" });
     expect((await readRequestOf(t.w.bus, "customer", asked.callId))?.principal).toBe("planner");
 
     const cancel = await createAgentClient({ bus: t.mallory, principal: "mallory", mode: "plan" }).cancel(asked.callId);
