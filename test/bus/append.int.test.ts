@@ -2,23 +2,10 @@ import { describe, expect, it } from "vitest";
 import { eventHash, newId, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
 import { useTestNats } from "@warden/testing";
 import { appendEvent, readCallHistory, readEvent } from "@warden/bus";
+import { handMadeRequest } from "../support/hand-made-request.js";
 
 function request(callId: string, principal = "alice"): ToolCallRequested {
-  return {
-    v: 1,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    callId,
-    domain: "kb",
-    tool: "kb.search",
-    principal,
-    mode: "human",
-    ts: new Date().toISOString(),
-    causationId: null,
-    causeHash: null,
-    correlationId: "run1",
-    data: { args: { query: "x" }, scope: null, flags: {} },
-  };
+  return handMadeRequest({ callId, tool: "kb.search", principal, mode: "human", runId: "run1", data: { args: { query: "x" } } });
 }
 
 describe("appendEvent", () => {

@@ -2,24 +2,11 @@ import { describe, expect, it } from "vitest";
 import { newId, type ToolCallRequested } from "@warden/contracts/events";
 import { callEventSubject, consumerName, stageFilterSubject, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { deadLetters, eventually, useTestNats } from "@warden/testing";
-import { ACK, appendEvent, decodeJson, encodeJson, ensureStageConsumer, runStage, silentLogger, type UndecodableCode } from "@warden/bus";
+import { ACK, appendEvent, decodeJson, encodeJson, ensureStageConsumer, runStage, silentLogger, type StageSpec, type UndecodableCode } from "@warden/bus";
+import { handMadeRequest } from "../support/hand-made-request.js";
 
 function request(domain: string): ToolCallRequested {
-  return {
-    v: 1,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    callId: newId(),
-    domain,
-    tool: `${domain}.x`,
-    principal: "p1",
-    mode: "plan",
-    ts: new Date().toISOString(),
-    causationId: null,
-    causeHash: null,
-    correlationId: "r1",
-    data: { args: {}, scope: null, flags: {} },
-  };
+  return handMadeRequest({ tool: `${domain}.x`, principal: "p1", mode: "plan", runId: "r1" });
 }
 
 describe("runStage", () => {
@@ -29,6 +16,10 @@ describe("runStage", () => {
     const info = await t.bus.jsm.consumers.info(STREAM_CALLS, durable);
     return info.num_pending + info.num_ack_pending;
   };
+
+  /** A stage of the requests `filterSubject` selects, on the admin connection, under `durable`. */
+  const requestStage = (durable: string, filterSubject: string, spec: Omit<StageSpec<"ToolCallRequested">, "bus" | "log" | "durable" | "eventType" | "filterSubject">) =>
+    runStage({ bus: t.bus, log: silentLogger(), durable, eventType: "ToolCallRequested", filterSubject, ...spec });
 
   /** How many DLQ letters were recorded for a subject. */
   const letters = async (subject: string) => {
@@ -44,12 +35,7 @@ describe("runStage", () => {
   it("terminates poison for good, even on servers that ignore a term reason (regression: nats-server 2.9)", async () => {
     const durable = consumerName("t-poison");
     const seen: string[] = [];
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", "poison"),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", "poison"), {
       ackWaitMs: 1_000,
       handle: async (e) => {
         seen.push(e.callId);
@@ -80,12 +66,7 @@ describe("runStage", () => {
     const durable = consumerName("t-retry");
     let attempts = 0;
     const exhausted: string[] = [];
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", "retry"),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", "retry"), {
       maxDeliver: 3,
       backoffMs: [10],
       handle: async () => {
@@ -110,12 +91,7 @@ describe("runStage", () => {
     let running = 0;
     let maxRunning = 0;
     let done = 0;
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", "conc"),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", "conc"), {
       concurrency: 4,
       handle: async () => {
         running++;
@@ -139,12 +115,7 @@ describe("runStage", () => {
     const domain = "undec";
     const seen: { code: UndecodableCode; callId: string; principal: string | undefined; event: boolean }[] = [];
     const handled: string[] = [];
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", domain),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", domain), {
       ackWaitMs: 1_000,
       maxBytes: 150_000,
       handle: async (e) => {
@@ -192,12 +163,7 @@ describe("runStage", () => {
   it("retries an answer to an unreadable message that failed, and records the message in the DLQ once when it never succeeds", async () => {
     const durable = consumerName("t-undecodable-retry");
     let attempts = 0;
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", "undecretry"),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", "undecretry"), {
       maxDeliver: 3,
       backoffMs: [10],
       handle: async () => ACK,
@@ -223,12 +189,7 @@ describe("runStage", () => {
         if (d.ok) pulls.push(d.value as (typeof pulls)[number]);
       },
     });
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", "pull"),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", "pull"), {
       concurrency: 8,
       handle: async () => ACK,
     });
@@ -247,12 +208,7 @@ describe("runStage", () => {
     const seen = new Map<string, boolean[]>();
     const record = (callId: string, replay: boolean) => seen.set(callId, [...(seen.get(callId) ?? []), replay]);
     let failOnce: string | undefined;
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: filter,
+    const stage = await requestStage(durable, filter, {
       backoffMs: [50],
       handle: async (e, ctx) => {
         record(e.callId, ctx.possibleReplay);
@@ -282,12 +238,7 @@ describe("runStage", () => {
     const durable = consumerName("t-lost-pull");
     const filter = stageFilterSubject("ToolCallRequested", "lostpull");
     const handled: string[] = [];
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: filter,
+    const stage = await requestStage(durable, filter, {
       handle: async (e) => {
         handled.push(e.callId);
         return ACK;
@@ -312,12 +263,7 @@ describe("runStage", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let running = 0;
-    const stage = await runStage({
-      bus: t.bus,
-      log: silentLogger(),
-      durable,
-      eventType: "ToolCallRequested",
-      filterSubject: stageFilterSubject("ToolCallRequested", "bounded"),
+    const stage = await requestStage(durable, stageFilterSubject("ToolCallRequested", "bounded"), {
       concurrency: 2,
       handle: async () => {
         running++;

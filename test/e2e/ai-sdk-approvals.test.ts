@@ -19,7 +19,7 @@ import {
 import type { Bus } from "@warden/bus";
 import { type WardenEvent } from "@warden/contracts/events";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
-import { createAgentClient, createApproverClient, type ApproverClient } from "@warden/sdk";
+import { createApproverClient, type ApproverClient } from "@warden/sdk";
 import { wardenTools, type AppDecision } from "@warden/sdk/ai";
 import { callEvents, eventually, eventTypes, startScriptedOpenAi, type ScriptedOpenAi } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -72,7 +72,7 @@ describe("Vercel AI SDK approvals: a Warden call that waits for a person is the 
     w = await startTestWarden({ demo: true });
     scripted = await startScriptedOpenAi();
     // what the docs' route takes from its app: the agent's client, the model, who is signed in and their approver client
-    const agent = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+    const agent = await w.agent("support-bot", { mode: "llm" });
     const model = createOpenAICompatible({ name: "scripted", baseURL: scripted.baseURL, apiKey: "test" }).chatModel(MODEL);
     const signedInPerson = async (req: Request) => req.headers.get("x-user") ?? "";
     // the app server holds the Warden credentials of the people who sign in to it (trust model: docs/integrations.md)
@@ -128,7 +128,7 @@ describe("Vercel AI SDK approvals: a Warden call that waits for a person is the 
 
   /** The approval alice finds in her Warden inbox for a ticket. */
   async function inWardenInbox(ticketId: string) {
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await w.approver("alice");
     return eventually(async () => {
       const r = await alice.pending();
       const found = r.ok ? r.value.find((a) => a.tool === "ticket.fill" && JSON.stringify(a.args).includes(ticketId)) : undefined;

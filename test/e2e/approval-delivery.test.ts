@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "@warden/bus";
 import type { ApprovalRequested } from "@warden/contracts/events";
-import { createAgentClient, createApproverClient, startWebhookNotifier, webhookTarget, type AgentClient, type WebhookCard } from "@warden/sdk";
+import { createApproverClient, startWebhookNotifier, webhookTarget, type WebhookCard } from "@warden/sdk";
 import { eventually } from "@warden/testing";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { usualPrincipals } from "../support/usual-principals.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 const CLI = join(import.meta.dirname, "../../cli/dist/main.js");
 
@@ -23,31 +24,25 @@ async function take(watch: AsyncIterable<ApprovalRequested>, n: number): Promise
 }
 
 describe("delivery: approval requests reach a person's apps durably, on the command line and on a webhook", () => {
-  let w: TestWarden;
-  let planner: AgentClient;
-  beforeAll(async () => {
-    w = await startTestWarden({
-      demo: true,
-      policy: {
-        version: "e2e-delivery",
-        principals: { alice: { kind: "human", approves: ["write", "send"] }, bob: { kind: "human", approves: ["send"] }, planner: { kind: "agent" } },
-        approvalTtlSeconds: { write: 3600, send: 3600 },
-        rules: [],
-        budgets: {},
-      },
-    });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-  });
-  afterAll(async () => w.stop());
+  const t = useTestWarden({
+    demo: true,
+    policy: {
+      version: "e2e-delivery",
+      principals: { ...usualPrincipals("alice", "planner"), bob: { kind: "human", approves: ["send"] } },
+      approvalTtlSeconds: { write: 3600, send: 3600 },
+    },
+  }, async (w) => ({
+    planner: await w.agent("planner"),
+  }));
 
   const ask = async (text: string) => {
-    const r = await planner.call("customer.message", { customerId: `C-${text}`, text }, { mode: "plan" });
+    const r = await t.planner.call("customer.message", { customerId: `C-${text}`, text }, { mode: "plan" });
     expect(r.status).toBe("awaiting_approval");
     return r.approvalId!;
   };
 
   it("delivers the requests made while the app was down when it comes back, and not the ones it already handled", async () => {
-    const firstRun: Bus = await w.humanBus("alice");
+    const firstRun: Bus = await t.w.humanBus("alice");
     const phone = createApproverClient({ bus: firstRun, approver: "alice" });
     const before = await ask("before");
     const handled = await take(phone.watch({ durable: "phone" }), 1);
@@ -57,12 +52,12 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     // the app is down: two requests come, and one more that bob decides before the app is back
     const whileDown = [await ask("down-1"), await ask("down-2")];
     const decidedMeanwhile = await ask("down-decided");
-    const bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+    const bob = await t.w.approver("bob");
     const inbox = await bob.pending();
     const card = inbox.ok ? inbox.value.find((p) => p.approvalId === decidedMeanwhile) : undefined;
     expect(await bob.deny(card!.approvalId, card!.argsHash, "not now")).toMatchObject({ ok: true });
 
-    const secondRun = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const secondRun = await t.w.approver("alice");
     const watch = secondRun.watch({ durable: "phone" });
     const cards = watch[Symbol.asyncIterator]();
     const next = async () => ((await cards.next()).value as ApprovalRequested).data.approvalId;
@@ -73,14 +68,14 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     watch.stop();
     expect((await cards.next()).done).toBe(true);
     // another durable name of the same person starts from what is open now, oldest first
-    const laptop = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" }).watch({ durable: "laptop" });
+    const laptop = (await t.w.approver("alice")).watch({ durable: "laptop" });
     expect((await take(laptop, 4)).map((r) => r.data.approvalId)).toEqual([before, ...whileDown, await after]);
     laptop.stop();
   }, 60_000);
 
   it("ends a durable watch with the server's refusal when the durable is another person's", async () => {
     // bob's connection asking under alice's name: the server refuses the subject
-    const forged = createApproverClient({ bus: await w.humanBus("bob"), approver: "alice" }).watch({ durable: "phone" });
+    const forged = createApproverClient({ bus: await t.w.humanBus("bob"), approver: "alice" }).watch({ durable: "phone" });
     expect(await take(forged, 0)).toEqual([]);
     for await (const _ of forged) expect.unreachable("a refused watch delivers nothing");
     expect(forged.error?.code).toBe("FORBIDDEN");
@@ -111,7 +106,7 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     afterAll(async () => new Promise<void>((r) => server.close(() => r())));
 
     it("posts each new card as JSON, retrying a webhook that refuses, and never holds the approval up", async () => {
-      const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+      const alice = await t.w.approver("alice");
       // the cards open so far are posted too (a new durable starts from what is open); only this test's matter
       refuseNext = 2;
       const notifier = startWebhookNotifier({ approver: alice, url, durable: "hook", firstBackoffMs: 50 });
@@ -145,10 +140,10 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
   });
 
   it("warden approvals --watch streams new cards as lines (--json: one object a line) until stopped", async () => {
-    await w.nats.home.addIdentity({ kind: "human", name: "alice" });
+    await t.w.nats.home.addIdentity({ kind: "human", name: "alice" });
     const { NATS_URL: _url, NATS_CREDS: _creds, WARDEN_HOME: _home, ...env } = process.env;
     const child = spawn(process.execPath, [CLI, "approvals", "--as", "alice", "--watch", "--json", "--durable", "cli-test"], {
-      env: { ...env, WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" },
+      env: { ...env, WARDEN_HOME: t.w.nats.home.dir, LOG_LEVEL: "silent" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -173,7 +168,7 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     }
     // without --json, a human line per card; a new durable starts with what is open, this card included
     const human = spawn(process.execPath, [CLI, "approvals", "--as", "alice", "--watch", "--durable", "cli-human"], {
-      env: { ...env, WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" },
+      env: { ...env, WARDEN_HOME: t.w.nats.home.dir, LOG_LEVEL: "silent" },
       stdio: ["ignore", "pipe", "ignore"],
     });
     let lines = "";
@@ -198,7 +193,7 @@ describe("delivery: approval requests reach a person's apps durably, on the comm
     const { NATS_URL: _url, NATS_CREDS: _creds, WARDEN_HOME: _home, ...env } = process.env;
     const ran = await new Promise<{ code: number | null; err: string }>((resolve) => {
       const child = spawn(process.execPath, [CLI, "approvals", "--as", "alice", "--watch", "--webhook", "https://hooks.example.com/x"], {
-        env: { ...env, WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" },
+        env: { ...env, WARDEN_HOME: t.w.nats.home.dir, LOG_LEVEL: "silent" },
         stdio: ["ignore", "ignore", "pipe"],
       });
       let err = "";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, createApproverClient, type ApproverClient } from "@warden/sdk";
+import { type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
-import { eventually } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { outputOf, SUBAGENT_TEST_POLICY, startSubagentWarden, type SubagentWarden } from "./subagent-fixture.js";
 
 const FILER: SubagentDescriptorInput = {
@@ -23,25 +23,20 @@ describe("approvals: a delegated call's card and separation of duties", () => {
       ...SUBAGENT_TEST_POLICY,
       principals: { ...SUBAGENT_TEST_POLICY.principals, carol: { kind: "human", approves: ["write"] } },
     });
-    alice = createApproverClient({ bus: await s.w.humanBus("alice"), approver: "alice" });
-    carol = createApproverClient({ bus: await s.w.humanBus("carol"), approver: "carol" });
+    alice = await s.w.approver("alice");
+    carol = await s.w.approver("carol");
   });
   afterAll(async () => s.stop());
 
   it("shows 'alice via agent.filer' with the delegated task as intent, refuses alice's own grant and takes carol's", async () => {
     const ticket = { title: "Blender", body: "Refund asked twice", customerId: "C-chain" };
     s.model.script("m-filer", [{ toolCalls: [{ name: "ticket__submit", arguments: ticket }] }, { content: "Proposed." }]);
-    const asAlice = createAgentClient({ bus: await s.w.humanBus("alice"), principal: "alice", timeoutMs: 20_000 });
+    const asAlice = await s.w.person("alice", { timeoutMs: 20_000 });
     const delegating = await asAlice.call("agent.filer", { task: "file a refund ticket for C-chain" }, { mode: "human" });
     const child = outputOf(delegating).childCalls[0];
     expect(child).toMatchObject({ tool: "ticket.submit", status: "awaiting_approval" });
 
-    const card = await eventually(async () => {
-      const r = await carol.pending();
-      const found = r.ok ? r.value.find((p) => p.approvalId === child?.approvalId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const card = await cardIn(carol, (p) => p.approvalId === child?.approvalId);
     expect(card).toMatchObject({
       principal: "agent-filer",
       mode: "llm",

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
+import { describe, expect, it } from "vitest";
 import type { ApprovalGranted } from "@warden/contracts/events";
 import type { PolicyDocumentInput } from "@warden/contracts/policy";
-import type { PendingApproval } from "@warden/contracts/approval";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { z } from "zod";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { cardIn } from "../support/approval-cards.js";
+import { usualPrincipals } from "../support/usual-principals.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 /**
  * Quorum conditions over the real services: `approvalQuorum` entries matched by grade and by a
@@ -17,10 +16,6 @@ import { startTestWarden, type TestWarden } from "../support/warden.js";
  * grants (a session made under the threshold never covers a call over it).
  */
 describe("approvals: quorum by grade and by a threshold on the args", () => {
-  let w: TestWarden;
-  let planner: AgentClient;
-  let alice: ApproverClient;
-  let bob: ApproverClient;
   const paid: { customerId: string; amount: number }[] = [];
   const refund = defineTool({
     name: "pay.refund",
@@ -41,50 +36,33 @@ describe("approvals: quorum by grade and by a threshold on the args", () => {
     principals: {
       alice: { kind: "human", approves: ["send"] },
       bob: { kind: "human", approves: ["send"] },
-      planner: { kind: "agent" },
+      ...usualPrincipals("planner"),
     },
-    rules: [],
-    budgets: {},
     sessionGrants: { grades: ["send"], maxTtlSeconds: 1800 },
     approvalQuorum: [{ id: "big-refunds", grade: "send", when: { arg: "amount", gt: 1000 }, approvers: 2, reason: "a refund over 1000 needs two people" }],
     ...over,
   });
 
-  beforeAll(async () => {
-    w = await startTestWarden({ policy: policy({}) });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "pay-executor", domains: ["pay"] }),
-        log: silentLogger(),
-        domain: "pay",
-        approverKeys: w.approverKeys,
-        tools: [refund],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    bob = createApproverClient({ bus: await w.humanBus("bob"), approver: "bob" });
+  const t = useTestWarden({ policy: policy({}) }, async (w) => {
+    await w.startExecutor("pay", [refund]);
+    const planner = await w.agent("planner");
+    const alice = await w.approver("alice");
+    const bob = await w.approver("bob");
+    return { planner, alice, bob };
   });
-  afterAll(async () => w.stop());
 
-  const ask = (customerId: string, amount: number) => planner.call("pay.refund", { customerId, amount }, { mode: "plan" });
-  const cardOf = (callId: string): Promise<PendingApproval> =>
-    eventually(async () => {
-      const p = await alice.pending();
-      const found = p.ok ? p.value.find((a) => a.callId === callId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
-  const settled = (callId: string) => planner.awaitCall(callId, "pay.refund", { timeoutMs: 10_000 });
+  const ask = (customerId: string, amount: number) => t.planner.call("pay.refund", { customerId, amount }, { mode: "plan" });
+  const cardOf = (callId: string) => cardIn(t.alice, (a) => a.callId === callId);
+  const settled = (callId: string) => t.planner.awaitCall(callId, "pay.refund", { timeoutMs: 10_000 });
   const paidTo = (customerId: string) => paid.filter((p) => p.customerId === customerId).map((p) => p.amount);
 
   it("asks two distinct people for a send over the threshold, saying why on the card", async () => {
     const r = await ask("C-big", 1500);
     const card = await cardOf(r.callId);
     expect(card).toMatchObject({ quorum: 2, quorumRule: { id: "big-refunds", reason: "a refund over 1000 needs two people (amount is 1500: amount > 1000)" } });
-    expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 1, need: 2 } });
-    expect(eventTypes(await callEvents(w.bus, r.callId))).not.toContain("ApprovalGranted");
-    expect(await bob.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 2, need: 2 } });
+    expect(await t.alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 1, need: 2 } });
+    expect(eventTypes(await callEvents(t.w.bus, r.callId))).not.toContain("ApprovalGranted");
+    expect(await t.bob.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 2, need: 2 } });
     expect(await settled(r.callId)).toMatchObject({ ok: true, data: { refunded: 1500 } });
     expect(paidTo("C-big")).toEqual([1500]);
   });
@@ -93,7 +71,7 @@ describe("approvals: quorum by grade and by a threshold on the args", () => {
     const r = await ask("C-small", 900);
     const card = await cardOf(r.callId);
     expect(card).toMatchObject({ quorum: 1, quorumRule: { id: "default.quorum" } });
-    expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, decision: "grant" });
+    expect(await t.alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, decision: "grant" });
     expect(await settled(r.callId)).toMatchObject({ ok: true, data: { refunded: 900 } });
   });
 
@@ -102,46 +80,46 @@ describe("approvals: quorum by grade and by a threshold on the args", () => {
     const card = await cardOf(r.callId);
     expect(card.quorum).toBe(1);
     const edited = { customerId: "C-edit", amount: 5000 };
-    expect(await alice.approve(card.approvalId, card.argsHash, { args: edited })).toMatchObject({ ok: true, quorum: { have: 1, need: 2 } });
+    expect(await t.alice.approve(card.approvalId, card.argsHash, { args: edited })).toMatchObject({ ok: true, quorum: { have: 1, need: 2 } });
     expect(paidTo("C-edit")).toEqual([]);
     // the second person grants the edited args (the first's edit binds the rest)
-    expect(await bob.approve(card.approvalId, card.argsHash, { args: edited })).toMatchObject({ ok: true, quorum: { have: 2, need: 2 } });
+    expect(await t.bob.approve(card.approvalId, card.argsHash, { args: edited })).toMatchObject({ ok: true, quorum: { have: 2, need: 2 } });
     expect(await settled(r.callId)).toMatchObject({ ok: true, data: { refunded: 5000 } });
-    const grant = (await callEvents(w.bus, r.callId)).find((e): e is ApprovalGranted => e.type === "ApprovalGranted");
+    const grant = (await callEvents(t.w.bus, r.callId)).find((e): e is ApprovalGranted => e.type === "ApprovalGranted");
     expect(grant?.data.coApprovers).toEqual([expect.objectContaining({ approver: "alice" })]);
   });
 
   it("never lets a session made under the threshold cover a send over it", async () => {
     const first = await ask("C-session", 100);
     const card = await cardOf(first.callId);
-    expect(await alice.approve(card.approvalId, card.argsHash, { session: { ttlSeconds: 600, args: { customerId: { equals: "C-session" } } } })).toMatchObject({ ok: true });
+    expect(await t.alice.approve(card.approvalId, card.argsHash, { session: { ttlSeconds: 600, args: { customerId: { equals: "C-session" } } } })).toMatchObject({ ok: true });
     expect(await settled(first.callId)).toMatchObject({ ok: true });
     // under the threshold: the session covers it, nobody is asked
     const second = await ask("C-session", 200);
     expect(await settled(second.callId)).toMatchObject({ ok: true, data: { refunded: 200 } });
-    expect((await callEvents(w.bus, second.callId)).find((e): e is ApprovalGranted => e.type === "ApprovalGranted")?.data.bySession).toBeDefined();
+    expect((await callEvents(t.w.bus, second.callId)).find((e): e is ApprovalGranted => e.type === "ApprovalGranted")?.data.bySession).toBeDefined();
     // over it: two people are asked again
     const big = await ask("C-session", 2000);
     const bigCard = await cardOf(big.callId);
     expect(bigCard).toMatchObject({ quorum: 2, quorumRule: { id: "big-refunds" } });
-    await alice.deny(bigCard.approvalId, bigCard.argsHash, "too much for today");
+    await t.alice.deny(bigCard.approvalId, bigCard.argsHash, "too much for today");
     expect(paidTo("C-session")).toEqual([100, 200]);
   });
 
   it("asks two people for every send with the grade form, naming the entry by its index", async () => {
-    expect(await putPolicyDocument(w.bus, policy({ version: "e2e-quorum-grade", approvalQuorum: [{ grade: "send", approvers: 2 }] }))).toMatchObject({ ok: true });
+    expect(await putPolicyDocument(t.w.bus, policy({ version: "e2e-quorum-grade", approvalQuorum: [{ grade: "send", approvers: 2 }] }))).toMatchObject({ ok: true });
     // each service follows the document on its own: ask until a card is made under the new one
     const card = await eventually(async () => {
       const r = await ask("C-grade", 10);
       const c = await cardOf(r.callId);
       const current = c.policyVersion === "e2e-quorum-grade" && c.quorumRule?.id === "approvalQuorum[0]";
-      if (!current) await alice.deny(c.approvalId, c.argsHash, "asked under the previous document");
+      if (!current) await t.alice.deny(c.approvalId, c.argsHash, "asked under the previous document");
       expect(current).toBe(true);
       return c;
     });
     expect(card).toMatchObject({ quorum: 2, quorumRule: { id: "approvalQuorum[0]", reason: "2 distinct approvers for grade send" } });
-    expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 1, need: 2 } });
-    expect(await bob.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 2, need: 2 } });
+    expect(await t.alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 1, need: 2 } });
+    expect(await t.bob.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, quorum: { have: 2, need: 2 } });
     expect(await settled(card.callId)).toMatchObject({ ok: true, data: { refunded: 10 } });
   });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolResult } from "@warden/contracts/events";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { startTracing, type Tracing } from "@warden/service-kit";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
@@ -59,7 +59,7 @@ describe("audit export --otlp: past calls' spans rebuilt from their events", { t
     await s.w.nats.home.addIdentity({ kind: "auditor", name: "auditor" });
     dir = mkdtempSync(join(tmpdir(), "warden-otlp-export-"));
     since = new Date(Date.now() - 1_000).toISOString();
-    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
 
     ({ search, agentSpanId } = await trace.getTracer("test-agent").startActiveSpan("agent turn", async (span) => {
       const r = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ToolResult } from "@warden/contracts/events";
 import { OBJECT_STORE_ARTIFACTS } from "@warden/contracts/subjects";
 import { sha256Hex } from "@warden/contracts/json";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { runWarden, type CliRan } from "../support/cli.js";
 import { parseCsv } from "../support/csv.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -32,8 +33,8 @@ describe("auditor views: narrow trace and audit, CSV, the HTML timeline, artifac
     dir = mkdtempSync(join(tmpdir(), "warden-audit-views-"));
     await w.nats.home.addIdentity({ kind: "auditor", name: "auditor" });
     since = new Date(Date.now() - 1_000).toISOString();
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    bot = await w.agent("support-bot");
+    const alice = await w.approver("alice");
 
     read = await bot.call("kb.search", { query: "refund, \"quoted\"" }, { mode: "llm", intent: { goal: "answer the customer, who asked about a refund twice" } });
     expect(read).toMatchObject({ ok: true, status: "succeeded" });
@@ -41,12 +42,7 @@ describe("auditor views: narrow trace and audit, CSV, the HTML timeline, artifac
     expect(big).toMatchObject({ ok: true, truncated: true });
     const held = await bot.call("customer.message", { customerId: "C-views", text: "Your refund of 40 EUR was sent today. Reference R-881." }, { mode: "plan" });
     expect(held.status).toBe("awaiting_approval");
-    const card = await eventually(async () => {
-      const p = await alice.pending();
-      const found = p.ok ? p.value.find((c) => c.callId === held.callId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const card = await cardIn(alice, (c) => c.callId === held.callId);
     expect(await alice.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true });
     approved = await bot.awaitCall(held.callId, "customer.message", { timeoutMs: 20_000 });
     expect(approved).toMatchObject({ ok: true, status: "succeeded" });

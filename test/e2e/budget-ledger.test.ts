@@ -1,15 +1,16 @@
 import { execFile } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { kvGetJson, readEvent, silentLogger } from "@warden/bus";
 import { type ToolResult } from "@warden/contracts/events";
 import { BUCKET_BUDGETS, ledgerKey } from "@warden/contracts/subjects";
 import { startPolicyService } from "@warden/policy";
 import { LedgerStateSchema, ledgerUsed } from "@warden/policy-engine";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { usualPrincipals } from "../support/usual-principals.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
 
@@ -19,38 +20,35 @@ const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/ma
  * a call that ran: spent), exact across the copies.
  */
 describe("ledger budgets, over real services with two policy copies", { timeout: 120_000 }, () => {
-  let w: TestWarden;
 
-  beforeAll(async () => {
-    w = await startTestWarden({
-      demo: true,
-      policy: {
-        version: "e2e-ledgers",
-        principals: {
-          alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
-          spender: { kind: "agent" },
-          planner: { kind: "agent" },
-          tester: { kind: "agent" },
-        },
-        teams: { spenders: ["spender"], planners: ["planner"] },
-        budgets: {
-          ledgers: [
-            { id: "spenders-daily", team: "spenders", period: "day", calls: 20 },
-            { id: "planner-sends", team: "planners", period: "hour", calls: 3 },
-            { id: "failures", tool: "demo.fail", period: "day", calls: 2 },
-          ],
-        },
+  const t = useTestWarden({
+    demo: true,
+    policy: {
+      version: "e2e-ledgers",
+      principals: {
+        alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+        ...usualPrincipals("planner"),
+        spender: { kind: "agent" },
+        tester: { kind: "agent" },
       },
-    });
+      teams: { spenders: ["spender"], planners: ["planner"] },
+      budgets: {
+        ledgers: [
+          { id: "spenders-daily", team: "spenders", period: "day", calls: 20 },
+          { id: "planner-sends", team: "planners", period: "hour", calls: 3 },
+          { id: "failures", tool: "demo.fail", period: "day", calls: 2 },
+        ],
+      },
+    },
+  }, async (w) => {
     // a second copy of the policy service, its own identity, sharing the stage's durable
     w.track(await startPolicyService({ bus: await w.nats.connectAs({ kind: "service", name: "policy-2", role: "policy" }), log: silentLogger() }));
   });
-  afterAll(async () => w.stop());
 
-  const ledger = async (id: string, holder: string) => (await kvGetJson(await w.bus.kvm.open(BUCKET_BUDGETS), ledgerKey(id, holder), LedgerStateSchema))?.value;
+  const ledger = async (id: string, holder: string) => (await kvGetJson(await t.w.bus.kvm.open(BUCKET_BUDGETS), ledgerKey(id, holder), LedgerStateSchema))?.value;
 
   it("admits exactly 20 of 50 concurrent calls against a ledger of 20, refusing the rest BUDGET_EXCEEDED with what is left and when it resets", async () => {
-    const spender: AgentClient = createAgentClient({ bus: await w.agentBus("spender"), principal: "spender", timeoutMs: 30_000 });
+    const spender: AgentClient = await t.w.agent("spender", { timeoutMs: 30_000 });
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => spender.call("kb.search", { query: `spend ${i}` }, { mode: "llm" })));
     const ran = results.filter((r) => r.ok);
     const refused = results.filter((r) => r.error?.code === "BUDGET_EXCEEDED");
@@ -66,14 +64,14 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
   });
 
   it("makes a reservation room again when a person denies the approval, and holds the ones still waiting", async () => {
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await t.w.agent("planner");
     const sends: ToolResult[] = [];
     for (let i = 0; i < 4; i++) sends.push(await planner.call("customer.message", { customerId: `C-l${i}`, text: `hello ${i}` }, { mode: "plan" }));
     expect(sends.map((r) => r.status)).toEqual(["awaiting_approval", "awaiting_approval", "awaiting_approval", "rejected"]);
     expect(sends[3]).toMatchObject({ error: { code: "BUDGET_EXCEEDED", details: { ledger: "planner-sends", left: { calls: 0 } } } });
     expect(ledgerUsed((await ledger("planner-sends", "planners"))!)).toEqual({ calls: 3, cost: 3 });
 
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await t.w.approver("alice");
     const pending = await alice.pending();
     const first = pending.ok ? pending.value.find((p) => p.approvalId === sends[0]!.approvalId) : undefined;
     expect(first).toBeDefined();
@@ -88,14 +86,14 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
   });
 
   it("makes the reservations of calls whose tool failed room again", async () => {
-    const tester = createAgentClient({ bus: await w.agentBus("tester"), principal: "tester", timeoutMs: 20_000 });
+    const tester = await t.w.agent("tester", { timeoutMs: 20_000 });
     const fail = () => tester.call("demo.fail", {}, { mode: "plan" });
     const firstTwo = await Promise.all([fail(), fail()]);
     expect(firstTwo.map((r) => r.error?.code)).toEqual(["HANDLER_ERROR", "HANDLER_ERROR"]);
     await eventually(async () => expect(await ledger("failures", "tool-demo__fail")).toMatchObject({ spent: { calls: 0 }, holds: [] }), 15_000);
     const twoMore = await Promise.all([fail(), fail()]);
     expect(twoMore.map((r) => r.error?.code)).toEqual(["HANDLER_ERROR", "HANDLER_ERROR"]);
-    const checked = await readEvent(w.bus, "demo", twoMore[0]!.callId, "ToolPolicyChecked");
+    const checked = await readEvent(t.w.bus, "demo", twoMore[0]!.callId, "ToolPolicyChecked");
     expect(checked?.data.reservations).toEqual([{ ledger: "failures", holder: "tool-demo__fail", period: expect.any(String), calls: 1, cost: 1 }]);
     await tester.close();
   });
@@ -103,7 +101,7 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
   it("shows the ledgers with warden budgets", async () => {
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       const { NATS_URL: _u, NATS_CREDS: _c, ...env } = process.env;
-      execFile(process.execPath, [MAIN, "budgets", "--json"], { env: { ...env, WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "silent" }, timeout: 60_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [MAIN, "budgets", "--json"], { env: { ...env, WARDEN_HOME: t.w.nats.home.dir, LOG_LEVEL: "silent" }, timeout: 60_000 }, (err, stdout, stderr) =>
         done({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr }),
       );
     });

@@ -55,7 +55,7 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
   beforeAll(async () => {
     s = await startSubagentWarden(AGENTS);
     // the caller connects as itself; the admin connection only reads the stream
-    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
   });
   afterAll(async () => s.stop());
 

@@ -20,7 +20,6 @@ import {
 } from "@warden/evidence";
 import { loadSigningKey } from "@warden/service-kit";
 import { lastCheckpoint } from "@warden/notary";
-import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { runWarden, type CliRan } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -63,8 +62,8 @@ describe("tamper-evident history: the notary's checkpoints and each call's hash 
   beforeAll(async () => {
     w = await startTestWarden({ demo: true });
     dir = mkdtempSync(join(tmpdir(), "warden-evidence-"));
-    const bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const bot = await w.agent("support-bot");
+    const alice = await w.approver("alice");
     const search = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
     expect(search).toMatchObject({ ok: true, status: "succeeded" });
     searchCallId = search.callId;

@@ -1,41 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { describe, expect, it } from "vitest";
 import { callEvents } from "@warden/testing";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { usualPrincipals } from "../support/usual-principals.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 describe("floods: a principal's rate, the approval quota and budgets no run id escapes, over real services", () => {
-  let w: TestWarden;
-  let flooder: AgentClient;
-  let bot: AgentClient;
-  beforeAll(async () => {
-    w = await startTestWarden({
-      demo: true,
-      policy: {
-        version: "e2e-floods",
-        principals: {
-          alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
-          "support-bot": { kind: "agent" },
-          flooder: { kind: "agent" },
-          planner: { kind: "agent" },
-          "planner-2": { kind: "agent" },
-          // its own, generous rate: only its budget stops it
-          spender: { kind: "agent", rateLimit: { ratePerSecond: 1000, burst: 1000 } },
-        },
-        llm: { showWrite: ["ticket.fill"] },
-        rateLimits: { perPrincipal: { ratePerSecond: 2, burst: 10 } },
-        budgets: { maxCallsPerRun: 100, maxCallsPerPrincipal: { calls: 20, perSeconds: 3600 } },
-        approvalQuota: { maxOpenPerRequester: 3 },
+  const t = useTestWarden({
+    demo: true,
+    policy: {
+      version: "e2e-floods",
+      principals: {
+        alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+        ...usualPrincipals("support-bot", "planner"),
+        flooder: { kind: "agent" },
+        "planner-2": { kind: "agent" },
+        // its own, generous rate: only its budget stops it
+        spender: { kind: "agent", rateLimit: { ratePerSecond: 1000, burst: 1000 } },
       },
-    });
-    flooder = createAgentClient({ bus: await w.agentBus("flooder"), principal: "flooder", timeoutMs: 20_000 });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
-  });
-  afterAll(async () => w.stop());
+      llm: { showWrite: ["ticket.fill"] },
+      rateLimits: { perPrincipal: { ratePerSecond: 2, burst: 10 } },
+      budgets: { maxCallsPerRun: 100, maxCallsPerPrincipal: { calls: 20, perSeconds: 3600 } },
+      approvalQuota: { maxOpenPerRequester: 3 },
+    },
+  }, async (w) => ({
+    flooder: await w.agent("flooder", { timeoutMs: 20_000 }),
+    bot: await w.agent("support-bot", { timeoutMs: 20_000 }),
+  }));
 
   it("refuses a burst over a principal's rate RATE_LIMITED with retryAfterMs while another principal's calls go on", async () => {
     const [flood, others] = await Promise.all([
-      Promise.all(Array.from({ length: 40 }, (_, i) => flooder.call("kb.search", { query: `flood ${i}` }, { mode: "llm" }))),
-      Promise.all(Array.from({ length: 5 }, (_, i) => bot.call("kb.search", { query: `refund ${i}` }, { mode: "llm" }))),
+      Promise.all(Array.from({ length: 40 }, (_, i) => t.flooder.call("kb.search", { query: `flood ${i}` }, { mode: "llm" }))),
+      Promise.all(Array.from({ length: 5 }, (_, i) => t.bot.call("kb.search", { query: `refund ${i}` }, { mode: "llm" }))),
     ]);
     for (const r of others) expect(r).toMatchObject({ ok: true, status: "succeeded" });
     const ran = flood.filter((r) => r.ok);
@@ -46,33 +40,33 @@ describe("floods: a principal's rate, the approval quota and budgets no run id e
     expect(ran.length + limited.length).toBe(40);
     const refused = limited[0]!;
     expect(refused).toMatchObject({ ok: false, status: "rejected", error: { code: "RATE_LIMITED", retryable: true } });
-    const rejection = (await callEvents(w.bus, refused.callId)).find((e) => e.type === "ToolCallRejected");
+    const rejection = (await callEvents(t.w.bus, refused.callId)).find((e) => e.type === "ToolCallRejected");
     expect(rejection?.type === "ToolCallRejected" && rejection.data).toMatchObject({ stage: "policy", ruleIds: ["rate.principal"] });
     expect(rejection?.type === "ToolCallRejected" && rejection.data.error.details?.["retryAfterMs"]).toBeGreaterThan(0);
   });
 
   it("refuses the send past a requester's approval quota APPROVAL_QUOTA, while another requester's send still asks a person", async () => {
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await t.w.agent("planner");
     const sends = [];
     for (let i = 0; i < 4; i++) sends.push(await planner.call("customer.message", { customerId: `C-q${i}`, text: `hello ${i}` }, { mode: "plan" }));
     expect(sends.slice(0, 3).map((r) => r.status)).toEqual(["awaiting_approval", "awaiting_approval", "awaiting_approval"]);
     expect(sends[3]).toMatchObject({ ok: false, status: "rejected", error: { code: "APPROVAL_QUOTA", retryable: true } });
-    const rejection = (await callEvents(w.bus, sends[3]!.callId)).find((e) => e.type === "ToolCallRejected");
+    const rejection = (await callEvents(t.w.bus, sends[3]!.callId)).find((e) => e.type === "ToolCallRejected");
     expect(rejection?.type === "ToolCallRejected" && rejection.data).toMatchObject({ stage: "approver", error: { details: { open: 3, max: 3 } } });
 
-    const other = await createAgentClient({ bus: await w.agentBus("planner-2"), principal: "planner-2" }).call(
+    const other = await (await t.w.agent("planner-2")).call(
       "customer.message",
       { customerId: "C-real", text: "the one that matters" },
       { mode: "plan" },
     );
     expect(other).toMatchObject({ status: "awaiting_approval" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await t.w.approver("alice");
     const inbox = await alice.pending();
     expect(inbox.ok && inbox.value.map((p) => p.approvalId)).toContain(other.approvalId);
   });
 
   it("holds a principal to its call budget whatever run ids it names", async () => {
-    const spender = createAgentClient({ bus: await w.agentBus("spender"), principal: "spender" });
+    const spender = await t.w.agent("spender");
     const results = [];
     // a fresh run id per call: the run budget (100) never binds, the principal's (20) does
     for (let i = 0; i < 21; i++) results.push(await spender.call("kb.search", { query: `run ${i}` }, { mode: "llm", runId: `run-${i}-${Date.now()}` }));

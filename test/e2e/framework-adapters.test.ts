@@ -4,10 +4,10 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs } from "ai";
 import type { Bus } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
-import { createAgentClient, createApproverClient } from "@warden/sdk";
 import { wardenTools as aiTools } from "@warden/sdk/ai";
 import { wardenTools as agentsTools } from "@warden/sdk/openai-agents";
-import { eventually, startScriptedOpenAi, type ScriptedOpenAi } from "@warden/testing";
+import { startScriptedOpenAi, type ScriptedOpenAi } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /** How many times support-bot asked for a tool: the ToolCallRequested subjects of its domain. */
@@ -33,7 +33,7 @@ describe("framework adapters: wardenTools() for the OpenAI Agents SDK and the Ve
   });
 
   it("runs an Agents SDK agent: its read runs, its write interrupts for approval and resumes after a person approves, as one Warden call", async () => {
-    const client = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+    const client = await w.agent("support-bot", { mode: "llm" });
     const warden = await agentsTools(client, { scope: "ticket_page", timeoutMs: 20_000 });
     expect(warden.ok).toBe(true);
     if (!warden.ok) return;
@@ -60,20 +60,15 @@ describe("framework adapters: wardenTools() for the OpenAI Agents SDK and the Ve
     const pending = warden.value.pendingCalls();
     expect(Object.keys(pending)).toEqual(["call_write"]);
 
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    const inbox = await eventually(async () => {
-      const r = await alice.pending();
-      const found = r.ok ? r.value.find((a) => a.approvalId === pending["call_write"]!.approvalId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const alice = await w.approver("alice");
+    const inbox = await cardIn(alice, (a) => a.approvalId === pending["call_write"]!.approvalId);
     expect(inbox).toMatchObject({ tool: "ticket.fill", principal: "support-bot" });
     expect((await alice.approve(inbox.approvalId, inbox.argsHash)).ok).toBe(true);
 
     // resumed as another process would: the run state and the pending calls saved, new tools and agent
     const saved = { state: first.state.toString(), pending: JSON.parse(JSON.stringify(pending)) as typeof pending };
     await client.close();
-    const client2 = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+    const client2 = await w.agent("support-bot", { mode: "llm" });
     const warden2 = await agentsTools(client2, { scope: "ticket_page", timeoutMs: 20_000, pending: saved.pending });
     expect(warden2.ok).toBe(true);
     if (!warden2.ok) return;
@@ -90,7 +85,7 @@ describe("framework adapters: wardenTools() for the OpenAI Agents SDK and the Ve
   });
 
   it("gives the Vercel AI SDK the same tools: a read runs, and without toolApproval a write that waits for a person answers PENDING with its approval id", async () => {
-    const client = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+    const client = await w.agent("support-bot", { mode: "llm" });
     const warden = await aiTools(client, { scope: "ticket_page" });
     expect(warden.ok).toBe(true);
     if (!warden.ok) return;

@@ -2,20 +2,19 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, readEvent, type Bus } from "@warden/bus";
 import {
-  EVENT_SCHEMA_VERSION,
   eventHash,
   messageHash,
   newId,
   TERMINAL_EVENT_TYPES,
   type EventType,
-  type ToolCallRequested,
 } from "@warden/contracts/events";
 import { callEventSubject, parseCallSubject } from "@warden/contracts/subjects";
 import { sha256Hex } from "@warden/contracts/json";
 import { readStream } from "@warden/projector";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { createAgentClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
+import { handMadeRequest } from "../support/hand-made-request.js";
 import { outputOf, startSubagentWarden, SUBAGENT_TEST_POLICY, type SubagentWarden } from "./subagent-fixture.js";
 
 // RFC 8785's reference implementation (a CommonJS module whose typings NodeNext reads as a namespace)
@@ -75,7 +74,7 @@ describe("every event names its cause by hash: a call's events form a hash chain
     s = await startSubagentWarden([READER], { ...SUBAGENT_TEST_POLICY, approvalTtlSeconds: { write: 1, send: 3600 } });
     botBus = await s.w.agentBus("support-bot");
     bot = createAgentClient({ bus: botBus, principal: "support-bot", timeoutMs: 20_000 });
-    alice = createApproverClient({ bus: await s.w.humanBus("alice"), approver: "alice" });
+    alice = await s.w.approver("alice");
   });
   afterAll(async () => s.stop());
 
@@ -135,22 +134,7 @@ describe("every event names its cause by hash: a call's events form a hash chain
     const notJson = newId();
     await botBus.js.publish(callEventSubject("kb", notJson, "ToolCallRequested", "support-bot"), new TextEncoder().encode("{not json"));
     const strayId = newId();
-    const stray: ToolCallRequested & { note: string } = {
-      v: EVENT_SCHEMA_VERSION,
-      type: "ToolCallRequested",
-      eventId: newId(),
-      callId: strayId,
-      domain: "kb",
-      tool: "kb.search",
-      principal: "support-bot",
-      mode: "llm",
-      ts: new Date().toISOString(),
-      causationId: null,
-      causeHash: null,
-      correlationId: newId(),
-      data: { args: { query: "refund" }, scope: null, flags: {} },
-      note: "not part of any request",
-    };
+    const stray = { ...handMadeRequest({ callId: strayId, tool: "kb.search", principal: "support-bot", mode: "llm", data: { args: { query: "refund" } } }), note: "not part of any request" };
     await botBus.js.publish(callEventSubject("kb", strayId, "ToolCallRequested", "support-bot"), encodeJson(stray));
     for (const callId of [notJson, strayId]) {
       const rejected = await eventually(async () => {

@@ -6,10 +6,9 @@ import { z } from "zod";
 import { kvGetJson, readEvent, silentLogger } from "@warden/bus";
 import { BUCKET_BUDGETS } from "@warden/contracts/subjects";
 import { type PolicyDocumentInput } from "@warden/contracts/policy";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { startPolicyService } from "@warden/policy";
 import { HistoryIndexStateSchema } from "@warden/policy-engine";
-import { createAgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { runWarden } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -76,15 +75,7 @@ describe("history conditions, over real services with two policy copies", { time
       defineTool({ name: "shop.refund", version: "1.0.0", title: "Refund", description: effects, grade: "write", input: z.strictObject({ customerId: z.string(), amount: z.number() }), handler: async ({ amount }) => ({ refunded: amount }) }),
     ];
     for (const domain of ["bank", "crm", "shop"]) {
-      w.track(
-        await startExecutor({
-          bus: await w.nats.connectAs({ kind: "executor", name: `${domain}-executor`, domains: [domain] }),
-          log: silentLogger(),
-          domain,
-          approverKeys: w.approverKeys,
-          tools: tools.filter((t) => t.domain === domain),
-        }),
-      );
+      await w.startExecutor(domain, tools.filter((t) => t.domain === domain));
     }
   });
   afterAll(async () => {
@@ -93,7 +84,7 @@ describe("history conditions, over real services with two policy copies", { time
   });
 
   it("refuses the third of three concurrent $2,000 transfers under a $5,000 an hour sum limit, and names the two it counted", async () => {
-    const payer = createAgentClient({ bus: await w.agentBus("payer"), principal: "payer", timeoutMs: 30_000 });
+    const payer = await w.agent("payer", { timeoutMs: 30_000 });
     const ids: string[] = [];
     const results = [1, 2, 3].map((i) => payer.call("bank.transfer", { to: `acct-${i}`, amount: 2000 }, { mode: "plan", onAccepted: (id) => ids.push(id) }));
     await eventually(() => expect(ids).toHaveLength(3), 15_000);
@@ -124,7 +115,7 @@ describe("history conditions, over real services with two policy copies", { time
   it("never admits more than the limit however many transfers race through both copies", async () => {
     // runs on its own too: the transfers must not stay held for the test before
     releaseTransfers();
-    const swarm = createAgentClient({ bus: await w.agentBus("swarm"), principal: "swarm", timeoutMs: 30_000 });
+    const swarm = await w.agent("swarm", { timeoutMs: 30_000 });
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => swarm.call("bank.transfer", { to: `acct-${i}`, amount: 700 }, { mode: "plan" })));
     // 7 x 700 = 4,900; an eighth would make 5,600
     expect(results.filter((r) => r.ok)).toHaveLength(7);
@@ -133,7 +124,7 @@ describe("history conditions, over real services with two policy copies", { time
   });
 
   it("refuses a delete of a record nobody read in the run, and passes one read first on to a person", async () => {
-    const clerk = createAgentClient({ bus: await w.agentBus("clerk"), principal: "clerk", runId: "clerk-run-1" });
+    const clerk = await w.agent("clerk", { runId: "clerk-run-1" });
     const blind = await clerk.call("crm.delete_record", { recordId: "R-1" }, { mode: "plan" });
     expect(blind).toMatchObject({ ok: false, status: "rejected", error: { code: "POLICY_DENIED" } });
     expect(blind.error?.message).toContain("nobody in this run read the record it deletes");
@@ -154,7 +145,7 @@ describe("history conditions, over real services with two policy copies", { time
   });
 
   it("allows a refund after the fraud check of the same customer, and refuses one without it", async () => {
-    const cashier = createAgentClient({ bus: await w.agentBus("cashier"), principal: "cashier" });
+    const cashier = await w.agent("cashier");
     const without = await cashier.call("shop.refund", { customerId: "K-7", amount: 40 }, { mode: "plan" });
     expect(without).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" } });
     const check = await cashier.call("shop.fraud_check", { customerId: "K-7" }, { mode: "plan" });
@@ -169,7 +160,7 @@ describe("history conditions, over real services with two policy copies", { time
   });
 
   it("lets a call a shadow history rule would refuse take its normal path, and records the shadow decision and the history it counted", async () => {
-    const promoter = createAgentClient({ bus: await w.agentBus("promoter"), principal: "promoter" });
+    const promoter = await w.agent("promoter");
     const policyChecked = async (callId: string) => (await readEvent(w.bus, "shop", callId, "ToolPolicyChecked"))!.data;
     const first = await promoter.call("shop.coupon", { customerId: "K-9", percent: 10 }, { mode: "plan" });
     expect(first).toMatchObject({ ok: true, status: "succeeded" });
@@ -202,7 +193,7 @@ describe("history conditions, over real services with two policy copies", { time
     try {
       const file = join(dir, "policy.json");
       writeFileSync(file, JSON.stringify(POLICY));
-      const cashier = createAgentClient({ bus: await w.agentBus("cashier"), principal: "cashier" });
+      const cashier = await w.agent("cashier");
       const check = await cashier.call("shop.fraud_check", { customerId: "K-21" }, { mode: "plan" });
       expect(check.ok).toBe(true);
       const live = await cashier.call("shop.refund", { customerId: "K-21", amount: 5 }, { mode: "plan" });
@@ -238,7 +229,7 @@ describe("history conditions, over real services with two policy copies", { time
     const dir = mkdtempSync(join(tmpdir(), "warden-history-whatif-"));
     try {
       const start = new Date(Date.now() - 1000);
-      const cashier = createAgentClient({ bus: await w.agentBus("cashier"), principal: "cashier" });
+      const cashier = await w.agent("cashier");
       expect((await cashier.call("shop.fraud_check", { customerId: "K-31" }, { mode: "plan" })).ok).toBe(true);
       const checked = await cashier.call("shop.refund", { customerId: "K-31", amount: 5 }, { mode: "plan" });
       expect(checked.ok).toBe(true);

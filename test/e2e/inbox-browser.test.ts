@@ -1,12 +1,11 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readOutbox } from "@warden/example-support-desk";
 import { toModelMessage } from "@warden/contracts/events";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { callEvents, eventTypes } from "@warden/testing";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWarden } from "../support/cli.js";
-import { CHROMIUM, screenshotsDir, useInboxInChromium } from "../support/inbox.js";
+import { screenshotsDir, useInboxInChromium } from "../support/inbox.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 
 // screenshots for docs/approvals.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
 const SHOTS = screenshotsDir("warden-inbox-shots-");
@@ -17,25 +16,14 @@ describe("warden inbox in a real headless Chromium", () => {
     viewport: { width: 1440, height: 900 },
     policy: {
       version: "e2e-inbox",
-      principals: {
-        alice: { kind: "human", approves: ["write", "send"] },
-        "support-bot": { kind: "agent" },
-        planner: { kind: "agent" },
-      },
+      principals: usualPrincipals("alice", "support-bot", "planner"),
       llm: { showWrite: ["ticket.fill", "ticket.submit"] },
       approvalTtlSeconds: { write: 900, send: 900 },
-      rules: [],
-      budgets: {},
     },
-  });
-  let planner: AgentClient;
-  let bot: AgentClient;
-
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) return;
-    planner = createAgentClient({ bus: await t.w.agentBus("planner"), principal: "planner" });
-    bot = createAgentClient({ bus: await t.w.agentBus("support-bot"), principal: "support-bot" });
-  }, 60_000);
+  }, async (w) => ({
+    planner: await w.agent("planner"),
+    bot: await w.agent("support-bot"),
+  }));
 
   const card = (text: string) => t.page.locator("article.card", { hasText: text });
   const selectedText = async () => (await t.page.locator("article.card.selected").textContent()) ?? "";
@@ -52,10 +40,10 @@ describe("warden inbox in a real headless Chromium", () => {
     await t.page.evaluate("window.inboxMark = 42");
 
     const message = { customerId: "C-1042", text: "Your refund of 40 EUR was sent today." };
-    const sending = planner.call("customer.message", message, { mode: "plan", wait: true, timeoutMs: 60_000 });
+    const sending = t.planner.call("customer.message", message, { mode: "plan", wait: true, timeoutMs: 60_000 });
     await card("C-1042").waitFor({ timeout: 15_000 });
     const ticket = { title: "Refund not received", body: "Customer says the refund never arrived.", customerId: "C-77" };
-    const submitting = bot.call("ticket.submit", ticket, { mode: "llm", wait: true, timeoutMs: 60_000 });
+    const submitting = t.bot.call("ticket.submit", ticket, { mode: "llm", wait: true, timeoutMs: 60_000 });
     await card("C-77").waitFor({ timeout: 15_000 });
     expect(await t.page.evaluate("window.inboxMark")).toBe(42);
     expect(await t.page.locator("#pending-count").textContent()).toBe("2");
@@ -169,7 +157,7 @@ describe("warden inbox in a real headless Chromium", () => {
   it("approves a write for the session, keeping only the customer: a later call for that customer runs without a card, and revoking it from the page brings cards back", async () => {
     await t.page.goto(t.inbox.url);
     await t.page.locator("#live[data-state=live]").waitFor();
-    const ticket = (title: string, customerId = "C-5") => bot.call("ticket.submit", { title, body: "follow up", customerId }, { mode: "llm", wait: true, timeoutMs: 60_000 });
+    const ticket = (title: string, customerId = "C-5") => t.bot.call("ticket.submit", { title, body: "follow up", customerId }, { mode: "llm", wait: true, timeoutMs: 60_000 });
     const first = ticket("Blender broke");
     await card("Blender broke").waitFor({ timeout: 15_000 });
     await card("Blender broke").click();
@@ -212,10 +200,10 @@ describe("warden inbox in a real headless Chromium", () => {
   it("shows a write's dry run as what would change, folds the machine's detail, and keeps the actions in view", async () => {
     // a plan may write on its own: the draft has a priority before the model asks for a summary
     const ticketId = `T-${Date.now()}`;
-    expect(await planner.call("ticket.fill", { ticketId, fields: { priority: "high" } }, { mode: "plan", scope: "ticket_page", wait: true, timeoutMs: 60_000 })).toMatchObject({ ok: true, status: "succeeded" });
+    expect(await t.planner.call("ticket.fill", { ticketId, fields: { priority: "high" } }, { mode: "plan", scope: "ticket_page", wait: true, timeoutMs: 60_000 })).toMatchObject({ ok: true, status: "succeeded" });
     await t.page.goto(t.inbox.url);
     await t.page.locator("#live[data-state=live]").waitFor();
-    const filling = bot.call("ticket.fill", { ticketId, fields: { priority: "high", summary: "blender broke" } }, { mode: "llm", scope: "ticket_page", wait: true, timeoutMs: 60_000 });
+    const filling = t.bot.call("ticket.fill", { ticketId, fields: { priority: "high", summary: "blender broke" } }, { mode: "llm", scope: "ticket_page", wait: true, timeoutMs: 60_000 });
     const c = card(ticketId);
     await c.waitFor({ timeout: 15_000 });
     const diff = c.locator(".preview .diff");

@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, screenshotsDir, useInboxInChromium } from "../support/inbox.js";
+import { describe, expect, it } from "vitest";
+import { screenshotsDir, useInboxInChromium } from "../support/inbox.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 
 // screenshots for docs/audit.md: WARDEN_UPDATE_SCREENSHOTS=1 writes them into docs/images
 const SHOTS = screenshotsDir("warden-calls-shots-");
@@ -19,24 +18,14 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     viewport: { width: 1280, height: 800 },
     policy: {
       version: "e2e-calls",
-      principals: {
-        alice: { kind: "human", approves: ["write", "send"] },
-        "support-bot": { kind: "agent" },
-      },
+      principals: usualPrincipals("alice", "support-bot"),
       approvalTtlSeconds: { write: 900, send: 900 },
-      rules: [],
-      budgets: {},
     },
-  });
-  let alice: AgentClient;
-  let bot: AgentClient;
-
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) return;
+  }, async (w) => ({
     // alice calls tools herself (mode human: a send waits for a person, and she may confirm her own)
-    alice = createAgentClient({ bus: await t.w.humanBus("alice"), principal: "alice" });
-    bot = createAgentClient({ bus: await t.w.agentBus("support-bot"), principal: "support-bot" });
-  }, 60_000);
+    alice: await w.person("alice"),
+    bot: await w.agent("support-bot"),
+  }));
 
   const row = (callId: string) => t.page.locator(`#rows tr.call-row[data-call-id="${callId}"]`);
 
@@ -44,15 +33,15 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     await t.page.goto(t.inbox.url);
     await t.page.locator("#live[data-state=live]").waitFor();
 
-    const read = await alice.call("kb.search", { query: HOSTILE_QUERY }, { mode: "human", wait: true, timeoutMs: 60_000 });
+    const read = await t.alice.call("kb.search", { query: HOSTILE_QUERY }, { mode: "human", wait: true, timeoutMs: 60_000 });
     expect(read, JSON.stringify(read)).toMatchObject({ ok: true, status: "succeeded" });
     // another principal's call: alice's inbox must not list it nor open it
-    const others = await bot.call("kb.search", { query: "shipping times" }, { mode: "llm", wait: true, timeoutMs: 60_000 });
+    const others = await t.bot.call("kb.search", { query: "shipping times" }, { mode: "llm", wait: true, timeoutMs: 60_000 });
     expect(others).toMatchObject({ ok: true, status: "succeeded" });
 
     // a send in human mode waits for a person; alice confirms her own from the approvals view
     const message = { customerId: "C-2041", text: "Your replacement ships tomorrow." };
-    const sending = alice.call("customer.message", message, { mode: "human", wait: true, timeoutMs: 60_000 });
+    const sending = t.alice.call("customer.message", message, { mode: "human", wait: true, timeoutMs: 60_000 });
     const card = t.page.locator("article.card", { hasText: "C-2041" });
     await card.waitFor({ timeout: 15_000 });
     await card.click();
@@ -103,7 +92,7 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
   }, 120_000);
 
   it("cannot open another principal's call: the registry answers alice's credentials as if there were none", async () => {
-    const others = await bot.call("kb.search", { query: "opening hours" }, { mode: "llm", wait: true, timeoutMs: 60_000 });
+    const others = await t.bot.call("kb.search", { query: "opening hours" }, { mode: "llm", wait: true, timeoutMs: 60_000 });
     expect(others).toMatchObject({ ok: true, status: "succeeded" });
     const answer = await t.page.goto(new URL(`/calls/${others.callId}`, t.inbox.url).href);
     expect(answer?.status()).toBe(404);

@@ -9,8 +9,9 @@ import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { type PendingApproval } from "@warden/contracts/approval";
 import { readOutbox } from "@warden/example-support-desk";
 import { createWardenMcpSession, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
-import { createApproverClient, type ApproverClient } from "@warden/sdk";
+import { type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -19,8 +20,7 @@ const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/ma
 const POLICY = PolicyDocumentSchema.parse({
   version: "mcp-tasks-e2e-1",
   principals: {
-    alice: { kind: "human", approves: ["write", "send"] },
-    "support-bot": { kind: "agent" },
+    ...usualPrincipals("alice", "support-bot"),
     "other-bot": { kind: "agent" },
   },
 });
@@ -94,7 +94,7 @@ describe("warden mcp closes the approval loop: a call that waits for a person is
     await w.nats.home.addIdentity({ kind: "human", name: "alice" });
     await w.nats.home.addIdentity({ kind: "agent", name: "support-bot" });
     await w.nats.home.addIdentity({ kind: "agent", name: "other-bot" });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    alice = await w.approver("alice");
     env = { ...cleanEnv(), WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "warn" };
   }, 60_000);
 

@@ -9,12 +9,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { readEvent, silentLogger } from "@warden/bus";
+import { readEvent } from "@warden/bus";
 import { PolicyDocumentSchema } from "@warden/contracts/policy";
-import { defineTool, startExecutor } from "@warden/executor";
+import { defineTool } from "@warden/executor";
 import { putPolicyDocument } from "@warden/policy";
 import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY, type WardenMcpSession } from "@warden/mcp-server";
-import { createAgentClient, createRegistryClient } from "@warden/sdk";
+import { createRegistryClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { startMcpHttp } from "../support/mcp-http.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -98,15 +98,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     w = await startTestWarden({ demo: true, policy: POLICY });
     for (const name of ["alice", "dana"]) await w.nats.home.addIdentity({ kind: "human", name });
     await w.nats.home.addIdentity({ kind: "agent", name: "support-bot" });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "mcpt", domains: ["mcpt"] }),
-        log: silentLogger(),
-        domain: "mcpt",
-        tools: [lookup, slow],
-        approverKeys: w.approverKeys,
-      }),
-    );
+    await w.startExecutor("mcpt", [lookup, slow], { identity: "mcpt" });
     env = { ...cleanEnv(), WARDEN_HOME: w.nats.home.dir, LOG_LEVEL: "warn" };
   }, 60_000);
 
@@ -128,7 +120,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
 
     it("lists exactly support-bot's llm ToolView: wire names, schemas and hints, no send and no hidden tool", async () => {
       const { tools } = await client.listTools();
-      const agent = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
+      const agent = await w.agent("support-bot", { mode: "llm" });
       const view = await agent.toolView({ format: "mcp", scope: "ticket_page" });
       expect(view.ok).toBe(true);
       if (!view.ok) return;

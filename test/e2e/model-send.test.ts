@@ -3,7 +3,9 @@ import { readEvent, type Bus } from "@warden/bus";
 import { toModelMessage } from "@warden/contracts/events";
 import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
-import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { callEvents, eventTypes } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 /**
@@ -22,7 +24,7 @@ describe("a model's send waits for a person: never listed, never run by the mode
       policy: {
         version: "e2e-model-send",
         principals: {
-          alice: { kind: "human", approves: ["write", "send"] },
+          ...usualPrincipals("alice"),
           carol: { kind: "human", approves: ["write"] },
           // an agent the document lists with `approves` still decides nothing
           "support-bot": { kind: "agent", approves: ["send"] },
@@ -33,8 +35,8 @@ describe("a model's send waits for a person: never listed, never run by the mode
     });
     botBus = await w.agentBus("support-bot");
     bot = createAgentClient({ bus: botBus, principal: "support-bot", timeoutMs: 20_000 });
-    alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    carol = createApproverClient({ bus: await w.humanBus("carol"), approver: "carol" });
+    alice = await w.approver("alice");
+    carol = await w.approver("carol");
   });
   afterAll(async () => {
     await bot.close();
@@ -59,12 +61,7 @@ describe("a model's send waits for a person: never listed, never run by the mode
     expect(checked?.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"] });
     expect(checked?.data.reason).toMatch(/never listed for it and never runs on its word: a person must confirm it/);
 
-    const card = await eventually(async () => {
-      const inbox = await alice.pending();
-      const found = inbox.ok ? inbox.value.find((p) => p.approvalId === asked.approvalId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const card = await cardIn(alice, (p) => p.approvalId === asked.approvalId);
     expect(card).toMatchObject({ tool: "customer.message", grade: "send", principal: "support-bot", approvers: { human: true, requesterMayConfirm: false } });
     // the agent that asked may not confirm it (nor decide in a person's name); a person without send rights may not either
     expect(await createApproverClient({ bus: botBus, approver: "support-bot" }).approve(card.approvalId, card.argsHash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
@@ -91,12 +88,7 @@ describe("a model's send waits for a person: never listed, never run by the mode
   it("gives the waiting model the person's reason when they deny, and sends nothing", async () => {
     const args = { customerId: "C-model-deny", text: "We will close your account." };
     const waiting = bot.call("customer.message", args, { mode: "llm", wait: true, timeoutMs: 20_000 });
-    const card = await eventually(async () => {
-      const inbox = await alice.pending();
-      const found = inbox.ok ? inbox.value.find((p) => p.argsPreview.includes(args.customerId)) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const card = await cardIn(alice, (p) => p.argsPreview.includes(args.customerId));
     expect(await alice.deny(card.approvalId, card.argsHash, "wrong customer, and the tone is off")).toMatchObject({ ok: true, decision: "deny" });
     const r = await waiting;
     expect(r).toMatchObject({ ok: false, status: "denied", approvalId: card.approvalId, error: { code: "APPROVAL_DENIED" } });

@@ -4,11 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCallHistory, readEvent, readOutcome, silentLogger } from "@warden/bus";
+import { readCallHistory, readEvent, readOutcome } from "@warden/bus";
 import { TERMINAL_EVENT_TYPES, type WardenEvent } from "@warden/contracts/events";
 import { type IdentitySpecInput } from "@warden/contracts/permissions";
-import { startExecutor } from "@warden/executor";
-import { createAgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { PAUSABLE_EXECUTOR_ACK_WAIT_MS, pausableTool } from "../support/pausable-executor.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -35,7 +33,7 @@ describe("an executor frozen mid-run (SIGSTOP) while another copy takes over", (
         frozen.stdout!.on("data", (b: Buffer) => b.toString().includes("ready") && resolve());
         frozen.once("exit", (code) => reject(new Error(`pausable executor exited ${code}`)));
       });
-      const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+      const planner = await w.agent("planner");
       const calls = Array.from({ length: CALLS }, (_, n) => planner.call("pausy.send_note", { n }, { mode: "plan", wait: true, timeoutMs: 30_000 }));
       const callIds = await eventually(async () => {
         const ids = (await w.bus.jsm.streams.info("WARDEN_CALLS", { subjects_filter: "warden.call.pausy.*.ToolCallStarted" })).state.subjects;
@@ -45,18 +43,8 @@ describe("an executor frozen mid-run (SIGSTOP) while another copy takes over", (
       // every call is claimed; a moment later each is inside its 1 s run in the process that freezes
       await new Promise((r) => setTimeout(r, 300));
       frozen.kill("SIGSTOP");
-      w.track(
-        await startExecutor({
-          bus: await w.nats.connectAs(executor, "survivor"),
-          log: silentLogger(),
-          domain: "pausy",
-          tools: [pausableTool(sideEffects, 0)],
-          executorId: "survivor",
-          claimGraceMs: 200,
-          ackWaitMs: PAUSABLE_EXECUTOR_ACK_WAIT_MS,
-          approverKeys: w.approverKeys,
-        }),
-      );
+      // the survivor connects as the same executor identity as the frozen copy
+      await w.startExecutor("pausy", [pausableTool(sideEffects, 0)], { connectionName: "survivor", executorId: "survivor", claimGraceMs: 200, ackWaitMs: PAUSABLE_EXECUTOR_ACK_WAIT_MS });
       const ended = await Promise.all(calls);
       expect(ended.map((r) => r.status)).toEqual(Array(CALLS).fill("outcome_unknown"));
       frozen.kill("SIGCONT");

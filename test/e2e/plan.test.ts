@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, runPlan, type AgentClient } from "@warden/sdk";
+import { describe, expect, it } from "vitest";
+import { runPlan } from "@warden/sdk";
 import { readOutbox } from "@warden/example-support-desk";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 describe("a fixed plan", () => {
-  let w: TestWarden;
-  let client: AgentClient;
-  beforeAll(async () => {
-    w = await startTestWarden({ demo: true });
-    client = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" });
-  });
-  afterAll(async () => w.stop());
+  const t = useTestWarden({ demo: true }, async (w) => ({
+    client: await w.agent("support-bot"),
+  }));
 
   it("chains results by tool and by position, skips a step whose input is undefined, and submits on its own", async () => {
     const result = await runPlan(
@@ -31,7 +27,7 @@ describe("a fixed plan", () => {
         },
       ],
       { id: 1 },
-      { client },
+      { client: t.client },
     );
     expect(result.ok).toBe(true);
     expect(result.steps.map((s) => s.status)).toEqual(["ran", "ran", "skipped", "ran"]);
@@ -45,7 +41,7 @@ describe("a fixed plan", () => {
         { tool: "ticket.submit", input: { title: "x", body: "y", customerId: "C-stop" } },
       ],
       {},
-      { client },
+      { client: t.client },
     );
     expect(result.steps[1]?.status).toBe("ran");
     const stopped = await runPlan(
@@ -54,7 +50,7 @@ describe("a fixed plan", () => {
         { tool: "ticket.submit", input: { title: "x", body: "y", customerId: "C-stop2" } },
       ],
       {},
-      { client },
+      { client: t.client },
     );
     expect(stopped.stoppedBy).toBe("stopIf");
     expect(stopped.steps[1]?.status).toBe("not_run");
@@ -67,12 +63,12 @@ describe("a fixed plan", () => {
         { tool: "kb.search", input: { query: "refund" } },
       ],
       {},
-      { client },
+      { client: t.client },
     );
     expect(result).toMatchObject({ ok: false, failed: [0] });
     expect(result.steps[0]?.result).toMatchObject({ ok: false, status: "rejected", error: { code: "UNKNOWN_TOOL" } });
     expect(result.steps[1]).toMatchObject({ status: "ran", result: { ok: true, status: "succeeded" } });
-    const stopped = await runPlan([{ tool: "kb.serach", input: {} }, { tool: "kb.search", input: { query: "refund" } }], {}, { client, stopOnError: true });
+    const stopped = await runPlan([{ tool: "kb.serach", input: {} }, { tool: "kb.search", input: { query: "refund" } }], {}, { client: t.client, stopOnError: true });
     expect(stopped).toMatchObject({ ok: false, stoppedBy: "error", stoppedAt: 0 });
     expect(stopped.steps[1]?.status).toBe("not_run");
   });
@@ -85,12 +81,12 @@ describe("a fixed plan", () => {
         { tool: "ticket.submit", input: { title: "after", body: "after", customerId: "C-after" } },
       ],
       {},
-      { client },
+      { client: t.client },
     );
     expect(result.ok).toBe(false);
     expect(result.stoppedBy).toBe("requires_confirm");
     expect(result.steps[1]?.result).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });
     expect(result.steps[2]?.status).toBe("not_run");
-    expect((await readOutbox(w.bus)).filter((m) => m.customerId === "C-planned-send")).toHaveLength(0);
+    expect((await readOutbox(t.w.bus)).filter((m) => m.customerId === "C-planned-send")).toHaveLength(0);
   });
 });

@@ -1,20 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { kvGetJson, type Bus } from "@warden/bus";
 import { newId } from "@warden/contracts/events";
 import { BUCKET_APPROVALS, BUCKET_CALLS, callEventSubject, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { ApprovalInboxRecordSchema } from "@warden/contracts/read-models";
 import { CallModelSchema } from "@warden/projections";
 import { openCursor } from "@warden/projector";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { runWarden } from "../support/cli.js";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { usualPrincipals } from "../support/usual-principals.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 const DEPTH = 50_000;
 
-const POLICY = {
+const POLICY: PolicyDocumentInput = {
   version: "e2e-poison",
-  principals: { "support-bot": { kind: "agent" as const }, planner: { kind: "agent" as const }, alice: { kind: "human" as const, approves: ["send" as const] } },
+  principals: { ...usualPrincipals("support-bot", "planner"), alice: { kind: "human", approves: ["send"] } },
 };
 
 
@@ -49,39 +51,32 @@ async function lettersFor(bus: Bus, streamSeq: number): Promise<string[]> {
 }
 
 describe("a request nested 50,000 levels deep does not stop the projector", () => {
-  let w: TestWarden;
-  let bot: AgentClient;
-  let botBus: Bus;
-  let planner: AgentClient;
-  beforeAll(async () => {
-    w = await startTestWarden({ demo: true, policy: POLICY });
-    botBus = await w.agentBus("support-bot");
-    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+  const t = useTestWarden({ demo: true, policy: POLICY }, async (w) => {
+    const botBus = await w.agentBus("support-bot");
+    return { botBus, bot: createAgentClient({ bus: botBus, principal: "support-bot" }), planner: await w.agent("planner") };
   });
-  afterAll(async () => w.stop());
 
   it("skips it once, dead-letters it once, keeps projecting later calls, and audit, replay and trace still agree", async () => {
-    const before = await bot.call("kb.search", { query: "before" }, { mode: "llm", wait: true });
+    const before = await t.bot.call("kb.search", { query: "before" }, { mode: "llm", wait: true });
     expect(before.ok).toBe(true);
 
     // the agent sends it through its own request subject, as any caller could
     const deepId = newId();
-    const ack = await botBus.js.publish(callEventSubject("kb", deepId, "ToolCallRequested", "support-bot"), deepRequest(deepId, "support-bot", DEPTH), {
+    const ack = await t.botBus.js.publish(callEventSubject("kb", deepId, "ToolCallRequested", "support-bot"), deepRequest(deepId, "support-bot", DEPTH), {
       expect: { lastSubjectSequence: 0 },
     });
 
-    const after = await bot.call("kb.search", { query: "after" }, { mode: "llm", wait: true });
+    const after = await t.bot.call("kb.search", { query: "after" }, { mode: "llm", wait: true });
     expect(after.ok).toBe(true);
-    const asked = await planner.call("customer.message", { customerId: "C-1", text: "hello" }, { mode: "plan" });
+    const asked = await t.planner.call("customer.message", { customerId: "C-1", text: "hello" }, { mode: "plan" });
     expect(asked.status).toBe("awaiting_approval");
 
     // the read models move past it: the later call and the later approval are projected
-    const calls = await w.bus.kvm.open(BUCKET_CALLS);
+    const calls = await t.w.bus.kvm.open(BUCKET_CALLS);
     await eventually(async () => expect((await kvGetJson(calls, after.callId, CallModelSchema))?.value.status).toBe("succeeded"), 15_000);
-    await eventually(async () => expect(await kvGetJson(await w.bus.kvm.open(BUCKET_APPROVALS), asked.approvalId!, ApprovalInboxRecordSchema)).toBeDefined(), 15_000);
-    const last = (await w.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
-    const cursor = await openCursor(w.bus);
+    await eventually(async () => expect(await kvGetJson(await t.w.bus.kvm.open(BUCKET_APPROVALS), asked.approvalId!, ApprovalInboxRecordSchema)).toBeDefined(), 15_000);
+    const last = (await t.w.bus.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+    const cursor = await openCursor(t.w.bus);
     await eventually(async () => expect(await cursor.read()).toBeGreaterThanOrEqual(last), 15_000);
     // the registry answers the caller from the subject; the read model ends the call there, without a violation
     await eventually(async () =>
@@ -89,14 +84,14 @@ describe("a request nested 50,000 levels deep does not stop the projector", () =
     );
 
     // recorded once, not once per retry (a stage that met it first may hold the one letter)
-    expect(await lettersFor(w.bus, ack.seq)).toHaveLength(1);
+    expect(await lettersFor(t.w.bus, ack.seq)).toHaveLength(1);
 
-    const audit = await runWarden(w.nats.home.dir, "audit", "--verify", "--json");
+    const audit = await runWarden(t.w.nats.home.dir, "audit", "--verify", "--json");
     expect(audit.err).not.toMatch(/call stack/i);
     expect(audit.code).toBe(0);
     expect(JSON.parse(audit.out)).toMatchObject({ verified: true, invalidEvents: { first: [{ seq: ack.seq, reason: expect.stringMatching(/^TOO_DEEP: /) }] } });
 
-    const replay = await runWarden(w.nats.home.dir, "replay", "--json");
+    const replay = await runWarden(t.w.nats.home.dir, "replay", "--json");
     expect(replay.err).not.toMatch(/call stack/i);
     expect(replay.code).toBe(0);
     const doc = JSON.parse(replay.out) as { matches?: boolean; toSeq: number; invalid: number };
@@ -104,7 +99,7 @@ describe("a request nested 50,000 levels deep does not stop the projector", () =
     expect(doc.toSeq).toBeGreaterThanOrEqual(last);
     expect(doc.invalid).toBeGreaterThanOrEqual(1);
 
-    const trace = await runWarden(w.nats.home.dir, "trace", deepId);
+    const trace = await runWarden(t.w.nats.home.dir, "trace", deepId);
     expect(trace.code).toBe(0);
     expect(trace.out).toContain(`UNREADABLE seq ${ack.seq} `);
     expect(trace.out).toMatch(/ToolCallRejected +registry/);

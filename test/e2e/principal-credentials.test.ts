@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readEvent, silentLogger } from "@warden/bus";
-import { defineTool, SecretStore, startExecutor } from "@warden/executor";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { readEvent } from "@warden/bus";
+import { defineTool, SecretStore } from "@warden/executor";
+import { type AgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
 import { childRequests, outputOf, startSubagentWarden, SUBAGENT_TEST_POLICY, type SubagentWarden } from "./subagent-fixture.js";
@@ -52,18 +52,9 @@ describe("credentials bound to the principal: a subagent's child call acts for w
     writeFileSync(secretsFile, `crm_token:\n  support-bot: ${TOKENS["support-bot"]}\n  agent-crm: ${TOKENS["agent-crm"]}\n`);
     // the CRM executor registers crm.whoami before the subagent service, which checks its allowed tools exist
     s = await startSubagentWarden(AGENTS, SUBAGENT_TEST_POLICY, async (w) => {
-      w.track(
-        await startExecutor({
-          bus: await w.nats.connectAs({ kind: "executor", name: "crm-1", domains: ["crm"] }),
-          log: silentLogger(),
-          domain: "crm",
-          tools: [whoami],
-          secrets: new SecretStore([{ name: "crm_token", file: "crm_token", bind: "principal" }], { env: {}, secretsFile }),
-          approverKeys: w.approverKeys,
-        }),
-      );
+      await w.startExecutor("crm", [whoami], { identity: "crm-1", secrets: new SecretStore([{ name: "crm_token", file: "crm_token", bind: "principal" }], { env: {}, secretsFile }) });
     });
-    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
   });
   afterAll(async () => s?.stop());
 

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { describe, expect, it } from "vitest";
 import { runWarden } from "../support/cli.js";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 /** An intent resolved into ranked tools over the real registry and policy (the demo's tools). */
 describe("resolving an intent", () => {
-  let w: TestWarden;
-  let bot: AgentClient;
-  beforeAll(async () => {
-    w = await startTestWarden({ demo: true });
-    bot = createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot", mode: "llm" });
-  });
-  afterAll(async () => w.stop());
+  const t = useTestWarden({ demo: true }, async (w) => ({
+    bot: await w.agent("support-bot", { mode: "llm" }),
+  }));
 
   it("ranks what the model may see for a goal, with why, and hands it a view of just those", async () => {
-    const r = await bot.resolve({ goal: "find knowledge base articles about a refund" }, { limit: 2, explain: true });
+    const r = await t.bot.resolve({ goal: "find knowledge base articles about a refund" }, { limit: 2, explain: true });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const { view, formatted } = r.value;
@@ -28,14 +23,14 @@ describe("resolving an intent", () => {
   });
 
   it("narrows by domain, and answers no candidates rather than a guess", async () => {
-    const kb = await bot.resolve({ goal: "search articles", domain: "kb" });
+    const kb = await t.bot.resolve({ goal: "search articles", domain: "kb" });
     expect(kb.ok && kb.value.view.candidates?.every((c) => c.name.startsWith("kb."))).toBe(true);
-    const none = await bot.resolve({ goal: "launch the rocket" });
+    const none = await t.bot.resolve({ goal: "launch the rocket" });
     expect(none.ok && none.value.view).toMatchObject({ tools: [], candidates: [] });
   });
 
   it("keeps to the level asked for: a person's view of the demo tools capped at L0 has only pure reads", async () => {
-    const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+    const alice = await t.w.person("alice", { mode: "human" });
     const all = await alice.resolve({ goal: "customer refund invoice ticket article" }, { limit: 50 });
     const capped = await alice.resolve({ goal: "customer refund invoice ticket article", maxLevel: "L0" }, { limit: 50 });
     if (!all.ok || !capped.ok) throw new Error("resolve failed");
@@ -45,7 +40,7 @@ describe("resolving an intent", () => {
   });
 
   it("caps a view asked for without an intent, reads first, and says how many it left out and how to ask (request and warden tools --max-tools)", async () => {
-    const alice = createAgentClient({ bus: await w.humanBus("alice"), principal: "alice", mode: "human" });
+    const alice = await t.w.person("alice", { mode: "human" });
     const full = await alice.toolView({ explain: true });
     const capped = await alice.toolView({ maxTools: 3, explain: true });
     if (!full.ok || !capped.ok) throw new Error("view failed");
@@ -58,25 +53,25 @@ describe("resolving an intent", () => {
     expect(capped.value.view.tools.every((t) => t.grade === "read")).toBe(true);
     expect(capped.value.view.omitted).toMatchObject({ count: n - 3, maxTools: 3, capFrom: "request", hint: expect.stringContaining("intent") });
     expect(capped.value.view.hidden.filter((h) => h.reason === "over_view_cap")).toHaveLength(n - 3);
-    const text = await runWarden(w.nats.home.dir, "tools", "--principal", "alice", "--mode", "human", "--max-tools", "3");
+    const text = await runWarden(t.w.nats.home.dir, "tools", "--principal", "alice", "--mode", "human", "--max-tools", "3");
     expect(text.code, text.err).toBe(0);
     expect(text.out).toContain(`${n - 3} more not listed: a view without an intent shows at most 3 (--max-tools), reads first;`);
-    const bad = await runWarden(w.nats.home.dir, "tools", "--max-tools", "0");
+    const bad = await runWarden(t.w.nats.home.dir, "tools", "--max-tools", "0");
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("--max-tools is a whole number from 1 to 500");
   });
 
   it("warden resolve prints the ranking, and refuses a bad grade, action type or level", async () => {
-    const r = await runWarden(w.nats.home.dir, "resolve", "--goal", "find knowledge base articles about a refund", "--principal", "support-bot", "--mode", "llm", "--limit", "1", "--json");
+    const r = await runWarden(t.w.nats.home.dir, "resolve", "--goal", "find knowledge base articles about a refund", "--principal", "support-bot", "--mode", "llm", "--limit", "1", "--json");
     expect(r.code, r.err).toBe(0);
     expect((JSON.parse(r.out) as { view: { candidates: { name: string }[] } }).view.candidates.map((c) => c.name)).toEqual(["kb.search"]);
-    const bad = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--grade", "delete");
+    const bad = await runWarden(t.w.nats.home.dir, "resolve", "--goal", "x", "--grade", "delete");
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("--grade is read, write or send");
-    const badAction = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--action-type", "nuke");
+    const badAction = await runWarden(t.w.nats.home.dir, "resolve", "--goal", "x", "--action-type", "nuke");
     expect(badAction.code).toBe(1);
     expect(badAction.err).toContain("--action-type is one of read, search");
-    const badLevel = await runWarden(w.nats.home.dir, "resolve", "--goal", "x", "--max-level", "L9");
+    const badLevel = await runWarden(t.w.nats.home.dir, "resolve", "--goal", "x", "--max-level", "L9");
     expect(badLevel.code).toBe(1);
     expect(badLevel.err).toContain("--max-level is L0, L1, L2, L3, L4 or L5");
   });

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
+import { describe, expect, it } from "vitest";
 import type { ToolResultValidated } from "@warden/contracts/events";
-import { defineTool, startExecutor } from "@warden/executor";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { defineTool } from "@warden/executor";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { z } from "zod";
 import { runWarden } from "../support/cli.js";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { usualPrincipals } from "../support/usual-principals.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 /**
  * Verification over the real services: a result is checked against the tool's outputSchema and by
@@ -14,8 +13,6 @@ import { startTestWarden, type TestWarden } from "../support/warden.js";
  * serving), and ToolResultValidated records what the checks found, in the trace.
  */
 describe("result verification: outputSchema and verify, recorded as ToolResultValidated", () => {
-  let w: TestWarden;
-  let planner: AgentClient;
   const stock = new Map([["sku-1", 3]]);
   const lookup = defineTool({
     name: "shop.lookup",
@@ -44,37 +41,28 @@ describe("result verification: outputSchema and verify, recorded as ToolResultVa
     verify: (output, { qty }) => (output.reserved === qty ? undefined : `reserved ${output.reserved} of the ${qty} asked for`),
   });
 
-  beforeAll(async () => {
-    w = await startTestWarden({ policy: { version: "e2e-verify", principals: { planner: { kind: "agent" } }, rules: [], budgets: {} } });
-    w.track(
-      await startExecutor({
-        bus: await w.nats.connectAs({ kind: "executor", name: "shop-executor", domains: ["shop"] }),
-        log: silentLogger(),
-        domain: "shop",
-        approverKeys: w.approverKeys,
-        tools: [lookup, reserve],
-      }),
-    );
-    planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+  const t = useTestWarden({ policy: { version: "e2e-verify", principals: usualPrincipals("planner") } }, async (w) => {
+    await w.startExecutor("shop", [lookup, reserve]);
+    const planner = await w.agent("planner");
+    return { planner };
   });
-  afterAll(async () => w.stop());
 
-  const validatedOf = async (callId: string) => (await callEvents(w.bus, callId)).find((e): e is ToolResultValidated => e.type === "ToolResultValidated");
+  const validatedOf = async (callId: string) => (await callEvents(t.w.bus, callId)).find((e): e is ToolResultValidated => e.type === "ToolResultValidated");
 
   it("ends a call whose output violates the outputSchema with an OUTPUT_INVALID result, records the check, and keeps serving", async () => {
-    const bad = await planner.call("shop.lookup", { sku: "sku-broken" }, { mode: "plan" });
+    const bad = await t.planner.call("shop.lookup", { sku: "sku-broken" }, { mode: "plan" });
     expect(bad).toMatchObject({ ok: false, status: "failed", error: { code: "OUTPUT_INVALID" } });
     expect(bad.error?.message).toMatch(/does not match its outputSchema: .*\/currency is not an allowed property.*\/price/);
-    const events = await callEvents(w.bus, bad.callId);
+    const events = await callEvents(t.w.bus, bad.callId);
     // checked after the run, recorded before the outcome; both answer the claim
     expect(eventTypes(events).slice(-3)).toEqual(["ToolCallStarted", "ToolResultValidated", "ToolCallFinished"]);
     expect(await validatedOf(bad.callId)).toMatchObject({
       data: { ok: false, checks: [{ check: "outputSchema", ok: false, message: expect.stringContaining("/price") }], error: { code: "OUTPUT_INVALID" }, attempt: 1 },
     });
     // not a crash: the same executor serves the next call
-    expect(await planner.call("shop.lookup", { sku: "sku-1" }, { mode: "plan" })).toMatchObject({ ok: true, data: { sku: "sku-1", price: 12 } });
+    expect(await t.planner.call("shop.lookup", { sku: "sku-1" }, { mode: "plan" })).toMatchObject({ ok: true, data: { sku: "sku-1", price: 12 } });
 
-    const trace = await runWarden(w.nats.home.dir, "trace", bad.callId);
+    const trace = await runWarden(t.w.nats.home.dir, "trace", bad.callId);
     expect(trace.code).toBe(0);
     const step = trace.out.slice(trace.out.indexOf("ToolResultValidated"), trace.out.indexOf("ToolCallFinished"));
     expect(step).toMatch(/ok=false/);
@@ -83,22 +71,22 @@ describe("result verification: outputSchema and verify, recorded as ToolResultVa
   });
 
   it("records a passing check, and lets a tool's verify turn a wrong result into VERIFY_FAILED", async () => {
-    const good = await planner.call("shop.lookup", { sku: "sku-2" }, { mode: "plan" });
+    const good = await t.planner.call("shop.lookup", { sku: "sku-2" }, { mode: "plan" });
     expect(good).toMatchObject({ ok: true });
     expect(await validatedOf(good.callId)).toMatchObject({ data: { ok: true, checks: [{ check: "outputSchema", ok: true }] } });
 
-    const held = await planner.call("shop.reserve", { sku: "sku-1", qty: 2 }, { mode: "plan" });
+    const held = await t.planner.call("shop.reserve", { sku: "sku-1", qty: 2 }, { mode: "plan" });
     expect(held).toMatchObject({ ok: true, data: { reserved: 2 } });
     expect(await validatedOf(held.callId)).toMatchObject({ data: { ok: true, checks: [{ check: "verify", ok: true }] } });
 
-    const short = await planner.call("shop.reserve", { sku: "sku-1", qty: 5 }, { mode: "plan" });
+    const short = await t.planner.call("shop.reserve", { sku: "sku-1", qty: 5 }, { mode: "plan" });
     expect(short).toMatchObject({ ok: false, status: "failed", error: { code: "VERIFY_FAILED", message: "the tool ran, but its verify check refused the result: reserved 1 of the 5 asked for" } });
     expect(await validatedOf(short.callId)).toMatchObject({ data: { ok: false, checks: [{ check: "verify", ok: false, message: "reserved 1 of the 5 asked for" }] } });
   });
 
   it("keeps the evidence whole: the check answers the claim and its writer is the domain's executor", async () => {
     const audited = await eventually(async () => {
-      const ran = await runWarden(w.nats.home.dir, "audit", "--verify", "--json");
+      const ran = await runWarden(t.w.nats.home.dir, "audit", "--verify", "--json");
       const parsed = JSON.parse(ran.out) as { verified: boolean; evidence: { findings: unknown[] } };
       // sealed every 100 ms: wait for a checkpoint past the last call
       expect(parsed.verified).toBe(true);

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { silentLogger, type Bus } from "@warden/bus";
-import { defineTool, readArtifact, startExecutor } from "@warden/executor";
+import { type Bus } from "@warden/bus";
+import { defineTool, readArtifact } from "@warden/executor";
 import { newId } from "@warden/contracts/events";
 import { callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
-import { type IdentitySpecInput } from "@warden/contracts/permissions";
 import { sha256Hex } from "@warden/contracts/json";
 import { callEvents, deadLetters, eventTypes, eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -46,12 +45,9 @@ describe("robustness: redelivery, competing executors, poison messages, big outp
   const runs = new Map<string, number>();
   let executors: { stop(): Promise<void> }[] = [];
   const startCountExecutors = async () => {
-    const log = silentLogger();
     const tools = countingDomain(runs);
     // two copies of the count domain's executor, each connected as that domain's executor identity
-    const identity: IdentitySpecInput = { kind: "executor", name: "count-executor", domains: ["count"] };
-    const start = async (executorId: string) =>
-      w.track(await startExecutor({ bus: await w.nats.connectAs(identity, executorId), log, domain: "count", tools, executorId, approverKeys: w.approverKeys }));
+    const start = (executorId: string) => w.startExecutor("count", tools, { connectionName: executorId, executorId });
     executors = [await start("exec-a"), await start("exec-b")];
   };
   beforeAll(async () => {
@@ -84,7 +80,7 @@ describe("robustness: redelivery, competing executors, poison messages, big outp
     const refused = await bot.call("count.export", {}, { mode: "llm" });
     expect(refused).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" } });
     expect(refused.error?.message).toContain("crm:export");
-    const exporter = createAgentClient({ bus: await w.agentBus("exporter"), principal: "exporter" });
+    const exporter = await w.agent("exporter");
     expect(await exporter.call("count.export", {}, { mode: "llm" })).toMatchObject({ ok: true });
   });
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManifestError, startAdaptersService } from "@warden/adapters";
 import { readEvent, silentLogger } from "@warden/bus";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { type AgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventTypes, writeSkillFolder } from "@warden/testing";
 import { runWarden } from "../support/cli.js";
@@ -62,7 +62,7 @@ describe("skills: procedures that teach, scripts that are tools like any other",
 
   beforeAll(async () => {
     s = await startSubagentWarden(AGENTS);
-    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
     ledgerDir = writeSkillFolder(LEDGER);
     // the operator adds the skills, then runs their scripts in the adapters (an executor of their domains)
     for (const dir of [REFUND_CHECK, ledgerDir]) {
@@ -103,7 +103,7 @@ describe("skills: procedures that teach, scripts that are tools like any other",
   });
 
   it("never widens: a model never sees a skill's send script, and a call to it waits for a person", async () => {
-    const view = await createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", mode: "llm" }).toolView({ explain: true });
+    const view = await (await s.w.agent("support-bot", { mode: "llm" })).toolView({ explain: true });
     if (!view.ok) throw new Error(view.error.message);
     expect(view.value.view.tools.map((t) => t.name)).toContain("skill-ledger.balance");
     expect(view.value.view.tools.map((t) => t.name)).not.toContain("skill-ledger.post");

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@warden/bus";
-import { defineTool, startExecutor, type Executor } from "@warden/executor";
+import { defineTool, type Executor } from "@warden/executor";
 import { z } from "zod";
-import { createAgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { runWarden } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
@@ -40,7 +38,7 @@ describe("warden status", () => {
       input: z.strictObject({}),
       handler: async () => ({}),
     });
-    notes = await startExecutor({ bus: await w.nats.connectAs({ kind: "executor", name: "notes-executor", domains: ["notes"] }), log: silentLogger(), domain: "notes", tools: [tool], approverKeys: w.approverKeys });
+    notes = await w.startExecutor("notes", [tool]);
   });
   afterAll(async () => w.stop());
 
@@ -70,7 +68,7 @@ describe("warden status", () => {
     expect(s.services.some((x) => x.name === "warden-executor" && x.metadata["domain"] === "notes")).toBe(false);
     expect(s.problems).toContain("domain notes has 1 enabled tool(s) and no live executor: its calls are refused UNAVAILABLE");
     // a model is not shown what it could not run: the view hides the domain's tools
-    const agent = createAgentClient({ bus: await w.agentBus("bot"), principal: "bot" });
+    const agent = await w.agent("bot");
     const view = await agent.toolView({ mode: "llm", explain: true });
     expect(view.ok && view.value.view.hidden.find((h) => h.name === "notes.read")).toMatchObject({ reason: "no_executor" });
     expect(view.ok && view.value.view.tools.map((t) => t.name)).toContain("kb.search");

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { describe, expect, it } from "vitest";
+import { startScriptedOpenAi } from "@warden/testing";
+import { useTestWarden } from "../support/use-test-warden.js";
 import { toolNames } from "./subagent-fixture.js";
 
 const EVAL = join(import.meta.dirname, "../../services/subagent/dist/eval.js");
@@ -18,16 +18,9 @@ function runEvalScript(env: Record<string, string>): Promise<{ code: number | nu
 }
 
 describe("npm run eval: tool-choice metrics from golden prompts", () => {
-  let w: TestWarden;
-  let model: ScriptedOpenAi;
-  beforeAll(async () => {
-    w = await startTestWarden({ demo: true });
-    model = await startScriptedOpenAi();
-  });
-  afterAll(async () => {
-    await w.stop();
-    await model.stop();
-  });
+  const t = useTestWarden({ demo: true }, async (w) => ({
+    model: w.track(await startScriptedOpenAi()),
+  }));
 
   it("says it needs OPENAI_BASE_URL and exits 0 without an endpoint", async () => {
     const r = await runEvalScript({});
@@ -38,7 +31,7 @@ describe("npm run eval: tool-choice metrics from golden prompts", () => {
 
   it("asks the model every golden prompt with the llm view's tools and reports precision, recall and argument validity", async () => {
     const call = (name: string, args: unknown) => ({ toolCalls: [{ name, arguments: args as Record<string, unknown> }] });
-    model.script("m-eval", [
+    t.model.script("m-eval", [
       call("kb__search", { query: "refund for damaged item" }),
       call("kb__search", { query: "login" }),
       call("session__fetch", { id: "2" }),
@@ -50,11 +43,11 @@ describe("npm run eval: tool-choice metrics from golden prompts", () => {
       call("kb__search", { query: "reindex" }),
     ]);
     // the eval asks for the ToolView as the agent it evaluates, with that agent's credentials
-    const creds = await w.nats.credsOf({ kind: "agent", name: "support-bot" });
-    const r = await runEvalScript({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "k", NATS_URL: w.nats.url, NATS_CREDS: creds, WARDEN_EVAL_MODEL: "m-eval" });
+    const creds = await t.w.nats.credsOf({ kind: "agent", name: "support-bot" });
+    const r = await runEvalScript({ OPENAI_BASE_URL: t.model.baseURL, OPENAI_API_KEY: "k", NATS_URL: t.w.nats.url, NATS_CREDS: creds, WARDEN_EVAL_MODEL: "m-eval" });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const requests = model.requestsFor("m-eval");
+    const requests = t.model.requestsFor("m-eval");
     expect(requests).toHaveLength(9);
     const offered = toolNames(requests[0]!.body);
     expect(offered).toEqual(expect.arrayContaining(["kb__search", "session__fetch", "ticket__fill"]));

@@ -4,6 +4,7 @@ import { readOutbox } from "@warden/example-support-desk";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { childRequests, outputOf, startSubagentWarden, toolMessages, toolNames, type SubagentWarden } from "./subagent-fixture.js";
 
 const base = {
@@ -30,7 +31,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   beforeAll(async () => {
     s = await startSubagentWarden(AGENTS);
     // the agent and the person connect as themselves; the admin connection only reads the stream
-    bot = createAgentClient({ bus: await s.w.agentBus("support-bot"), principal: "support-bot", timeoutMs: 20_000 });
+    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
     const aliceBus = await s.w.humanBus("alice");
     alice = createAgentClient({ bus: aliceBus, principal: "alice", timeoutMs: 20_000 });
     approver = createApproverClient({ bus: aliceBus, approver: "alice" });
@@ -184,12 +185,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     const ticket = { title: "Password reset", body: "Email never arrives", customerId: "C-waiter" };
     s.model.script("m-waiter", [{ toolCalls: [{ name: "ticket__submit", arguments: ticket }] }, { content: "Filed." }]);
     const running = bot.call("agent.waiter", { task: "file it" }, { mode: "plan" });
-    const item = await eventually(async () => {
-      const p = await approver.pending();
-      const found = p.ok ? p.value.find((a) => a.principal === "agent-waiter") : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const item = await cardIn(approver, (a) => a.principal === "agent-waiter");
     expect(await approver.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true });
     const out = outputOf(await running);
     expect(out.childCalls).toEqual([expect.objectContaining({ tool: "ticket.submit", status: "succeeded", ok: true })]);

@@ -6,9 +6,10 @@ import { consumerName } from "@warden/contracts/subjects";
 import { DURABLE_REGISTRY } from "@warden/contracts/permissions";
 import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
-import { createAgentClient, createApproverClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient, type AgentClient } from "@warden/sdk";
 import { startTracing, type Tracing } from "@warden/service-kit";
 import { callEvents, eventually } from "@warden/testing";
+import { cardIn } from "../support/approval-cards.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
@@ -93,13 +94,8 @@ describe("tracing: one call is one trace, from the agent's span through every st
       return { pending: r, agentSpanId: span.spanContext().spanId };
     });
     expect(pending).toMatchObject({ status: "awaiting_approval" });
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
-    const item = await eventually(async () => {
-      const inbox = await alice.pending();
-      const found = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const alice = await w.approver("alice");
+    const item = await cardIn(alice, (p) => p.approvalId === pending.approvalId);
     expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true, decision: "grant" });
     const names = [`stage ${POLICY_STAGE}`, `stage ${APPROVER_STAGE}`, "approval wait", `stage ${consumerName("executor-granted", "customer")}`, "tool customer.message"];
     const byName = await eventually(async () => {

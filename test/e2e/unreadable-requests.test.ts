@@ -1,46 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
-import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
-import { EVENT_SCHEMA_VERSION, newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
+import { describe, expect, it } from "vitest";
+import { createAgentClient } from "@warden/sdk";
+import { encodeJson, readEvent, requestRpc } from "@warden/bus";
+import { newId, type ToolCallRejected, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
 import { deadLetters, eventually } from "@warden/testing";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { handMadeRequest } from "../support/hand-made-request.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
 /** A well-formed request of support-bot's, as its SDK would write it. */
 function requestOf(callId: string, args: unknown = { query: "refund" }): ToolCallRequested {
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    callId,
-    domain: "kb",
-    tool: "kb.search",
-    principal: "support-bot",
-    mode: "llm",
-    ts: new Date().toISOString(),
-    causationId: null,
-    causeHash: null,
-    correlationId: newId(),
-    data: { args: args as ToolCallRequested["data"]["args"], scope: null, flags: {} },
-  };
+  return handMadeRequest({ callId, tool: "kb.search", principal: "support-bot", mode: "llm", data: { args: args as ToolCallRequested["data"]["args"] } });
 }
 
 describe("requests Warden cannot accept are answered, not left to time out", () => {
-  let w: TestWarden;
-  let botBus: Bus;
-  let bot: AgentClient;
-  beforeAll(async () => {
-    w = await startTestWarden({ demo: true });
-    botBus = await w.agentBus("support-bot");
-    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
+  const t = useTestWarden({ demo: true }, async (w) => {
+    const botBus = await w.agentBus("support-bot");
+    return { botBus, bot: createAgentClient({ bus: botBus, principal: "support-bot" }) };
   });
-  afterAll(async () => w.stop());
 
   const rejectionOf = (callId: string): Promise<ToolCallRejected> =>
     eventually(async () => {
-      const r = await readEvent(w.bus, "kb", callId, "ToolCallRejected");
+      const r = await readEvent(t.w.bus, "kb", callId, "ToolCallRejected");
       expect(r).toBeDefined();
       return r!;
     });
@@ -59,7 +41,7 @@ describe("requests Warden cannot accept are answered, not left to time out", () 
     for (const [kind, body] of Object.entries(kinds)) {
       const callId = newId();
       // the agent's own subject: the server lets any bytes through on it
-      await botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), body(callId));
+      await t.botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), body(callId));
       calls.set(kind, callId);
     }
     for (const [kind, callId] of calls) {
@@ -74,25 +56,25 @@ describe("requests Warden cannot accept are answered, not left to time out", () 
     const codes: Record<string, string> = { notJson: "MALFORMED_JSON", notUtf8: "NOT_UTF8", deep50k: "TOO_DEEP", schemaInvalid: "SCHEMA_INVALID", otherCallId: "SUBJECT_MISMATCH" };
     for (const [kind, callId] of calls) {
       expect((await rejectionOf(callId)).data.error.details, kind).toMatchObject({ reason: codes[kind] });
-      await eventually(async () => expect(await deadLetters(w.bus, callId), kind).toEqual([expect.stringMatching(new RegExp(`^${codes[kind]}: `))]));
+      await eventually(async () => expect(await deadLetters(t.w.bus, callId), kind).toEqual([expect.stringMatching(new RegExp(`^${codes[kind]}: `))]));
     }
-    expect(await bot.call("kb.search", { query: "still answering" }, { mode: "llm" })).toMatchObject({ ok: true });
+    expect(await t.bot.call("kb.search", { query: "still answering" }, { mode: "llm" })).toMatchObject({ ok: true });
   });
 
   it("lets the caller of a request for another call id read its rejection", async () => {
     const callId = newId();
     const body = requestOf(newId());
-    await botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), encodeJson(body));
+    await t.botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), encodeJson(body));
     await rejectionOf(callId);
-    const read = await requestRpc(botBus, callReadSubject("support-bot", "kb", callId), { wait: "settled", timeoutMs: 5_000 }, 10_000);
+    const read = await requestRpc(t.botBus, callReadSubject("support-bot", "kb", callId), { wait: "settled", timeoutMs: 5_000 }, 10_000);
     const events = read.ok ? (read.value as { events: WardenEvent[] }).events : [];
     expect(events.find((e) => e.type === "ToolCallRejected")).toMatchObject({ causationId: body.eventId, data: { error: { code: "INVALID_REQUEST" } } });
   });
 
   it("lets the caller of a request that is not even JSON read its rejection", async () => {
     const callId = newId();
-    await botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), new TextEncoder().encode("{not json"));
-    const read = await requestRpc(botBus, callReadSubject("support-bot", "kb", callId), { wait: "settled", timeoutMs: 5_000 }, 10_000);
+    await t.botBus.js.publish(callEventSubject("kb", callId, "ToolCallRequested", "support-bot"), new TextEncoder().encode("{not json"));
+    const read = await requestRpc(t.botBus, callReadSubject("support-bot", "kb", callId), { wait: "settled", timeoutMs: 5_000 }, 10_000);
     const events = read.ok ? (read.value as { events: WardenEvent[] }).events : [];
     expect(events).toEqual([expect.objectContaining({ type: "ToolCallRejected", principal: "support-bot", data: expect.objectContaining({ stage: "registry", error: expect.objectContaining({ code: "INVALID_REQUEST" }) }) })]);
   });
@@ -100,7 +82,7 @@ describe("requests Warden cannot accept are answered, not left to time out", () 
   it("answers an SDK call whose args nest too deeply with INVALID_REQUEST at once, not a timeout", async () => {
     const args = JSON.parse(`{"query":"x","filter":${"[".repeat(100)}${"]".repeat(100)}}`) as unknown;
     const started = Date.now();
-    const r = await bot.call("kb.search", args, { mode: "llm", timeoutMs: 20_000 });
+    const r = await t.bot.call("kb.search", args, { mode: "llm", timeoutMs: 20_000 });
     expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_REQUEST", retryable: false } });
     expect(r.error?.message).toMatch(/nested too deeply/);
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -322,7 +322,7 @@ describe("an attacker holding only an agent's credentials", () => {
 
     it("cannot reset a denied approval's lock record to pending and have it granted again", async () => {
       const { callId, approvalId, customerId, requested } = await pendingSend();
-      const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+      const alice = await w.approver("alice");
       expect(await alice.deny(approvalId, requested.data.argsHash, "not this one")).toMatchObject({ ok: true, decision: "deny" });
       const locks = await w.bus.kvm.open(BUCKET_APPROVAL_LOCKS);
       const denied = await locks.get(approvalId);
@@ -354,7 +354,7 @@ describe("an attacker holding only an agent's credentials", () => {
 
       // were the bucket rewritten anyway, the inbox still shows what the event holds
       await inbox.put(approvalId, JSON.stringify(tampered));
-      const listed = await createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" }).pending();
+      const listed = await (await w.approver("alice")).pending();
       if (!listed.ok) throw new Error(listed.error.message);
       const item = listed.value.find((p) => p.approvalId === approvalId);
       expect(item).toMatchObject({ argsHash: requested.data.argsHash, argsPreview: requested.data.argsPreview });
@@ -519,7 +519,7 @@ describe("an attacker holding only an agent's credentials", () => {
 
   describe("reading other principals' calls", () => {
     async function victimCall() {
-      const victim = createAgentClient({ bus: await w.agentBus("reader-victim"), principal: "reader-victim" });
+      const victim = await w.agent("reader-victim");
       const r = await victim.call("kb.search", { query: "refund" }, { wait: true });
       expect(r.status).toBe("succeeded");
       return r.callId;
@@ -551,7 +551,7 @@ describe("an attacker holding only an agent's credentials", () => {
       for (const subject of [">", "_INBOX.>", "_INBOX.inbox-spy.>"]) spy.nc.subscribe(subject, { callback: hear });
       await spy.nc.flush();
       const callId = await victimCall();
-      await createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" }).pending();
+      await (await w.approver("alice")).pending();
       expect(callId).toBeTruthy();
       // the spy's connection still works (a ping answers), and heard nothing
       await spy.nc.flush();

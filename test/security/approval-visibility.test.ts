@@ -10,7 +10,7 @@ import {
 } from "@warden/contracts/subjects";
 import { permissionsOf } from "@warden/contracts/permissions";
 import type { Bus } from "@warden/bus";
-import { createAgentClient, createApproverClient } from "@warden/sdk";
+import { createApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 import { subscriptionRefused } from "./refusals.js";
@@ -38,8 +38,6 @@ describe("a person receives only the approvals they may decide", () => {
         // only alice may decide a send; bob decides writes, so he is an approver, just not of this
         principals: { alice: { kind: "human", approves: ["send"] }, bob: { kind: "human", approves: ["write"] }, planner: { kind: "agent" } },
         approvalTtlSeconds: { write: 3600, send: 3600 },
-        rules: [],
-        budgets: {},
       },
     });
     aliceBus = await w.humanBus("alice");
@@ -82,7 +80,7 @@ describe("a person receives only the approvals they may decide", () => {
     const aliceNext = aliceWatch[Symbol.asyncIterator]().next();
     await Promise.all([w.bus.nc.flush(), aliceBus.nc.flush()]);
 
-    const planner = createAgentClient({ bus: await w.agentBus("planner"), principal: "planner" });
+    const planner = await w.agent("planner");
     const r = await planner.call("customer.message", { customerId: "C-vis", text: secret }, { mode: "plan" });
     expect(r.status).toBe("awaiting_approval");
 

@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { startAdaptersService } from "@warden/adapters";
 import { silentLogger } from "@warden/bus";
 import { openWardenHome } from "@warden/identity";
-import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
+import { createRegistryClient, type AgentClient } from "@warden/sdk";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
@@ -96,7 +96,7 @@ describe("a hostile tool, hook or MCP stdio server reaches nothing of Warden's",
       const r = await registry.setStatus({ name, status: "enabled" });
       if (!r.ok) throw new Error(`${name}: ${r.error.message}`);
     }
-    agent = createAgentClient({ bus: await w.agentBus("bot"), principal: "bot", mode: "plan", timeoutMs: 20_000 });
+    agent = await w.agent("bot", { mode: "plan", timeoutMs: 20_000 });
   }, 60_000);
 
   afterAll(async () => {

@@ -8,9 +8,9 @@ import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/
 import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { readOutbox } from "@warden/example-support-desk";
 import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY } from "@warden/mcp-server";
-import { createApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { startMcpHttp, type RunningMcpHttp } from "../support/mcp-http.js";
+import { usualPrincipals } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -18,10 +18,7 @@ const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/ma
 /** The demo, with alice a person who may confirm her own sends in mode human (as issue 25's attack used). */
 const POLICY = PolicyDocumentSchema.parse({
   version: "local-user-1",
-  principals: {
-    alice: { kind: "human", approves: ["write", "send"] },
-    "support-bot": { kind: "agent" },
-  },
+  principals: usualPrincipals("alice", "support-bot"),
 });
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
@@ -105,7 +102,7 @@ describe("a local user reaching warden mcp --http", { timeout: 120_000 }, () => 
     expect((await readOutbox(w.bus)).map((m) => m.text)).not.toContain(text);
 
     // the decision elsewhere (what the inbox and `warden approve` do, as alice) lets it run
-    const alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
+    const alice = await w.approver("alice");
     const pending = await alice.pending();
     const card = pending.ok ? pending.value.find((a) => a.approvalId === approvalId) : undefined;
     expect(card?.approvers.requesterMayConfirm).toBe(true);

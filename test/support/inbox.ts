@@ -47,12 +47,12 @@ export function screenshotsDir(prefix: string): string {
   return dir;
 }
 
-export interface InboxInChromium {
+export type InboxInChromium<C extends object = object> = {
   readonly w: TestWarden;
   readonly inbox: RunningInbox;
   readonly browser: Browser;
   readonly page: Page;
-}
+} & Readonly<C>;
 
 export interface InboxInChromiumOptions {
   readonly policy: PolicyDocumentInput;
@@ -64,11 +64,12 @@ export interface InboxInChromiumOptions {
 /**
  * A file's Warden (the demo, in-process, with `policy`), `warden inbox --as person` started as a
  * person would, and a page of a headless Chromium, made before the file's tests and stopped after
- * them. Without Chromium nothing starts, and each test fails saying so (`NO_CHROMIUM`): a failing
- * hook would only mark them skipped.
+ * them; `setUp` then makes what the tests share (the clients that call), as useTestWarden's does.
+ * Without Chromium nothing starts, and each test fails saying so (`NO_CHROMIUM`): a failing hook
+ * would only mark them skipped.
  */
-export function useInboxInChromium(o: InboxInChromiumOptions): InboxInChromium {
-  let started: InboxInChromium | undefined;
+export function useInboxInChromium<C extends object = object>(o: InboxInChromiumOptions, setUp?: (w: TestWarden) => Promise<C>): InboxInChromium<C> {
+  let started: InboxInChromium<C> | undefined;
   let browser: Browser | undefined;
   let w: TestWarden | undefined;
   let inbox: RunningInbox | undefined;
@@ -82,30 +83,18 @@ export function useInboxInChromium(o: InboxInChromiumOptions): InboxInChromium {
     const page = await (await browser.newContext({ viewport: o.viewport, deviceScaleFactor: 1 })).newPage();
     // the new-card highlight fades over a second; without motion the screenshots show the page at rest
     await page.emulateMedia({ reducedMotion: "reduce" });
-    started = { w, inbox, browser, page };
+    started = { ...((await setUp?.(w)) ?? ({} as C)), w, inbox, browser, page };
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     inbox?.child.kill("SIGTERM");
     await w?.stop();
   });
-  const get = (): InboxInChromium => {
-    expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
-    if (started === undefined) throw new Error("useInboxInChromium: read it inside a test, after its beforeAll");
-    return started;
-  };
-  return {
-    get w() {
-      return get().w;
+  return new Proxy({} as InboxInChromium<C>, {
+    get(_, key) {
+      expect(existsSync(CHROMIUM), NO_CHROMIUM).toBe(true);
+      if (started === undefined) throw new Error("useInboxInChromium: read it inside a test, after its beforeAll");
+      return started[key as keyof InboxInChromium<C>];
     },
-    get inbox() {
-      return get().inbox;
-    },
-    get browser() {
-      return get().browser;
-    },
-    get page() {
-      return get().page;
-    },
-  };
+  });
 }

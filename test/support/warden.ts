@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, silentLogger, type Bus } from "@warden/bus";
+import { startExecutor, type ExecutableTool, type Executor, type ExecutorOptions } from "@warden/executor";
+import { createAgentClient, createApproverClient, type AgentClient, type AgentClientOptions, type ApproverClient, type ApproverClientOptions } from "@warden/sdk";
 import { generateApproverKeyPair, startApproverService } from "@warden/approver";
 import { BUCKET_DEMO_OUTBOX, BUCKET_DEMO_TICKETS, startSupportDesk, SUPPORT_DESK_DOMAINS, supportDeskPolicy } from "@warden/example-support-desk";
 import { startNotaryService } from "@warden/notary";
@@ -31,11 +33,29 @@ export interface TestWarden {
   agentBus(principal: string): Promise<Bus>;
   /** A connection as a person (clients account): calls tools and decides approvals as themself. */
   humanBus(name: string): Promise<Bus>;
+  /** A client of the agent `principal`, connected as it. */
+  agent(principal: string, options?: Omit<AgentClientOptions, "bus" | "principal">): Promise<AgentClient>;
+  /** A client with which the person `name` calls tools themself, connected as them. */
+  person(name: string, options?: Omit<AgentClientOptions, "bus" | "principal">): Promise<AgentClient>;
+  /** An approver client of the person `name`, connected as them. */
+  approver(name: string, options?: Omit<ApproverClientOptions, "bus" | "approver">): Promise<ApproverClient>;
+  /**
+   * Starts an executor of `domain` serving `tools`, connected as that domain's executor identity
+   * (`<domain>-executor` unless `identity` names another) and pinning the approver keys; it is stopped with the rest.
+   */
+  startExecutor(domain: string, tools: readonly ExecutableTool[], options?: TestExecutorOptions): Promise<Executor>;
   /** Starts another copy of something (a second executor, a restarted service) and stops it with the rest. */
   track<T extends Stoppable>(s: T): T;
   stopServices(): Promise<void>;
   startServices(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface TestExecutorOptions extends Partial<Omit<ExecutorOptions, "bus" | "log" | "domain" | "tools">> {
+  /** The executor identity's name. @default `<domain>-executor` */
+  readonly identity?: string;
+  /** The NATS connection's name, to tell copies of one identity apart. @default the identity's name */
+  readonly connectionName?: string;
 }
 
 export interface TestWardenOptions {
@@ -96,6 +116,10 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     }
   };
   await startServices();
+  const track = <T extends Stoppable>(s: T): T => {
+    extra.push(s);
+    return s;
+  };
   return {
     nats,
     bus,
@@ -105,10 +129,14 @@ export async function startTestWarden(opts: TestWardenOptions = {}): Promise<Tes
     notaryHeadLog,
     agentBus: (principal) => nats.connectAs({ kind: "agent", name: principal }),
     humanBus: (name) => nats.connectAs({ kind: "human", name }),
-    track(s) {
-      extra.push(s);
-      return s;
+    agent: async (principal, options) => createAgentClient({ ...options, bus: await nats.connectAs({ kind: "agent", name: principal }), principal }),
+    person: async (name, options) => createAgentClient({ ...options, bus: await nats.connectAs({ kind: "human", name }), principal: name }),
+    approver: async (name, options) => createApproverClient({ ...options, bus: await nats.connectAs({ kind: "human", name }), approver: name }),
+    async startExecutor(domain, tools, { identity = `${domain}-executor`, connectionName, ...options } = {}) {
+      const executorBus = await nats.connectAs({ kind: "executor", name: identity, domains: [domain] }, connectionName);
+      return track(await startExecutor({ approverKeys, ...options, bus: executorBus, log, domain, tools }));
     },
+    track,
     startServices,
     async stopServices() {
       await Promise.all(services.map((s) => s.stop()));
