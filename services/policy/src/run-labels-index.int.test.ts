@@ -1,53 +1,46 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, type Bus } from "@warden/bus";
+import { describe, expect, it } from "vitest";
+import { appendEvent } from "@warden/bus";
 import { descriptorHash, ToolDescriptorSchema } from "@warden/contracts/descriptor";
-import { argsValidated, type TestNats } from "@warden/testing";
-import { startPolicyCopies } from "../test-support/policy-copies.js";
+import { argsValidated } from "@warden/testing";
+import { usePolicyCopies } from "../test-support/policy-copies.js";
 import { labelRunOf } from "./delegation-tree.js";
-import { openRunLabels, type RunLabelsIndex } from "./run-labels-index.js";
+import { openRunLabels } from "./run-labels-index.js";
 
 /** Two policy copies' views of one run's labels, each over its own policy connection. */
 describe("run labels across policy copies", () => {
-  let nats: TestNats;
-  let a: RunLabelsIndex;
-  let b: RunLabelsIndex;
-  let admin: Bus;
-  beforeAll(async () => {
-    ({ nats, admin, a, b } = await startPolicyCopies(openRunLabels));
-  });
-  afterAll(async () => nats.stop());
+  const copies = usePolicyCopies(openRunLabels);
 
   const web = (callId: string, labels = ["untrusted"]) => ({ callId, tool: "web.fetch", domain: "web", labels });
 
   it("counts a labelled result for every copy once it finished ok, not while it is in flight", async () => {
-    expect(await a.record("run-1", web("w1"))).toBe("recorded");
+    expect(await copies.a.record("run-1", web("w1"))).toBe("recorded");
     // in flight, and no outcome on the stream: its content cannot have reached the agent
-    expect((await b.read("run-1")).size).toBe(0);
-    await a.settle("run-1", "w1", "ok");
-    expect([...(await b.read("run-1")).values()]).toEqual([{ label: "untrusted", callId: "w1", tool: "web.fetch" }]);
+    expect((await copies.b.read("run-1")).size).toBe(0);
+    await copies.a.settle("run-1", "w1", "ok");
+    expect([...(await copies.b.read("run-1")).values()]).toEqual([{ label: "untrusted", callId: "w1", tool: "web.fetch" }]);
     // another run is untouched; a second read bringing nothing new keeps the first as the source
-    expect((await b.read("run-2")).size).toBe(0);
-    expect(await b.record("run-1", web("w2"))).toBe("recorded");
-    await b.settle("run-1", "w2", "ok");
-    expect((await a.read("run-1")).get("untrusted")?.callId).toBe("w1");
+    expect((await copies.b.read("run-2")).size).toBe(0);
+    expect(await copies.b.record("run-1", web("w2"))).toBe("recorded");
+    await copies.b.settle("run-1", "w2", "ok");
+    expect((await copies.a.read("run-1")).get("untrusted")?.callId).toBe("w1");
   });
 
   it("forgets a labelled call that did not run, and settles twice to the same state", async () => {
-    await a.record("run-3", web("w3", ["private"]));
-    await b.settle("run-3", "w3", "released");
-    await a.settle("run-3", "w3", "released");
-    expect((await a.read("run-3")).size).toBe(0);
-    await a.record("run-3", web("w4", ["private"]));
-    await a.settle("run-3", "w4", "unknown");
-    await b.settle("run-3", "w4", "unknown");
+    await copies.a.record("run-3", web("w3", ["private"]));
+    await copies.b.settle("run-3", "w3", "released");
+    await copies.a.settle("run-3", "w3", "released");
+    expect((await copies.a.read("run-3")).size).toBe(0);
+    await copies.a.record("run-3", web("w4", ["private"]));
+    await copies.a.settle("run-3", "w4", "unknown");
+    await copies.b.settle("run-3", "w4", "unknown");
     // an outcome unknown may have run: counted
-    expect([...(await b.read("run-3")).keys()]).toEqual(["private"]);
+    expect([...(await copies.b.read("run-3")).keys()]).toEqual(["private"]);
   });
 
   it("keeps concurrent records of both copies (compare-and-set)", async () => {
-    await Promise.all(["alpha", "beta", "gamma", "delta"].map((l, i) => (i % 2 === 0 ? a : b).record("run-4", web(`c${i}`, [l]))));
-    await Promise.all([0, 1, 2, 3].map((i) => (i % 2 === 0 ? b : a).settle("run-4", `c${i}`, "ok")));
-    expect([...(await a.read("run-4")).keys()].sort()).toEqual(["alpha", "beta", "delta", "gamma"]);
+    await Promise.all(["alpha", "beta", "gamma", "delta"].map((l, i) => (i % 2 === 0 ? copies.a : copies.b).record("run-4", web(`c${i}`, [l]))));
+    await Promise.all([0, 1, 2, 3].map((i) => (i % 2 === 0 ? copies.b : copies.a).settle("run-4", `c${i}`, "ok")));
+    expect([...(await copies.a.read("run-4")).keys()].sort()).toEqual(["alpha", "beta", "delta", "gamma"]);
   });
 
   it("gives a subagent's child run the labels key of the run at the top of its delegation chain", async () => {
@@ -55,8 +48,8 @@ describe("run labels across policy copies", () => {
     const tool = { domain: "agent", descriptor: d, descriptorHash: descriptorHash(d) };
     const top = { ...argsValidated(tool, { task: "t" }), correlationId: "run-top" };
     const mid = { ...argsValidated(tool, { task: "u" }), correlationId: "run-child", parentCallId: top.callId };
-    for (const e of [top, mid]) expect((await appendEvent(admin, e)).status).toBe("written");
-    expect(await labelRunOf(admin, { correlationId: "run-grandchild", parentCallId: mid.callId })).toBe("run-top");
-    expect(await labelRunOf(admin, { correlationId: "run-alone" })).toBe("run-alone");
+    for (const e of [top, mid]) expect((await appendEvent(copies.admin, e)).status).toBe("written");
+    expect(await labelRunOf(copies.admin, { correlationId: "run-grandchild", parentCallId: mid.callId })).toBe("run-top");
+    expect(await labelRunOf(copies.admin, { correlationId: "run-alone" })).toBe("run-alone");
   });
 });

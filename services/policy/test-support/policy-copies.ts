@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import type { Bus } from "@warden/bus";
 import { startTestNats, type TestNats } from "@warden/testing";
 
@@ -10,11 +11,37 @@ export interface PolicyCopies<T> {
   readonly b: T;
 }
 
-/** A real nats-server and two policy copies' views of one store (`open`), each over its own policy connection. */
-export async function startPolicyCopies<T>(open: (bus: Bus) => Promise<T>): Promise<PolicyCopies<T>> {
-  const nats = await startTestNats();
-  const admin = await nats.bus("admin");
-  const a = await open(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
-  const b = await open(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
-  return { nats, admin, a, b };
+/**
+ * A real nats-server and two policy copies' views of one store (`open`), each over its own policy
+ * connection, for the `describe` block this is called in: started before its tests and stopped after
+ * them. Read the fields inside tests and hooks, not while the block is declared.
+ */
+export function usePolicyCopies<T>(open: (bus: Bus) => Promise<T>): PolicyCopies<T> {
+  let copies: { nats: TestNats; admin: Bus; a: T; b: T } | undefined;
+  beforeAll(async () => {
+    const nats = await startTestNats();
+    const admin = await nats.bus("admin");
+    const a = await open(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
+    const b = await open(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
+    copies = { nats, admin, a, b };
+  });
+  afterAll(async () => copies?.nats.stop());
+  const started = () => {
+    if (copies === undefined) throw new Error("usePolicyCopies: read the copies inside a test or hook, after beforeAll");
+    return copies;
+  };
+  return {
+    get nats() {
+      return started().nats;
+    },
+    get admin() {
+      return started().admin;
+    },
+    get a() {
+      return started().a;
+    },
+    get b() {
+      return started().b;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { appendEvent, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type EventOfType, type EventType, type WardenEvent } from "@warden/contracts/events";
@@ -16,21 +16,38 @@ export interface RegistryHarness {
   readonly nats: TestNats;
   readonly bus: Bus;
   readonly service: RegistryService;
-  stop(): Promise<void>;
 }
 
-export async function startRegistryHarness(): Promise<RegistryHarness> {
-  const nats = await startTestNats();
-  const bus = await nats.bus("registry-test");
-  const registryBus = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
-  const service = await startRegistryService({ bus: registryBus, log: silentLogger() });
+/**
+ * {@link RegistryHarness} for the `describe` block this is called in: started before its tests
+ * (and before the block's own `beforeAll` hooks), stopped after them. Read its fields inside tests
+ * and hooks, not while the block is declared.
+ */
+export function useRegistryHarness(): RegistryHarness {
+  let running: RegistryHarness | undefined;
+  beforeAll(async () => {
+    const nats = await startTestNats();
+    const bus = await nats.bus("registry-test");
+    const registryBus = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
+    running = { nats, bus, service: await startRegistryService({ bus: registryBus, log: silentLogger() }) };
+  });
+  afterAll(async () => {
+    await running?.service.stop();
+    await running?.nats.stop();
+  });
+  const started = () => {
+    if (running === undefined) throw new Error("useRegistryHarness: read the harness inside a test or hook, after beforeAll");
+    return running;
+  };
   return {
-    nats,
-    bus,
-    service,
-    async stop() {
-      await service.stop();
-      await nats.stop();
+    get nats() {
+      return started().nats;
+    },
+    get bus() {
+      return started().bus;
+    },
+    get service() {
+      return started().service;
     },
   };
 }

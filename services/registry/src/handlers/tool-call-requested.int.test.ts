@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { appendEvent, encodeJson, ensureStageConsumer, readEvent } from "@warden/bus";
 import { newId, type ToolArgsValidated, type ToolCallRejected, type ToolCallRequested } from "@warden/contracts/events";
@@ -14,24 +14,22 @@ import {
 import { argsHash } from "@warden/contracts/json";
 import { eventually } from "@warden/testing";
 import { descriptor, request } from "../../test-support/fixtures.js";
-import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
+import { useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
 type Answer = { type: "validated"; event: ToolArgsValidated } | { type: "rejected"; event: ToolCallRejected };
 
 describe("the registry validation stage", () => {
-  let h: RegistryHarness;
+  const h = useRegistryHarness();
   const domain = uniqueDomain("kb");
   const search = `${domain}.search`;
   const legacy = `${domain}.legacy`;
 
   beforeAll(async () => {
-    h = await startRegistryHarness();
     const r = await createRegistryClient(h.bus).register([descriptor({ name: search }), descriptor({ name: legacy })]);
     if (!r.ok) throw new Error(r.error.message);
     const off = await createRegistryClient(h.bus).setStatus({ name: legacy, status: "disabled" });
     if (!off.ok) throw new Error(off.error.message);
   });
-  afterAll(async () => h.stop());
 
   /** Publishes a request the way a caller does: the domain from the name, else `unresolved`. */
   async function call(tool: string, args: unknown, extra: Partial<ToolCallRequested> & { version?: string } = {}): Promise<ToolCallRequested> {

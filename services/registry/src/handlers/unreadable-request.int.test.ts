@@ -1,29 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import { newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject, MAX_REQUEST_DEPTH, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { eventually } from "@warden/testing";
 import { descriptor, request } from "../../test-support/fixtures.js";
-import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
+import { useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
 
 describe("the registry answers requests it cannot read", () => {
-  let h: RegistryHarness;
+  const h = useRegistryHarness();
   let alice: Bus;
   const domain = uniqueDomain("kb");
   const search = `${domain}.search`;
 
   beforeAll(async () => {
-    h = await startRegistryHarness();
     const r = await createRegistryClient(h.bus).register([descriptor({ name: search, inputSchema: { type: "object" } })]);
     if (!r.ok) throw new Error(r.error.message);
     // the caller publishes as itself: the server lets it use only its own request subject
     alice = await h.nats.connectAs({ kind: "agent", name: "alice" });
   });
-  afterAll(async () => h.stop());
 
   /** Publishes raw bytes on alice's request subject for a new call; returns the call id. */
   async function publishRaw(data: Uint8Array, callId = newId()): Promise<string> {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { headers } from "@nats-io/transport-node";
 import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
 import { CallReadReplySchema, newId, type CallReadRequestInput, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
 import { eventually } from "@warden/testing";
-import { registerSearchAndMessage, requestedCall, startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
+import { registerSearchAndMessage, requestedCall, useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
 /** A read as a client makes it: on its own subject, through the clients account's import. */
 async function readCall(bus: Bus, principal: string, domain: string, callId: string, req: CallReadRequestInput = {}): Promise<Reply> {
@@ -20,8 +20,8 @@ function eventsOf(reply: Reply): WardenEvent[] {
 const typesOf = (events: readonly WardenEvent[]) => events.map((e) => e.type).sort();
 
 describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callId>)", () => {
-  let h: RegistryHarness;
-  let domain: string;
+  const h = useRegistryHarness();
+  const domain = uniqueDomain("reads");
   /** Two agents in the clients account: each may ask only on its own read subject. */
   let agent: Bus;
   let other: Bus;
@@ -29,14 +29,11 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
   let executor: Bus;
 
   beforeAll(async () => {
-    h = await startRegistryHarness();
-    domain = uniqueDomain("reads");
     await registerSearchAndMessage(h, domain);
     agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
     other = await h.nats.connectAs({ kind: "agent", name: "agent-2" });
     executor = await h.nats.connectAs({ kind: "executor", name: `ex-${domain}`, domains: [domain] });
   });
-  afterAll(async () => h.stop());
 
   /**
    * A call of agent-1: its request appended by the agent itself (the registry then validates it),

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appendEvent, encodeJson, requestRpc, type Bus } from "@warden/bus";
 import { newId, OwnCallListSchema, OwnCallTraceSchema, type OwnCallsRequestInput } from "@warden/contracts/events";
 import { BUCKET_CALLS, ownCallsSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
 import { applyCallEvent, type CallModel } from "@warden/projections";
-import { registerSearchAndMessage, requestedCall, startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
+import { registerSearchAndMessage, requestedCall, useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
 /** Asked as a person does: on their own subject, through the clients account's import. */
 const ask = (bus: Bus, principal: string, req: OwnCallsRequestInput): Promise<Reply> => requestRpc(bus, ownCallsSubject(principal), req, 5_000);
@@ -15,19 +15,16 @@ function valueOf(reply: Reply): unknown {
 }
 
 describe("the registry's own-calls API (warden.registry.calls.<principal>)", () => {
-  let h: RegistryHarness;
-  let domain: string;
+  const h = useRegistryHarness();
+  const domain = uniqueDomain("own");
   let alice: Bus;
   let bob: Bus;
 
   beforeAll(async () => {
-    h = await startRegistryHarness();
-    domain = uniqueDomain("own");
     await registerSearchAndMessage(h, domain);
     alice = await h.nats.connectAs({ kind: "human", name: "alice" });
     bob = await h.nats.connectAs({ kind: "human", name: "bob" });
   });
-  afterAll(async () => h.stop());
 
   /** A call requested by `person` itself (the registry validates it); the later events are the test's to append. */
   function newCall(person: Bus, principal: string, outcome: "approved" | "succeeded", args?: Record<string, unknown>) {

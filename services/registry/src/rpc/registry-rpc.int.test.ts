@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { kvPutJson, requestRpc, type Bus } from "@warden/bus";
 import { BUCKET_POLICY, BUCKET_TOOLS, registryRegisterSubject, registryStatusSubject } from "@warden/contracts/subjects";
@@ -7,20 +7,18 @@ import { eventually } from "@warden/testing";
 import { ArgsValidators } from "../domain/args-validator.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
 import { descriptor, SIDE_EFFECTS } from "../../test-support/fixtures.js";
-import { startRegistryHarness, uniqueDomain, type RegistryHarness } from "../../test-support/registry-harness.js";
+import { useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 import { registerDescriptors } from "../store/tool-store.js";
 
 describe("registry request-reply", () => {
-  let h: RegistryHarness;
+  const h = useRegistryHarness();
   /** Callers as the server knows them: an agent and a person (clients account). */
   let agent: Bus;
   let alice: Bus;
   beforeAll(async () => {
-    h = await startRegistryHarness();
     agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
     alice = await h.nats.connectAs({ kind: "human", name: "alice" });
   });
-  afterAll(async () => h.stop());
 
   /** Stores a policy document and waits until the registry's views are compiled against it. */
   async function usePolicy(doc: PolicyDocumentInput): Promise<void> {
