@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, silentLogger, type Bus } from "@warden/bus";
+import { appendEvent, silentLogger } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts/events";
 import { startProjectorService, type ProjectorService } from "@warden/projector";
-import { eventually, syntheticCall, useTestNats } from "@warden/testing";
+import { eventually, syntheticCall, useConnections, useTestNats } from "@warden/testing";
 import { readCallEvents, readCallTrace } from "./trace-reader.js";
 
 function rejected(callId: string, domain: string): WardenEvent[] {
@@ -13,10 +13,9 @@ describe("reading a call's trace", () => {
   /** Its admin connection (`server.bus`) writes the crafted streams: no service role may write every event type. */
   const server = useTestNats();
   /** What reads the traces: an auditor's connection, which reads everything and writes nothing. */
-  let bus: Bus;
+  const readers = useConnections(server, { auditor: { kind: "auditor", name: "auditor" } });
   let projector: ProjectorService;
   beforeAll(async () => {
-    bus = await server.nats.connectAs({ kind: "auditor", name: "auditor" });
     projector = await startProjectorService({ bus: await server.nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
   });
   afterAll(async () => projector.stop());
@@ -27,7 +26,7 @@ describe("reading a call's trace", () => {
     for (const e of written) await appendEvent(server.bus, e);
     // another call in the same domain must not leak in
     for (const e of rejected(newId(), "kb")) await appendEvent(server.bus, e);
-    const found = await readCallEvents(bus, callId);
+    const found = await readCallEvents(readers.auditor, callId);
     expect(found?.domain).toBe("kb");
     expect(found?.entries.map((e) => e.event.eventId)).toEqual(written.map((e) => e.eventId));
     expect(found!.entries[1]!.seq).toBeGreaterThan(found!.entries[0]!.seq);
@@ -42,7 +41,7 @@ describe("reading a call's trace", () => {
     // other domain's event then leaked into the timeline, depending on the projector's timing)
     const calls = await server.bus.kvm.open("warden_calls");
     await eventually(async () => expect((JSON.parse((await calls.get(callId))?.string() ?? "{}") as { events?: unknown[] }).events).toHaveLength(3));
-    const found = await readCallEvents(bus, callId);
+    const found = await readCallEvents(readers.auditor, callId);
     expect(found?.domain).toBe("ticket");
     expect(found?.entries.map((e) => e.event.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
   });
@@ -59,7 +58,7 @@ describe("reading a call's trace", () => {
     ];
     for (const e of [...parentEvents.slice(0, started + 1), ...children, ...parentEvents.slice(started + 1)]) await appendEvent(server.bus, e);
     const trace = await eventually(async () => {
-      const t = await readCallTrace(bus, parent);
+      const t = await readCallTrace(readers.auditor, parent);
       if (t === undefined || !("steps" in t)) throw new Error("no readable trace yet");
       expect(t.children).toHaveLength(2);
       return t;
@@ -73,6 +72,6 @@ describe("reading a call's trace", () => {
   });
 
   it("returns undefined for a call id with no events", async () => {
-    expect(await readCallTrace(bus, newId())).toBeUndefined();
+    expect(await readCallTrace(readers.auditor, newId())).toBeUndefined();
   });
 });

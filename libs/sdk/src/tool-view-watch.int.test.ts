@@ -1,10 +1,10 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { encodeJson, type Bus } from "@warden/bus";
+import { describe, expect, it } from "vitest";
+import { encodeJson } from "@warden/bus";
 import { SUBJECT_REGISTRY_CHANGED } from "@warden/contracts/subjects";
 import { type Outcome } from "@warden/contracts/errors";
 import { ToolViewQuerySchema } from "@warden/contracts/descriptor";
 import { type JsonValue } from "@warden/contracts/json";
-import { eventually, useTestNats } from "@warden/testing";
+import { eventually, useConnections, useTestNats } from "@warden/testing";
 import type { ToolViewResult } from "./tool-view-result.js";
 import { watchToolViewOn } from "./tool-view-watch.js";
 
@@ -22,20 +22,14 @@ function reader(initial: ToolViewResult) {
 describe("following a caller's ToolView", () => {
   /** Its admin connection (`server.bus`) plays the registry's announcements. */
   const server = useTestNats();
-  let agent: Bus;
-  let executor: Bus;
-
-  beforeAll(async () => {
-    agent = await server.nats.connectAs({ kind: "agent", name: "watcher" });
-    executor = await server.nats.connectAs({ kind: "executor", name: "watch-executor", domains: ["kb"] });
-  });
+  const callers = useConnections(server, { agent: { kind: "agent", name: "watcher" }, executor: { kind: "executor", name: "watch-executor", domains: ["kb"] } });
 
   it("reads the view again on the registry's announcement and tells only of a view that differs", async () => {
     const { state, read } = reader(viewOf(["a"]));
     const seen: JsonValue[] = [];
-    const watch = watchToolViewOn(agent, read, (v) => seen.push(v.formatted), { settleMs: 10 });
+    const watch = watchToolViewOn(callers.agent, read, (v) => seen.push(v.formatted), { settleMs: 10 });
     await watch.ready;
-    await agent.nc.flush();
+    await callers.agent.nc.flush();
     server.bus.nc.publish(SUBJECT_REGISTRY_CHANGED, encodeJson({ change: "tools", policyVersion: "p1" }));
     await eventually(() => expect(state.reads).toBe(2));
     expect(seen).toEqual([]);
@@ -52,7 +46,7 @@ describe("following a caller's ToolView", () => {
   it("still follows the view by reading it every pollMs when the credentials may not hear announcements", async () => {
     const { state, read } = reader(viewOf(["x"]));
     const seen: JsonValue[] = [];
-    const watch = watchToolViewOn(executor, read, (v) => seen.push(v.formatted), { pollMs: 100 });
+    const watch = watchToolViewOn(callers.executor, read, (v) => seen.push(v.formatted), { pollMs: 100 });
     await watch.ready;
     state.current = viewOf(["y"]);
     await eventually(() => expect(seen).toEqual([["y"]]));
@@ -64,7 +58,7 @@ describe("following a caller's ToolView", () => {
     let fail = false;
     const read = async (): Promise<Outcome<ToolViewResult>> =>
       fail ? { ok: false, error: { code: "UNAVAILABLE", message: "no registry", retryable: true } } : { ok: true, value: viewOf(["z"]) };
-    const watch = watchToolViewOn(agent, read, () => undefined, { onError: (e) => errors.push(e.code) });
+    const watch = watchToolViewOn(callers.agent, read, () => undefined, { onError: (e) => errors.push(e.code) });
     await watch.ready;
     fail = true;
     expect(await watch.refresh()).toBe(false);

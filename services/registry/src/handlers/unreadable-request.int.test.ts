@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
-import { encodeJson, readEvent, requestRpc, type Bus } from "@warden/bus";
+import { encodeJson, readEvent, requestRpc } from "@warden/bus";
 import { newId, type ToolCallRejected, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject, MAX_REQUEST_DEPTH, STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
-import { eventually } from "@warden/testing";
+import { eventually, useConnections } from "@warden/testing";
 import { descriptor, request } from "../../test-support/fixtures.js";
 import { useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
@@ -12,20 +12,19 @@ const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
 
 describe("the registry answers requests it cannot read", () => {
   const h = useRegistryHarness();
-  let alice: Bus;
   const domain = uniqueDomain("kb");
+  // the caller publishes as itself: the server lets it use only its own request subject
+  const callers = useConnections(h, { alice: { kind: "agent", name: "alice" } });
   const search = `${domain}.search`;
 
   beforeAll(async () => {
     const r = await createRegistryClient(h.bus).register([descriptor({ name: search, inputSchema: { type: "object" } })]);
     if (!r.ok) throw new Error(r.error.message);
-    // the caller publishes as itself: the server lets it use only its own request subject
-    alice = await h.nats.connectAs({ kind: "agent", name: "alice" });
   });
 
   /** Publishes raw bytes on alice's request subject for a new call; returns the call id. */
   async function publishRaw(data: Uint8Array, callId = newId()): Promise<string> {
-    await alice.js.publish(callEventSubject(domain, callId, "ToolCallRequested", "alice"), data);
+    await callers.alice.js.publish(callEventSubject(domain, callId, "ToolCallRequested", "alice"), data);
     return callId;
   }
 
@@ -97,7 +96,7 @@ describe("the registry answers requests it cannot read", () => {
     expect(ev.data.error.message).toContain(body.callId);
     // nothing is written on the call the body names
     expect(await readEvent(h.bus, domain, body.callId, "ToolArgsValidated")).toBeUndefined();
-    const read = await requestRpc(alice, callReadSubject("alice", domain, callId), {}, 5_000);
+    const read = await requestRpc(callers.alice, callReadSubject("alice", domain, callId), {}, 5_000);
     expect(read.ok).toBe(true);
     const events = read.ok ? (read.value as { events: WardenEvent[] }).events : [];
     expect(events.find((e) => e.type === "ToolCallRejected")).toMatchObject({ eventId: ev.eventId });
@@ -111,14 +110,14 @@ describe("the registry answers requests it cannot read", () => {
     const ev = await rejectionOf(callId);
     expect(ev).toMatchObject({ tool: search, causationId: body.eventId, data: { error: { code: "INVALID_REQUEST" } } });
     expect(ev.data.error.message).toMatch(/nested too deeply/);
-    const read = await requestRpc(alice, callReadSubject("alice", domain, callId), {}, 5_000);
+    const read = await requestRpc(callers.alice, callReadSubject("alice", domain, callId), {}, 5_000);
     const events = read.ok ? (read.value as { events: WardenEvent[] }).events : [];
     expect(events.map((e) => e.type)).toEqual(["ToolCallRequested", "ToolCallRejected"]);
   });
 
   it("writes no rejection onto a call already validated for another request: the unreadable one only goes to the DLQ", async () => {
     const first = valid();
-    await alice.js.publish(callEventSubject(domain, first.callId, "ToolCallRequested", "alice"), encodeJson(first));
+    await callers.alice.js.publish(callEventSubject(domain, first.callId, "ToolCallRequested", "alice"), encodeJson(first));
     await eventually(async () => expect(await readEvent(h.bus, domain, first.callId, "ToolArgsValidated")).toBeDefined());
     const bob = await h.nats.connectAs({ kind: "agent", name: "bob" });
     await bob.js.publish(callEventSubject(domain, first.callId, "ToolCallRequested", "bob"), text("{not json"));

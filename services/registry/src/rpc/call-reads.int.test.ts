@@ -4,7 +4,7 @@ import { appendEvent, encodeJson, readEvent, requestRpc, type Bus } from "@warde
 import { CallReadReplySchema, newId, type CallReadRequestInput, type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, callReadSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
-import { eventually } from "@warden/testing";
+import { eventually, useConnections } from "@warden/testing";
 import { registerSearchAndMessage, requestedCall, useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
 /** A read as a client makes it: on its own subject, through the clients account's import. */
@@ -22,17 +22,16 @@ const typesOf = (events: readonly WardenEvent[]) => events.map((e) => e.type).so
 describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callId>)", () => {
   const h = useRegistryHarness();
   const domain = uniqueDomain("reads");
-  /** Two agents in the clients account: each may ask only on its own read subject. */
-  let agent: Bus;
-  let other: Bus;
-  /** The executor of the domain: the one user allowed to publish the domain's outcomes. */
-  let executor: Bus;
+  const callers = useConnections(h, {
+    /** Two agents in the clients account: each may ask only on its own read subject. */
+    agent: { kind: "agent", name: "agent-1" },
+    other: { kind: "agent", name: "agent-2" },
+    /** The executor of the domain: the one user allowed to publish the domain's outcomes. */
+    executor: { kind: "executor", name: `ex-${domain}`, domains: [domain] },
+  });
 
   beforeAll(async () => {
     await registerSearchAndMessage(h, domain);
-    agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
-    other = await h.nats.connectAs({ kind: "agent", name: "agent-2" });
-    executor = await h.nats.connectAs({ kind: "executor", name: `ex-${domain}`, domains: [domain] });
   });
 
   /**
@@ -40,28 +39,28 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
    * and the events the later stages would write, to be appended by the test when it chooses.
    */
   function newCall(outcome: "approval_denied" | "succeeded") {
-    return requestedCall(h, agent, { tool: outcome === "approval_denied" ? `${domain}.message` : `${domain}.search`, principal: "agent-1", outcome });
+    return requestedCall(h, callers.agent, { tool: outcome === "approval_denied" ? `${domain}.message` : `${domain}.search`, principal: "agent-1", outcome });
   }
 
   it("lets a principal read its own call: its request and the events that settle it", async () => {
     const call = await newCall("succeeded");
-    const now = eventsOf(await readCall(agent, "agent-1", domain, call.callId));
+    const now = eventsOf(await readCall(callers.agent, "agent-1", domain, call.callId));
     expect(now.map((e) => [e.type, e.eventId])).toEqual([["ToolCallRequested", call.of("ToolCallRequested").eventId]]);
 
     expect((await appendEvent(h.bus, call.of("ToolCallFinished"))).status).toBe("written");
-    const done = eventsOf(await readCall(agent, "agent-1", domain, call.callId, { wait: "terminal", timeoutMs: 5_000 }));
+    const done = eventsOf(await readCall(callers.agent, "agent-1", domain, call.callId, { wait: "terminal", timeoutMs: 5_000 }));
     expect(typesOf(done)).toEqual(["ToolCallFinished", "ToolCallRequested"]);
     expect(done.find((e) => e.type === "ToolCallFinished")).toEqual(call.of("ToolCallFinished"));
   });
 
   it("answers NOT_FOUND for another principal's call, exactly as for a call that does not exist", async () => {
     const call = await newCall("succeeded");
-    const foreign = await readCall(other, "agent-2", domain, call.callId);
+    const foreign = await readCall(callers.other, "agent-2", domain, call.callId);
     expect(foreign).toMatchObject({ ok: false, error: { code: "NOT_FOUND", retryable: false } });
-    const missing = await readCall(other, "agent-2", domain, newId());
+    const missing = await readCall(callers.other, "agent-2", domain, newId());
     expect(missing).toMatchObject({ ok: false, error: { code: "NOT_FOUND", retryable: false } });
     // and the server does not let agent-2 ask on agent-1's read subject at all
-    const asOther = await readCall(other, "agent-1", domain, call.callId);
+    const asOther = await readCall(callers.other, "agent-1", domain, call.callId);
     expect(asOther).toMatchObject({ ok: false, error: { code: "FORBIDDEN", retryable: false } });
     if (!asOther.ok) expect(asOther.error.message).toMatch(/permissions violation/i);
   });
@@ -70,9 +69,9 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
     const call = await newCall("approval_denied");
     const timeoutMs = 20_000;
     const startedAt = Date.now();
-    const settled = readCall(agent, "agent-1", domain, call.callId, { wait: "settled", timeoutMs });
+    const settled = readCall(callers.agent, "agent-1", domain, call.callId, { wait: "settled", timeoutMs });
     let terminalDone = false;
-    const terminal = readCall(agent, "agent-1", domain, call.callId, { wait: "terminal", timeoutMs }).finally(() => (terminalDone = true));
+    const terminal = readCall(callers.agent, "agent-1", domain, call.callId, { wait: "terminal", timeoutMs }).finally(() => (terminalDone = true));
 
     expect((await appendEvent(h.bus, call.of("ApprovalRequested"))).status).toBe("written");
     const atApproval = eventsOf(await settled);
@@ -81,7 +80,7 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
 
     // an approval request is not an outcome: a short terminal read runs to its timeout without one
     const shortStart = Date.now();
-    const short = eventsOf(await readCall(agent, "agent-1", domain, call.callId, { wait: "terminal", timeoutMs: 500 }));
+    const short = eventsOf(await readCall(callers.agent, "agent-1", domain, call.callId, { wait: "terminal", timeoutMs: 500 }));
     expect(Date.now() - shortStart).toBeGreaterThanOrEqual(450);
     expect(typesOf(short)).toEqual(["ApprovalRequested", "ToolCallRequested"]);
     expect(terminalDone).toBe(false);
@@ -107,10 +106,10 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
     const timeoutMs = 1_500;
     const startedAt = Date.now();
     let reading = true;
-    const read = readCall(agent, "agent-1", domain, call.callId, { wait: "settled", timeoutMs }).finally(() => (reading = false));
+    const read = readCall(callers.agent, "agent-1", domain, call.callId, { wait: "settled", timeoutMs }).finally(() => (reading = false));
     // forge again and again while the read waits, so some copies surely arrive after its subscription
     const forge = setInterval(() => {
-      if (reading) executor.nc.publish(subject, encodeJson(forged), { headers: h2 });
+      if (reading) callers.executor.nc.publish(subject, encodeJson(forged), { headers: h2 });
     }, 50);
     let events: WardenEvent[];
     try {
@@ -127,7 +126,7 @@ describe("the registry's call-read API (warden.calls.<principal>.<domain>.<callI
 
     // the slot stayed empty: the real outcome is written and settles the next read
     expect((await appendEvent(h.bus, call.of("ToolCallFinished"))).status).toBe("written");
-    const after = eventsOf(await readCall(agent, "agent-1", domain, call.callId, { wait: "settled", timeoutMs: 5_000 }));
+    const after = eventsOf(await readCall(callers.agent, "agent-1", domain, call.callId, { wait: "settled", timeoutMs: 5_000 }));
     expect(after.find((e) => e.type === "ToolCallFinished")).toEqual(call.of("ToolCallFinished"));
   });
 });

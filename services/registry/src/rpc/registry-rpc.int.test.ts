@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
-import { kvPutJson, requestRpc, type Bus } from "@warden/bus";
+import { kvPutJson, requestRpc } from "@warden/bus";
 import { BUCKET_POLICY, BUCKET_TOOLS, registryRegisterSubject, registryStatusSubject } from "@warden/contracts/subjects";
 import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema, type PolicyDocumentInput } from "@warden/contracts/policy";
-import { eventually } from "@warden/testing";
+import { eventually, useConnections } from "@warden/testing";
 import { ArgsValidators } from "../domain/args-validator.js";
 import { parseDescriptors } from "../domain/parse-descriptors.js";
 import { descriptor, SIDE_EFFECTS } from "../../test-support/fixtures.js";
@@ -13,19 +13,14 @@ import { registerDescriptors } from "../store/tool-store.js";
 describe("registry request-reply", () => {
   const h = useRegistryHarness();
   /** Callers as the server knows them: an agent and a person (clients account). */
-  let agent: Bus;
-  let alice: Bus;
-  beforeAll(async () => {
-    agent = await h.nats.connectAs({ kind: "agent", name: "agent-1" });
-    alice = await h.nats.connectAs({ kind: "human", name: "alice" });
-  });
+  const callers = useConnections(h, { agent: { kind: "agent", name: "agent-1" }, alice: { kind: "human", name: "alice" } });
 
   /** Stores a policy document and waits until the registry's views are compiled against it. */
   async function usePolicy(doc: PolicyDocumentInput): Promise<void> {
     const parsed = PolicyDocumentSchema.parse(doc);
     await kvPutJson(await h.bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, parsed);
     await eventually(async () => {
-      const r = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm" });
+      const r = await createRegistryClient(callers.agent).view({ principal: "agent-1", mode: "llm" });
       expect(r.ok && r.value.view.policyVersion).toBe(parsed.version);
     });
   }
@@ -133,14 +128,14 @@ describe("registry request-reply", () => {
     ]);
     const mine = (names: string[]) => names.filter((n) => n.startsWith(domain)).sort();
 
-    const openai = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm" });
+    const openai = await createRegistryClient(callers.agent).view({ principal: "agent-1", mode: "llm" });
     expect(openai.ok).toBe(true);
     if (!openai.ok) return;
     expect(openai.value.view.hidden).toEqual([]);
     const fns = openai.value.formatted as { function: { name: string } }[];
     expect(mine(fns.map((f) => f.function.name))).toEqual([`${domain}__search`]);
 
-    const explained = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm", format: "table", explain: true });
+    const explained = await createRegistryClient(callers.agent).view({ principal: "agent-1", mode: "llm", format: "table", explain: true });
     if (!explained.ok) throw new Error(explained.error.message);
     const hidden = explained.value.view.hidden.filter((t) => t.name.startsWith(domain));
     expect(hidden.map((t) => [t.name, t.reason]).sort()).toEqual([
@@ -148,12 +143,12 @@ describe("registry request-reply", () => {
       [`${domain}.submit`, "write_not_opted_in_for_llm"],
     ]);
 
-    const human = await createRegistryClient(alice).view({ principal: "alice", mode: "human", format: "mcp" });
+    const human = await createRegistryClient(callers.alice).view({ principal: "alice", mode: "human", format: "mcp" });
     const mcp = human.ok ? (human.value.formatted as { tools: { name: string }[] }).tools.map((t) => t.name) : [];
     expect(mine(mcp)).toEqual([`${domain}__message`, `${domain}__search`, `${domain}__submit`]);
 
     // an agent claiming mode human sees nothing: the gate hides every tool, with its reason
-    const claimed = await createRegistryClient(agent).view({ principal: "agent-1", mode: "human", explain: true });
+    const claimed = await createRegistryClient(callers.agent).view({ principal: "agent-1", mode: "human", explain: true });
     if (!claimed.ok) throw new Error(claimed.error.message);
     expect(mine(claimed.value.view.tools.map((t) => t.name))).toEqual([]);
     expect(claimed.value.view.hidden.filter((t) => t.name.startsWith(domain)).map((t) => t.ruleIds)).toEqual([
@@ -170,7 +165,7 @@ describe("registry request-reply", () => {
     await usePolicy({ version: `people2-${domain}`, principals: { alice: { kind: "human" } } });
     await createRegistryClient(h.bus).register([descriptor({ name: `${domain}.message`, grade: "send", description: SIDE_EFFECTS })]);
     // agent-1 may only ask on warden.registry.view.agent-1; a body naming alice changes nothing
-    const r = await requestRpc(agent, "warden.registry.view.agent-1", { principal: "alice", mode: "human", explain: true });
+    const r = await requestRpc(callers.agent, "warden.registry.view.agent-1", { principal: "alice", mode: "human", explain: true });
     if (!r.ok) throw new Error(r.error.message);
     const view = (r.value as { view: { query: { principal: string }; tools: { name: string }[] } }).view;
     expect(view.query.principal).toBe("agent-1");
@@ -211,7 +206,7 @@ describe("registry request-reply", () => {
     const policy = await h.bus.kvm.open(BUCKET_POLICY);
     await kvPutJson(policy, POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: `v-${domain}`, llm: { showWrite: [`${domain}.*`] } }));
     await eventually(async () => {
-      const r = await createRegistryClient(agent).view({ principal: "agent-1", mode: "llm", format: "anthropic" });
+      const r = await createRegistryClient(callers.agent).view({ principal: "agent-1", mode: "llm", format: "anthropic" });
       if (!r.ok) throw new Error(r.error.message);
       expect(r.value.view.policyVersion).toBe(`v-${domain}`);
       expect((r.value.formatted as { name: string }[]).map((t) => t.name)).toContain(`${domain}__submit`);
