@@ -16,6 +16,7 @@ export { pendingSend } from "./pending-send.js";
 export { startTestNats, type TestNats } from "./nats.js";
 export { writeSkillFolder, type SkillFolderSpec } from "./skill-folder.js";
 export { useConnections } from "./use-connections.js";
+export { useStarted } from "./use-started.js";
 export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
 export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
 export { SYNTHETIC_APPROVER_KEY, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";

@@ -1,7 +1,7 @@
-import { beforeAll } from "vitest";
 import type { Bus } from "@warden/bus";
 import type { IdentitySpecInput } from "@warden/contracts/permissions";
 import type { TestNats } from "./nats.js";
+import { useStarted } from "./use-started.js";
 
 /**
  * One connection per named identity, made before the `describe` block's tests on the server of a
@@ -16,20 +16,14 @@ import type { TestNats } from "./nats.js";
  * ```
  */
 export function useConnections<Name extends string>(server: { readonly nats: TestNats }, identities: Readonly<Record<Name, IdentitySpecInput>>): Readonly<Record<Name, Bus>> {
-  const connected = new Map<Name, Bus>();
-  beforeAll(async () => {
-    for (const [name, identity] of Object.entries(identities) as [Name, IdentitySpecInput][]) connected.set(name, await server.nats.connectAs(identity));
-  });
-  const connections = {} as Record<Name, Bus>;
-  for (const name of Object.keys(identities) as Name[]) {
-    Object.defineProperty(connections, name, {
-      enumerable: true,
-      get: () => {
-        const bus = connected.get(name);
-        if (bus === undefined) throw new Error(`useConnections: read ${name} inside a test or hook, after beforeAll`);
-        return bus;
-      },
-    });
-  }
-  return connections;
+  return useStarted(
+    "useConnections",
+    async () => {
+      const connections = {} as Record<Name, Bus>;
+      for (const [name, identity] of Object.entries(identities) as [Name, IdentitySpecInput][]) connections[name] = await server.nats.connectAs(identity);
+      return connections;
+    },
+    // the server's fixture closes them when it stops
+    async () => undefined,
+  );
 }

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll } from "vitest";
 import type { Bus } from "@warden/bus";
 import { startTestNats, type TestNats } from "./nats.js";
+import { useStarted } from "./use-started.js";
 
 export interface TestNatsFixture {
   readonly nats: TestNats;
@@ -21,23 +21,12 @@ export interface TestNatsFixture {
  * ```
  */
 export function useTestNats(): TestNatsFixture {
-  let nats: TestNats | undefined;
-  let bus: Bus | undefined;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-  });
-  afterAll(async () => nats?.stop());
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error("useTestNats: read nats and bus inside a test or hook, after beforeAll");
-    return value;
-  };
-  return {
-    get nats() {
-      return started(nats);
+  return useStarted(
+    "useTestNats",
+    async () => {
+      const nats = await startTestNats();
+      return { nats, bus: await nats.bus() };
     },
-    get bus() {
-      return started(bus);
-    },
-  };
+    async ({ nats }) => nats.stop(),
+  );
 }

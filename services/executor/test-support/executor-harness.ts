@@ -1,6 +1,5 @@
-import { afterAll, beforeAll } from "vitest";
 import type { Bus } from "@warden/bus";
-import { serveFakeRegistry, startTestNats, type TestNats } from "@warden/testing";
+import { serveFakeRegistry, startTestNats, useStarted, type TestNats } from "@warden/testing";
 import { startExecutor, type Executor, type ExecutorOptions } from "../src/start-executor.js";
 
 export interface ExecutorHarness {
@@ -36,41 +35,38 @@ export function useRunningExecutor(options: ExecutorOptionsOf): RunningExecutorH
 }
 
 function harness(first: ExecutorOptionsOf | undefined): RunningExecutorHarness {
-  let nats: TestNats | undefined;
-  let bus: Bus | undefined;
-  let executor: Executor | undefined;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>> | undefined;
-  const executors: Executor[] = [];
-  const start = async (options: ExecutorOptions) => {
-    const started = await startExecutor(options);
-    executors.push(started);
-    return started;
-  };
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus();
-    registry = await serveFakeRegistry(bus);
-    if (first !== undefined) executor = await start(await first(nats, bus));
-  });
-  afterAll(async () => {
-    await Promise.all(executors.map((e) => e.stop()));
-    await registry?.stop();
-    await nats?.stop();
-  });
-  const started = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`executor harness: ${what} is read before beforeAll started it`);
-    return value;
-  };
+  const running = useStarted(
+    "executor harness",
+    async () => {
+      const nats = await startTestNats();
+      const bus = await nats.bus();
+      const registry = await serveFakeRegistry(bus);
+      const executors: Executor[] = [];
+      const start = async (options: ExecutorOptions) => {
+        const started = await startExecutor(options);
+        executors.push(started);
+        return started;
+      };
+      const executor = first === undefined ? undefined : await start(await first(nats, bus));
+      return { nats, bus, registry, executors, start, executor };
+    },
+    async ({ nats, registry, executors }) => {
+      await Promise.all(executors.map((e) => e.stop()));
+      await registry.stop();
+      await nats.stop();
+    },
+  );
   return {
     get nats() {
-      return started(nats, "nats");
+      return running.nats;
     },
     get bus() {
-      return started(bus, "bus");
+      return running.bus;
     },
     get executor() {
-      return started(executor, "the executor");
+      if (running.executor === undefined) throw new Error("executor harness: no executor was started before the block's tests (useRunningExecutor starts one)");
+      return running.executor;
     },
-    start,
+    start: (options) => running.start(options),
   };
 }

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll } from "vitest";
 import type { Bus } from "@warden/bus";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { startTestNats, useStarted, type TestNats } from "@warden/testing";
 
 export interface PolicyCopies<T> {
   readonly nats: TestNats;
@@ -17,31 +16,15 @@ export interface PolicyCopies<T> {
  * them. Read the fields inside tests and hooks, not while the block is declared.
  */
 export function usePolicyCopies<T>(open: (bus: Bus) => Promise<T>): PolicyCopies<T> {
-  let copies: { nats: TestNats; admin: Bus; a: T; b: T } | undefined;
-  beforeAll(async () => {
-    const nats = await startTestNats();
-    const admin = await nats.bus("admin");
-    const a = await open(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
-    const b = await open(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
-    copies = { nats, admin, a, b };
-  });
-  afterAll(async () => copies?.nats.stop());
-  const started = () => {
-    if (copies === undefined) throw new Error("usePolicyCopies: read the copies inside a test or hook, after beforeAll");
-    return copies;
-  };
-  return {
-    get nats() {
-      return started().nats;
+  return useStarted(
+    "usePolicyCopies",
+    async () => {
+      const nats = await startTestNats();
+      const admin = await nats.bus("admin");
+      const a = await open(await nats.connectAs({ kind: "service", name: "policy-a", role: "policy" }));
+      const b = await open(await nats.connectAs({ kind: "service", name: "policy-b", role: "policy" }));
+      return { nats, admin, a, b };
     },
-    get admin() {
-      return started().admin;
-    },
-    get a() {
-      return started().a;
-    },
-    get b() {
-      return started().b;
-    },
-  };
+    async ({ nats }) => nats.stop(),
+  );
 }

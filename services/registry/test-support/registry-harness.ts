@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import { createRegistryClient } from "@warden/sdk";
 import { appendEvent, readEvent, silentLogger, type Bus } from "@warden/bus";
 import { newId, type EventOfType, type EventType, type WardenEvent } from "@warden/contracts/events";
-import { eventually, startTestNats, syntheticCall, type SyntheticCallOptions, type TestNats } from "@warden/testing";
+import { eventually, startTestNats, syntheticCall, useStarted, type SyntheticCallOptions, type TestNats } from "@warden/testing";
 import { startRegistryService, type RegistryService } from "../src/service.js";
 import { descriptor, SIDE_EFFECTS } from "./fixtures.js";
 
@@ -24,32 +24,19 @@ export interface RegistryHarness {
  * and hooks, not while the block is declared.
  */
 export function useRegistryHarness(): RegistryHarness {
-  let running: RegistryHarness | undefined;
-  beforeAll(async () => {
-    const nats = await startTestNats();
-    const bus = await nats.bus("registry-test");
-    const registryBus = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
-    running = { nats, bus, service: await startRegistryService({ bus: registryBus, log: silentLogger() }) };
-  });
-  afterAll(async () => {
-    await running?.service.stop();
-    await running?.nats.stop();
-  });
-  const started = () => {
-    if (running === undefined) throw new Error("useRegistryHarness: read the harness inside a test or hook, after beforeAll");
-    return running;
-  };
-  return {
-    get nats() {
-      return started().nats;
+  return useStarted(
+    "useRegistryHarness",
+    async () => {
+      const nats = await startTestNats();
+      const bus = await nats.bus("registry-test");
+      const registryBus = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
+      return { nats, bus, service: await startRegistryService({ bus: registryBus, log: silentLogger() }) };
     },
-    get bus() {
-      return started().bus;
+    async ({ nats, service }) => {
+      await service.stop();
+      await nats.stop();
     },
-    get service() {
-      return started().service;
-    },
-  };
+  );
 }
 
 /** A domain no other test uses, so tests sharing one server stay apart. */
