@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent, silentLogger } from "@warden/bus";
-import { newId, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts/events";
+import { newId, type ToolCallFinished, type ToolCallStarted, type ToolPolicyChecked } from "@warden/contracts/events";
 import { argsHash } from "@warden/contracts/json";
-import { append, eventually, policyChecked, serveFakeRegistry, startTestNats, type TestNats, waitForAck, waitForEvent } from "@warden/testing";
-import { useRunningExecutor } from "../test-support/executor-harness.js";
+import { append, eventually, policyChecked, waitForAck, waitForEvent } from "@warden/testing";
+import { useExecutorHarness, useRunningExecutor } from "../test-support/executor-harness.js";
 import { defineTool, type ExecutableTool } from "./define-tool.js";
-import { startExecutor, type Executor } from "./start-executor.js";
+import { startExecutor } from "./start-executor.js";
 
 const runs = new Map<string, number>();
 const count = (callId: string) => runs.get(callId) ?? 0;
@@ -50,16 +50,33 @@ function ghostClaim(pc: ToolPolicyChecked, tool: ExecutableTool, deadline: Date)
   };
 }
 
+/** The result the claimant of `ghost` recorded before it went. */
+function ghostFinished(ghost: ToolCallStarted, output: number): ToolCallFinished {
+  return {
+    ...ghost,
+    type: "ToolCallFinished",
+    eventId: newId(),
+    causationId: ghost.eventId,
+    data: { ok: true, output, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
+  };
+}
+
 describe("executor: a call someone else claimed", () => {
   const idem = recTool("rec", "idem", true);
   const once = recTool("rec", "once", false);
   const t = useRunningExecutor((_nats, bus) => ({ bus, log: silentLogger(), domain: "rec", tools: [idem, once], executorId: "rec-1", claimGraceMs: 200 }));
 
-  it("re-runs an idempotent tool whose claimant left no result, as a second attempt under the old claim", async () => {
-    const pc = policyChecked(idem, { n: 1 });
-    const ghost = ghostClaim(pc, idem, new Date(Date.now() - 1_000));
+  /** A call of `tool` whose claimant's deadline passed a second ago, with no result recorded. */
+  async function leftByGhost(tool: ExecutableTool, n: number) {
+    const pc = policyChecked(tool, { n });
+    const ghost = ghostClaim(pc, tool, new Date(Date.now() - 1_000));
     await append(t.bus, ghost);
     await append(t.bus, pc);
+    return { pc, ghost };
+  }
+
+  it("re-runs an idempotent tool whose claimant left no result, as a second attempt under the old claim", async () => {
+    const { pc, ghost } = await leftByGhost(idem, 1);
     const finished = await waitForEvent(t.bus, "rec", pc.callId, "ToolCallFinished");
     expect(finished).toMatchObject({ causationId: ghost.eventId, data: { ok: true, executorId: "rec-1", output: { n: 1 } } });
     expect(finished.data.attempt).toBeGreaterThanOrEqual(2);
@@ -68,10 +85,7 @@ describe("executor: a call someone else claimed", () => {
   });
 
   it("records ToolCallOutcomeUnknown for any other tool and does not run it", async () => {
-    const pc = policyChecked(once, { n: 2 });
-    const ghost = ghostClaim(pc, once, new Date(Date.now() - 1_000));
-    await append(t.bus, ghost);
-    await append(t.bus, pc);
+    const { pc, ghost } = await leftByGhost(once, 2);
     const unknown = await waitForEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown");
     expect(unknown).toMatchObject({ causationId: ghost.eventId, data: { startedEventId: ghost.eventId, executorId: "rec-1" } });
     expect(unknown.data.reason).toMatch(/ghost/);
@@ -83,13 +97,7 @@ describe("executor: a call someone else claimed", () => {
     const pc = policyChecked(once, { n: 3 });
     const ghost = ghostClaim(pc, once, new Date(Date.now() - 1_000));
     await append(t.bus, ghost);
-    await append(t.bus, {
-      ...ghost,
-      type: "ToolCallFinished",
-      eventId: newId(),
-      causationId: ghost.eventId,
-      data: { ok: true, output: 3, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
-    });
+    await append(t.bus, ghostFinished(ghost, 3));
     const seq = await append(t.bus, pc);
     await waitForAck(t.bus, "executor-allowed-rec", seq);
     expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
@@ -108,13 +116,7 @@ describe("executor: a call someone else claimed", () => {
       expect(info.num_ack_pending).toBe(1);
     });
     expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
-    await append(t.bus, {
-      ...ghost,
-      type: "ToolCallFinished",
-      eventId: newId(),
-      causationId: ghost.eventId,
-      data: { ok: true, output: 4, truncated: false, outputBytes: 1, artifacts: [], durationMs: 1, executorId: "ghost", attempt: 1 },
-    });
+    await append(t.bus, ghostFinished(ghost, 4));
     await waitForAck(t.bus, "executor-allowed-rec", seq);
     expect(await readEvent(t.bus, "rec", pc.callId, "ToolCallOutcomeUnknown")).toBeUndefined();
     expect(count(pc.callId)).toBe(0);
@@ -122,28 +124,16 @@ describe("executor: a call someone else claimed", () => {
 });
 
 describe("executor: an executor that dies mid-run", () => {
-  let nats: TestNats;
-  let registry: Awaited<ReturnType<typeof serveFakeRegistry>>;
+  const h = useExecutorHarness();
   // long enough that the doomed executor cannot time out and finish before its connection dies,
   // even on a loaded CI machine (regression: flaky under load with 1 s)
   const idem = recTool("crash", "idem", true, 4_000);
   const once = recTool("crash", "once", false, 4_000);
   const opts = { log: silentLogger(), domain: "crash", tools: [idem, once], ackWaitMs: 3_000, claimGraceMs: 200 };
-  let survivor: Executor | undefined;
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    registry = await serveFakeRegistry(await nats.bus("registry"));
-  });
-  afterAll(async () => {
-    await survivor?.stop();
-    await registry?.stop();
-    await nats?.stop();
-  });
 
   it("has its idempotent call re-run by another executor and its other call marked outcome unknown", async () => {
-    const bus = await nats.bus("observer");
-    const doomedBus = await nats.bus("doomed");
+    const bus = await h.nats.bus("observer");
+    const doomedBus = await h.nats.bus("doomed");
     await startExecutor({ ...opts, bus: doomedBus, executorId: "doomed" });
     const a = policyChecked(idem, { n: 1 });
     const b = policyChecked(once, { n: 2 });
@@ -161,7 +151,7 @@ describe("executor: an executor that dies mid-run", () => {
     // the process dies: no result, no ack
     await doomedBus.nc.close();
 
-    survivor = await startExecutor({ ...opts, bus: await nats.bus("survivor"), executorId: "survivor" });
+    await h.start({ ...opts, bus: await h.nats.bus("survivor"), executorId: "survivor" });
     const finished = await waitForEvent(bus, "crash", a.callId, "ToolCallFinished", 25_000);
     expect(finished).toMatchObject({ causationId: startedA.eventId, data: { ok: true, executorId: "survivor" } });
     expect(finished.data.attempt).toBeGreaterThanOrEqual(2);
