@@ -3,13 +3,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, decodeJson, kvGetJson, kvPutJson, readEvent, requestRpc, type Bus } from "@warden/bus";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { appendEvent, decodeJson, kvGetJson, kvPutJson, readEvent, requestRpc } from "@warden/bus";
 import { newId, type ToolPolicyChecked } from "@warden/contracts/events";
 import { BUCKET_APPROVAL_LOCKS, BUCKET_POLICY, callEventSubject, decideSubject, STREAM_CALLS } from "@warden/contracts/subjects";
 import { POLICY_DOCUMENT_KEY, PolicyDocumentSchema } from "@warden/contracts/policy";
 import { generateSigningKeyPair } from "@warden/service-kit";
-import { eventually, startTestNats, type TestNats } from "@warden/testing";
+import { eventually, useTestNats } from "@warden/testing";
 import { ApprovalRecordSchema } from "./domain/approval-record.js";
 import { policyDecision } from "../test-support/policy-decision.js";
 
@@ -23,26 +23,22 @@ const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/main.js")
 const APPROVER = { kind: "service", name: "approver", role: "approver" } as const;
 const ATTEMPTS = 5;
 
-let nats: TestNats;
-let bus: Bus;
+const server = useTestNats();
 let keyFile: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  nats = await startTestNats();
-  bus = await nats.bus("kill-test");
-  await kvPutJson(await bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: "kill-1", principals: { alice: { kind: "human", approves: ["send"] } } }));
+  await kvPutJson(await server.bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse({ version: "kill-1", principals: { alice: { kind: "human", approves: ["send"] } } }));
   keyFile = join(mkdtempSync(join(tmpdir(), "warden-approver-kill-")), "approver.pem");
   writeFileSync(keyFile, generateSigningKeyPair().privateKeyPem, { mode: 0o600 });
 });
 afterEach(() => {
   for (const c of children.splice(0)) c.kill("SIGKILL");
 });
-afterAll(async () => nats.stop());
 
 /** Starts the approver process and resolves once it logged that it started. */
 async function startApprover(): Promise<ChildProcess> {
-  const env = { ...process.env, NATS_URL: nats.url, NATS_CREDS: await nats.credsOf(APPROVER), LOG_LEVEL: "info", WARDEN_APPROVER_SIGNING_KEY_FILE: keyFile, WARDEN_APPROVER_SWEEP_MS: "100" };
+  const env = { ...process.env, NATS_URL: server.nats.url, NATS_CREDS: await server.nats.credsOf(APPROVER), LOG_LEVEL: "info", WARDEN_APPROVER_SIGNING_KEY_FILE: keyFile, WARDEN_APPROVER_SWEEP_MS: "100" };
   const c = spawn(process.execPath, [MAIN], { env, stdio: ["ignore", "pipe", "inherit"] });
   children.push(c);
   await new Promise<void>((ok, fail) => {
@@ -66,9 +62,9 @@ async function kill(c: ChildProcess): Promise<void> {
 /** A send the policy sent for approval; resolves with its ApprovalRequested. */
 async function requestApproval() {
   const ev = policyDecision({ args: { customerId: "c-1", text: `hello ${newId()}` }, policyVersion: "kill-1" });
-  expect((await appendEvent(bus, ev)).status).toBe("written");
+  expect((await appendEvent(server.bus, ev)).status).toBe("written");
   const requested = await eventually(async () => {
-    const r = await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested");
+    const r = await readEvent(server.bus, ev.domain, ev.callId, "ApprovalRequested");
     expect(r).toBeDefined();
     return r!;
   }, 15_000);
@@ -78,7 +74,7 @@ async function requestApproval() {
 /** How many ApprovalGranted messages the stream holds for the call (not just the last). */
 async function grantsStored(domain: string, callId: string): Promise<number> {
   const subject = callEventSubject(domain, callId, "ApprovalGranted");
-  const info = await bus.jsm.streams.info(STREAM_CALLS, { subjects_filter: subject });
+  const info = await server.bus.jsm.streams.info(STREAM_CALLS, { subjects_filter: subject });
   return Object.values(info.state.subjects ?? {}).reduce((n, x) => n + x, 0);
 }
 
@@ -89,7 +85,7 @@ async function grantsStored(domain: string, callId: string): Promise<number> {
  */
 async function grantFrozenAt(c: ChildProcess, approvalId: string, grant: { decision: "grant"; argsHash: string }, subject: string, when: (data: Uint8Array) => boolean) {
   let frozen = false;
-  const sub = bus.nc.subscribe(subject, {
+  const sub = server.bus.nc.subscribe(subject, {
     callback: (_err, m) => {
       if (frozen || !when(m.data)) return;
       frozen = true;
@@ -97,8 +93,8 @@ async function grantFrozenAt(c: ChildProcess, approvalId: string, grant: { decis
       c.kill("SIGSTOP");
     },
   });
-  await bus.nc.flush();
-  const told = await requestRpc(bus, decideSubject("alice", approvalId), grant, 3_000);
+  await server.bus.nc.flush();
+  const told = await requestRpc(server.bus, decideSubject("alice", approvalId), grant, 3_000);
   sub.unsubscribe();
   return { told, frozen };
 }
@@ -144,17 +140,17 @@ describe("an approver killed in the middle of a decision", () => {
       await kill(approver);
       // the window is hit when the signed grant is in the record but not on the stream
       const hit = (await grantsStored(ev.domain, ev.callId)) === 0;
-      const record = (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
+      const record = (await kvGetJson(await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
       expect(record?.status).toBe("granted");
       const signed = record?.decision?.decision === "grant" ? record.decision.grant : undefined;
       expect(signed).toBeDefined();
       await startApprover();
       // the restarted copy's sweeper appends the grant the record holds, as it was signed: one grant
       await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
-      const landed = await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted");
+      const landed = await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted");
       expect(landed?.data).toEqual(signed);
       // asking again (the person was told nobody answered) says the decision was theirs, and signs nothing new
-      const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
+      const again = await requestRpc(server.bus, decideSubject("alice", approvalId), grantOf(ev));
       expect(again).toMatchObject({ ok: true, value: { ok: false, refusal: "ALREADY_DECIDED", message: expect.stringMatching(/already granted by alice/) } });
       expect(await grantsStored(ev.domain, ev.callId)).toBe(1);
       return hit;
@@ -167,7 +163,7 @@ describe("an approver killed in the middle of a decision", () => {
       const { told, frozen } = await grantFrozenAt(approver, approvalId, grantOf(ev), decideSubject("alice", approvalId), () => true);
       expect(frozen).toBe(true);
       await kill(approver);
-      const status = (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value.status;
+      const status = (await kvGetJson(await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value.status;
       if (told.ok || status !== "pending") {
         // the freeze came too late: the grant was written (and is appended by whoever runs next), once
         await startApprover();
@@ -176,7 +172,7 @@ describe("an approver killed in the middle of a decision", () => {
       }
       expect(told).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
       await startApprover();
-      const again = await requestRpc(bus, decideSubject("alice", approvalId), grantOf(ev));
+      const again = await requestRpc(server.bus, decideSubject("alice", approvalId), grantOf(ev));
       expect(again).toMatchObject({ ok: true, value: { ok: true, decision: "grant" } });
       await eventually(async () => expect(await grantsStored(ev.domain, ev.callId)).toBe(1), 15_000);
       // nothing of the killed attempt comes back later
