@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import { stringify } from "yaml";
 import { eventually } from "@warden/testing";
-import { NODE, startAdaptersWarden, tempDir, TEST_POLICY, type AdaptersWarden } from "../test/harness.js";
+import { NODE, useAdaptersWarden, tempDir, TEST_POLICY } from "../test/harness.js";
 import { AdapterConfigError } from "./adapter-errors.js";
 import { startAdaptersService } from "./service.js";
 import { loadManifestDir, ManifestError } from "./manifest/load-manifests.js";
@@ -29,14 +29,12 @@ const echoTool = (domain: string, trusted = false) => ({
 });
 
 describe("the adapters service: a folder of manifests, one executor per domain", () => {
-  let w: AdaptersWarden;
+  const w = useAdaptersWarden(TEST_POLICY);
   let agent: AgentClient;
 
   beforeAll(async () => {
-    w = await startAdaptersWarden(TEST_POLICY);
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "llm", timeoutMs: 15_000 });
   });
-  afterAll(async () => w?.stop());
 
   /** The adapters run as the executor identity of their manifests' domains, with the approver key pinned. */
   const asAdapters = async (domains: readonly string[]) => ({ bus: await w.executorBus(domains), log: w.log, approverKeys: w.approverKeys });

@@ -11,7 +11,7 @@ import { type ServiceRole } from "@warden/contracts/permissions";
 import { type PolicyDocumentInput } from "@warden/contracts/policy";
 import { putPolicyDocument, startPolicyService } from "@warden/policy";
 import { startRegistryService } from "@warden/registry";
-import { startTestNats, type TestNats } from "@warden/testing";
+import { startTestNats, useStarted, type TestNats } from "@warden/testing";
 import { readArtifact } from "@warden/executor";
 import { loadManifestFile, type LoadedManifest } from "../src/manifest/load-manifests.js";
 import { startAdaptersService, type AdaptersService } from "../src/service.js";
@@ -191,4 +191,9 @@ export function processesTagged(token: string): number[] {
 /** A tag no other process has, to find the processes a test started. */
 export function uniqueTag(what: string): string {
   return `warden-test-${what}-${process.pid}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** {@link startAdaptersWarden} for the `describe` block this is called in: started before its tests, stopped after them. */
+export function useAdaptersWarden(policy: PolicyDocumentInput): AdaptersWarden {
+  return useStarted("useAdaptersWarden", () => startAdaptersWarden(policy), (w) => w.stop());
 }

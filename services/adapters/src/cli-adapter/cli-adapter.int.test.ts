@@ -6,7 +6,7 @@ import { readEvent } from "@warden/bus";
 import { readArtifactJson } from "@warden/executor";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
-import { FIXTURES, NODE, processesTagged, startAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { FIXTURES, NODE, processesTagged, useAdaptersWarden, tempDir, TEST_POLICY, uniqueTag, writeManifest } from "../../test/harness.js";
 import { cardWithPreview } from "../../test/approval-card.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
@@ -21,7 +21,8 @@ const tool = (name: string, description: string, extra: Record<string, unknown>)
 });
 
 describe("CLI adapter: commands run sandboxed through the full chain", () => {
-  let w: AdaptersWarden;
+  // a model's call of the note tool waits for alice, so its card shows the dry run
+  const w = useAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["clitest.note"] } });
   let agent: AgentClient;
   let alice: ApproverClient;
   let work: string;
@@ -29,8 +30,6 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
   let port: number;
 
   beforeAll(async () => {
-    // a model's call of the note tool waits for alice, so its card shows the dry run
-    w = await startAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["clitest.note"] } });
     work = tempDir("cli");
     mkdirSync(join(work, "root", "sub"), { recursive: true });
     mkdirSync(join(work, "outside"));
@@ -110,7 +109,6 @@ describe("CLI adapter: commands run sandboxed through the full chain", () => {
   afterAll(async () => {
     delete process.env["WARDEN_TEST_LEAK"];
     tcp?.close();
-    await w?.stop();
   });
 
   it("runs the command with its argv filled from the args, no shell, in the working directory asked for", async () => {

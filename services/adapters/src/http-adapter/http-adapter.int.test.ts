@@ -1,11 +1,11 @@
-import type { IncomingMessage, Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IncomingMessage } from "node:http";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readArtifactJson, startExecutor } from "@warden/executor";
 import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
-import { startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { useAdaptersWarden, tempDir, TEST_POLICY, writeManifest } from "../../test/harness.js";
 import { cardWithPreview } from "../../test/approval-card.js";
-import { serveLocalHttp } from "../../test/local-http.js";
+import { useLocalHttp } from "../../test/local-http.js";
 import { ManifestError } from "../manifest/load-manifests.js";
 import { ToolEntrySchema } from "../manifest/manifest-schema.js";
 import { httpTool } from "./http-tool.js";
@@ -19,29 +19,26 @@ interface Seen {
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required });
 
 describe("HTTP adapter: requests from args, to allowed hosts only", () => {
-  let w: AdaptersWarden;
+  // a model's create waits for alice, so its card shows the dry run
+  const w = useAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["httptest.create"] } });
   let agent: AgentClient;
   let alice: ApproverClient;
-  let server: Server;
-  let base: string;
   const seen: Seen[] = [];
 
-  beforeAll(async () => {
-    ({ server, base } = await serveLocalHttp(async (req: IncomingMessage, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = Buffer.concat(chunks).toString("utf8");
-      seen.push({ method: req.method ?? "", url: req.url ?? "", body });
-      const url = new URL(req.url ?? "/", "http://x");
-      const status = /^\/status\/(\d+)$/.exec(url.pathname);
-      if (status) return void res.writeHead(Number(status[1]), { "content-type": "text/plain" }).end(`status ${status[1]} body`);
-      if (url.pathname === "/slow") return; // never answers
-      if (url.pathname === "/big") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ items: Array.from({ length: 3_000 }, (_, i) => ({ i, text: "item text" })) }));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: body ? JSON.parse(body) : null }));
-    }));
+  const http = useLocalHttp(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+    const url = new URL(req.url ?? "/", "http://x");
+    const status = /^\/status\/(\d+)$/.exec(url.pathname);
+    if (status) return void res.writeHead(Number(status[1]), { "content-type": "text/plain" }).end(`status ${status[1]} body`);
+    if (url.pathname === "/slow") return; // never answers
+    if (url.pathname === "/big") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ items: Array.from({ length: 3_000 }, (_, i) => ({ i, text: "item text" })) }));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: body ? JSON.parse(body) : null }));
+  });
 
-    // a model's create waits for alice, so its card shows the dry run
-    w = await startAdaptersWarden({ ...TEST_POLICY, llm: { showWrite: ["httptest.create"] } });
+  beforeAll(async () => {
     const loaded = await writeManifest(tempDir("http"), "httptest.yaml", {
       domain: "httptest",
       tools: [
@@ -52,7 +49,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           description: "Use to read one item by its id.",
           grade: "read",
           inputSchema: obj({ id: { type: "string" }, q: { type: "string" } }, ["id"]),
-          http: { url: `${base}/items/{id}`, query: { q: "{q}" }, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/items/{id}`, query: { q: "{q}" }, allowHosts: ["127.0.0.1"] },
         },
         {
           name: "profile",
@@ -61,7 +58,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           description: "Use to read the profile of one user by id.",
           grade: "read",
           inputSchema: obj({ id: { type: "string" } }, ["id"]),
-          http: { url: `${base}/v1/users/{id}/profile`, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/v1/users/{id}/profile`, allowHosts: ["127.0.0.1"] },
         },
         {
           name: "item-at",
@@ -79,8 +76,8 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           description: "Use to create an item; it can be edited or deleted later.",
           grade: "write",
           inputSchema: obj({ name: { type: "string" }, size: { type: "integer" } }, ["name"]),
-          http: { method: "POST", url: `${base}/items`, body: { name: "{name}", size: "{size}", label: "item {name}" }, allowHosts: ["127.0.0.1"] },
-          preview: { url: `${base}/items/would-create`, query: { name: "{name}" } },
+          http: { method: "POST", url: `${http.base}/items`, body: { name: "{name}", size: "{size}", label: "item {name}" }, allowHosts: ["127.0.0.1"] },
+          preview: { url: `${http.base}/items/would-create`, query: { name: "{name}" } },
         },
         {
           name: "status",
@@ -89,9 +86,9 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           description: "Use to get a chosen HTTP status back.",
           grade: "read",
           inputSchema: obj({ code: { type: "integer" } }, ["code"]),
-          http: { url: `${base}/status/{code}`, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/status/{code}`, allowHosts: ["127.0.0.1"] },
         },
-        { name: "big", version: "1.0.0", title: "Big", description: "Use to fetch a large list of items.", grade: "read", inputSchema: obj({}), http: { url: `${base}/big`, allowHosts: ["127.0.0.1"] } },
+        { name: "big", version: "1.0.0", title: "Big", description: "Use to fetch a large list of items.", grade: "read", inputSchema: obj({}), http: { url: `${http.base}/big`, allowHosts: ["127.0.0.1"] } },
         {
           name: "slow",
           version: "1.0.0",
@@ -100,7 +97,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           grade: "read",
           timeoutMs: 800,
           inputSchema: obj({}),
-          http: { url: `${base}/slow`, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/slow`, allowHosts: ["127.0.0.1"] },
         },
       ],
     });
@@ -109,11 +106,6 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
     alice = createApproverClient({ bus: await w.humanBus("alice"), approver: "alice" });
   });
-  afterAll(async () => {
-    await w?.stop();
-    server?.close();
-  });
-
   it("fills the URL, query and JSON body from the args and returns the status and parsed body", async () => {
     const read = await agent.call("httptest.item", { id: "a b?c", q: "x&y/z" });
     expect(read).toMatchObject({ ok: true, data: { status: 200, body: { method: "GET", path: "/items/a%20b%3Fc", query: { q: "x&y/z" } } } });
@@ -125,7 +117,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     const read = await agent.call("httptest.item", { id: "i-7", q: "token-in-query" });
     expect(read).toMatchObject({ ok: true });
     const finished = await readEvent(w.bus, "httptest", read.callId, "ToolCallFinished");
-    expect(finished?.data.effectsObserved).toEqual({ reads: [], writes: [], external: [`GET ${base}/items/i-7`] });
+    expect(finished?.data.effectsObserved).toEqual({ reads: [], writes: [], external: [`GET ${http.base}/items/i-7`] });
   });
 
   it("refuses a path arg .. that would climb out of the URL template, before sending anything, and still sends an ordinary id", async () => {
@@ -141,7 +133,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
 
   it("refuses a host that is not on the tool's allow-list before sending anything", async () => {
     const before = seen.length;
-    const port = new URL(base).port;
+    const port = new URL(http.base).port;
     const r = await agent.call("httptest.item-at", { host: `localhost:${port}` });
     expect(r).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_ARGS", message: expect.stringMatching(/not on the tool's allow-list/) } });
     expect(await readEvent(w.bus, "httptest", r.callId, "ToolCallStarted")).toBeUndefined();
@@ -153,7 +145,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
     const dir = tempDir("http-bad");
     const manifest = {
       domain: "httpbad",
-      tools: [{ name: "wipe", version: "1.0.0", title: "Wipe", description: "Use to read things, it claims.", grade: "read", inputSchema: obj({}), http: { method: "DELETE", url: `${base}/x`, allowHosts: ["127.0.0.1"] } }],
+      tools: [{ name: "wipe", version: "1.0.0", title: "Wipe", description: "Use to read things, it claims.", grade: "read", inputSchema: obj({}), http: { method: "DELETE", url: `${http.base}/x`, allowHosts: ["127.0.0.1"] } }],
     };
     await expect(writeManifest(dir, "bad.yaml", manifest)).rejects.toThrow(ManifestError);
     await expect(writeManifest(dir, "bad.yaml", manifest)).rejects.toThrow(/bad\.yaml:\d+:\d+: tools\[0\]\.http\.method: method DELETE is not allowed for a read tool/);
@@ -180,8 +172,8 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
           description: "Use to remove an item; its dry run should only look.",
           grade: "write",
           inputSchema: obj({}),
-          http: { method: "DELETE", url: `${base}/x`, allowHosts: ["127.0.0.1"] },
-          preview: { method: "POST", url: `${base}/x/dry-run` },
+          http: { method: "DELETE", url: `${http.base}/x`, allowHosts: ["127.0.0.1"] },
+          preview: { method: "POST", url: `${http.base}/x/dry-run` },
         },
       ],
     };
@@ -196,7 +188,7 @@ describe("HTTP adapter: requests from args, to allowed hosts only", () => {
       description: "Use to read things, it claims.",
       grade: "read",
       inputSchema: obj({}),
-      http: { method: "DELETE", url: `${base}/x`, allowHosts: ["127.0.0.1"] },
+      http: { method: "DELETE", url: `${http.base}/x`, allowHosts: ["127.0.0.1"] },
     });
     const executor = w.track(
       await startExecutor({

@@ -6,7 +6,7 @@ import { readEvent } from "@warden/bus";
 import type { ToolRecord } from "@warden/contracts/descriptor";
 import { createAgentClient, createApproverClient, createRegistryClient, type AgentClient, type ApproverClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
-import { FIXTURES, MCP_EVERYTHING, NODE, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { FIXTURES, MCP_EVERYTHING, NODE, useAdaptersWarden, tempDir, TEST_POLICY, writeManifest } from "../../test/harness.js";
 import { startAdaptersService, type AdaptersService } from "../service.js";
 import { cardWithPreview } from "../../test/approval-card.js";
 import type { LoadedManifest } from "../manifest/load-manifests.js";
@@ -14,7 +14,7 @@ import type { LoadedManifest } from "../manifest/load-manifests.js";
 const FIXTURE_SERVER = join(FIXTURES, "mcp-fixture-server.mjs");
 
 describe("MCP adapter: discovered tools, enabled by an operator, versioned by content", () => {
-  let w: AdaptersWarden;
+  const w = useAdaptersWarden(TEST_POLICY);
   let human: AgentClient;
   let alice: ApproverClient;
   const services: AdaptersService[] = [];
@@ -37,7 +37,6 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
   };
 
   beforeAll(async () => {
-    w = await startAdaptersWarden(TEST_POLICY);
     // alice calls and decides as herself; the admin connection enables tools and reads the stream
     const aliceBus = await w.humanBus("alice");
     human = createAgentClient({ bus: aliceBus, principal: "alice", mode: "human", timeoutMs: 15_000 });
@@ -45,7 +44,6 @@ describe("MCP adapter: discovered tools, enabled by an operator, versioned by co
   });
   afterAll(async () => {
     for (const s of services) await s.stop();
-    await w?.stop();
   });
 
   describe("a real MCP server from node_modules (server-everything) over stdio", () => {

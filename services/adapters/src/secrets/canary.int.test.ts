@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, type AgentClient, type ToolResult } from "@warden/sdk";
 import { callEvents } from "@warden/testing";
 import { canaryLeaks } from "../../test/canary.js";
-import { FIXTURES, NODE, rawArtifacts, startAdaptersWarden, tempDir, TEST_POLICY, writeManifest, type AdaptersWarden } from "../../test/harness.js";
-import { serveLocalHttp } from "../../test/local-http.js";
+import { FIXTURES, NODE, rawArtifacts, useAdaptersWarden, tempDir, TEST_POLICY, writeManifest } from "../../test/harness.js";
+import { useLocalHttp } from "../../test/local-http.js";
 
 interface CanaryEncodings {
   readonly ENCODINGS: readonly string[];
@@ -23,31 +22,29 @@ const CANARY = `canary-${randomBytes(12).toString("base64url")}/+=`;
 const MARK = "[REDACTED:canary]";
 
 describe("canary: a secret echoed in any covered encoding is redacted everywhere Warden records it", () => {
-  let w: AdaptersWarden;
+  const w = useAdaptersWarden(TEST_POLICY);
   let agent: AgentClient;
-  let server: Server;
+
+  const http = useLocalHttp((req, res) => {
+    void (async () => {
+      const [, kind, encoding, where] = (req.url ?? "").split("/");
+      const secret = (req.headers["x-canary"] as string | undefined) ?? "";
+      const text = encodeCanary(secret, encoding ?? "");
+      if (kind === "octet") {
+        // binary around the encoded secret, shifted by 0, 1 or 2 bytes: the adapter base64-encodes the body itself
+        res.writeHead(200, { "content-type": "application/octet-stream" });
+        return void res.end(Buffer.concat([Buffer.alloc(Number(where), 0xff), Buffer.from(text), Buffer.from([0, 1, 2, 254])]));
+      }
+      if (where === "error") return void res.writeHead(500, { "content-type": "text/plain" }).end(`failed: ${text}`);
+      res.writeHead(200, { "content-type": "text/plain" });
+      if (where === "artifact") return void res.end(`${text}\n${"x".repeat(12_000)}\n${text}\n`);
+      if (where === "chunks") await writeInChunks((s) => res.write(s), text);
+      else res.write(text);
+      res.end();
+    })();
+  });
 
   beforeAll(async () => {
-    let base: string;
-    ({ server, base } = await serveLocalHttp((req, res) => {
-      void (async () => {
-        const [, kind, encoding, where] = (req.url ?? "").split("/");
-        const secret = (req.headers["x-canary"] as string | undefined) ?? "";
-        const text = encodeCanary(secret, encoding ?? "");
-        if (kind === "octet") {
-          // binary around the encoded secret, shifted by 0, 1 or 2 bytes: the adapter base64-encodes the body itself
-          res.writeHead(200, { "content-type": "application/octet-stream" });
-          return void res.end(Buffer.concat([Buffer.alloc(Number(where), 0xff), Buffer.from(text), Buffer.from([0, 1, 2, 254])]));
-        }
-        if (where === "error") return void res.writeHead(500, { "content-type": "text/plain" }).end(`failed: ${text}`);
-        res.writeHead(200, { "content-type": "text/plain" });
-        if (where === "artifact") return void res.end(`${text}\n${"x".repeat(12_000)}\n${text}\n`);
-        if (where === "chunks") await writeInChunks((s) => res.write(s), text);
-        else res.write(text);
-        res.end();
-      })();
-    }));
-    w = await startAdaptersWarden(TEST_POLICY);
     const dir = tempDir("canary");
     const args = {
       type: "object",
@@ -72,11 +69,11 @@ describe("canary: a secret echoed in any covered encoding is redacted everywhere
           secrets: [{ secret: "canary", env: "CANARY" }],
         }),
         tool("http", {
-          http: { url: `${base}/text/{encoding}/{where}`, allowHosts: ["127.0.0.1"], response: "auto" },
+          http: { url: `${http.base}/text/{encoding}/{where}`, allowHosts: ["127.0.0.1"], response: "auto" },
           secrets: [{ secret: "canary", header: "X-Canary" }],
         }),
         tool("octet", {
-          http: { url: `${base}/octet/{encoding}/{where}`, allowHosts: ["127.0.0.1"], response: "auto" },
+          http: { url: `${http.base}/octet/{encoding}/{where}`, allowHosts: ["127.0.0.1"], response: "auto" },
           secrets: [{ secret: "canary", header: "X-Canary" }],
         }),
       ],
@@ -84,11 +81,6 @@ describe("canary: a secret echoed in any covered encoding is redacted everywhere
     await w.startAdapters([manifest], { env: { CANARY_SECRET: CANARY } });
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
-  afterAll(async () => {
-    await w?.stop();
-    server?.close();
-  });
-
   /** Every place the call left a trace: its result and error as the caller got them, every event of the call, the artifacts, the logs. */
   async function traces(r: ToolResult): Promise<[string, string][]> {
     const events = await callEvents(w.bus, r.callId);

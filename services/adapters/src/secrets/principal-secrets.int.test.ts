@@ -1,15 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import type { Server } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { callEvents } from "@warden/testing";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import { canaryLeaks } from "../../test/canary.js";
-import { FIXTURES, NODE, rawCallsStream, startAdaptersWarden, tempDir, writeManifest, type AdaptersWarden } from "../../test/harness.js";
+import { FIXTURES, NODE, rawCallsStream, useAdaptersWarden, tempDir, writeManifest } from "../../test/harness.js";
 import { readToolEntry } from "../../test/manifest-entries.js";
-import { serveLocalHttp } from "../../test/local-http.js";
+import { useLocalHttp } from "../../test/local-http.js";
 
 const TOKENS = { alice: `alice-${randomBytes(12).toString("hex")}`, bob: `bob-${randomBytes(12).toString("hex")}` };
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -25,19 +24,17 @@ const POLICY: PolicyDocumentInput = {
 };
 
 describe("adapters: secrets bound to the calling principal", () => {
-  let w: AdaptersWarden;
-  let server: Server;
+  const w = useAdaptersWarden(POLICY);
   const seen: string[] = [];
   const people: Record<"alice" | "bob" | "carol", AgentClient> = {} as never;
 
+  const http = useLocalHttp((req, res) => {
+    const auth = req.headers.authorization ?? "";
+    seen.push(auth);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ youSent: auth }));
+  });
+
   beforeAll(async () => {
-    let base: string;
-    ({ server, base } = await serveLocalHttp((req, res) => {
-      const auth = req.headers.authorization ?? "";
-      seen.push(auth);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ youSent: auth }));
-    }));
-    w = await startAdaptersWarden(POLICY);
     const dir = tempDir("principal-secrets");
     const secretsFile = join(dir, "secrets.yaml");
     writeFileSync(secretsFile, `crm_token:\n  alice: ${TOKENS.alice}\n  bob: ${TOKENS.bob}\ncanary:\n  alice: ${JSON.stringify(CANARY)}\n`);
@@ -49,7 +46,7 @@ describe("adapters: secrets bound to the calling principal", () => {
       ],
       tools: [
         readToolEntry("whoami", "Use to see which CRM account the API sees for the caller.", {
-          http: { url: `${base}/me`, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/me`, allowHosts: ["127.0.0.1"] },
           secrets: [{ secret: "crm_token", header: "Authorization", prefix: "Bearer " }],
         }),
         readToolEntry("hash", "Use to see a hash of the CRM token the command got, and the token itself.", {
@@ -73,11 +70,6 @@ describe("adapters: secrets bound to the calling principal", () => {
       people[name] = createAgentClient({ bus: await w.humanBus(name), principal: name, mode: "human", timeoutMs: 15_000 });
     }
   });
-  afterAll(async () => {
-    await w?.stop();
-    server?.close();
-  });
-
   it("sends alice's token on alice's call and bob's on bob's, redacted from the results", async () => {
     const alice = await people.alice.call("crm.whoami", {});
     expect(alice).toMatchObject({ ok: true, data: { body: { youSent: "Bearer [REDACTED:crm_token]" } } });

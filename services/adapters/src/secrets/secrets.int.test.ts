@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import type { Server } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient, createRegistryClient, type AgentClient } from "@warden/sdk";
 import {
   FIXTURES,
@@ -10,14 +9,13 @@ import {
   NODE,
   rawArtifacts,
   rawCallsStream,
-  startAdaptersWarden,
+  useAdaptersWarden,
   tempDir,
   TEST_POLICY,
   writeManifest,
-  type AdaptersWarden,
 } from "../../test/harness.js";
 import { readToolEntry } from "../../test/manifest-entries.js";
-import { serveLocalHttp } from "../../test/local-http.js";
+import { useLocalHttp } from "../../test/local-http.js";
 
 const CLI_SECRET = `cli-${randomBytes(12).toString("hex")}`;
 const HTTP_SECRET = `http-${randomBytes(12).toString("hex")}`;
@@ -25,20 +23,18 @@ const MCP_SECRET = `mcp-${randomBytes(12).toString("hex")}`;
 const ALL = [CLI_SECRET, HTTP_SECRET, MCP_SECRET];
 
 describe("secrets: injected at run time, never recorded", () => {
-  let w: AdaptersWarden;
+  const w = useAdaptersWarden(TEST_POLICY);
   let agent: AgentClient;
-  let server: Server;
   const authorizations: string[] = [];
 
+  const http = useLocalHttp((req, res) => {
+    const auth = req.headers.authorization ?? "";
+    authorizations.push(auth);
+    if (req.url === "/deny") return void res.writeHead(403, { "content-type": "text/plain" }).end(`no entry for ${auth}`);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ youSent: auth }));
+  });
+
   beforeAll(async () => {
-    let base: string;
-    ({ server, base } = await serveLocalHttp((req, res) => {
-      const auth = req.headers.authorization ?? "";
-      authorizations.push(auth);
-      if (req.url === "/deny") return void res.writeHead(403, { "content-type": "text/plain" }).end(`no entry for ${auth}`);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ youSent: auth }));
-    }));
-    w = await startAdaptersWarden(TEST_POLICY);
     const dir = tempDir("secrets");
     const secretsFile = join(dir, "secrets.yaml");
     writeFileSync(secretsFile, `http_token: ${HTTP_SECRET}\n`);
@@ -59,11 +55,11 @@ describe("secrets: injected at run time, never recorded", () => {
           secrets: [{ secret: "cli_token", env: "API_TOKEN" }],
         }),
         readToolEntry("whoami", "Use to see what the API sees of our credentials.", {
-          http: { url: `${base}/echo`, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/echo`, allowHosts: ["127.0.0.1"] },
           secrets: [{ secret: "http_token", header: "Authorization", prefix: "Bearer " }],
         }),
         readToolEntry("denied", "Use to call an endpoint that refuses us and quotes our credentials.", {
-          http: { url: `${base}/deny`, allowHosts: ["127.0.0.1"] },
+          http: { url: `${http.base}/deny`, allowHosts: ["127.0.0.1"] },
           secrets: [{ secret: "http_token", header: "Authorization", prefix: "Bearer " }],
         }),
         readToolEntry("unset", "Use to run a command whose secret is not configured.", {
@@ -83,11 +79,6 @@ describe("secrets: injected at run time, never recorded", () => {
     if (!enabled.ok) throw new Error(enabled.error.message);
     agent = createAgentClient({ bus: await w.agentBus("agent"), principal: "agent", mode: "plan", timeoutMs: 15_000 });
   });
-  afterAll(async () => {
-    await w?.stop();
-    server?.close();
-  });
-
   it("injects a CLI secret as an environment variable and redacts it from stdout, stderr and the artifact", async () => {
     const r = await agent.call("vault.print", {});
     expect(r).toMatchObject({ ok: true, truncated: true });
