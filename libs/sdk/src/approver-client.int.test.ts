@@ -4,7 +4,7 @@ import { newId, type ApprovalRequested } from "@warden/contracts/events";
 import { approverDeliverSubject, approverNotifySubject, approverPendingSubject, decideSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
 import { argsHash, type JsonValue } from "@warden/contracts/json";
-import { eventually, pendingSend, useTestNats } from "@warden/testing";
+import { eventually, pendingSend, useConnections, useTestNats } from "@warden/testing";
 import { createApproverClient } from "./approver-client.js";
 
 const HASH = argsHash({ customerId: "c1", text: "hi" });
@@ -51,17 +51,17 @@ async function watching(bus: Bus, person: string) {
 
 describe("createApproverClient against a real nats-server", () => {
   const server = useTestNats();
-  /** alice's own connection (clients account): she may decide and list only as herself. */
-  let bus: Bus;
-  /** bob's: nothing answers his decisions here. */
-  let bobBus: Bus;
+  const people = useConnections(server, {
+    /** alice's own connection (clients account): she may decide and list only as herself. */
+    alice: { kind: "human", name: "alice" },
+    /** bob's: nothing answers his decisions here. */
+    bob: { kind: "human", name: "bob" },
+  });
   let approverSide: Bus;
   const decisions: { subject: string; body: unknown }[] = [];
 
   beforeAll(async () => {
     approverSide = await server.nats.bus("approver-service");
-    bus = await server.nats.connectAs({ kind: "human", name: "alice" });
-    bobBus = await server.nats.connectAs({ kind: "human", name: "bob" });
     const pending = pendingSend("ap-1", { callId: "call-1", argsHash: HASH });
     // the test plays the approver service's two RPCs, for alice only, on the subjects her identity may ask on
     serveRpc(approverSide, approverPendingSubject("alice"), "q", silentLogger(), async () => ({ ok: true, value: [pending] }));
@@ -77,13 +77,13 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("lists pending approvals", async () => {
-    const client = createApproverClient({ bus, approver: "alice" });
+    const client = createApproverClient({ bus: people.alice, approver: "alice" });
     const r = await client.pending();
     expect(r.ok && r.value.map((p) => p.approvalId)).toEqual(["ap-1"]);
   });
 
   it("sends a grant and a denial on the approver's decide subject and returns the reply", async () => {
-    const client = createApproverClient({ bus, approver: "alice" });
+    const client = createApproverClient({ bus: people.alice, approver: "alice" });
     expect(await client.approve("ap-1", HASH, "looks right")).toEqual({ ok: true, approvalId: "ap-1", callId: "call-1", decision: "grant" });
     expect(await client.deny("ap-1", HASH, "not today")).toMatchObject({ ok: true, decision: "deny" });
     expect(decisions.slice(-2)).toEqual([
@@ -93,19 +93,19 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("returns a refusal as a value with its reason code", async () => {
-    const client = createApproverClient({ bus, approver: "alice" });
+    const client = createApproverClient({ bus: people.alice, approver: "alice" });
     expect(await client.approve("ap-1", argsHash({ other: true }))).toMatchObject({ ok: false, refusal: "ARGS_HASH_MISMATCH" });
   });
 
   it("returns UNAVAILABLE as a value when nobody answers, and MALFORMED for unsafe ids", async () => {
-    const nobody = createApproverClient({ bus: bobBus, approver: "bob", timeoutMs: 300 });
+    const nobody = createApproverClient({ bus: people.bob, approver: "bob", timeoutMs: 300 });
     expect(await nobody.approve("ap-1", HASH)).toMatchObject({ ok: false, refusal: "UNAVAILABLE" });
     expect(await nobody.deny("ap.1", HASH, "x")).toMatchObject({ ok: false, refusal: "MALFORMED" });
   });
 
   it("returns NOT_AUTHORISED as a value when the connection's identity may not decide as that approver", async () => {
     // alice's credentials name alice: the server refuses her asking on bob's decide subject
-    const impostor = createApproverClient({ bus, approver: "bob", timeoutMs: 2_000 });
+    const impostor = createApproverClient({ bus: people.alice, approver: "bob", timeoutMs: 2_000 });
     const r = await impostor.approve("ap-1", HASH);
     expect(r).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     if (!r.ok) expect(r.message).toMatch(/permissions violation/i);
@@ -113,7 +113,7 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("watches the approver's notices of new requests on this person's own subject", async () => {
-    const { watch, iterator, next } = await watching(bus, "alice");
+    const { watch, iterator, next } = await watching(people.alice, "alice");
     const ev = approvalRequested("ap-watch");
     // the test plays the approver service, which tells alice of a request she may decide
     approverSide.nc.publish(approverNotifySubject("alice", "ap-watch"), encodeJson(ev));
@@ -125,7 +125,7 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("keeps watching past a notice it cannot read: nested 50,000 levels deep, not UTF-8, or naming another approval than its subject", async () => {
-    const { watch, next } = await watching(bus, "alice");
+    const { watch, next } = await watching(people.alice, "alice");
     const deep = approvalRequested("ap-deep");
     const deepText = JSON.stringify(deep).replace('"args":{"customerId":"c1","text":"hi"}', `"args":${"[".repeat(50_000)}${"]".repeat(50_000)}`);
     const notUtf8 = new TextEncoder().encode(JSON.stringify(approvalRequested("ap-utf8")).replace('"text":"hi"', '"text":"é"'));
@@ -140,7 +140,7 @@ describe("createApproverClient against a real nats-server", () => {
   });
 
   it("hears nothing of another person's notices", async () => {
-    const { watch, next } = await watching(bobBus, "bob");
+    const { watch, next } = await watching(people.bob, "bob");
     approverSide.nc.publish(approverNotifySubject("alice", "ap-alice-only"), encodeJson(approvalRequested("ap-alice-only")));
     approverSide.nc.publish(approverNotifySubject("bob", "ap-bob"), encodeJson(approvalRequested("ap-bob")));
     expect((await next).value).toMatchObject({ data: { approvalId: "ap-bob" } });
@@ -166,7 +166,7 @@ describe("createApproverClient against a real nats-server", () => {
     });
     await approverSide.nc.flush();
     try {
-      const client = createApproverClient({ bus, approver: "alice" });
+      const client = createApproverClient({ bus: people.alice, approver: "alice" });
       // an app that handles d1 and stops: d1 is acknowledged
       for await (const r of client.watch({ durable: "phone" })) {
         expect(r.data.approvalId).toBe("ap-d1");
