@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, silentLogger, type Bus } from "@warden/bus";
+import { describe, expect, it } from "vitest";
+import { appendEvent, silentLogger } from "@warden/bus";
 import { type WardenEvent } from "@warden/contracts/events";
 import { callEventSubject, subjectOfEvent } from "@warden/contracts/subjects";
 import { decodeFailureText, emptyModelMaps, foldEvent, fullDecodeCallMessage } from "@warden/projections";
-import { CRAFTED_VIOLATIONS, eventually, startTestNats, SYNTHETIC_OUTCOMES, syntheticCall, type TestNats } from "@warden/testing";
+import { CRAFTED_VIOLATIONS, eventually, SYNTHETIC_OUTCOMES, syntheticCall, useTestNats } from "@warden/testing";
 import { openCursor } from "./cursor.js";
 import { digestsOf, readLiveModels } from "./live-models.js";
 import { replayStream } from "./replay.js";
@@ -59,14 +59,7 @@ function malformed(): [string, Uint8Array][] {
 }
 
 describe("replay", () => {
-  let nats: TestNats;
-  let bus: Bus;
-
-  beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus("replay-test");
-  });
-  afterAll(async () => nats.stop());
+  const server = useTestNats();
 
   it("folds a varied stream into the same models as the full zod decode and as the live projector, leaving out the same messages", async () => {
     const events = variedCalls();
@@ -74,19 +67,19 @@ describe("replay", () => {
     // the malformed messages go between the calls' events, as they would arrive
     for (let i = 0; i < events.length; i++) {
       // a crafted second outcome finds its slot taken: the server keeps the first
-      const r = await appendEvent(bus, events[i]!);
+      const r = await appendEvent(server.bus, events[i]!);
       expect(["written", "already_written"], subjectOfEvent(events[i]!)).toContain(r.status);
       if (i % 20 === 0 && bad.length > 0) {
         const [subject, data] = bad.shift()!;
-        await bus.js.publish(subject, data);
+        await server.bus.js.publish(subject, data);
       }
     }
-    for (const [subject, data] of bad) await bus.js.publish(subject, data);
+    for (const [subject, data] of bad) await server.bus.js.publish(subject, data);
 
     // the reference: every message through the full decode (zod), folded one by one
     const reference = emptyModelMaps();
     const refused: string[] = [];
-    await readStream(bus, {}, (m) => {
+    await readStream(server.bus, {}, (m) => {
       const d = fullDecodeCallMessage(m.subject, m.data);
       if (d.ok) foldEvent(reference, m.seq, d.event);
       else refused.push(`${m.seq} ${decodeFailureText(d)}`);
@@ -95,7 +88,7 @@ describe("replay", () => {
     expect(refused, refused.join("\n")).toHaveLength(malformed().length - 1);
     expect(reference.calls.has("m-bom")).toBe(true);
 
-    const replay = await replayStream(bus);
+    const replay = await replayStream(server.bus);
     expect(replay.maps).toEqual(reference);
     expect(digestsOf(replay.maps)).toEqual(digestsOf(reference));
     expect(replay.invalid).toBe(refused.length);
@@ -106,11 +99,11 @@ describe("replay", () => {
     expect(replay.maps.approvals.size).toBeGreaterThan(0);
 
     // the live projector, with its compare-and-set writes, ends where the replay does
-    const projector = await startProjectorService({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger(), leaseTtlMs: 500 });
+    const projector = await startProjectorService({ bus: await server.nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger(), leaseTtlMs: 500 });
     try {
-      const cursor = await openCursor(bus);
+      const cursor = await openCursor(server.bus);
       await eventually(async () => expect(await cursor.read()).toBe(replay.toSeq), 20_000);
-      const live = await readLiveModels(bus);
+      const live = await readLiveModels(server.bus);
       expect(live.cursor).toBe(replay.toSeq);
       expect(digestsOf(live.maps)).toEqual(digestsOf(replay.maps));
     } finally {
