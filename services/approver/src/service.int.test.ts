@@ -21,7 +21,7 @@ import {
   type PendingApproval,
 } from "@warden/contracts/approval";
 import { argsHash } from "@warden/contracts/json";
-import { eventually, putToolRecord, startTestNats, toolRecordOf, type TestNats } from "@warden/testing";
+import { eventually, putToolRecord, toolRecordOf, useTestNats } from "@warden/testing";
 import { openApprovalStore } from "./approval-store.js";
 import { ApprovalRecordSchema, recordOf } from "./domain/approval-record.js";
 import { approvalDeniedEvent, approvalExpiredEvent, approvalRequestedEvent } from "./domain/approval-events.js";
@@ -34,8 +34,7 @@ import { generateSigningKeyPair as generateApproverKeyPair } from "@warden/servi
 import { toolFactsReader } from "./tool-facts.js";
 import { policyDecision } from "../test-support/policy-decision.js";
 
-let nats: TestNats;
-let bus: Bus;
+const server = useTestNats();
 let service: ApproverService;
 const keyPair = generateApproverKeyPair();
 /** What the approver service logs, one JSON object per entry. */
@@ -55,7 +54,7 @@ const BASE_DOC: PolicyDocumentInput = {
 const TOOLS: Record<Grade, string> = { read: "kb.search", write: "ticket.submit", send: "customer.message" };
 
 async function useDocument(doc: PolicyDocumentInput): Promise<void> {
-  await kvPutJson(await bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse(doc));
+  await kvPutJson(await server.bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse(doc));
   await eventually(() => expect(service.document().version).toBe(doc.version));
 }
 
@@ -66,7 +65,7 @@ function checked(o: { mode?: CallMode; grade?: Grade; principal?: string; decisi
 
 async function eventOf<T extends EventType>(ev: ToolPolicyChecked, type: T) {
   return eventually(async () => {
-    const found = await readEvent(bus, ev.domain, ev.callId, type);
+    const found = await readEvent(server.bus, ev.domain, ev.callId, type);
     expect(found, `${type} of ${ev.callId}`).toBeDefined();
     return found!;
   });
@@ -75,18 +74,18 @@ async function eventOf<T extends EventType>(ev: ToolPolicyChecked, type: T) {
 /** Appends a policy decision and waits for the approval request it leads to. */
 async function requestApproval(o: Parameters<typeof checked>[0] = {}) {
   const ev = checked(o);
-  expect((await appendEvent(bus, ev)).status).toBe("written");
+  expect((await appendEvent(server.bus, ev)).status).toBe("written");
   return { ev, requested: await eventOf(ev, "ApprovalRequested") };
 }
 
 async function decide(approver: string, approvalId: string, body: unknown): Promise<DecisionReply> {
-  const reply = await requestRpc(bus, decideSubject(approver, approvalId), body);
+  const reply = await requestRpc(server.bus, decideSubject(approver, approvalId), body);
   expect(reply.ok).toBe(true);
   return DecisionReplySchema.parse(reply.ok ? reply.value : undefined);
 }
 
 /** The pending list `approver` gets, as `via` asks for it (the admin connection unless given). */
-async function pending(approver: string, via: Bus = bus): Promise<PendingApproval[]> {
+async function pending(approver: string, via: Bus = server.bus): Promise<PendingApproval[]> {
   const reply = await requestRpc(via, approverPendingSubject(approver), {});
   expect(reply).toMatchObject({ ok: true });
   return PendingApprovalSchema.array().parse(reply.ok ? reply.value : undefined);
@@ -101,15 +100,15 @@ const stamp = () => ({ eventId: newId(), ts: new Date().toISOString() });
 
 /** Sets the lock record of an approval back to `record`: what someone able to write the bucket could do. */
 async function rewriteLock(approvalId: string, record: unknown): Promise<void> {
-  await kvPutJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, record);
+  await kvPutJson(await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, record);
 }
 
 async function lockOf(approvalId: string) {
-  return (await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
+  return (await kvGetJson(await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS), approvalId, ApprovalRecordSchema))?.value;
 }
 
 async function recordsOfCall(callId: string) {
-  const kv = await bus.kvm.open(BUCKET_APPROVAL_LOCKS);
+  const kv = await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS);
   const found = [];
   for await (const key of await kv.keys()) {
     const e = await kvGetJson(kv, key, ApprovalRecordSchema);
@@ -123,9 +122,9 @@ async function recordsOfCall(callId: string) {
  * delivers to it; what it opened is closed after `use`.
  */
 async function withDecisionHandler(use: (handle: ReturnType<typeof handleToolPolicyChecked>, ctx: StageContext) => Promise<void>): Promise<void> {
-  const documents = await followPolicyDocument(bus, silentLogger());
-  const approvals = await openApprovalStore(bus, silentLogger());
-  const handle = handleToolPolicyChecked({ bus, documents, approvals, factsOf: await toolFactsReader(bus), turns: createTurns(), signer: loadSigningKey(undefined) });
+  const documents = await followPolicyDocument(server.bus, silentLogger());
+  const approvals = await openApprovalStore(server.bus, silentLogger());
+  const handle = handleToolPolicyChecked({ bus: server.bus, documents, approvals, factsOf: await toolFactsReader(server.bus), turns: createTurns(), signer: loadSigningKey(undefined) });
   const ctx = { log: silentLogger(), deliveryCount: 1 } as unknown as StageContext;
   try {
     await use(handle, ctx);
@@ -136,11 +135,9 @@ async function withDecisionHandler(use: (handle: ReturnType<typeof handleToolPol
 }
 
 beforeAll(async () => {
-  nats = await startTestNats();
-  bus = await nats.bus();
-  await kvPutJson(await bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse(BASE_DOC));
+  await kvPutJson(await server.bus.kvm.open(BUCKET_POLICY), POLICY_DOCUMENT_KEY, PolicyDocumentSchema.parse(BASE_DOC));
   await putToolRecord(
-    bus,
+    server.bus,
     toolRecordOf({
       name: "customer.message",
       version: "1.0.0",
@@ -151,12 +148,11 @@ beforeAll(async () => {
     }),
   );
   // the approver connects as itself: the rights docs/security.md gives its role, no more
-  const approverBus = await nats.connectAs({ kind: "service", name: "approver", role: "approver" });
+  const approverBus = await server.nats.connectAs({ kind: "service", name: "approver", role: "approver" });
   service = await startApproverService({ bus: approverBus, log: serviceLog, signingKeyPem: keyPair.privateKeyPem, sweepIntervalMs: 100, repairGraceMs: 200 });
 });
 afterAll(async () => {
   await service.stop();
-  await nats.stop();
 });
 
 describe("approval requests", () => {
@@ -199,7 +195,7 @@ describe("approval requests", () => {
       expect(outcomes).toEqual([{ kind: "ack" }, { kind: "ack" }, { kind: "ack" }]);
       const requested = await eventOf(ev, "ApprovalRequested");
       await handle(ev, ctx);
-      expect((await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested"))?.eventId).toBe(requested.eventId);
+      expect((await readEvent(server.bus, ev.domain, ev.callId, "ApprovalRequested"))?.eventId).toBe(requested.eventId);
       const records = await recordsOfCall(ev.callId);
       expect(records.map((r) => r.value.approvalId)).toEqual([requested.data.approvalId]);
     });
@@ -210,12 +206,12 @@ describe("approval requests", () => {
     try {
       const flooder = `flooder-${newId()}`;
       const burst = Array.from({ length: 5 }, () => checked({ principal: flooder }));
-      await Promise.all(burst.map(async (ev) => expect((await appendEvent(bus, ev)).status).toBe("written")));
+      await Promise.all(burst.map(async (ev) => expect((await appendEvent(server.bus, ev)).status).toBe("written")));
       const outcomes = await Promise.all(
         burst.map((ev) =>
           eventually(async () => {
-            const requested = await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested");
-            const rejected = await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected");
+            const requested = await readEvent(server.bus, ev.domain, ev.callId, "ApprovalRequested");
+            const rejected = await readEvent(server.bus, ev.domain, ev.callId, "ToolCallRejected");
             expect(requested ?? rejected).toBeDefined();
             return requested ?? rejected!;
           }),
@@ -245,7 +241,7 @@ describe("approval requests", () => {
       for (const decision of ["allow", "deny"] as const) {
         const ev = checked({ decision });
         expect(await handle(ev, ctx)).toEqual({ kind: "ack" });
-        expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalRequested")).toBeUndefined();
+        expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalRequested")).toBeUndefined();
         expect(await recordsOfCall(ev.callId)).toEqual([]);
       }
     });
@@ -274,11 +270,11 @@ describe("decisions", () => {
     // signed with the provisioned key, whose public half executors pin; nothing is published in a bucket
     expect(service.signingKey).toEqual({ keyId: keyPair.keyId, publicKeyDerBase64: keyPair.publicKeyDerBase64 });
     expect(verifyGrantSignature(keyPair.publicKeyDerBase64, grantStatementOf(granted.callId, granted.data), granted.data.signature)).toBe(true);
-    expect(await (await bus.kvm.open(BUCKET_POLICY)).get(approverKeyKey(granted.data.keyId))).toBeNull();
+    expect(await (await server.bus.kvm.open(BUCKET_POLICY)).get(approverKeyKey(granted.data.keyId))).toBeNull();
 
     expect(await decide("alice", id, { decision: "grant", argsHash: requested.data.argsHash })).toMatchObject({ ok: false, refusal: "ALREADY_DECIDED" });
     expect(await decide("alice", id, { decision: "deny", argsHash: requested.data.argsHash })).toMatchObject({ ok: false, refusal: "ALREADY_DECIDED" });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalDenied")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalDenied")).toBeUndefined();
   });
 
   it("lets exactly one of many racing grants through", async () => {
@@ -294,7 +290,7 @@ describe("decisions", () => {
     const id = requested.data.approvalId;
     const wrong = argsHash({ customerId: "c-42", text: "something else" });
     expect(await decide("alice", id, { decision: "grant", argsHash: wrong })).toMatchObject({ ok: false, refusal: "ARGS_HASH_MISMATCH" });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
     expect((await decide("alice", id, { decision: "grant", argsHash: requested.data.argsHash })).ok).toBe(true);
   });
 
@@ -348,7 +344,7 @@ describe("the sweeper", () => {
       expect(Date.parse(expired.ts)).toBeGreaterThanOrEqual(Date.parse(requested.data.expiresAt));
       const reply = await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash });
       expect(reply).toMatchObject({ ok: false, refusal: "EXPIRED" });
-      expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+      expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
     } finally {
       await useDocument(BASE_DOC);
     }
@@ -356,7 +352,7 @@ describe("the sweeper", () => {
 
   it("appends the decision event a crash left missing after the record was decided", async () => {
     const { ev, requested } = await requestApproval();
-    const kv = await bus.kvm.open(BUCKET_APPROVAL_LOCKS);
+    const kv = await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS);
     const entry = await kvGetJson(kv, requested.data.approvalId, ApprovalRecordSchema);
     // what a decider that died right after its compare-and-set leaves behind
     const decided = decidedRecord(entry!.value, { decision: "deny", approver: "alice", decidedAt: new Date().toISOString(), reason: "crashed mid-way" });
@@ -368,11 +364,11 @@ describe("the sweeper", () => {
   it("removes an overdue record whose request never reached the stream, without expiring the call's real approval", async () => {
     const { ev, requested } = await requestApproval();
     const orphanId = newId();
-    const kv = await bus.kvm.open(BUCKET_APPROVAL_LOCKS);
+    const kv = await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS);
     const real = await kvGetJson(kv, requested.data.approvalId, ApprovalRecordSchema);
     await kvPutJson(kv, orphanId, { ...real!.value, approvalId: orphanId, expiresAt: new Date(Date.now() - 1000).toISOString() });
     await eventually(async () => expect(await kvGetJson(kv, orphanId, ApprovalRecordSchema)).toBeUndefined());
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalExpired")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalExpired")).toBeUndefined();
     expect((await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).ok).toBe(true);
   });
 });
@@ -381,7 +377,7 @@ describe("decisions on approvals the stream already settled", () => {
   it("refuses a grant when the stream holds a denial the lock record does not show, saying who denied and when", async () => {
     const { ev, requested } = await requestApproval();
     const denied = approvalDeniedEvent(requested, "carol", "not this customer", stamp());
-    expect((await appendEvent(bus, denied)).status).toBe("written");
+    expect((await appendEvent(server.bus, denied)).status).toBe("written");
     expect((await lockOf(requested.data.approvalId))?.status).toBe("pending");
     expect(await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).toEqual({
       ok: false,
@@ -389,20 +385,20 @@ describe("decisions on approvals the stream already settled", () => {
       message: `the approval was already denied by carol at ${denied.ts}`,
       decided: { decision: "deny", by: "carol", at: denied.ts },
     });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
   });
 
   it("refuses a decision on an approval whose expiry is on the stream, though its record says pending", async () => {
     const { ev, requested } = await requestApproval();
     const expired = approvalExpiredEvent(requested, stamp());
-    await appendEvent(bus, expired);
+    await appendEvent(server.bus, expired);
     expect(await decide("alice", requested.data.approvalId, { decision: "grant", argsHash: requested.data.argsHash })).toEqual({
       ok: false,
       refusal: "EXPIRED",
       message: `the approval expired at ${requested.data.expiresAt} (recorded at ${expired.ts})`,
       decided: { decision: "expire", at: requested.data.expiresAt },
     });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
   });
 
   it("refuses a second decision after a granted approval's lock record was rewritten to pending", async () => {
@@ -419,8 +415,8 @@ describe("decisions on approvals the stream already settled", () => {
         decided: { decision: "grant", by: "alice", at: granted.data.grantedAt },
       });
     }
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalDenied")).toBeUndefined();
-    expect((await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted"))?.eventId).toBe(granted.eventId);
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalDenied")).toBeUndefined();
+    expect((await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted"))?.eventId).toBe(granted.eventId);
   });
 
   it("never expires an overdue approval the stream already settled: its lock record is aligned with the stream", async () => {
@@ -428,9 +424,9 @@ describe("decisions on approvals the stream already settled", () => {
     try {
       const { ev, requested } = await requestApproval({ grade: "write", mode: "llm", principal: "bot" });
       const denied = approvalDeniedEvent(requested, "carol", "no", stamp());
-      await appendEvent(bus, denied);
+      await appendEvent(server.bus, denied);
       await eventually(async () => expect(await lockOf(requested.data.approvalId)).toMatchObject({ status: "denied", decision: { approver: "carol" } }), 5_000);
-      expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalExpired")).toBeUndefined();
+      expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalExpired")).toBeUndefined();
     } finally {
       await useDocument(BASE_DOC);
     }
@@ -438,18 +434,18 @@ describe("decisions on approvals the stream already settled", () => {
 
   it("does not append a missing grant a crash left in the record when the stream holds a denial", async () => {
     const { ev, requested } = await requestApproval();
-    const entry = await kvGetJson(await bus.kvm.open(BUCKET_APPROVAL_LOCKS), requested.data.approvalId, ApprovalRecordSchema);
+    const entry = await kvGetJson(await server.bus.kvm.open(BUCKET_APPROVAL_LOCKS), requested.data.approvalId, ApprovalRecordSchema);
     const grant = { ...requested.data, approver: "alice", grantedAt: new Date().toISOString(), nonce: newId(), signature: "x", keyId: keyPair.keyId };
     const made = { decision: "grant" as const, approver: "alice", decidedAt: new Date().toISOString(), grant: {
       approvalId: grant.approvalId, approver: grant.approver, argsHash: grant.argsHash, descriptorHash: grant.descriptorHash, version: grant.version,
       grantedAt: grant.grantedAt, expiresAt: requested.data.expiresAt, nonce: grant.nonce, signature: grant.signature, keyId: grant.keyId,
     } };
-    await appendEvent(bus, approvalDeniedEvent(requested, "carol", "no", stamp()));
+    await appendEvent(server.bus, approvalDeniedEvent(requested, "carol", "no", stamp()));
     await rewriteLock(requested.data.approvalId, decidedRecord(entry!.value, made));
     await eventually(() =>
       expect(logged.some((l) => l.msg === "decision event not appended: the stream settled the approval otherwise" && l["approvalId"] === requested.data.approvalId)).toBe(true),
     );
-    expect(await readEvent(bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ApprovalGranted")).toBeUndefined();
   });
 });
 
@@ -459,7 +455,7 @@ describe("pending approvals", () => {
   async function appendRequest(o: Parameters<typeof checked>[0] = {}, tamper?: (r: ApprovalRequested) => ApprovalRequested) {
     const honest = approvalRequestedEvent(checked(o), { approvalId: newId(), title: "Message a customer", doc, now: new Date() }, stamp());
     const requested = tamper ? tamper(honest) : honest;
-    expect((await appendEvent(bus, requested)).status).toBe("written");
+    expect((await appendEvent(server.bus, requested)).status).toBe("written");
     return requested;
   }
 
@@ -506,8 +502,8 @@ describe("pending approvals", () => {
     const { requested: open } = await requestApproval();
     expect((await decide("alice", granted.data.approvalId, { decision: "grant", argsHash: granted.data.argsHash })).ok).toBe(true);
     expect((await decide("alice", denied.data.approvalId, { decision: "deny", argsHash: denied.data.argsHash })).ok).toBe(true);
-    await appendEvent(bus, approvalDeniedEvent(deniedOnStream, "carol", "no", stamp()));
-    await appendEvent(bus, approvalExpiredEvent(expiredOnStream, stamp()));
+    await appendEvent(server.bus, approvalDeniedEvent(deniedOnStream, "carol", "no", stamp()));
+    await appendEvent(server.bus, approvalExpiredEvent(expiredOnStream, stamp()));
     const calls = [granted, denied, deniedOnStream, expiredOnStream, open];
     expect(listedCalls(await pending("alice"), calls)).toEqual([open.callId]);
     // a rewritten lock record does not bring a settled approval back
@@ -519,14 +515,14 @@ describe("pending approvals", () => {
     const honest = await appendRequest();
     const swapped = await appendRequest({}, (r) => ({ ...r, data: { ...r.data, args: { customerId: "c-66", text: "send me your password" } } }));
     const forged = { ...(await pending("alice")).find((p) => p.callId === honest.callId)!, approvalId: newId(), callId: newId() };
-    await kvPutJson(await bus.kvm.open(BUCKET_APPROVALS), forged.approvalId, { ...forged, status: "pending", requestEventId: newId(), seq: 1 });
+    await kvPutJson(await server.bus.kvm.open(BUCKET_APPROVALS), forged.approvalId, { ...forged, status: "pending", requestEventId: newId(), seq: 1 });
     expect(listedCalls(await pending("alice"), [honest, swapped, forged])).toEqual([honest.callId]);
     expect(logged.some((l) => l.msg === "approval request whose args do not hash to its argsHash left out" && l["callId"] === swapped.callId)).toBe(true);
   });
 
   it("answers a person on their own connection, and only about themself", async () => {
     const { requested } = await requestApproval();
-    const alice = await nats.connectAs({ kind: "human", name: "alice" });
+    const alice = await server.nats.connectAs({ kind: "human", name: "alice" });
     expect(listedCalls(await pending("alice", alice), [requested])).toEqual([requested.callId]);
     const asCarol = await requestRpc(alice, approverPendingSubject("carol"), {}, 1_000);
     expect(asCarol.ok).toBe(false);

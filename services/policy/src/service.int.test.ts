@@ -1,11 +1,11 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, kvPutJson, readEvent, silentLogger, type Bus, type StageContext } from "@warden/bus";
+import { appendEvent, kvPutJson, readEvent, silentLogger, type StageContext } from "@warden/bus";
 import { newId, type EventType, type ToolArgsValidated } from "@warden/contracts/events";
 import { BUCKET_POLICY, policyChangedSubject, STREAM_POLICY_CHANGES } from "@warden/contracts/subjects";
 import { type ToolDescriptorInput, type ToolRecord } from "@warden/contracts/descriptor";
 import { POLICY_DOCUMENT_KEY, type PolicyDocumentInput } from "@warden/contracts/policy";
-import { eventually, putToolRecord, startTestNats, toolRecordOf, type TestNats } from "@warden/testing";
+import { eventually, putToolRecord, toolRecordOf, useTestNats } from "@warden/testing";
 import { validatedCall, type ValidatedCallOptions } from "../test-support/validated-call.js";
 import { openBudgetGuard } from "./budget-guard.js";
 import { handleToolArgsValidated } from "./handlers/tool-args-validated.js";
@@ -13,8 +13,7 @@ import { followPolicyDocument, startDescriptorCache } from "@warden/service-kit"
 import { getPolicyDocument, getStoredPolicyDocument, putPolicyDocument } from "./policy-document.js";
 import { startPolicyService, type PolicyService } from "./service.js";
 
-let nats: TestNats;
-let bus: Bus;
+const server = useTestNats();
 let service: PolicyService;
 
 async function register(input: Partial<ToolDescriptorInput> & { name: string; grade: ToolDescriptorInput["grade"] }): Promise<ToolRecord> {
@@ -25,13 +24,13 @@ async function register(input: Partial<ToolDescriptorInput> & { name: string; gr
     inputSchema: { type: "object" },
     ...input,
   });
-  await putToolRecord(bus, record);
+  await putToolRecord(server.bus, record);
   return record;
 }
 
 async function eventOf<T extends EventType>(ev: ToolArgsValidated, type: T) {
   return eventually(async () => {
-    const found = await readEvent(bus, ev.domain, ev.callId, type);
+    const found = await readEvent(server.bus, ev.domain, ev.callId, type);
     expect(found, `${type} of ${ev.callId}`).toBeDefined();
     return found!;
   });
@@ -40,7 +39,7 @@ async function eventOf<T extends EventType>(ev: ToolArgsValidated, type: T) {
 /** Calls and waits for the decision. */
 async function call(record: ToolRecord, o: ValidatedCallOptions = {}) {
   const ev = validatedCall(record, o);
-  expect((await appendEvent(bus, ev)).status).toBe("written");
+  expect((await appendEvent(server.bus, ev)).status).toBe("written");
   return { ev, checked: await eventOf(ev, "ToolPolicyChecked") };
 }
 
@@ -48,19 +47,16 @@ async function call(record: ToolRecord, o: ValidatedCallOptions = {}) {
 const PRINCIPALS: PolicyDocumentInput["principals"] = { alice: { kind: "human", flags: { kbAdmin: true } } };
 
 async function useDocument(doc: PolicyDocumentInput): Promise<void> {
-  const r = await putPolicyDocument(bus, { principals: PRINCIPALS, ...doc });
+  const r = await putPolicyDocument(server.bus, { principals: PRINCIPALS, ...doc });
   expect(r.ok).toBe(true);
   await eventually(() => expect(service.document().version).toBe(doc.version));
 }
 
 beforeAll(async () => {
-  nats = await startTestNats();
-  bus = await nats.bus();
-  service = await startPolicyService({ bus, log: silentLogger() });
+  service = await startPolicyService({ bus: server.bus, log: silentLogger() });
 });
 afterAll(async () => {
   await service.stop();
-  await nats.stop();
 });
 
 describe("the policy-check stage", () => {
@@ -79,7 +75,7 @@ describe("the policy-check stage", () => {
       argsHash: ev.data.argsHash,
       args: ev.data.args,
     });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
   });
 
   it("sends a model's send to a person (default.send.llm), and closes it POLICY_DENIED only where the document denies it", async () => {
@@ -87,7 +83,7 @@ describe("the policy-check stage", () => {
     const msg = await register({ name: "customer.message", grade: "send" });
     const waits = await call(msg, { mode: "llm" });
     expect(waits.checked.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.send.llm"], policyVersion: "send-1" });
-    expect(await readEvent(bus, waits.ev.domain, waits.ev.callId, "ToolCallRejected")).toBeUndefined();
+    expect(await readEvent(server.bus, waits.ev.domain, waits.ev.callId, "ToolCallRejected")).toBeUndefined();
     await useDocument({ version: "deny-1", rules: [{ id: "no-model-sends", match: { grade: ["send"], mode: ["llm"] }, effect: "deny", reason: "models send nothing here" }] });
     const { ev, checked } = await call(msg, { mode: "llm" });
     expect(checked.data).toMatchObject({ decision: "deny", ruleIds: ["no-model-sends"] });
@@ -131,7 +127,7 @@ describe("the policy-check stage", () => {
     const submit = await register({ name: "ticket.submit", grade: "write" });
     const { ev, checked } = await call(submit, { mode: "llm", principal: "bot" });
     expect(checked.data).toMatchObject({ decision: "require_approval", ruleIds: ["default.write.llm"] });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
   });
 
   it("denies a model's call to a write tool its view does not show with view.not_shown", async () => {
@@ -200,7 +196,7 @@ describe("the policy-check stage", () => {
     const kb = await register({ name: "kb.search", grade: "read" });
     expect((await call(kb)).checked.data.decision).toBe("allow");
     const yaml = ["version: closed-2", "principals:", "  alice: { kind: human }", "rules:", "  - id: kb-closed", "    effect: deny", "    reason: the knowledge base is closed for maintenance", "    match: { domain: kb }"].join("\n");
-    const put = await putPolicyDocument(bus, yaml);
+    const put = await putPolicyDocument(server.bus, yaml);
     expect(put.ok).toBe(true);
     await eventually(() => expect(service.document().version).toBe("closed-2"));
     const { ev, checked } = await call(kb);
@@ -220,7 +216,7 @@ describe("the policy-check stage", () => {
       ruleIds: ["default.read.human"],
       shadow: { decision: "deny", ruleIds: ["kb-closed-trial"], reason: "would close the knowledge base", shadowRuleIds: ["kb-closed-trial"] },
     });
-    expect(await readEvent(bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
+    expect(await readEvent(server.bus, ev.domain, ev.callId, "ToolCallRejected")).toBeUndefined();
     const other = await register({ name: "crm.lookup", grade: "read" });
     expect((await call(other)).checked.data.shadow).toBeUndefined();
   });
@@ -236,18 +232,18 @@ describe("the policy-check stage", () => {
 
 describe("the policy document", () => {
   it("is stored from YAML, read back, and an invalid one is refused as a value and leaves the stored one in force", async () => {
-    const put = await putPolicyDocument(bus, "version: yaml-1\nbudgets:\n  maxCallsPerRun: 5\n");
+    const put = await putPolicyDocument(server.bus, "version: yaml-1\nbudgets:\n  maxCallsPerRun: 5\n");
     expect(put.ok).toBe(true);
-    const got = await getPolicyDocument(bus);
+    const got = await getPolicyDocument(server.bus);
     expect(got.ok && got.value).toMatchObject({ version: "yaml-1", budgets: { maxCallsPerRun: 5 } });
-    const bad = await putPolicyDocument(bus, "version: bad\nrules:\n  - effect: maybe\n");
+    const bad = await putPolicyDocument(server.bus, "version: bad\nrules:\n  - effect: maybe\n");
     expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
-    const still = await getPolicyDocument(bus);
+    const still = await getPolicyDocument(server.bus);
     expect(still.ok && still.value.version).toBe("yaml-1");
   });
 
   it("records every change with its author, the identity the server authenticated, and refuses a change over one it did not see", async () => {
-    const authorBus = await nats.connectAs({ kind: "policy-author", name: "dana" });
+    const authorBus = await server.nats.connectAs({ kind: "policy-author", name: "dana" });
     try {
       const before = await getStoredPolicyDocument(authorBus);
       expect(before.ok).toBe(true);
@@ -269,14 +265,14 @@ describe("the policy document", () => {
         confirmed: "yes",
       });
       expect(put.value.change.changes).toContain("rules.no-crm: added (deny): crm is closed");
-      const recorded = await bus.jsm.streams.getMessage(STREAM_POLICY_CHANGES, { last_by_subj: policyChangedSubject("dana") });
+      const recorded = await server.bus.jsm.streams.getMessage(STREAM_POLICY_CHANGES, { last_by_subj: policyChangedSubject("dana") });
       expect(recorded?.json()).toEqual(put.value.change);
       // a change over a revision that is no longer in force is refused, and stores nothing
       const stale = await putPolicyDocument(authorBus, { version: "authored-stale" }, { expectedRevision: before.value.revision ?? 0 });
       expect(stale).toMatchObject({ ok: false, error: { code: "POLICY_CONFLICT", retryable: true } });
-      expect(await getStoredPolicyDocument(bus)).toMatchObject({ ok: true, value: { revision: put.value.revision } });
+      expect(await getStoredPolicyDocument(server.bus)).toMatchObject({ ok: true, value: { revision: put.value.revision } });
       // the admin's own changes are recorded under its name
-      const byAdmin = await putPolicyDocument(bus, { version: "admin-1" });
+      const byAdmin = await putPolicyDocument(server.bus, { version: "admin-1" });
       expect(byAdmin.ok && byAdmin.value.change).toMatchObject({ author: "admin", previousVersion: "authored-1", previousRevision: put.value.revision });
     } finally {
       await authorBus.close();
@@ -284,12 +280,12 @@ describe("the policy document", () => {
   });
 
   it("keeps the last valid document in force when an invalid one is written behind its back, and falls back to the defaults when deleted", async () => {
-    const kv = await bus.kvm.open(BUCKET_POLICY);
+    const kv = await server.bus.kvm.open(BUCKET_POLICY);
     const lines: string[] = [];
     const log = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
-    const watch = await followPolicyDocument(bus, log);
+    const watch = await followPolicyDocument(server.bus, log);
     try {
-      await putPolicyDocument(bus, { version: "valid-8" });
+      await putPolicyDocument(server.bus, { version: "valid-8" });
       await eventually(() => expect(watch.current().version).toBe("valid-8"));
       await kvPutJson(kv, POLICY_DOCUMENT_KEY, { version: "broken", rules: "not a list" });
       await eventually(() => expect(lines.some((l) => l.includes("invalid policy document ignored"))).toBe(true));
@@ -306,10 +302,10 @@ describe("redelivery", () => {
   it("reuses a decision already written and never counts the budget twice", async () => {
     await useDocument({ version: "redeliver-1", budgets: { maxCallsPerRun: 3 } });
     const kb = await register({ name: "kb.search", grade: "read" });
-    const documents = await followPolicyDocument(bus, silentLogger());
-    const descriptors = await startDescriptorCache(bus);
-    const budgets = await openBudgetGuard(bus);
-    const handle = handleToolArgsValidated({ bus, documents, descriptors, budgets });
+    const documents = await followPolicyDocument(server.bus, silentLogger());
+    const descriptors = await startDescriptorCache(server.bus);
+    const budgets = await openBudgetGuard(server.bus);
+    const handle = handleToolArgsValidated({ bus: server.bus, documents, descriptors, budgets });
     const ctx = (deliveryCount: number) => ({ log: silentLogger(), deliveryCount, possibleReplay: deliveryCount > 1 }) as unknown as StageContext;
     try {
       const runId = newId();
@@ -319,7 +315,7 @@ describe("redelivery", () => {
       const first = await eventOf(ev, "ToolPolicyChecked");
       expect(await handle(ev, ctx(1))).toEqual({ kind: "ack" });
       expect(await handle(ev, ctx(2))).toEqual({ kind: "ack" });
-      expect((await readEvent(bus, ev.domain, ev.callId, "ToolPolicyChecked"))?.eventId).toBe(first.eventId);
+      expect((await readEvent(server.bus, ev.domain, ev.callId, "ToolPolicyChecked"))?.eventId).toBe(first.eventId);
       expect(await budgets.used(runId)).toBe(1);
     } finally {
       budgets.stop();
