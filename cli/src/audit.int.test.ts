@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, silentLogger, type Bus } from "@warden/bus";
+import { appendEvent, silentLogger } from "@warden/bus";
 import { newId, type WardenEvent } from "@warden/contracts/events";
 import { putPolicyDocument } from "@warden/policy";
 import { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type Finding } from "@warden/projections";
 import { openCursor, startProjectorService, type ProjectorService } from "@warden/projector";
 import { startNotaryService, type NotaryService } from "@warden/notary";
 import { generateSigningKeyPair } from "@warden/service-kit";
-import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, eventually, startTestNats, SYNTHETIC_APPROVER_KEY, syntheticCall, type TestNats } from "@warden/testing";
+import { CRAFTED_POLICY, CRAFTED_VIOLATIONS, eventually, SYNTHETIC_APPROVER_KEY, syntheticCall, useTestNats } from "@warden/testing";
 import type { CommandIo } from "./io.js";
 import { runCli } from "./run-cli.js";
 
@@ -17,17 +17,16 @@ interface Ran {
 }
 
 describe("warden audit, replay and trace over a crafted stream", () => {
-  let nats: TestNats;
-  let bus: Bus;
+  const server = useTestNats();
   const crafted = new Map<string, string>();
   let boundary: Date;
   let clean: string[] = [];
   let projector: ProjectorService | undefined;
   let notary: NotaryService | undefined;
   const startLiveProjector = async () => {
-    projector = await startProjectorService({ bus: await nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
-    const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
-    const cursor = await openCursor(bus);
+    projector = await startProjectorService({ bus: await server.nats.connectAs({ kind: "service", name: "projector", role: "projector" }), log: silentLogger() });
+    const last = (await server.bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+    const cursor = await openCursor(server.bus);
     await eventually(async () => expect(await cursor.read()).toBe(last));
     return last;
   };
@@ -37,7 +36,7 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     const err: string[] = [];
     const io: CommandIo = {
       // the server and the operator's credentials (the default for these commands) come from WARDEN_HOME
-      env: { WARDEN_HOME: nats.home.dir, LOG_LEVEL: "silent" },
+      env: { WARDEN_HOME: server.nats.home.dir, LOG_LEVEL: "silent" },
       cwd: process.cwd(),
       out: (t) => out.push(t),
       err: (t) => err.push(t),
@@ -48,13 +47,11 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   };
 
   const append = async (events: readonly WardenEvent[]) => {
-    for (const e of events) expect((await appendEvent(bus, e)).status).toBe("written");
+    for (const e of events) expect((await appendEvent(server.bus, e)).status).toBe("written");
   };
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    bus = await nats.bus("audit-test");
-    const put = await putPolicyDocument(bus, CRAFTED_POLICY);
+    const put = await putPolicyDocument(server.bus, CRAFTED_POLICY);
     if (!put.ok) throw new Error(put.error.message);
     // clean calls first, then a boundary in time, then one crafted stream per violation kind
     clean = ["succeeded", "approved", "crashed", "expired"].map(() => newId());
@@ -74,14 +71,13 @@ describe("warden audit, replay and trace over a crafted stream", () => {
     // evidence: a notary seals it with a key pinned in the home, as `warden up` pins it
     await startLiveProjector();
     const notaryKey = generateSigningKeyPair();
-    nats.home.setNotaryPublicKeys([notaryKey.publicKeyDerBase64]);
-    nats.home.setApproverPublicKeys([SYNTHETIC_APPROVER_KEY.publicKeyDerBase64]);
-    notary = await startNotaryService({ bus: await nats.connectAs({ kind: "service", name: "notary", role: "notary" }), log: silentLogger(), signingKeyPem: notaryKey.privateKeyPem, intervalMs: 50 });
+    server.nats.home.setNotaryPublicKeys([notaryKey.publicKeyDerBase64]);
+    server.nats.home.setApproverPublicKeys([SYNTHETIC_APPROVER_KEY.publicKeyDerBase64]);
+    notary = await startNotaryService({ bus: await server.nats.connectAs({ kind: "service", name: "notary", role: "notary" }), log: silentLogger(), signingKeyPem: notaryKey.privateKeyPem, intervalMs: 50 });
   });
   afterAll(async () => {
     await notary?.stop();
     await projector?.stop();
-    await nats.stop();
   });
 
   it("reports every violation kind with --verify, naming the call, and exits 1", async () => {
@@ -98,7 +94,7 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   });
 
   it("verifies as an auditor too, whose credentials read everything and write nothing", async () => {
-    await nats.home.addIdentity({ kind: "auditor", name: "auditor" });
+    await server.nats.home.addIdentity({ kind: "auditor", name: "auditor" });
     const r = await warden("audit", "--verify", "--as", "auditor", "--json");
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.out) as { verified: boolean; findings: Finding[] };
@@ -159,8 +155,8 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   });
 
   it("rebuilds every read model with the live models' digests over the whole stream", async () => {
-    const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
-    await eventually(async () => expect(await (await openCursor(bus)).read()).toBe(last));
+    const last = (await server.bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+    await eventually(async () => expect(await (await openCursor(server.bus)).read()).toBe(last));
     const r = await warden("replay", "--rebuild", "--suffix", "audit1");
     expect(r.code).toBe(0);
     expect(r.out).toMatch(new RegExp(`^replayed ${last} events up to seq ${last}`));
@@ -171,9 +167,9 @@ describe("warden audit, replay and trace over a crafted stream", () => {
   it("reports a stopped or stuck projector in replay and audit --verify instead of comparing up to its cursor", async () => {
     await projector?.stop();
     projector = undefined;
-    const cursor = await (await openCursor(bus)).read();
+    const cursor = await (await openCursor(server.bus)).read();
     await append(syntheticCall({ callId: newId(), runId: newId(), outcome: "succeeded" }));
-    const last = (await bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
+    const last = (await server.bus.jsm.streams.info("WARDEN_CALLS")).state.last_seq;
     expect(last).toBeGreaterThan(cursor);
     const behind = `projector cursor at seq ${cursor}, stream at ${last}`;
     try {
