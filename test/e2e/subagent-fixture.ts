@@ -8,6 +8,7 @@ import { AGENT_DOMAIN, subagentPrincipal, type PolicyDocumentInput } from "@ward
 import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
 import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
 import { readAfterBeforeAll } from "../support/read-after-before-all.js";
+import { deskAlice } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 export interface SubagentWarden {
@@ -28,7 +29,7 @@ export function subagentIdentity(agents: readonly SubagentDescriptorInput[]): Id
 export const SUBAGENT_TEST_POLICY: PolicyDocumentInput = {
   version: "subagent-e2e-1",
   principals: {
-    alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+    alice: deskAlice(),
     bob: { kind: "human" },
     "support-bot": { kind: "agent" },
   },
