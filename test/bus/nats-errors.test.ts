@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BUCKET_APPROVAL_LOCKS, STREAM_CALLS } from "@warden/contracts/subjects";
-import { startTestNats, type TestNats } from "@warden/testing";
-import { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound, type Bus } from "@warden/bus";
+import { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound } from "@warden/bus";
+import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 async function failureOf(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -13,18 +13,11 @@ async function failureOf(p: Promise<unknown>): Promise<unknown> {
 }
 
 describe("NATS errors are told apart by code and class, not by message text", () => {
-  let nats: TestNats;
-  let admin: Bus;
-  let agent: Bus;
-  beforeAll(async () => {
-    nats = await startTestNats();
-    admin = await nats.bus("setup");
-    agent = await nats.connectAs({ kind: "agent", name: "agent-errs" });
-  });
-  afterAll(async () => nats.stop());
+  // `bus` (admin) sets up; the agent is refused what it may not do
+  const t = useTestNatsWith(async (nats) => ({ agent: await nats.connectAs({ kind: "agent", name: "agent-errs" }) }));
 
   it("a compare-and-set that lost is a revision conflict, on create and on update", async () => {
-    const kv = await admin.kvm.open(BUCKET_APPROVAL_LOCKS);
+    const kv = await t.bus.kvm.open(BUCKET_APPROVAL_LOCKS);
     const rev = await kv.create("errs-key", new Uint8Array([1]));
     const created = await failureOf(kv.create("errs-key", new Uint8Array([2])));
     const updated = await failureOf(kv.update("errs-key", new Uint8Array([3]), rev + 100));
@@ -33,22 +26,22 @@ describe("NATS errors are told apart by code and class, not by message text", ()
   });
 
   it("a missing consumer is not found, and unlessNotFound turns only that into undefined", async () => {
-    const missing = await failureOf(admin.jsm.consumers.info(STREAM_CALLS, "no-such-durable"));
+    const missing = await failureOf(t.bus.jsm.consumers.info(STREAM_CALLS, "no-such-durable"));
     expect([isNotFound(missing), isRevisionConflict(missing)]).toEqual([true, false]);
-    expect(await unlessNotFound(admin.jsm.consumers.info(STREAM_CALLS, "no-such-durable"))).toBeUndefined();
+    expect(await unlessNotFound(t.bus.jsm.consumers.info(STREAM_CALLS, "no-such-durable"))).toBeUndefined();
     await expect(unlessNotFound(Promise.reject(new Error("timeout")))).rejects.toThrow("timeout");
   });
 
   it("a request the server refuses this identity is a permission violation", async () => {
-    const refused = await failureOf(agent.nc.request("warden.registry.register.kb", new Uint8Array(), { timeout: 2_000 }));
+    const refused = await failureOf(t.agent.nc.request("warden.registry.register.kb", new Uint8Array(), { timeout: 2_000 }));
     expect(isPermissionViolation(refused)).toBe(true);
     expect(isPermissionViolation(new Error("permissions violation, said somebody"))).toBe(false);
   });
 
   it("a request nobody answers is a no-answer (worth asking again), not a refusal", async () => {
-    const unanswered = await failureOf(admin.nc.request("warden.nobody.listens", new Uint8Array(), { timeout: 2_000 }));
+    const unanswered = await failureOf(t.bus.nc.request("warden.nobody.listens", new Uint8Array(), { timeout: 2_000 }));
     expect([isNoAnswer(unanswered), isPermissionViolation(unanswered)]).toEqual([true, false]);
-    const refused = await failureOf(agent.nc.request("warden.registry.register.kb", new Uint8Array(), { timeout: 2_000 }));
+    const refused = await failureOf(t.agent.nc.request("warden.registry.register.kb", new Uint8Array(), { timeout: 2_000 }));
     expect(isNoAnswer(refused)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { readOutbox } from "@warden/example-support-desk";
 import { type ApproverClient } from "@warden/sdk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { cardIn } from "../support/approval-cards.js";
-import { usualPrincipals } from "../support/usual-principals.js";
+import { deskAlice, usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
 /**
@@ -19,7 +19,7 @@ describe("approvals: the card, and deny, edit, quorum and late decisions", () =>
     policy: {
       version: "e2e-approval-decisions",
       principals: {
-        alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+        alice: deskAlice(),
         bob: { kind: "human", approves: ["write", "send"] },
         carol: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
         ...usualPrincipals("planner"),

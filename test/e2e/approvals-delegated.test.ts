@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApproverClient } from "@warden/sdk";
+import { describe, expect, it } from "vitest";
+import type { PolicyDocumentInput } from "@warden/contracts/policy";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { cardIn } from "../support/approval-cards.js";
-import { outputOf, SUBAGENT_TEST_POLICY, startSubagentWarden, type SubagentWarden } from "./subagent-fixture.js";
+import { outputOf, SUBAGENT_TEST_POLICY, useSubagentWarden } from "./subagent-fixture.js";
 
 const FILER: SubagentDescriptorInput = {
   name: "agent.filer",
@@ -15,18 +15,8 @@ const FILER: SubagentDescriptorInput = {
 
 /** A subagent's call on a person's behalf: the card names the person and the chain, and that person may not approve it. */
 describe("approvals: a delegated call's card and separation of duties", () => {
-  let s: SubagentWarden;
-  let alice: ApproverClient;
-  let carol: ApproverClient;
-  beforeAll(async () => {
-    s = await startSubagentWarden([FILER], {
-      ...SUBAGENT_TEST_POLICY,
-      principals: { ...SUBAGENT_TEST_POLICY.principals, carol: { kind: "human", approves: ["write"] } },
-    });
-    alice = await s.w.approver("alice");
-    carol = await s.w.approver("carol");
-  });
-  afterAll(async () => s.stop());
+  const policy: PolicyDocumentInput = { ...SUBAGENT_TEST_POLICY, principals: { ...SUBAGENT_TEST_POLICY.principals, carol: { kind: "human", approves: ["write"] } } };
+  const s = useSubagentWarden([FILER], { policy }, async ({ w }) => ({ alice: await w.approver("alice"), carol: await w.approver("carol") }));
 
   it("shows 'alice via agent.filer' with the delegated task as intent, refuses alice's own grant and takes carol's", async () => {
     const ticket = { title: "Blender", body: "Refund asked twice", customerId: "C-chain" };
@@ -36,7 +26,7 @@ describe("approvals: a delegated call's card and separation of duties", () => {
     const child = outputOf(delegating).childCalls[0];
     expect(child).toMatchObject({ tool: "ticket.submit", status: "awaiting_approval" });
 
-    const card = await cardIn(carol, (p) => p.approvalId === child?.approvalId);
+    const card = await cardIn(s.carol, (p) => p.approvalId === child?.approvalId);
     expect(card).toMatchObject({
       principal: "agent-filer",
       mode: "llm",
@@ -49,11 +39,11 @@ describe("approvals: a delegated call's card and separation of duties", () => {
     expect(card.riskReasons).toEqual(expect.arrayContaining([expect.stringMatching(/^delegated/), expect.stringMatching(/model chose/)]));
 
     // alice started the task: she may not approve what her subagent asks, and does not see it to decide
-    const own = await alice.approve(card.approvalId, card.argsHash);
+    const own = await s.alice.approve(card.approvalId, card.argsHash);
     expect(own).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     expect(own.ok ? "" : own.message).toMatch(/alice delegated the task/);
-    const hers = await alice.pending();
+    const hers = await s.alice.pending();
     expect(hers.ok && hers.value.some((p) => p.approvalId === card.approvalId)).toBe(false);
-    expect(await carol.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, decision: "grant" });
+    expect(await s.carol.approve(card.approvalId, card.argsHash)).toMatchObject({ ok: true, decision: "grant" });
   });
 });

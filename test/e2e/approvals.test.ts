@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createAgentClient, createApproverClient, type ApproverClient } from "@warden/sdk";
 import { readOutbox } from "@warden/example-support-desk";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
-import { usualPrincipals } from "../support/usual-principals.js";
+import { deskAlice, usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
 describe("approvals: send waits for a person, grants are bound, single-use and expire", () => {
@@ -11,7 +11,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     policy: {
       version: "e2e-approvals",
       principals: {
-        alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+        alice: deskAlice(),
         ...usualPrincipals("bob", "planner"),
         "support-bot": { kind: "agent", approves: ["send"] },
       },

@@ -9,7 +9,7 @@ import { startPolicyService } from "@warden/policy";
 import { LedgerStateSchema, ledgerUsed } from "@warden/policy-engine";
 import { type AgentClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
-import { usualPrincipals } from "../support/usual-principals.js";
+import { deskAlice, usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -26,7 +26,7 @@ describe("ledger budgets, over real services with two policy copies", { timeout:
     policy: {
       version: "e2e-ledgers",
       principals: {
-        alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+        alice: deskAlice(),
         ...usualPrincipals("planner"),
         spender: { kind: "agent" },
         tester: { kind: "agent" },

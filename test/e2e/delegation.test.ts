@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
-import { childRequests, outputOf, requestsBy, startSubagentWarden, toolMessages, type SubagentWarden } from "./subagent-fixture.js";
+import { childRequests, outputOf, requestsBy, toolMessages, useSubagentWarden, type SubagentWarden } from "./subagent-fixture.js";
 
 const base = {
   description: "Use when a support question needs looking into with the knowledge base and other helpers.",
@@ -50,14 +50,8 @@ async function decisionOf(s: SubagentWarden, domain: string, callId: string) {
 }
 
 describe("delegation: child calls are attenuated by the recorded chain", () => {
-  let s: SubagentWarden;
-  let bot: AgentClient;
-  beforeAll(async () => {
-    s = await startSubagentWarden(AGENTS);
-    // the caller connects as itself; the admin connection only reads the stream
-    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
-  });
-  afterAll(async () => s.stop());
+  // the caller connects as itself; the admin connection only reads the stream
+  const s = useSubagentWarden(AGENTS, {}, async ({ w }) => ({ bot: await w.agent("support-bot", { timeoutMs: 20_000 }) }));
 
   it("gives a nested subagent no more than its delegator has left, and the policy checks it from the chain", async () => {
     const search = (query: string) => ({ name: "kb__search", arguments: { query } });
@@ -67,7 +61,7 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
       { content: "Lead done." },
     ]);
     s.model.script("m-researcher", [{ toolCalls: [search("refund policy")] }]);
-    const r = await bot.call("agent.lead", { task: "look into refunds" }, { mode: "plan", runId: "run-nested" });
+    const r = await s.bot.call("agent.lead", { task: "look into refunds" }, { mode: "plan", runId: "run-nested" });
     const lead = outputOf(r);
     expect(lead).toMatchObject({ stoppedBy: "answer", answer: "Lead done." });
     expect(lead.childCalls.map((c) => [c.tool, c.status])).toEqual([
@@ -103,7 +97,7 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
     // the model holds the lead's first turn: meanwhile its call is running and its view is recorded
     let release!: () => void;
     s.model.script("m-lead", [{ content: "Finished thinking.", waitFor: new Promise<void>((r) => (release = r)) }]);
-    const running = bot.call("agent.lead", { task: "think" }, { mode: "plan", runId: "run-forged" });
+    const running = s.bot.call("agent.lead", { task: "think" }, { mode: "plan", runId: "run-forged" });
     const leadCall = await eventually(async () => {
       const [lead] = await requestsBy(s.w.bus, "support-bot", (e) => e.correlationId === "run-forged");
       expect(lead).toBeDefined();
@@ -121,7 +115,7 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
       { what: "a scope the delegator lacks", domain: "kb", r: await forged("kb.search", { query: "x" }, { scope: "ticket_page" }), rule: "attenuation.scope" },
       { what: "a tool never shown to its model", domain: "session", r: await forged("session.fetch", { id: 1 }), rule: "attenuation.tool" },
       { what: "a nested budget beyond what is left", domain: "agent", r: await forged("agent.researcher", { task: "x", budget: { maxToolCalls: 8, maxTokens: 1_000, timeoutMs: 5_000 } }), rule: "attenuation.budget" },
-      { what: "another principal", domain: "kb", r: await bot.call("kb.search", { query: "x" }, { parentCallId: leadCall, mode: "llm" }), rule: "attenuation.chain" },
+      { what: "another principal", domain: "kb", r: await s.bot.call("kb.search", { query: "x" }, { parentCallId: leadCall, mode: "llm" }), rule: "attenuation.chain" },
       { what: "a parent that does not exist", domain: "kb", r: await asLead.call("kb.search", { query: "x" }, { parentCallId: "no-such-call" }), rule: "attenuation.chain" },
     ];
     for (const c of cases) {
@@ -147,7 +141,7 @@ describe("delegation: child calls are attenuated by the recorded chain", () => {
 
   it("records child calls under their parent: each child's history carries the parent's call id, and warden trace nests them", async () => {
     s.model.script("m-researcher", [{ toolCalls: [{ name: "kb__search", arguments: { query: "password" } }] }, { content: "ok" }]);
-    const r = await bot.call("agent.researcher", { task: "passwords" }, { mode: "plan" });
+    const r = await s.bot.call("agent.researcher", { task: "passwords" }, { mode: "plan" });
     const [child] = outputOf(r).childCalls;
     const events = await callEvents(s.w.bus, child!.callId!);
     expect(events.length).toBeGreaterThanOrEqual(5);

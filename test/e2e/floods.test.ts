@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callEvents } from "@warden/testing";
-import { usualPrincipals } from "../support/usual-principals.js";
+import { deskAlice, usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
 describe("floods: a principal's rate, the approval quota and budgets no run id escapes, over real services", () => {
@@ -9,7 +9,7 @@ describe("floods: a principal's rate, the approval quota and budgets no run id e
     policy: {
       version: "e2e-floods",
       principals: {
-        alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+        alice: deskAlice(),
         ...usualPrincipals("support-bot", "planner"),
         flooder: { kind: "agent" },
         "planner-2": { kind: "agent" },

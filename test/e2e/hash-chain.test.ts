@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeJson, readEvent, type Bus } from "@warden/bus";
 import {
   eventHash,
@@ -11,11 +11,11 @@ import {
 import { callEventSubject, parseCallSubject } from "@warden/contracts/subjects";
 import { sha256Hex } from "@warden/contracts/json";
 import { readStream } from "@warden/projector";
-import { createAgentClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { createAgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
 import { handMadeRequest } from "../support/hand-made-request.js";
-import { outputOf, startSubagentWarden, SUBAGENT_TEST_POLICY, type SubagentWarden } from "./subagent-fixture.js";
+import { outputOf, SUBAGENT_TEST_POLICY, useSubagentWarden } from "./subagent-fixture.js";
 
 // RFC 8785's reference implementation (a CommonJS module whose typings NodeNext reads as a namespace)
 const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
@@ -65,21 +65,15 @@ const isEnvelope = (json: unknown): json is StoredEnvelope =>
   typeof json === "object" && json !== null && typeof (json as { eventId?: unknown }).eventId === "string" && typeof (json as { type?: unknown }).type === "string";
 
 describe("every event names its cause by hash: a call's events form a hash chain", () => {
-  let s: SubagentWarden;
-  let bot: AgentClient;
-  let botBus: Bus;
-  let alice: ApproverClient;
-  beforeAll(async () => {
-    // sends wait an hour for a person; a model's write expires after a second
-    s = await startSubagentWarden([READER], { ...SUBAGENT_TEST_POLICY, approvalTtlSeconds: { write: 1, send: 3600 } });
-    botBus = await s.w.agentBus("support-bot");
-    bot = createAgentClient({ bus: botBus, principal: "support-bot", timeoutMs: 20_000 });
-    alice = await s.w.approver("alice");
+  // sends wait an hour for a person; a model's write expires after a second
+  const policy = { ...SUBAGENT_TEST_POLICY, approvalTtlSeconds: { write: 1, send: 3600 } };
+  const s = useSubagentWarden([READER], { policy }, async ({ w }) => {
+    const botBus = await w.agentBus("support-bot");
+    return { botBus, bot: createAgentClient({ bus: botBus, principal: "support-bot", timeoutMs: 20_000 }), alice: await w.approver("alice") };
   });
-  afterAll(async () => s.stop());
 
   const pendingItem = async (approvalId: string | undefined) => {
-    const inbox = await alice.pending();
+    const inbox = await s.alice.pending();
     if (!inbox.ok) throw new Error(inbox.error.message);
     const item = inbox.value.find((p) => p.approvalId === approvalId);
     expect(item).toBeDefined();
@@ -97,45 +91,45 @@ describe("every event names its cause by hash: a call's events form a hash chain
     const message = (text: string) => ({ customerId: `C-chain-${text}`, text });
 
     // an allowed read
-    const read = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
+    const read = await s.bot.call("kb.search", { query: "refund" }, { mode: "llm" });
     expect(read).toMatchObject({ ok: true });
     calls.push(["kb", read.callId]);
 
     // a send granted by a person, then run
-    const granted = await bot.call("customer.message", message("grant"), { mode: "plan" });
+    const granted = await s.bot.call("customer.message", message("grant"), { mode: "plan" });
     expect(granted).toMatchObject({ status: "awaiting_approval" });
     const grantItem = await pendingItem(granted.approvalId);
-    expect(await alice.approve(grantItem.approvalId, grantItem.argsHash)).toMatchObject({ ok: true });
+    expect(await s.alice.approve(grantItem.approvalId, grantItem.argsHash)).toMatchObject({ ok: true });
     calls.push(["customer", granted.callId]);
 
     // a send denied by a person
-    const denied = await bot.call("customer.message", message("deny"), { mode: "plan" });
+    const denied = await s.bot.call("customer.message", message("deny"), { mode: "plan" });
     const denyItem = await pendingItem(denied.approvalId);
-    expect(await alice.deny(denyItem.approvalId, denyItem.argsHash, "no")).toMatchObject({ ok: true });
+    expect(await s.alice.deny(denyItem.approvalId, denyItem.argsHash, "no")).toMatchObject({ ok: true });
     calls.push(["customer", denied.callId]);
 
     // a model's write nobody decides: it expires
-    const expired = await bot.call("ticket.submit", { title: "t", body: "b", customerId: "C-chain" }, { mode: "llm" });
+    const expired = await s.bot.call("ticket.submit", { title: "t", body: "b", customerId: "C-chain" }, { mode: "llm" });
     expect(expired).toMatchObject({ status: "awaiting_approval" });
     calls.push(["ticket", expired.callId]);
 
     // an agent may not claim mode human: the policy denies
-    const policyDenied = await bot.call("customer.message", message("human"), { mode: "human" });
+    const policyDenied = await s.bot.call("customer.message", message("human"), { mode: "human" });
     expect(policyDenied).toMatchObject({ ok: false, status: "rejected" });
     calls.push(["customer", policyDenied.callId]);
 
     // a tool the registry does not know
-    const unknown = await bot.call("kb.nope", { query: "x" }, { mode: "llm" });
+    const unknown = await s.bot.call("kb.nope", { query: "x" }, { mode: "llm" });
     expect(unknown).toMatchObject({ ok: false, error: { code: "UNKNOWN_TOOL" } });
     calls.push(["kb", unknown.callId]);
 
     // requests the registry cannot read: bytes that are not JSON, and a request with a member no
     // schema knows (its rejection answers the request as stored, the member included)
     const notJson = newId();
-    await botBus.js.publish(callEventSubject("kb", notJson, "ToolCallRequested", "support-bot"), new TextEncoder().encode("{not json"));
+    await s.botBus.js.publish(callEventSubject("kb", notJson, "ToolCallRequested", "support-bot"), new TextEncoder().encode("{not json"));
     const strayId = newId();
     const stray = { ...handMadeRequest({ callId: strayId, tool: "kb.search", principal: "support-bot", mode: "llm", data: { args: { query: "refund" } } }), note: "not part of any request" };
-    await botBus.js.publish(callEventSubject("kb", strayId, "ToolCallRequested", "support-bot"), encodeJson(stray));
+    await s.botBus.js.publish(callEventSubject("kb", strayId, "ToolCallRequested", "support-bot"), encodeJson(stray));
     for (const callId of [notJson, strayId]) {
       const rejected = await eventually(async () => {
         const r = await readEvent(s.w.bus, "kb", callId, "ToolCallRejected");
@@ -147,7 +141,7 @@ describe("every event names its cause by hash: a call's events form a hash chain
 
     // a delegation: the subagent's own call records its views, and its child call re-enters at the top
     s.model.script("m-chain", [{ toolCalls: [{ name: "kb__search", arguments: { query: "refund" } }] }, { content: "Found the refund article." }]);
-    const delegated = await bot.call("agent.reader", { task: "What is the refund policy?" }, { mode: "plan" });
+    const delegated = await s.bot.call("agent.reader", { task: "What is the refund policy?" }, { mode: "plan" });
     expect(outputOf(delegated).childCalls.map((c) => c.status)).toEqual(["succeeded"]);
     calls.push(["agent", delegated.callId]);
 

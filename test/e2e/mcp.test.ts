@@ -17,6 +17,7 @@ import { createWardenMcpSession, startMcpHttpServer, WARDEN_META_KEY, type Warde
 import { createRegistryClient } from "@warden/sdk";
 import { eventually } from "@warden/testing";
 import { startMcpHttp } from "../support/mcp-http.js";
+import { deskAlice } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/main.js");
@@ -25,7 +26,7 @@ const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/ma
 const POLICY = PolicyDocumentSchema.parse({
   version: "mcp-e2e-1",
   principals: {
-    alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+    alice: deskAlice(),
     dana: { kind: "human", flags: { kbAdmin: true } },
     "support-bot": { kind: "agent" },
   },

@@ -2,14 +2,13 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readEvent } from "@warden/bus";
 import { defineTool, SecretStore } from "@warden/executor";
-import { type AgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventually } from "@warden/testing";
-import { childRequests, outputOf, startSubagentWarden, SUBAGENT_TEST_POLICY, type SubagentWarden } from "./subagent-fixture.js";
+import { childRequests, outputOf, useSubagentWarden } from "./subagent-fixture.js";
 
 const TOKENS = { "support-bot": `bot-${randomBytes(12).toString("hex")}`, "agent-crm": `sub-${randomBytes(12).toString("hex")}` };
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -43,24 +42,24 @@ const whoami = defineTool({
 });
 
 describe("credentials bound to the principal: a subagent's child call acts for whoever delegated", () => {
-  let s: SubagentWarden;
-  let bot: AgentClient;
-  beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "warden-principal-credentials-"));
-    const secretsFile = join(dir, "secrets.yaml");
-    // the subagent has a token of its own: it must not be the one used for the delegator's task
-    writeFileSync(secretsFile, `crm_token:\n  support-bot: ${TOKENS["support-bot"]}\n  agent-crm: ${TOKENS["agent-crm"]}\n`);
-    // the CRM executor registers crm.whoami before the subagent service, which checks its allowed tools exist
-    s = await startSubagentWarden(AGENTS, SUBAGENT_TEST_POLICY, async (w) => {
-      await w.startExecutor("crm", [whoami], { identity: "crm-1", secrets: new SecretStore([{ name: "crm_token", file: "crm_token", bind: "principal" }], { env: {}, secretsFile }) });
-    });
-    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
-  });
-  afterAll(async () => s?.stop());
+  const s = useSubagentWarden(
+    AGENTS,
+    {
+      // the CRM executor registers crm.whoami before the subagent service, which checks its allowed tools exist
+      beforeSubagents: async (w) => {
+        const dir = mkdtempSync(join(tmpdir(), "warden-principal-credentials-"));
+        const secretsFile = join(dir, "secrets.yaml");
+        // the subagent has a token of its own: it must not be the one used for the delegator's task
+        writeFileSync(secretsFile, `crm_token:\n  support-bot: ${TOKENS["support-bot"]}\n  agent-crm: ${TOKENS["agent-crm"]}\n`);
+        await w.startExecutor("crm", [whoami], { identity: "crm-1", secrets: new SecretStore([{ name: "crm_token", file: "crm_token", bind: "principal" }], { env: {}, secretsFile }) });
+      },
+    },
+    async ({ w }) => ({ bot: await w.agent("support-bot", { timeoutMs: 20_000 }) }),
+  );
 
   it("runs the child call with the delegating principal's token, and the policy decision and the result say so", async () => {
     s.model.script("m-crm", [{ toolCalls: [{ name: "crm__whoami", arguments: {} }] }, { content: "Looked up." }]);
-    const r = await bot.call("agent.crm", { task: "who is this customer?" }, { mode: "plan", runId: "run-crm" });
+    const r = await s.bot.call("agent.crm", { task: "who is this customer?" }, { mode: "plan", runId: "run-crm" });
     expect(outputOf(r)).toMatchObject({ stoppedBy: "answer", childCalls: [expect.objectContaining({ tool: "crm.whoami", status: "succeeded" })] });
 
     const [child] = await childRequests(s.w.bus, "agent-crm", r.callId);
@@ -79,7 +78,7 @@ describe("credentials bound to the principal: a subagent's child call acts for w
   });
 
   it("runs the delegator's own direct call with the same token, with no onBehalfOf on its decision", async () => {
-    const r = await bot.call("crm.whoami", {}, { mode: "plan" });
+    const r = await s.bot.call("crm.whoami", {}, { mode: "plan" });
     expect(r).toMatchObject({ ok: true, data: { tokenSha: sha(TOKENS["support-bot"]) } });
     const decided = await readEvent(s.w.bus, "crm", r.callId, "ToolPolicyChecked");
     expect(decided?.data.onBehalfOf).toBeUndefined();

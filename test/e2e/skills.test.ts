@@ -1,14 +1,13 @@
 import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManifestError, startAdaptersService } from "@warden/adapters";
 import { readEvent, silentLogger } from "@warden/bus";
-import { type AgentClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventTypes, writeSkillFolder } from "@warden/testing";
 import { runWarden } from "../support/cli.js";
-import { childRequests, outputOf, startSubagentWarden, toolNames, type SubagentWarden } from "./subagent-fixture.js";
+import { childRequests, outputOf, toolNames, useSubagentWarden } from "./subagent-fixture.js";
 
 const REFUND_CHECK = join(import.meta.dirname, "../../services/adapters/examples/skills/refund-check");
 
@@ -56,34 +55,29 @@ const AGENTS: SubagentDescriptorInput[] = [
 ];
 
 describe("skills: procedures that teach, scripts that are tools like any other", () => {
-  let s: SubagentWarden;
-  let bot: AgentClient;
-  let ledgerDir: string;
-
-  beforeAll(async () => {
-    s = await startSubagentWarden(AGENTS);
-    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
-    ledgerDir = writeSkillFolder(LEDGER);
+  const s = useSubagentWarden(AGENTS, {}, async ({ w }) => {
+    const bot = await w.agent("support-bot", { timeoutMs: 20_000 });
+    const ledgerDir = writeSkillFolder(LEDGER);
     // the operator adds the skills, then runs their scripts in the adapters (an executor of their domains)
     for (const dir of [REFUND_CHECK, ledgerDir]) {
-      const added = await runWarden(s.w.nats.home.dir, "skills", "add", dir);
+      const added = await runWarden(w.nats.home.dir, "skills", "add", dir);
       expect(added.code, added.err).toBe(0);
     }
-    s.w.track(
+    w.track(
       await startAdaptersService({
-        bus: await s.w.nats.connectAs({ kind: "executor", name: "adapters", domains: ["skill-refund-check", "skill-ledger"] }),
+        bus: await w.nats.connectAs({ kind: "executor", name: "adapters", domains: ["skill-refund-check", "skill-ledger"] }),
         log: silentLogger(),
         manifests: [],
         skills: skillsFolder([REFUND_CHECK, ledgerDir]),
         env: {},
-        approverKeys: s.w.approverKeys,
+        approverKeys: w.approverKeys,
       }),
     );
+    return { bot };
   });
-  afterAll(async () => s?.stop());
 
   it("runs a skill's script as a CLI tool through every gate, its events on the stream", async () => {
-    const r = await bot.call("skill-refund-check.window", { purchased: "2025-01-01", today: "2025-01-20" }, { mode: "plan" });
+    const r = await s.bot.call("skill-refund-check.window", { purchased: "2025-01-01", today: "2025-01-20" }, { mode: "plan" });
     expect(r).toMatchObject({ ok: true, data: { exitCode: 0, network: "none", stdout: { purchased: "2025-01-01", days: 19, inside: true } } });
     expect(eventTypes(await callEvents(s.w.bus, r.callId))).toEqual(["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ToolCallStarted", "ToolCallFinished"]);
   });
@@ -109,7 +103,7 @@ describe("skills: procedures that teach, scripts that are tools like any other",
     expect(view.value.view.tools.map((t) => t.name)).not.toContain("skill-ledger.post");
     expect(view.value.view.hidden).toContainEqual(expect.objectContaining({ name: "skill-ledger.post", reason: "send_never_listed_for_llm" }));
 
-    const post = await bot.call("skill-ledger.post", { amount: 5 }, { mode: "plan" });
+    const post = await s.bot.call("skill-ledger.post", { amount: 5 }, { mode: "plan" });
     expect(post).toMatchObject({ ok: false, status: "awaiting_approval" });
     expect(eventTypes(await callEvents(s.w.bus, post.callId))).not.toContain("ToolCallStarted");
   });
@@ -119,7 +113,7 @@ describe("skills: procedures that teach, scripts that are tools like any other",
       { toolCalls: [{ name: "skill-refund-check__window", arguments: { purchased: "2025-01-01", today: "2025-01-20" } }] },
       { content: "Bought 19 days ago: inside the window, propose a full refund." },
     ]);
-    const r = await bot.call("agent.helper", { task: "The customer wants a refund for a blender bought on 2025-01-01" }, { mode: "plan", runId: "run-skill" });
+    const r = await s.bot.call("agent.helper", { task: "The customer wants a refund for a blender bought on 2025-01-01" }, { mode: "plan", runId: "run-skill" });
     const out = outputOf(r);
     expect(out).toMatchObject({ stoppedBy: "answer", answer: "Bought 19 days ago: inside the window, propose a full refund." });
     expect(out.childCalls.map((c) => [c.tool, c.status])).toEqual([["skill-refund-check.window", "succeeded"]]);
@@ -144,7 +138,7 @@ describe("skills: procedures that teach, scripts that are tools like any other",
 
   it("gives a subagent no skill for an unrelated task", async () => {
     s.model.script("m-helper", [{ content: "Reset it from the login page." }]);
-    const r = await bot.call("agent.helper", { task: "How does a user reset a forgotten password?" }, { mode: "plan" });
+    const r = await s.bot.call("agent.helper", { task: "How does a user reset a forgotten password?" }, { mode: "plan" });
     expect(outputOf(r).stoppedBy).toBe("answer");
     const [request] = s.model.requestsFor("m-helper").slice(-1);
     const system = String(request!.body.messages[0]!.content);
@@ -156,7 +150,7 @@ describe("skills: procedures that teach, scripts that are tools like any other",
 
   it("offers a read subagent only the read scripts of an active skill: the send one is hidden, not asked for", async () => {
     s.model.script("m-helper", [{ content: "The balance is 42." }]);
-    const r = await bot.call("agent.helper", { task: "What is the customer's ledger balance?" }, { mode: "plan" });
+    const r = await s.bot.call("agent.helper", { task: "What is the customer's ledger balance?" }, { mode: "plan" });
     expect(outputOf(r).stoppedBy).toBe("answer");
     const [request] = s.model.requestsFor("m-helper").slice(-1);
     expect(String(request!.body.messages[0]!.content)).toContain("## Skill ledger 1.0.0");

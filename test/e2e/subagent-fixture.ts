@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { createLogger, decodeJson, silentLogger, type Bus } from "@warden/bus";
 import { WardenEventSchema, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
@@ -6,6 +7,8 @@ import { type IdentitySpecInput } from "@warden/contracts/permissions";
 import { AGENT_DOMAIN, subagentPrincipal, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
 import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
+import { readAfterBeforeAll } from "../support/read-after-before-all.js";
+import { deskAlice } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
 export interface SubagentWarden {
@@ -26,7 +29,7 @@ export function subagentIdentity(agents: readonly SubagentDescriptorInput[]): Id
 export const SUBAGENT_TEST_POLICY: PolicyDocumentInput = {
   version: "subagent-e2e-1",
   principals: {
-    alice: { kind: "human", approves: ["write", "send"], scopes: ["tickets:write"] },
+    alice: deskAlice(),
     bob: { kind: "human" },
     "support-bot": { kind: "agent" },
   },
@@ -62,6 +65,35 @@ export async function startSubagentWarden(agents: readonly SubagentDescriptorInp
       await model.stop();
     },
   };
+}
+
+/** A file's subagent Warden `s` and what its `setUp` made, read inside a test. */
+export type UsedSubagentWarden<C extends object> = SubagentWarden & Readonly<C>;
+
+export interface SubagentWardenOptions {
+  readonly policy?: PolicyDocumentInput;
+  /** Starts what the agents' allowed tools need before the subagent service starts. */
+  readonly beforeSubagents?: (w: TestWarden) => Promise<void>;
+}
+
+/**
+ * A file's subagent Warden (as `startSubagentWarden` makes it), started before its tests and stopped
+ * after them; `setUp` then makes what the tests share (clients) and returns it. Read it inside a test:
+ * before the file's `beforeAll` has run nothing is there yet, and reading it says so.
+ */
+export function useSubagentWarden<C extends object = object>(
+  agents: readonly SubagentDescriptorInput[],
+  options: SubagentWardenOptions = {},
+  setUp?: (s: SubagentWarden) => Promise<C | void>,
+): UsedSubagentWarden<C> {
+  let s: SubagentWarden | undefined;
+  let started: UsedSubagentWarden<C> | undefined;
+  beforeAll(async () => {
+    s = await startSubagentWarden(agents, options.policy, options.beforeSubagents);
+    started = { ...s, ...((await setUp?.(s)) ?? ({} as C)) };
+  });
+  afterAll(async () => s?.stop());
+  return readAfterBeforeAll("useSubagentWarden", () => started);
 }
 
 /** A subagent call's output, parsed (throws when the call did not succeed). */

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readEvent } from "@warden/bus";
 import { readOutbox } from "@warden/example-support-desk";
-import { createAgentClient, createApproverClient, type AgentClient, type ApproverClient } from "@warden/sdk";
+import { createAgentClient, createApproverClient } from "@warden/sdk";
 import type { SubagentDescriptorInput } from "@warden/subagent";
 import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { cardIn } from "../support/approval-cards.js";
-import { childRequests, outputOf, startSubagentWarden, toolMessages, toolNames, type SubagentWarden } from "./subagent-fixture.js";
+import { childRequests, outputOf, toolMessages, toolNames, useSubagentWarden } from "./subagent-fixture.js";
 
 const base = {
   description: "Use when a support question needs looking into with the knowledge base and the conversation.",
@@ -24,26 +24,22 @@ const AGENTS: SubagentDescriptorInput[] = [
 ];
 
 describe("subagents: a model loop whose every call is a governed child call", () => {
-  let s: SubagentWarden;
-  let bot: AgentClient;
-  let alice: AgentClient;
-  let approver: ApproverClient;
-  beforeAll(async () => {
-    s = await startSubagentWarden(AGENTS);
+  const s = useSubagentWarden(AGENTS, {}, async ({ w }) => {
     // the agent and the person connect as themselves; the admin connection only reads the stream
-    bot = await s.w.agent("support-bot", { timeoutMs: 20_000 });
-    const aliceBus = await s.w.humanBus("alice");
-    alice = createAgentClient({ bus: aliceBus, principal: "alice", timeoutMs: 20_000 });
-    approver = createApproverClient({ bus: aliceBus, approver: "alice" });
+    const aliceBus = await w.humanBus("alice");
+    return {
+      bot: await w.agent("support-bot", { timeoutMs: 20_000 }),
+      alice: createAgentClient({ bus: aliceBus, principal: "alice", timeoutMs: 20_000 }),
+      approver: createApproverClient({ bus: aliceBus, approver: "alice" }),
+    };
   });
-  afterAll(async () => s.stop());
 
   it("shows the model only its allowed visible tools under wire names, runs its reads and feeds their results to the next turn", async () => {
     s.model.script("m-reader", [
       { toolCalls: [{ name: "kb__search", arguments: { query: "refund" } }, { name: "session__fetch", arguments: { id: 1 } }] },
       { content: "The customer wants a refund for a broken blender; article found." },
     ]);
-    const r = await bot.call("agent.reader", { task: "What does the customer in session 1 want?" }, { mode: "plan", runId: "run-reader" });
+    const r = await s.bot.call("agent.reader", { task: "What does the customer in session 1 want?" }, { mode: "plan", runId: "run-reader" });
     const out = outputOf(r);
     expect(out).toMatchObject({ stoppedBy: "answer", answer: "The customer wants a refund for a broken blender; article found." });
     expect(out.usage).toMatchObject({ turns: 2, toolCalls: 2, tokens: 120 });
@@ -91,7 +87,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
       },
       { content: "Nothing usable." },
     ]);
-    const r = await bot.call("agent.reader", { task: "try things" }, { mode: "plan" });
+    const r = await s.bot.call("agent.reader", { task: "try things" }, { mode: "plan" });
     const out = outputOf(r);
     expect(out.stoppedBy).toBe("answer");
     expect(out.usage.toolCalls).toBe(0);
@@ -114,7 +110,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
       { toolCalls: [search("refund"), search("password"), search("delivery"), search("billing")] },
       { toolCalls: [search("app")] },
     ]);
-    const r = await bot.call("agent.reader", { task: "search a lot" }, { mode: "plan" });
+    const r = await s.bot.call("agent.reader", { task: "search a lot" }, { mode: "plan" });
     const out = outputOf(r);
     expect(out).toMatchObject({ stoppedBy: "toolCalls", answer: null, usage: { turns: 2, toolCalls: 3 } });
     expect(out.summary).toMatch(/tool-call budget \(3 calls\) is spent/);
@@ -128,15 +124,15 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     // the model asks for the send it was never shown, then asks again: the second ask publishes nothing
     s.model.script("m-mixed", [{ toolCalls: [send] }, { toolCalls: [send] }, { content: "A person must confirm the message." }]);
     // a send-grade subagent needs a person even when a person starts it: alice confirms her own call
-    const pending = await alice.call("agent.mixed", { task: "tell C-mixed the refund is done" }, { mode: "human" });
+    const pending = await s.alice.call("agent.mixed", { task: "tell C-mixed the refund is done" }, { mode: "human" });
     expect(pending).toMatchObject({ status: "awaiting_approval", requiresConfirm: true });
     const requested = await readEvent(s.w.bus, "agent", pending.callId, "ApprovalRequested");
     expect(requested?.data.grade).toBe("send");
     // she decides from her own inbox, as a person does
-    const inbox = await approver.pending();
+    const inbox = await s.approver.pending();
     const item = inbox.ok ? inbox.value.find((p) => p.approvalId === pending.approvalId) : undefined;
     expect(item).toMatchObject({ approvalId: requested?.data.approvalId, grade: "send", principal: "alice" });
-    expect(await approver.approve(item!.approvalId, item!.argsHash)).toMatchObject({ ok: true });
+    expect(await s.approver.approve(item!.approvalId, item!.argsHash)).toMatchObject({ ok: true });
     const finished = await eventually(async () => {
       const e = await readEvent(s.w.bus, "agent", pending.callId, "ToolCallFinished");
       expect(e).toBeDefined();
@@ -161,14 +157,14 @@ describe("subagents: a model loop whose every call is a governed child call", ()
     // alice delegated the task, so she may not confirm what it asks; nothing is sent
     const child = out.childCalls[0]!;
     const hash = (await readEvent(s.w.bus, "customer", child.callId!, "ApprovalRequested"))!.data.argsHash;
-    expect(await approver.approve(child.approvalId!, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
+    expect(await s.approver.approve(child.approvalId!, hash)).toMatchObject({ ok: false, refusal: "NOT_AUTHORISED" });
     expect((await readOutbox(s.w.bus)).filter((m) => m.customerId === "C-mixed")).toEqual([]);
   });
 
   it("reports a write the model proposes as pending approval, never running it", async () => {
     const ticket = { title: "Broken blender", body: "Refund requested", customerId: "C-filer" };
     s.model.script("m-filer", [{ toolCalls: [{ name: "ticket__submit", arguments: ticket }] }, { content: "Ticket proposed; waiting for a person." }]);
-    const r = await bot.call("agent.filer", { task: "file a ticket for C-filer" }, { mode: "plan" });
+    const r = await s.bot.call("agent.filer", { task: "file a ticket for C-filer" }, { mode: "plan" });
     const out = outputOf(r);
     expect(out.stoppedBy).toBe("answer");
     const [child] = out.childCalls;
@@ -184,9 +180,9 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   it("waits within its time budget for a person to approve a write, then gives the model the result", async () => {
     const ticket = { title: "Password reset", body: "Email never arrives", customerId: "C-waiter" };
     s.model.script("m-waiter", [{ toolCalls: [{ name: "ticket__submit", arguments: ticket }] }, { content: "Filed." }]);
-    const running = bot.call("agent.waiter", { task: "file it" }, { mode: "plan" });
-    const item = await cardIn(approver, (a) => a.principal === "agent-waiter");
-    expect(await approver.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true });
+    const running = s.bot.call("agent.waiter", { task: "file it" }, { mode: "plan" });
+    const item = await cardIn(s.approver, (a) => a.principal === "agent-waiter");
+    expect(await s.approver.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true });
     const out = outputOf(await running);
     expect(out.childCalls).toEqual([expect.objectContaining({ tool: "ticket.submit", status: "succeeded", ok: true })]);
     expect(toolMessages(s.model.requestsFor("m-waiter").at(-1)!.body)[0]).toMatch(/"ticketId":"T-/);
@@ -195,7 +191,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   it("stops at the four-turn cap with a partial result", async () => {
     const turn = { toolCalls: [{ name: "kb__search", arguments: { query: "refund" } }] };
     s.model.script("m-looper", [turn, turn, turn, turn]);
-    const r = await bot.call("agent.looper", { task: "loop" }, { mode: "plan" });
+    const r = await s.bot.call("agent.looper", { task: "loop" }, { mode: "plan" });
     const out = outputOf(r);
     expect(out).toMatchObject({ stoppedBy: "turns", answer: null, usage: { turns: 4, toolCalls: 4 } });
     expect(out.summary).toMatch(/^partial result: the turn budget \(4 turns\) ran out/);
@@ -205,7 +201,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
 
   it("stops when a reply spends the token budget, before running the calls it asks for", async () => {
     s.model.script("m-cheap", [{ toolCalls: [{ name: "kb__search", arguments: { query: "refund" } }], usage: { prompt_tokens: 400, completion_tokens: 200 } }]);
-    const r = await bot.call("agent.cheap", { task: "be brief" }, { mode: "plan" });
+    const r = await s.bot.call("agent.cheap", { task: "be brief" }, { mode: "plan" });
     const out = outputOf(r);
     expect(out).toMatchObject({ stoppedBy: "tokens", usage: { turns: 1, toolCalls: 0, tokens: 600 }, childCalls: [] });
     expect(out.summary).toMatch(/token budget \(500 tokens\) is spent/);
@@ -215,7 +211,7 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   it("stops a turn that outlives the time budget and returns what it has", async () => {
     s.model.script("m-slow", [{ content: "too late", delayMs: 10_000 }]);
     const t0 = Date.now();
-    const r = await bot.call("agent.slow", { task: "think slowly" }, { mode: "plan" });
+    const r = await s.bot.call("agent.slow", { task: "think slowly" }, { mode: "plan" });
     const out = outputOf(r);
     expect(out).toMatchObject({ stoppedBy: "time", answer: null, usage: { turns: 1 } });
     expect(out.summary).toMatch(/time budget \(1500 ms\) ran out/);
@@ -223,10 +219,10 @@ describe("subagents: a model loop whose every call is a governed child call", ()
   });
 
   it("gives a refs subagent the results of earlier calls of its own run only", async () => {
-    const mine = await bot.call("kb.search", { query: "password" }, { mode: "plan", runId: "run-refs" });
-    const theirs = await alice.call("kb.search", { query: "refund" }, { mode: "human", runId: "run-other" });
+    const mine = await s.bot.call("kb.search", { query: "password" }, { mode: "plan", runId: "run-refs" });
+    const theirs = await s.alice.call("kb.search", { query: "refund" }, { mode: "human", runId: "run-other" });
     s.model.script("m-refs", [{ content: "Read them." }]);
-    const r = await bot.call("agent.refs", { task: "summarise", refs: [mine.callId, theirs.callId] }, { mode: "plan", runId: "run-refs" });
+    const r = await s.bot.call("agent.refs", { task: "summarise", refs: [mine.callId, theirs.callId] }, { mode: "plan", runId: "run-refs" });
     expect(outputOf(r).stoppedBy).toBe("answer");
     const user = String(s.model.requestsFor("m-refs")[0]!.body.messages[1]?.content);
     expect(user).toContain(`[${mine.callId}] kb.search: {"articles":`);
@@ -236,15 +232,15 @@ describe("subagents: a model loop whose every call is a governed child call", ()
 
   it("ends the call with an error naming the turn when the model endpoint fails", async () => {
     s.model.script("m-refs", [{ status: 500 }, { status: 500 }]);
-    const r = await bot.call("agent.refs", { task: "x" }, { mode: "plan" });
+    const r = await s.bot.call("agent.refs", { task: "x" }, { mode: "plan" });
     expect(r).toMatchObject({ ok: false, status: "failed", error: { code: "UNAVAILABLE", message: expect.stringMatching(/model endpoint failed on turn 1/) } });
   });
 
   it("lets a caller lower the budget, never raise it", async () => {
-    const raised = await bot.call("agent.looper", { task: "x", budget: { maxTurns: 9 } }, { mode: "plan" });
+    const raised = await s.bot.call("agent.looper", { task: "x", budget: { maxTurns: 9 } }, { mode: "plan" });
     expect(raised).toMatchObject({ ok: false, status: "rejected", error: { code: "INVALID_ARGS" } });
     s.model.script("m-looper", [{ toolCalls: [{ name: "kb__search", arguments: { query: "refund" } }] }]);
-    const lowered = await bot.call("agent.looper", { task: "x", budget: { maxTurns: 1 } }, { mode: "plan" });
+    const lowered = await s.bot.call("agent.looper", { task: "x", budget: { maxTurns: 1 } }, { mode: "plan" });
     expect(outputOf(lowered)).toMatchObject({ stoppedBy: "turns", usage: { turns: 1, toolCalls: 1 } });
   });
 });

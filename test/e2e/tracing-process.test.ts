@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RegistryService } from "@warden/registry";
+import { afterAll, describe, expect, it } from "vitest";
 import { createAgentClient } from "@warden/sdk";
-import { startTestNats, type TestNats } from "@warden/testing";
-import { startOtlpReceiver, type OtlpReceiver } from "../support/otlp-receiver.js";
+import { startOtlpReceiver } from "../support/otlp-receiver.js";
 import { runServiceMain, startRegistryWithKbSearch, type ServiceExit } from "../support/service-process.js";
+import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 /** The policy process, told once it says it started. */
 function runPolicy(env: NodeJS.ProcessEnv, onStarted: (stop: () => void) => void): Promise<ServiceExit> {
@@ -17,26 +16,18 @@ function runPolicy(env: NodeJS.ProcessEnv, onStarted: (stop: () => void) => void
 }
 
 describe("a service process traces with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
-  let nats: TestNats;
-  let registry: RegistryService;
-  let receiver: OtlpReceiver;
-  beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    nats = await startTestNats();
-    registry = await startRegistryWithKbSearch(nats);
-  });
+  const t = useTestNatsWith(async (nats) => ({ receiver: await startOtlpReceiver(), registry: await startRegistryWithKbSearch(nats) }));
   afterAll(async () => {
-    await registry.stop();
-    await nats.stop();
-    await receiver.close();
+    await t.registry.stop();
+    await t.receiver.close();
   });
 
   it("policy: exports its stage's span as service warden-policy, the last ones on SIGTERM", async () => {
-    const env = { NATS_URL: nats.url, NATS_CREDS: await nats.credsOf({ kind: "service", name: "policy", role: "policy" }), LOG_LEVEL: "info", OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/` };
+    const env = { NATS_URL: t.nats.url, NATS_CREDS: await t.nats.credsOf({ kind: "service", name: "policy", role: "policy" }), LOG_LEVEL: "info", OTEL_EXPORTER_OTLP_ENDPOINT: `${t.receiver.url}/` };
     let callId = "";
     const exit = await runPolicy(env, (stop) => {
       void (async () => {
-        const agent = createAgentClient({ bus: await nats.connectAs({ kind: "agent", name: "bot" }), principal: "bot", timeoutMs: 5_000 });
+        const agent = createAgentClient({ bus: await t.nats.connectAs({ kind: "agent", name: "bot" }), principal: "bot", timeoutMs: 5_000 });
         callId = (await agent.call("kb.search", { q: "x" }, { mode: "llm" })).callId;
         await agent.close();
         // no wait for the batch: the drain on SIGTERM exports what is left
@@ -45,12 +36,12 @@ describe("a service process traces with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     });
     expect({ code: exit.code, stderr: exit.stderr }).toEqual({ code: 0, stderr: "" });
     expect(exit.stdout).toContain('"msg":"tracing to otlp"');
-    const span = receiver.spans.find((s) => s.name === "stage policy-check" && s.attributes["warden.call_id"] === callId);
+    const span = t.receiver.spans.find((s) => s.name === "stage policy-check" && s.attributes["warden.call_id"] === callId);
     expect(span).toMatchObject({ service: "warden-policy", attributes: { "warden.stage": "policy-check", "warden.event_type": "ToolArgsValidated", "warden.outcome": "ack" } });
   });
 
   it("policy: a bad endpoint exits 1 naming the variable", async () => {
-    const exit = await runPolicy({ NATS_URL: nats.url, OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, () => undefined);
+    const exit = await runPolicy({ NATS_URL: t.nats.url, OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, () => undefined);
     expect(exit.code).toBe(1);
     expect(exit.stderr).toMatch(/^warden-policy: invalid environment variable OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318"/);
   });

@@ -1,42 +1,35 @@
 import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bus } from "@warden/bus";
 import { spanContextOfTraceparent } from "@warden/contracts/events";
 import { consumerName } from "@warden/contracts/subjects";
 import { DURABLE_REGISTRY } from "@warden/contracts/permissions";
 import { APPROVER_STAGE } from "@warden/approver";
 import { POLICY_STAGE } from "@warden/policy";
-import { createAgentClient, type AgentClient } from "@warden/sdk";
+import { createAgentClient } from "@warden/sdk";
 import { startTracing, type Tracing } from "@warden/service-kit";
 import { callEvents, eventually } from "@warden/testing";
 import { cardIn } from "../support/approval-cards.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
-import { startTestWarden, type TestWarden } from "../support/warden.js";
+import { useTestWarden } from "../support/use-test-warden.js";
 
 describe("tracing: one call is one trace, from the agent's span through every stage to the tool's run", () => {
   let receiver: OtlpReceiver;
   let tracing: Tracing;
-  let w: TestWarden;
-  let botBus: Bus;
-  let bot: AgentClient;
+  // before the Warden starts: its services run in this process and share this one provider, as in `warden up`
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    // the services run in this process, so they share this one provider, as in `warden up`
     tracing = startTracing({ serviceName: "warden-test", endpoint: receiver.url });
-    w = await startTestWarden({ demo: true });
-    botBus = await w.agentBus("support-bot");
-    bot = createAgentClient({ bus: botBus, principal: "support-bot" });
   });
   afterAll(async () => {
-    await w?.stop();
     await tracing?.stop();
     await receiver?.close();
   });
+  const t = useTestWarden({ demo: true }, async (w) => ({ bot: createAgentClient({ bus: await w.agentBus("support-bot"), principal: "support-bot" }) }));
 
   it("exports the agent's span, the registry, policy and executor stages and the tool's run, each the parent of the next", async () => {
     const agentTracer = trace.getTracer("test-agent");
     const { result, agentSpanId, traceId } = await agentTracer.startActiveSpan("agent turn", async (span) => {
-      const r = await bot.call("kb.search", { query: "refund" }, { mode: "llm" });
+      const r = await t.bot.call("kb.search", { query: "refund" }, { mode: "llm" });
       span.end();
       return { result: r, agentSpanId: span.spanContext().spanId, traceId: span.spanContext().traceId };
     });
@@ -78,7 +71,7 @@ describe("tracing: one call is one trace, from the agent's span through every st
     expect(tool.attributes).toMatchObject({ ...call, "warden.ok": true, "warden.attempt": 1 });
 
     // the context travels in the events: each names the span it was written in
-    const events = await callEvents(w.bus, callId);
+    const events = await callEvents(t.w.bus, callId);
     const spanOf = (type: string) => spanContextOfTraceparent(events.find((e) => e.type === type)?.traceparent);
     expect(spanOf("ToolCallRequested")).toMatchObject({ traceId, spanId: callSpan.spanId });
     expect(spanOf("ToolArgsValidated")).toMatchObject({ traceId, spanId: registry.spanId });
@@ -89,12 +82,12 @@ describe("tracing: one call is one trace, from the agent's span through every st
 
   it("keeps a call that waits for a person in one trace: policy → approver stage → the person's wait → the granted executor stage → the tool's run", async () => {
     const { pending, agentSpanId } = await trace.getTracer("test-agent").startActiveSpan("agent plan step", async (span) => {
-      const r = await bot.call("customer.message", { customerId: "C-trace", text: "Your refund is on its way" }, { mode: "plan" });
+      const r = await t.bot.call("customer.message", { customerId: "C-trace", text: "Your refund is on its way" }, { mode: "plan" });
       span.end();
       return { pending: r, agentSpanId: span.spanContext().spanId };
     });
     expect(pending).toMatchObject({ status: "awaiting_approval" });
-    const alice = await w.approver("alice");
+    const alice = await t.w.approver("alice");
     const item = await cardIn(alice, (p) => p.approvalId === pending.approvalId);
     expect(await alice.approve(item.approvalId, item.argsHash)).toMatchObject({ ok: true, decision: "grant" });
     const names = [`stage ${POLICY_STAGE}`, `stage ${APPROVER_STAGE}`, "approval wait", `stage ${consumerName("executor-granted", "customer")}`, "tool customer.message"];
@@ -120,7 +113,7 @@ describe("tracing: one call is one trace, from the agent's span through every st
   });
 
   it("starts a call's trace at the call's own span when the agent has no span of its own", async () => {
-    const r = await bot.call("kb.search", { query: "password" }, { mode: "llm" });
+    const r = await t.bot.call("kb.search", { query: "password" }, { mode: "llm" });
     expect(r).toMatchObject({ ok: true });
     const [callSpan, registry] = await eventually(async () => {
       await tracing.flush();
@@ -131,7 +124,7 @@ describe("tracing: one call is one trace, from the agent's span through every st
     });
     expect(callSpan.parentSpanId).toBeUndefined();
     expect(registry.parentSpanId).toBe(callSpan.spanId);
-    const events = await callEvents(w.bus, r.callId);
+    const events = await callEvents(t.w.bus, r.callId);
     expect(spanContextOfTraceparent(events.find((e) => e.type === "ToolCallRequested")?.traceparent)).toMatchObject({ traceId: callSpan.traceId, spanId: callSpan.spanId });
     expect(spanContextOfTraceparent(events.find((e) => e.type === "ToolCallFinished")?.traceparent)?.traceId).toBe(registry.traceId);
   });

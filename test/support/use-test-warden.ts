@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
+import { readAfterBeforeAll } from "./read-after-before-all.js";
 import { startTestWarden, type TestWarden, type TestWardenOptions } from "./warden.js";
 
 /** A file's Warden `w` and what its `setUp` made, read inside a test. */
@@ -17,10 +18,5 @@ export function useTestWarden<C extends object = object>(options: TestWardenOpti
     started = { ...((await setUp?.(w)) ?? ({} as C)), w };
   });
   afterAll(async () => w?.stop());
-  return new Proxy({} as UsedTestWarden<C>, {
-    get(_, key) {
-      if (started === undefined) throw new Error(`useTestWarden: ${String(key)} is read before the file's beforeAll has run`);
-      return started[key as keyof UsedTestWarden<C>];
-    },
-  });
+  return readAfterBeforeAll("useTestWarden", () => started);
 }

@@ -24,3 +24,11 @@ export type UsualPrincipal = keyof typeof USUAL_PRINCIPALS;
 export function usualPrincipals(...names: readonly UsualPrincipal[]): Record<string, PrincipalInput> {
   return Object.fromEntries(names.map((n) => [n, structuredClone(USUAL_PRINCIPALS[n])]));
 }
+
+/**
+ * alice as the support desk's own policy has her: she may grant writes and sends, and holds the
+ * `tickets:write` scope its ticket tools ask for (a fresh copy).
+ */
+export function deskAlice(): PrincipalInput {
+  return { ...usualPrincipals("alice")["alice"]!, scopes: ["tickets:write"] };
+}
