@@ -1,4 +1,3 @@
-import { afterAll, beforeAll } from "vitest";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { createLogger, decodeJson, silentLogger, type Bus } from "@warden/bus";
 import { WardenEventSchema, type ToolCallRequested, type WardenEvent } from "@warden/contracts/events";
@@ -6,8 +5,8 @@ import { CALLS_SUBJECT_ROOT, STREAM_CALLS } from "@warden/contracts/subjects";
 import { type IdentitySpecInput } from "@warden/contracts/permissions";
 import { AGENT_DOMAIN, subagentPrincipal, type PolicyDocumentInput } from "@warden/contracts/policy";
 import { startSubagentService, type SubagentDescriptorInput, type SubagentOutput, type SubagentService } from "@warden/subagent";
-import { type ScriptedOpenAi, startScriptedOpenAi } from "@warden/testing";
-import { readAfterBeforeAll } from "../support/read-after-before-all.js";
+import { type ScriptedOpenAi, startScriptedOpenAi, useStarted } from "@warden/testing";
+import { setUpOrStop } from "../support/use-test-warden.js";
 import { deskAlice } from "../support/usual-principals.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
@@ -86,14 +85,14 @@ export function useSubagentWarden<C extends object = object>(
   options: SubagentWardenOptions = {},
   setUp?: (s: SubagentWarden) => Promise<C | void>,
 ): UsedSubagentWarden<C> {
-  let s: SubagentWarden | undefined;
-  let started: UsedSubagentWarden<C> | undefined;
-  beforeAll(async () => {
-    s = await startSubagentWarden(agents, options.policy, options.beforeSubagents);
-    started = { ...s, ...((await setUp?.(s)) ?? ({} as C)) };
-  });
-  afterAll(async () => s?.stop());
-  return readAfterBeforeAll("useSubagentWarden", () => started);
+  return useStarted(
+    "useSubagentWarden",
+    async () => {
+      const s = await startSubagentWarden(agents, options.policy, options.beforeSubagents);
+      return { ...s, ...(await setUpOrStop(s, setUp)) };
+    },
+    (started) => started.stop(),
+  );
 }
 
 /** A subagent call's output, parsed (throws when the call did not succeed). */

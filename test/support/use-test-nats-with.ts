@@ -1,7 +1,5 @@
-import { beforeAll } from "vitest";
 import type { Bus } from "@warden/bus";
-import { useTestNats, type TestNats, type TestNatsFixture } from "@warden/testing";
-import { readAfterBeforeAll } from "./read-after-before-all.js";
+import { useStarted, useTestNats, type TestNats, type TestNatsFixture } from "@warden/testing";
 
 /** A describe block's nats-server (`nats`, admin `bus`) and what its `setUp` made, read inside a test. */
 export type UsedTestNats<C extends object> = TestNatsFixture & Readonly<C>;
@@ -12,9 +10,10 @@ export type UsedTestNats<C extends object> = TestNatsFixture & Readonly<C>;
  */
 export function useTestNatsWith<C extends object>(setUp: (nats: TestNats, bus: Bus) => Promise<C>): UsedTestNats<C> {
   const t = useTestNats();
-  let made: UsedTestNats<C> | undefined;
-  beforeAll(async () => {
-    made = { ...(await setUp(t.nats, t.bus)), nats: t.nats, bus: t.bus };
-  });
-  return readAfterBeforeAll("useTestNatsWith", () => made);
+  return useStarted(
+    "useTestNatsWith",
+    async () => ({ ...(await setUp(t.nats, t.bus)), nats: t.nats, bus: t.bus }),
+    // what setUp started, the block's own afterAll stops; the server stops with useTestNats
+    async () => {},
+  );
 }
