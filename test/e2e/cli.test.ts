@@ -9,7 +9,7 @@ import { PolicyDocumentSchema } from "@warden/contracts/policy";
 import { readOutbox, supportDeskPolicy } from "@warden/example-support-desk";
 import { stringify as toYaml } from "yaml";
 import { freePort } from "@warden/local-nats";
-import { callEvents, eventually } from "@warden/testing";
+import { APPROVED_CALL_EVENT_TYPES, callEvents, eventually } from "@warden/testing";
 import { outJson, runWardenAt, spawnWarden, startWardenUp, type CliRan } from "../support/cli.js";
 import { startTestWarden, type TestWarden } from "../support/warden.js";
 
@@ -110,15 +110,7 @@ describe("the warden CLI against a real nats-server and the services", { timeout
       expect(types.at(-1)).toBe("ToolCallFinished");
       return types;
     });
-    expect(trace).toEqual([
-      "ToolCallRequested",
-      "ToolArgsValidated",
-      "ToolPolicyChecked",
-      "ApprovalRequested",
-      "ApprovalGranted",
-      "ToolCallStarted",
-      "ToolCallFinished",
-    ]);
+    expect(trace).toEqual(APPROVED_CALL_EVENT_TYPES);
     const text = await warden("trace", callId, "--wide");
     expect(text.out).toMatch(new RegExp(`ApprovalGranted +${approver} +approval=${approvalId} approver=${approver} argsHash=sha256:[0-9a-f]{64}`));
   });

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { APPROVED_CALL_EVENT_TYPES } from "@warden/testing";
 import { screenshotsDir, useInboxInChromium } from "../support/inbox.js";
 import { usualPrincipals } from "../support/usual-principals.js";
 
@@ -9,8 +10,6 @@ const SHOTS = screenshotsDir("warden-calls-shots-");
 /** A query as a caller may write it: it must reach every view as text. */
 const HOSTILE_QUERY = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> refund policy';
 
-/** Every stage of a call that waited for a person and ran, as the timeline names its rows. */
-const STAGES = ["ToolCallRequested", "ToolArgsValidated", "ToolPolicyChecked", "ApprovalRequested", "ApprovalGranted", "ToolCallStarted", "ToolCallFinished"];
 
 describe("the web inbox's Calls page over real services, in a real headless Chromium", () => {
   const t = useInboxInChromium({
@@ -75,8 +74,9 @@ describe("the web inbox's Calls page over real services, in a real headless Chro
     // Enter opens the selected (newest) call: the timeline warden trace --html draws, every stage on it
     await t.page.keyboard.press("Enter");
     await t.page.waitForURL(new RegExp(`/calls/${sent.callId}$`));
-    for (const type of STAGES) await t.page.locator(`.row.step[data-type=${type}]`).first().waitFor();
-    expect(await t.page.locator(".row.step").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")))).toEqual(STAGES);
+    // the timeline names each row by its event type: every stage of the approved send is there
+    for (const type of APPROVED_CALL_EVENT_TYPES) await t.page.locator(`.row.step[data-type=${type}]`).first().waitFor();
+    expect(await t.page.locator(".row.step").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")))).toEqual(APPROVED_CALL_EVENT_TYPES);
     expect(await t.page.locator("h1").textContent()).toContain("customer.message");
     expect(await t.page.locator(".row.step[data-type=ApprovalGranted] .label").textContent()).toContain("alice");
     expect(await t.page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1280);

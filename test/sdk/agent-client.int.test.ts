@@ -6,7 +6,7 @@ import { MAX_REQUEST_BYTES, stageFilterSubject } from "@warden/contracts/subject
 import { type ToolDescriptorInput } from "@warden/contracts/descriptor";
 import { argsHash } from "@warden/contracts/json";
 import { startRegistryService } from "@warden/registry";
-import { eventually } from "@warden/testing";
+import { eventually, pendingSendRequest } from "@warden/testing";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
 import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
@@ -49,21 +49,7 @@ function answer(req: ToolCallRequested, type: WardenEvent["type"], data: unknown
 }
 
 function approvalRequested(req: ToolCallRequested, approvalId: string): WardenEvent {
-  return answer(req, "ApprovalRequested", {
-    version: "1.0.0",
-    descriptorHash: HASH,
-    grade: "send",
-    argsHash: argsHash(req.data.args),
-    approvalId,
-    argsPreview: JSON.stringify(req.data.args),
-    args: req.data.args,
-    title: "Message a customer",
-    expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    approvers: { human: true, requesterMayConfirm: false },
-    reason: "send needs a human",
-    ruleIds: ["default.send.plan"],
-    policyVersion: "test",
-  });
+  return answer(req, "ApprovalRequested", pendingSendRequest(approvalId, req.data.args, HASH));
 }
 
 function finished(req: ToolCallRequested, data: object): WardenEvent {

@@ -4,7 +4,7 @@ import { newId, type ApprovalRequested } from "@warden/contracts/events";
 import { approverDeliverSubject, approverNotifySubject, approverPendingSubject, decideSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
 import { argsHash, type JsonValue } from "@warden/contracts/json";
-import { eventually, pendingSend, useConnections, useTestNats } from "@warden/testing";
+import { eventually, pendingSend, pendingSendRequest, useConnections, useTestNats } from "@warden/testing";
 import { createApproverClient } from "./approver-client.js";
 
 const HASH = argsHash({ customerId: "c1", text: "hi" });
@@ -23,21 +23,7 @@ function approvalRequested(approvalId: string): ApprovalRequested {
     causationId: newId(),
     causeHash: `sha256:${"c".repeat(64)}`,
     correlationId: "run1",
-    data: {
-      version: "1.0.0",
-      descriptorHash: HASH,
-      grade: "send",
-      argsHash: HASH,
-      approvalId,
-      argsPreview: "{}",
-      args: { customerId: "c1", text: "hi" },
-      title: "Message a customer",
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
-      approvers: { human: true, requesterMayConfirm: false },
-      reason: "send needs a human",
-      ruleIds: ["default.send.plan"],
-      policyVersion: "test",
-    },
+    data: pendingSendRequest(approvalId, { customerId: "c1", text: "hi" }, HASH),
   };
 }
 

@@ -3,6 +3,17 @@ import { type EventOfType, type EventType, type WardenEvent } from "@warden/cont
 import { STREAM_CALLS, STREAM_DLQ } from "@warden/contracts/subjects";
 import { eventually } from "./eventually.js";
 
+/** Every event of a call that waited for a person, was granted and ran, in stream order. */
+export const APPROVED_CALL_EVENT_TYPES = [
+  "ToolCallRequested",
+  "ToolArgsValidated",
+  "ToolPolicyChecked",
+  "ApprovalRequested",
+  "ApprovalGranted",
+  "ToolCallStarted",
+  "ToolCallFinished",
+] as const satisfies readonly EventType[];
+
 /** Every valid event of one call, in stream order. */
 export async function callEvents(bus: Bus, callId: string): Promise<WardenEvent[]> {
   return (await readCallHistory(bus, callId)).flatMap((h) => (h.event ? [h.event] : []));

@@ -9,10 +9,10 @@ export {
   type CallOptions,
 } from "./authorised-calls.js";
 export { CRAFTED_POLICY, CRAFTED_VIOLATIONS } from "./crafted-violations.js";
-export { callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from "./events.js";
+export { APPROVED_CALL_EVENT_TYPES, callEvents, deadLetters, eventTypes, waitForAck, waitForEvent } from "./events.js";
 export { eventually } from "./eventually.js";
 export { serveFakeRegistry } from "./fake-registry.js";
-export { pendingSend } from "./pending-send.js";
+export { pendingSend, pendingSendRequest } from "./pending-send.js";
 export { startTestNats, type TestNats } from "./nats.js";
 export { writeSkillFolder, type SkillFolderSpec } from "./skill-folder.js";
 export { useConnections } from "./use-connections.js";

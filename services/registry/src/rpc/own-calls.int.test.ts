@@ -3,7 +3,7 @@ import { appendEvent, encodeJson, requestRpc, type Bus } from "@warden/bus";
 import { newId, OwnCallListSchema, OwnCallTraceSchema, type OwnCallsRequestInput } from "@warden/contracts/events";
 import { BUCKET_CALLS, ownCallsSubject } from "@warden/contracts/subjects";
 import { type Reply } from "@warden/contracts/descriptor";
-import { useConnections } from "@warden/testing";
+import { APPROVED_CALL_EVENT_TYPES, useConnections } from "@warden/testing";
 import { applyCallEvent, type CallModel } from "@warden/projections";
 import { registerSearchAndMessage, requestedCall, useRegistryHarness, uniqueDomain } from "../../test-support/registry-harness.js";
 
@@ -59,15 +59,7 @@ describe("the registry's own-calls API (warden.registry.calls.<principal>)", () 
       expect((await appendEvent(h.bus, call.of(t))).status).toBe("written");
     }
     const trace = OwnCallTraceSchema.parse(valueOf(await ask(people.alice, "alice", { kind: "trace", callId: call.callId })));
-    expect(trace.entries.map((e) => e.event.type)).toEqual([
-      "ToolCallRequested",
-      "ToolArgsValidated",
-      "ToolPolicyChecked",
-      "ApprovalRequested",
-      "ApprovalGranted",
-      "ToolCallStarted",
-      "ToolCallFinished",
-    ]);
+    expect(trace.entries.map((e) => e.event.type)).toEqual(APPROVED_CALL_EVENT_TYPES);
     const seqs = trace.entries.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
   });
