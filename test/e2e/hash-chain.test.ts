@@ -110,7 +110,8 @@ describe("every event names its cause by hash: a call's events form a hash chain
 
     // a model's write nobody decides: it expires
     const expired = await s.bot.call("ticket.submit", { title: "t", body: "b", customerId: "C-chain" }, { mode: "llm" });
-    expect(expired).toMatchObject({ status: "awaiting_approval" });
+    // its 1 s may already have run out when the answer reaches a loaded machine's agent
+    expect(["awaiting_approval", "expired"]).toContain(expired.status);
     calls.push(["ticket", expired.callId]);
 
     // an agent may not claim mode human: the policy denies
