@@ -1,5 +1,6 @@
 import type { CallMode } from "@warden/contracts/descriptor";
-import { EVENT_SCHEMA_VERSION, newId, type ToolCallRequested } from "@warden/contracts/events";
+import { newId, type ToolCallRequested } from "@warden/contracts/events";
+import { requestedCall } from "@warden/testing";
 
 export interface HandMadeRequest {
   readonly tool: string;
@@ -18,19 +19,13 @@ export interface HandMadeRequest {
  * it itself, in the domain its tool names. Nothing checks it: a test may make it wrong on purpose.
  */
 export function handMadeRequest(o: HandMadeRequest): ToolCallRequested {
-  return {
-    v: EVENT_SCHEMA_VERSION,
-    type: "ToolCallRequested",
-    eventId: newId(),
+  return requestedCall({
     callId: o.callId ?? newId(),
     domain: o.tool.slice(0, o.tool.indexOf(".")),
     tool: o.tool,
     principal: o.principal,
     mode: o.mode,
-    ts: new Date().toISOString(),
-    causationId: null,
-    causeHash: null,
     correlationId: o.runId ?? newId(),
-    data: { args: {}, scope: null, flags: {}, ...o.data },
-  };
+    ...(o.data === undefined ? {} : { data: o.data }),
+  });
 }

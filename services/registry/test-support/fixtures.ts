@@ -1,6 +1,6 @@
-import { newId, type ToolCallRequested } from "@warden/contracts/events";
+import { type ToolCallRequested } from "@warden/contracts/events";
 import { type ToolDescriptorInput, type ToolRecord, type ToolStatus } from "@warden/contracts/descriptor";
-import { toolRecordOf } from "@warden/testing";
+import { requestedCall, toolRecordOf } from "@warden/testing";
 
 /** A description fit for a write or send tool: says what it changes. */
 export const SIDE_EFFECTS = "Use when the change is wanted; it changes what others see later.";
@@ -29,26 +29,9 @@ export function record(overrides: Partial<ToolDescriptorInput> = {}, status: Too
 }
 
 export function request(overrides: Partial<ToolCallRequested> & { args?: unknown; version?: string } = {}): ToolCallRequested {
-  const { args, version, ...rest } = overrides;
-  return {
-    v: 1,
-    type: "ToolCallRequested",
-    eventId: newId(),
-    callId: newId(),
-    domain: "kb",
-    tool: "kb.search",
-    principal: "alice",
-    mode: "llm",
-    ts: new Date().toISOString(),
-    causationId: null,
-    causeHash: null,
-    correlationId: "run-1",
-    data: {
-      args: (args ?? { query: "refund" }) as ToolCallRequested["data"]["args"],
-      scope: null,
-      flags: {},
-      ...(version === undefined ? {} : { version }),
-    },
+  const { args, version, data, ...rest } = overrides;
+  return requestedCall({
     ...rest,
-  };
+    data: data ?? { args: (args ?? { query: "refund" }) as ToolCallRequested["data"]["args"], ...(version === undefined ? {} : { version }) },
+  });
 }
