@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { useTestNats } from "@warden/testing";
 import { BUCKET_APPROVAL_LOCKS, STREAM_CALLS } from "@warden/contracts/subjects";
 import { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, unlessNotFound } from "@warden/bus";
-import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 async function failureOf(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -14,7 +14,7 @@ async function failureOf(p: Promise<unknown>): Promise<unknown> {
 
 describe("NATS errors are told apart by code and class, not by message text", () => {
   // `bus` (admin) sets up; the agent is refused what it may not do
-  const t = useTestNatsWith(async (nats) => ({ agent: await nats.connectAs({ kind: "agent", name: "agent-errs" }) }));
+  const t = useTestNats(async (nats) => ({ agent: await nats.connectAs({ kind: "agent", name: "agent-errs" }) }));
 
   it("a compare-and-set that lost is a revision conflict, on create and on update", async () => {
     const kv = await t.bus.kvm.open(BUCKET_APPROVAL_LOCKS);

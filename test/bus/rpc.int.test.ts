@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { useTestNats } from "@warden/testing";
 import { newId } from "@warden/contracts/events";
 import { callEventSubject, STREAM_CALLS } from "@warden/contracts/subjects";
 import { errors } from "@nats-io/transport-node";
 import { requestRpc, serveRpc, silentLogger } from "@warden/bus";
-import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 describe("serveRpc", () => {
-  const t = useTestNatsWith(async (nats) => {
+  const t = useTestNats(async (nats) => {
     const server = await nats.connectAs({ kind: "service", name: "registry", role: "registry" });
     const asker = await nats.connectAs({ kind: "executor", name: "kb-executor", domains: ["kb"] });
     serveRpc(server, "warden.registry.list", "q", silentLogger(), async (body) => {

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { useTestNats } from "@warden/testing";
 import { createAgentClient } from "@warden/sdk";
 import { startOtlpReceiver } from "../support/otlp-receiver.js";
 import { runServiceMain, startRegistryWithKbSearch, type ServiceExit } from "../support/service-process.js";
-import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 /** The policy process, told once it says it started. */
 function runPolicy(env: NodeJS.ProcessEnv, onStarted: (stop: () => void) => void): Promise<ServiceExit> {
@@ -16,7 +16,7 @@ function runPolicy(env: NodeJS.ProcessEnv, onStarted: (stop: () => void) => void
 }
 
 describe("a service process traces with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
-  const t = useTestNatsWith(async (nats) => ({ receiver: await startOtlpReceiver(), registry: await startRegistryWithKbSearch(nats) }));
+  const t = useTestNats(async (nats) => ({ receiver: await startOtlpReceiver(), registry: await startRegistryWithKbSearch(nats) }));
   afterAll(async () => {
     await t.registry.stop();
     await t.receiver.close();

@@ -6,9 +6,8 @@ import { MAX_REQUEST_BYTES, stageFilterSubject } from "@warden/contracts/subject
 import { type ToolDescriptorInput } from "@warden/contracts/descriptor";
 import { argsHash } from "@warden/contracts/json";
 import { startRegistryService } from "@warden/registry";
-import { eventually, pendingSendRequest } from "@warden/testing";
+import { eventually, pendingSendRequest, useTestNats } from "@warden/testing";
 import { createAgentClient, createRegistryClient } from "@warden/sdk";
-import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 const HASH = argsHash({});
 
@@ -61,7 +60,7 @@ describe("createAgentClient().call against a real nats-server", () => {
   const requests: ToolCallRequested[] = [];
 
   // `bus` (admin) looks at the stream, never calls; `pipeline` (admin) plays the stages after the registry
-  const t = useTestNatsWith(async (nats, bus) => {
+  const t = useTestNats(async (nats, bus) => {
     const pipeline = await nats.bus("pipeline");
     const registry = await startRegistryService({ bus: await nats.connectAs({ kind: "service", name: "registry", role: "registry" }), log: silentLogger() });
     for (const tools of TOOLS) {
@@ -282,7 +281,7 @@ describe("createAgentClient().call against a real nats-server", () => {
 });
 
 describe("createAgentClient() with no registry running", () => {
-  const t = useTestNatsWith(async (nats) => ({
+  const t = useTestNats(async (nats) => ({
     client: createAgentClient({ bus: await nats.connectAs({ kind: "agent", name: "support-bot" }), principal: "support-bot" }),
   }));
   afterAll(async () => t.client.close());

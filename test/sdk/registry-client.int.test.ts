@@ -3,9 +3,8 @@ import { silentLogger } from "@warden/bus";
 import { registryRegisterSubject } from "@warden/contracts/subjects";
 import { type ToolDescriptorInput } from "@warden/contracts/descriptor";
 import { startRegistryService, type RegistryService } from "@warden/registry";
-import { eventually } from "@warden/testing";
+import { eventually, useTestNats } from "@warden/testing";
 import { createRegistryClient } from "@warden/sdk";
-import { useTestNatsWith } from "../support/use-test-nats-with.js";
 
 function tool(name: string, description = "Use when the caller needs this information."): ToolDescriptorInput {
   return { name, version: "1.0.0", title: name, description, inputSchema: { type: "object" }, grade: "read", idempotent: true };
@@ -14,7 +13,7 @@ function tool(name: string, description = "Use when the caller needs this inform
 describe("the registry client's retry rule", () => {
   // `bus` (admin) only sets up and counts the requests on the wire; the executor of domain `late`
   // is the connection a domain team's process holds
-  const t = useTestNatsWith(async (nats) => ({ executor: await nats.connectAs({ kind: "executor", name: "late-executor", domains: ["late"] }) }));
+  const t = useTestNats(async (nats) => ({ executor: await nats.connectAs({ kind: "executor", name: "late-executor", domains: ["late"] }) }));
   const started: RegistryService[] = [];
   afterAll(async () => {
     for (const s of started) await s.stop();

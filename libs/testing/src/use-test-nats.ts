@@ -20,12 +20,22 @@ export interface TestNatsFixture {
  * });
  * ```
  */
-export function useTestNats(): TestNatsFixture {
+export function useTestNats(): TestNatsFixture;
+/** The same, then `setUp` connects or starts what the block's tests share and returns it; a block's own `afterAll` runs before the server stops. */
+export function useTestNats<C extends object>(setUp: (nats: TestNats, bus: Bus) => Promise<C>): TestNatsFixture & Readonly<C>;
+export function useTestNats<C extends object>(setUp?: (nats: TestNats, bus: Bus) => Promise<C>): TestNatsFixture & C {
   return useStarted(
     "useTestNats",
     async () => {
       const nats = await startTestNats();
-      return { nats, bus: await nats.bus() };
+      try {
+        const bus = await nats.bus();
+        return { ...((await setUp?.(nats, bus)) ?? ({} as C)), nats, bus };
+      } catch (err) {
+        // the block's afterAll has nothing to stop: a failed start leaves no server behind
+        await nats.stop();
+        throw err;
+      }
     },
     async ({ nats }) => nats.stop(),
   );
