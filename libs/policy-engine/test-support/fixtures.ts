@@ -1,5 +1,5 @@
+import { kbSearchDescriptor, toolRecordOf } from "@warden/testing";
 import {
-  descriptorHash,
   ToolDescriptorSchema,
   type Grade,
   type ToolDescriptor,
@@ -8,24 +8,13 @@ import {
   type ToolStatus,
 } from "@warden/contracts/descriptor";
 
-/** Test fixtures: a descriptor and its registry record, with sensible defaults. */
+/** Test fixtures: the usual kb.search (of one query, no limit), and its registry record. */
 export function descriptor(overrides: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {
-  return {
-    name: "kb.search",
-    version: "1.0.0",
-    title: "Search the knowledge base",
-    description: "Use when the customer asks a question the help articles may answer.",
-    inputSchema: { type: "object", required: ["query"], properties: { query: { type: "string", minLength: 1 } } },
-    grade: "read",
-    idempotent: true,
-    ...overrides,
-  };
+  return kbSearchDescriptor({ inputSchema: { type: "object", required: ["query"], properties: { query: { type: "string", minLength: 1 } } }, ...overrides });
 }
 
 export function record(overrides: Partial<ToolDescriptorInput> = {}, status: ToolStatus = "enabled"): ToolRecord {
-  const d = ToolDescriptorSchema.parse(descriptor(overrides));
-  const at = "2025-01-01T00:00:00.000Z";
-  return { descriptor: d, descriptorHash: descriptorHash(d), status, registeredAt: at, statusChangedAt: at };
+  return toolRecordOf(descriptor(overrides), { status, at: "2025-01-01T00:00:00.000Z" });
 }
 
 /** A tool that is only its name and grade (no flags, scopes or level), unless `overrides` add them. */

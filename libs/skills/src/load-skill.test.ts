@@ -4,22 +4,9 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSkillDir, skillHash } from "./load-skill.js";
 import { skillRecord } from "./skill-record.js";
+import { skillMd } from "../test-support/pdf-skill.js";
 
-const SKILL_MD = `---
-name: pdf-report
-version: 1.0.0
-description: Use when an invoice or a report arrives as a PDF and its text is needed.
-tools:
-  - name: extract
-    title: Extract a PDF's text
-    description: Use to get the text of one PDF of the skill's samples.
-    grade: read
-    script: scripts/extract.sh
-    interpreter: sh
-    args: { type: object, properties: {} }
----
-Run the extract script, then summarise.
-`;
+const SKILL_MD = skillMd();
 
 /** A skill folder in a fresh temporary directory; `files` maps relative paths to their text. */
 function skillDir(files: Record<string, string>): string {
@@ -41,7 +28,7 @@ describe("loadSkillDir", () => {
     expect(r.skill.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     const record = skillRecord(r.skill, "2025-01-01T00:00:00.000Z");
     expect(record).toMatchObject({ name: "pdf-report", version: "1.0.0", domain: "skill-pdf-report", tools: [{ name: "skill-pdf-report.extract", version: "1.0.0", grade: "read" }] });
-    expect(record.instructions).toBe("Run the extract script, then summarise.");
+    expect(record.instructions).toBe("# Reading PDFs\n\nRun the extract script first.");
   });
 
   it("gives a changed script another hash, and the same content the same hash wherever it lies", async () => {
@@ -57,8 +44,8 @@ describe("loadSkillDir", () => {
     const r = await loadSkillDir(skillDir({ "SKILL.md": SKILL_MD }));
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.issues).toEqual([expect.objectContaining({ path: "tools[0].script", line: 10, message: expect.stringMatching(/scripts\/extract\.sh is not in the skill's folder/) })]);
-    expect(r.message).toMatch(/SKILL\.md:10:13: tools\[0\]\.script: /);
+    expect(r.issues).toEqual([expect.objectContaining({ path: "tools[0].script", line: 11, message: expect.stringMatching(/scripts\/extract\.sh is not in the skill's folder/) })]);
+    expect(r.message).toMatch(/SKILL\.md:11:13: tools\[0\]\.script: /);
   });
 
   it("refuses a script with no interpreter that cannot run itself", async () => {

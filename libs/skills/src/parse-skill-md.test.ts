@@ -1,23 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { PDF_SKILL_FRONT_MATTER as GOOD, skillMd } from "../test-support/pdf-skill.js";
 import { parseSkillMd, skillToolDescriptor } from "./parse-skill-md.js";
 
 const FILE = "/skills/pdf/SKILL.md";
-
-const skillMd = (frontMatter: string, body = "# Reading PDFs\n\nRun the extract script first.") => `---\n${frontMatter}\n---\n${body}\n`;
-
-const GOOD = `name: pdf-report
-version: 1.0.0
-description: Use when an invoice or a report arrives as a PDF and its text is needed.
-triggers: [pdf, "extract text"]
-tools:
-  - name: extract
-    title: Extract a PDF's text
-    description: Use to get the text of one PDF of the skill's samples.
-    grade: read
-    script: scripts/extract.sh
-    interpreter: sh
-    args: { type: object, properties: { file: { type: string } }, required: [file] }
-    argv: ["{file}"]`;
 
 describe("parseSkillMd", () => {
   it("reads the front matter, the instructions and where each value sits", () => {

@@ -21,4 +21,4 @@ export { useTestNats, type TestNatsFixture } from "./use-test-nats.js";
 export { startScriptedOpenAi, type RecordedRequest, type ScriptedOpenAi, type ScriptedToolCall, type ScriptedTurn } from "./scripted-openai.js";
 export { SYNTHETIC_APPROVER_KEY, SYNTHETIC_OUTCOMES, syntheticCall, type SyntheticCallOptions, type SyntheticOutcome } from "./synthetic-calls.js";
 export { requestedCall, type RequestedCallOverrides } from "./requested-call.js";
-export { putToolRecord, toolRecordOf } from "./tool-records.js";
+export { kbSearchDescriptor, putToolRecord, toolRecordOf } from "./tool-records.js";

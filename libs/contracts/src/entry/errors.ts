@@ -1,12 +1,12 @@
 /** @warden/contracts/errors: error codes, whether each is retryable, and wardenError. */
 export {
   ERROR_CODES,
+  type ErrorCode,
   ErrorCodeSchema,
   fail,
   ok,
-  wardenError,
-  WardenErrorSchema,
-  type ErrorCode,
   type Outcome,
+  wardenError,
   type WardenError,
+  WardenErrorSchema,
 } from "../errors.js";

@@ -5,15 +5,15 @@ export { previewJson } from "../preview-json.js";
 export { JsonObjectSchema, JsonValueSchema, type JsonObject, type JsonValue } from "../json.js";
 export {
   EVENT_FAILURES,
+  type EventFailure,
+  type GuardedJson,
+  type GuardedParse,
   JSON_FAILURES,
   jsonDepthExceeds,
+  type JsonFailure,
+  type JsonLimits,
   parseJsonGuarded,
   safeParseGuarded,
   validateJson,
   valueDepthExceeds,
-  type EventFailure,
-  type GuardedJson,
-  type GuardedParse,
-  type JsonFailure,
-  type JsonLimits,
 } from "../json-guard.js";

@@ -1,24 +1,2 @@
 /** @warden/contracts/permissions: the permission matrix as data: what each identity may publish, subscribe to and read. */
-export {
-  ACCOUNT_CLIENTS,
-  ACCOUNT_SYSTEM,
-  ACCOUNT_WARDEN,
-  CLIENT_EXPORTS,
-  DURABLE_APPROVER,
-  DURABLE_POLICY,
-  DURABLE_PROJECTOR,
-  DURABLE_REGISTRY,
-  DURABLES_POLICY_SETTLE,
-  EXECUTOR_STAGES,
-  IDENTITY_KINDS,
-  IdentitySpecSchema,
-  permissionsOf,
-  SERVICE_ROLES,
-  type AccountExport,
-  type IdentityKind,
-  type IdentitySpec,
-  type IdentitySpecInput,
-  type ServiceRole,
-  type SubjectRules,
-  type UserPermissions,
-} from "../permissions.js";
+export * from "../permissions.js";

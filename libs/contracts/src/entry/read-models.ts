@@ -2,15 +2,15 @@
 export { AUDIT_VIOLATION_KINDS, CALL_VIOLATION_KINDS, type AuditViolationKind, type CallViolationKind } from "../violation-kinds.js";
 export {
   APPROVAL_INBOX_STATUSES,
+  type ApprovalInboxRecord,
   ApprovalInboxRecordSchema,
   BUDGET_MODEL_KINDS,
+  type BudgetModel,
   BudgetModelSchema,
   CALL_COUNTERS,
-  CallCountersSchema,
-  ProjectorCursorSchema,
-  type ApprovalInboxRecord,
-  type BudgetModel,
   type CallCounter,
   type CallCounters,
+  CallCountersSchema,
   type ProjectorCursor,
+  ProjectorCursorSchema,
 } from "../read-models.js";
