@@ -98,6 +98,43 @@ async function notesOf(d: Deployment, r: PhaseResult, out: PartitionOutcome, bac
     .join("; ");
 }
 
+interface PartitionPhaseOptions {
+  /** The scenario's name in the report. */
+  readonly name: string;
+  /** How long CUT stays cut off, and how long calls are watched after the heal. */
+  readonly holdMs: number;
+  /** A scenario's own watch, started with the partition and awaited with it (given the partition, to look again once it is over). */
+  readonly during?: (partition: Promise<PartitionOutcome>) => Promise<void>;
+  /** A scenario's own notes, first in its report row: asked for once the phase has settled, before CUT is made leader again. */
+  readonly notes?: () => string;
+}
+
+/** What a partition phase leaves for its scenario to assert on. */
+interface PartitionRun {
+  readonly outcome: PartitionOutcome;
+  readonly readBack: ReadBack;
+}
+
+/** Calls under load while CUT is cut off and healed, then CUT's copy read back, the row reported and the phase checked as every scenario's is. */
+async function partitionPhase(d: Deployment, scan: StreamScan, o: PartitionPhaseOptions): Promise<PartitionRun> {
+  let cutOff: { readonly outcome: PartitionOutcome; readonly load: Load } | undefined;
+  const approverAt = logLength(d, "approver");
+  const r = await runPhase(d, scan, { ...phase, name: o.name, rate: 5, sendShare: 0.2 }, async (ctx) => {
+    const partition = partitionUnderLoad(d, ctx.load, { node: CUT, holdMs: o.holdMs });
+    const [outcome] = await Promise.all([partition, o.during?.(partition)]);
+    cutOff = { outcome, load: ctx.load };
+    return outcome.faults;
+  });
+  // runPhase returns only once the partition has run (what the partition throws, it throws again)
+  const { outcome, load } = cutOff!;
+  const ownNotes = o.notes?.();
+  const readBack = await readBackFrom(d, CUT, r.acked, scan.lastSeq);
+  const notes = await notesOf(d, r, outcome, readBack, load, approverAt);
+  report({ ...r.row, notes: ownNotes === undefined ? notes : `${ownNotes}; ${notes}` });
+  expectSound(r);
+  return { outcome, readBack };
+}
+
 describe("chaos (long): a replica behind the leader", () => {
   it("a reader connected to a cut-off replica is never told that an acknowledged event is absent (nats-server < 2.9.17 answers direct gets from any replica)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "warden-chaos-lag-"));
@@ -164,49 +201,29 @@ describe("chaos (long): network partitions of a cluster node", () => {
   it("the WARDEN_CALLS leader cut off (a minority of one): calls flow again through the majority, and it rejoins and catches up", async () => {
     await withCluster(placing(), async (d, scan) => {
       await leadStreamWhere(d.admin, (l) => l === CUT);
-      let out: PartitionOutcome | undefined;
-      let load: Load | undefined;
-      const approverAt = logLength(d, "approver");
-      const r = await runPhase(d, scan, { ...phase, name: "partition: WARDEN_CALLS leader", rate: 5, sendShare: 0.2 }, async (ctx) => {
-        load = ctx.load;
-        out = await partitionUnderLoad(d, ctx.load, { node: CUT, holdMs: HOLD_MS });
-        return out.faults;
-      });
-      const back = await readBackFrom(d, CUT, r.acked, scan.lastSeq);
-      report({ ...r.row, notes: await notesOf(d, r, out!, back, load, approverAt) });
-      expectSound(r);
-      expect.soft(out?.leaderBefore, "the node cut off led WARDEN_CALLS").toBe(CUT);
-      expect.soft(out?.electedAt, "the majority elects another WARDEN_CALLS leader while the old one is cut off").toBeDefined();
-      const cut = out?.faults[0];
-      const failover = cut?.recoveredAt === undefined || !out?.recoveredWhileCut ? Infinity : cut.recoveredAt - cut.at;
+      const { outcome, readBack } = await partitionPhase(d, scan, { name: "partition: WARDEN_CALLS leader", holdMs: HOLD_MS });
+      expect.soft(outcome.leaderBefore, "the node cut off led WARDEN_CALLS").toBe(CUT);
+      expect.soft(outcome.electedAt, "the majority elects another WARDEN_CALLS leader while the old one is cut off").toBeDefined();
+      const cut = outcome.faults[0];
+      const failover = cut?.recoveredAt === undefined || !outcome.recoveredWhileCut ? Infinity : cut.recoveredAt - cut.at;
       expect.soft(failover, "calls flow again through the majority within 10 s of the cut").toBeLessThanOrEqual(FAILOVER_TARGET_MS);
-      expect.soft(out?.caughtUpMs, "the healed node's replicas are current again").toBeDefined();
-      expect.soft(back.missing, `acknowledged requests missing on ${CUT} once it leads again`).toEqual([]);
-      expect(out?.faults[1]?.recoveredAt, "calls flow after the heal").toBeDefined();
+      expect.soft(outcome.caughtUpMs, "the healed node's replicas are current again").toBeDefined();
+      expect.soft(readBack.missing, `acknowledged requests missing on ${CUT} once it leads again`).toEqual([]);
+      expect(outcome.faults[1]?.recoveredAt, "calls flow after the heal").toBeDefined();
     });
   });
 
   it("a follower cut off: calls never stop for longer than a failover, and it catches up after the heal", async () => {
     await withCluster(placing(), async (d, scan) => {
       await leadStreamWhere(d.admin, (l) => l !== CUT);
-      let out: PartitionOutcome | undefined;
-      let load: Load | undefined;
-      const approverAt = logLength(d, "approver");
-      const r = await runPhase(d, scan, { ...phase, name: "partition: a follower", rate: 5, sendShare: 0.2 }, async (ctx) => {
-        load = ctx.load;
-        out = await partitionUnderLoad(d, ctx.load, { node: CUT, holdMs: HOLD_MS });
-        return out.faults;
-      });
-      const back = await readBackFrom(d, CUT, r.acked, scan.lastSeq);
-      report({ ...r.row, notes: await notesOf(d, r, out!, back, load, approverAt) });
-      expectSound(r);
-      expect.soft(out?.leaderBefore, "the node cut off did not lead WARDEN_CALLS").not.toBe(CUT);
-      expect.soft(out?.recoveredWhileCut, "calls succeed while the follower is cut off").toBe(true);
+      const { outcome, readBack } = await partitionPhase(d, scan, { name: "partition: a follower", holdMs: HOLD_MS });
+      expect.soft(outcome.leaderBefore, "the node cut off did not lead WARDEN_CALLS").not.toBe(CUT);
+      expect.soft(outcome.recoveredWhileCut, "calls succeed while the follower is cut off").toBe(true);
       // a follower of the call stream may still lead some consumers and buckets: theirs are elected again
-      expect.soft(out?.longestGapMs, "the longest time with no call succeeding").toBeLessThanOrEqual(FAILOVER_TARGET_MS);
-      expect.soft(out?.caughtUpMs, "the healed node's replicas are current again").toBeDefined();
-      expect.soft(back.missing, `acknowledged requests missing on ${CUT} once it leads`).toEqual([]);
-      expect(out?.faults[1]?.recoveredAt, "calls flow after the heal").toBeDefined();
+      expect.soft(outcome.longestGapMs, "the longest time with no call succeeding").toBeLessThanOrEqual(FAILOVER_TARGET_MS);
+      expect.soft(outcome.caughtUpMs, "the healed node's replicas are current again").toBeDefined();
+      expect.soft(readBack.missing, `acknowledged requests missing on ${CUT} once it leads`).toEqual([]);
+      expect(outcome.faults[1]?.recoveredAt, "calls flow after the heal").toBeDefined();
     });
   });
 
@@ -215,33 +232,28 @@ describe("chaos (long): network partitions of a cluster node", () => {
       await leadStreamWhere(d.admin, (l) => l !== CUT);
       const policy = d.service("policy");
       const before = nodesOfProcess(d.nats, policy.pid());
-      let out: PartitionOutcome | undefined;
-      let during: string[] = [];
+      let halfWay: string[] = [];
       let stalledLogs = 0;
-      let load: Load | undefined;
-      const approverAt = logLength(d, "approver");
-      const r = await runPhase(d, scan, { ...phase, name: "partition: policy on the minority", rate: 5, sendShare: 0.2 }, async (ctx) => {
-        load = ctx.load;
-        const logAt = logLength(d, "policy");
-        const watching = (async () => {
+      const { outcome, readBack } = await partitionPhase(d, scan, {
+        name: "partition: policy on the minority",
+        holdMs: STALL_HOLD_MS,
+        during: async (partition) => {
+          const logAt = logLength(d, "policy");
           // where the policy's connection is half-way through the cut: did it move to the majority?
           await new Promise((done) => setTimeout(done, STALL_HOLD_MS / 2));
-          during = nodesOfProcess(d.nats, policy.pid());
-        })();
-        out = await partitionUnderLoad(d, ctx.load, { node: CUT, holdMs: STALL_HOLD_MS });
-        await watching;
-        stalledLogs = logSince(d, "policy", logAt).split("\n").filter((l) => l.includes("pull stalled")).length;
-        return out.faults;
+          halfWay = nodesOfProcess(d.nats, policy.pid());
+          await partition;
+          stalledLogs = logSince(d, "policy", logAt).split("\n").filter((l) => l.includes("pull stalled")).length;
+        },
+        notes: () => {
+          const after = nodesOfProcess(d.nats, policy.pid());
+          return `policy connected to ${before.join(",") || "?"} before, ${halfWay.join(",") || "?"} half-way through the cut, ${after.join(",") || "?"} after the heal; it logged "stage consumer stalled" ×${stalledLogs}`;
+        },
       });
-      const after = nodesOfProcess(d.nats, policy.pid());
-      const back = await readBackFrom(d, CUT, r.acked, scan.lastSeq);
-      const where = `policy connected to ${before.join(",") || "?"} before, ${during.join(",") || "?"} half-way through the cut, ${after.join(",") || "?"} after the heal; it logged "stage consumer stalled" ×${stalledLogs}`;
-      report({ ...r.row, notes: `${where}; ${await notesOf(d, r, out!, back, load, approverAt)}` });
       expect(before, "the policy service starts out connected to the node that is cut off").toEqual([CUT]);
-      expectSound(r);
-      expect.soft(out?.caughtUpMs, "the healed node's replicas are current again").toBeDefined();
-      expect.soft(back.missing, `acknowledged requests missing on ${CUT} once it leads`).toEqual([]);
-      expect(out?.faults[1]?.recoveredAt, "calls flow again once the policy service's node is healed").toBeDefined();
+      expect.soft(outcome.caughtUpMs, "the healed node's replicas are current again").toBeDefined();
+      expect.soft(readBack.missing, `acknowledged requests missing on ${CUT} once it leads`).toEqual([]);
+      expect(outcome.faults[1]?.recoveredAt, "calls flow again once the policy service's node is healed").toBeDefined();
     });
   });
   it("the policy service given every node's URL, connected to the node cut off: it leaves for the majority and calls flow again before the heal", async () => {
@@ -255,31 +267,24 @@ describe("chaos (long): network partitions of a cluster node", () => {
         await policy.start();
         before = nodesOfProcess(d.nats, policy.pid());
       }
-      let out: PartitionOutcome | undefined;
-      let during: string[] = [];
-      let load: Load | undefined;
-      const approverAt = logLength(d, "approver");
-      const r = await runPhase(d, scan, { ...phase, name: "partition: policy on the minority, every URL", rate: 5, sendShare: 0.2 }, async (ctx) => {
-        load = ctx.load;
-        const watching = (async () => {
+      let halfWay: string[] = [];
+      const { outcome, readBack } = await partitionPhase(d, scan, {
+        name: "partition: policy on the minority, every URL",
+        holdMs: STALL_HOLD_MS,
+        during: async () => {
           await new Promise((done) => setTimeout(done, STALL_HOLD_MS / 2));
-          during = nodesOfProcess(d.nats, policy.pid());
-        })();
-        out = await partitionUnderLoad(d, ctx.load, { node: CUT, holdMs: STALL_HOLD_MS });
-        await watching;
-        return out.faults;
+          halfWay = nodesOfProcess(d.nats, policy.pid());
+        },
+        notes: () => `policy connected to ${before.join(",") || "?"} before, ${halfWay.join(",") || "?"} half-way through the cut`,
       });
-      const back = await readBackFrom(d, CUT, r.acked, scan.lastSeq);
-      const [cut] = out?.faults ?? [];
+      const [cut] = outcome.faults;
       const movedAfter = cut?.recoveredAt === undefined ? undefined : cut.recoveredAt - cut.at;
-      report({ ...r.row, notes: `policy connected to ${before.join(",") || "?"} before, ${during.join(",") || "?"} half-way through the cut; ${await notesOf(d, r, out!, back, load, approverAt)}` });
       expect(before, "the policy service starts out connected to the node that is cut off").toEqual([CUT]);
-      expectSound(r);
-      expect.soft(during, "half-way through the cut the policy service is connected to the majority").not.toContain(CUT);
-      expect.soft(out?.recoveredWhileCut, "calls flow again while the node is still cut off").toBe(true);
+      expect.soft(halfWay, "half-way through the cut the policy service is connected to the majority").not.toContain(CUT);
+      expect.soft(outcome.recoveredWhileCut, "calls flow again while the node is still cut off").toBe(true);
       // a stall is noticed after 5 s and the connection moves after 15 s of it (libs/bus stalled-pull.ts)
       expect.soft(movedAfter, "from the cut until a call succeeded again").toBeLessThanOrEqual(POLICY_MOVE_TARGET_MS);
-      expect.soft(back.missing, `acknowledged requests missing on ${CUT} once it leads`).toEqual([]);
+      expect.soft(readBack.missing, `acknowledged requests missing on ${CUT} once it leads`).toEqual([]);
     });
   });
 });
