@@ -23,6 +23,7 @@ import {
 import { wardenError } from "@warden/contracts/errors";
 import { type Reply } from "@warden/contracts/descriptor";
 import { type JsonValue } from "@warden/contracts/json";
+import { ReadWakes } from "../domain/read-wakes.js";
 
 type Subscription = ReturnType<typeof serveRpc>;
 
@@ -129,6 +130,11 @@ class OwnedCall {
     if (!this.answered() && this.found.size > 0) await readOne("ToolArgsValidated");
   }
 
+  /** Whether an event of this type has been read. */
+  has(type: EventType): boolean {
+    return this.found.has(type);
+  }
+
   private hasOutcome(): boolean {
     return this.found.has("ToolCallFinished") || this.found.has("ToolCallOutcomeUnknown") || this.found.get("ToolCallRejected")?.type === "ToolCallRejected";
   }
@@ -159,13 +165,25 @@ function withoutDryRun(e: WardenEvent): WardenEvent {
   return { ...e, data };
 }
 
+/**
+ * The type of the event a core copy carries, when it settles this read: the subject names the
+ * slot, the body which event of it (the claim slot holds ToolCallStarted or ToolCallCancelled).
+ */
+function settlingTypeOf(subject: string, data: Uint8Array, wait: CallReadRequest["wait"]): EventType | undefined {
+  const slot = parseCallSubject(subject);
+  const body = decodeJson(data);
+  if (slot === undefined || !body.ok || typeof body.value !== "object" || body.value === null) return undefined;
+  const type = (body.value as { type?: unknown }).type;
+  return slot.types.find((t) => t === type && settlesRead(t, wait));
+}
+
 const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { events } as unknown as JsonValue });
 
 /**
  * Waits (up to the request's timeout) for an event that settles the read. The subscription is made
  * before the stream is read, so nothing slips past; an event seen on it counts only once the
- * stream holds it (a refused publish still reaches core subscribers). Only the event types seen
- * are read again.
+ * stream holds it (a refused publish still reaches core subscribers, and a stored one may reach
+ * them first: `ReadWakes`). Only the event types seen are read again.
  */
 async function readSettled(bus: Bus, domain: string, callId: string, request: ToolCallRequested, req: CallReadRequest): Promise<WardenEvent[] | "not_owner"> {
   const call = new OwnedCall(bus, domain, callId, request);
@@ -174,17 +192,14 @@ async function readSettled(bus: Bus, domain: string, callId: string, request: To
     return call.view();
   }
   let wake: () => void = () => undefined;
-  const woken = new Set<EventType>();
+  const wakes = new ReadWakes();
   const sub = bus.nc.subscribe(callHistorySubject(domain, callId), {
     callback: (err, m) => {
       if (err) return;
-      const parsed = parseCallSubject(m.subject);
-      if (parsed === undefined || !decodeJson(m.data).ok) return;
-      const settling = parsed.types.filter((t) => settlesRead(t, req.wait));
-      if (settling.length > 0) {
-        for (const t of settling) woken.add(t);
-        wake();
-      }
+      const type = settlingTypeOf(m.subject, m.data, req.wait);
+      if (type === undefined) return;
+      wakes.woke(type);
+      wake();
     },
   });
   const deadline = Date.now() + req.timeoutMs;
@@ -198,19 +213,20 @@ async function readSettled(bus: Bus, domain: string, callId: string, request: To
     while (!settled(events)) {
       const left = deadline - Date.now();
       if (left <= 0) break;
-      // an event that arrived while the stream was being read is not lost: no wait then
-      if (woken.size === 0) {
+      // a wake that came while the stream was being read is not lost: no pause then
+      const pause = wakes.pauseMs(left);
+      if (pause > 0) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
+          const timer = setTimeout(resolve, pause);
           wake = () => {
             clearTimeout(timer);
             resolve();
           };
         });
       }
-      const types = [...woken];
-      woken.clear();
+      const types = wakes.take();
       await call.read([...types, "ToolArgsValidated"]);
+      wakes.confirm(types, (t) => call.has(t));
       events = call.view();
     }
     return events;
