@@ -5,7 +5,7 @@ import { callEvents, eventTypes, eventually } from "@warden/testing";
 import { deskAlice, usualPrincipals } from "../support/usual-principals.js";
 import { useTestWarden } from "../support/use-test-warden.js";
 
-describe("approvals: send waits for a person, grants are bound, single-use and expire", () => {
+describe("approvals: send waits for a person, grants are bound and single-use", () => {
   const t = useTestWarden({
     demo: true,
     policy: {
@@ -16,7 +16,7 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
         "support-bot": { kind: "agent", approves: ["send"] },
       },
       llm: { showWrite: ["ticket.fill", "ticket.submit"] },
-      approvalTtlSeconds: { write: 3600, send: 1 },
+      approvalTtlSeconds: { write: 3600, send: 3600 },
     },
   }, async (w) => {
     // every caller and approver connects as itself; the admin connection only reads the stream and the outbox
@@ -108,16 +108,6 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
     expect(bobs.ok && bobs.value.some((d) => d.approvalId === item.approvalId)).toBe(false);
   });
 
-  it("expires an undecided send and refuses a late grant", async () => {
-    const pending = await t.planner.call("customer.message", message("late"), { mode: "plan" });
-    await eventually(async () => {
-      expect(eventTypes(await callEvents(t.w.bus, pending.callId))).toContain("ApprovalExpired");
-    });
-    const hash = (await callEvents(t.w.bus, pending.callId)).find((e) => e.type === "ApprovalRequested");
-    const argsHash = hash?.type === "ApprovalRequested" ? hash.data.argsHash : "";
-    expect(await t.alice.approve(pending.approvalId!, argsHash)).toMatchObject({ ok: false, refusal: "EXPIRED" });
-  });
-
   it("lets a person confirm their own send in human mode", async () => {
     // bob approves no grade for others, yet confirms a send he asked for himself
     const caller = await t.w.person("bob");
@@ -142,5 +132,25 @@ describe("approvals: send waits for a person, grants are bound, single-use and e
       const finished = (await callEvents(t.w.bus, r.callId)).find((e) => e.type === "ToolCallFinished");
       expect(finished?.type === "ToolCallFinished" && finished.data.ok).toBe(true);
     });
+  });
+});
+
+// its own Warden: a send's approval lasts 1 s here, which a loaded machine could let run out
+// under the tests above, whose sends wait for a person's decision
+describe("approvals: an undecided send expires", () => {
+  const e = useTestWarden({
+    demo: true,
+    policy: { version: "e2e-approvals-expiry", principals: { alice: deskAlice(), ...usualPrincipals("planner") }, approvalTtlSeconds: { write: 3600, send: 1 } },
+  }, async (w) => ({ planner: await w.agent("planner"), alice: await w.approver("alice") }));
+  const message = (text: string) => ({ customerId: `C-${text}`, text });
+
+  it("expires an undecided send and refuses a late grant", async () => {
+    const pending = await e.planner.call("customer.message", message("late"), { mode: "plan" });
+    await eventually(async () => {
+      expect(eventTypes(await callEvents(e.w.bus, pending.callId))).toContain("ApprovalExpired");
+    });
+    const hash = (await callEvents(e.w.bus, pending.callId)).find((ev) => ev.type === "ApprovalRequested");
+    const argsHash = hash?.type === "ApprovalRequested" ? hash.data.argsHash : "";
+    expect(await e.alice.approve(pending.approvalId!, argsHash)).toMatchObject({ ok: false, refusal: "EXPIRED" });
   });
 });
