@@ -1,4 +1,4 @@
-import { decodeJson, getStoredMessage, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
+import { decodeJson, getStoredMessage, readClaim, readEvent, readEventOnSubject, readOutcome, serveRpc, type Bus, type Logger } from "@warden/bus";
 import {
   CALL_READ_EVENT_TYPES,
   CallReadRequestSchema,
@@ -11,6 +11,7 @@ import {
 import {
   ANY_DOMAIN,
   CALL_READ_SUBJECTS,
+  CLAIM_EVENT_TYPES,
   OUTCOME_EVENT_TYPES,
   callEventSubject,
   callHistorySubject,
@@ -104,6 +105,7 @@ const ANSWER_TYPES: readonly EventType[] = ["ToolArgsValidated", ...CALL_READ_EV
  */
 class OwnedCall {
   private readonly found = new Map<EventType, WardenEvent>();
+  private claimTaken = false;
 
   constructor(
     private readonly bus: Bus,
@@ -121,6 +123,12 @@ class OwnedCall {
       // a stage's refusal has its own subject; the executor's outcomes are read once, below
       if (t === "ToolCallRejected") return keep(await readEventOnSubject(this.bus, callEventSubject(this.domain, this.callId, t)));
       if ((OUTCOME_EVENT_TYPES as readonly EventType[]).includes(t)) return;
+      if (t === "ToolCallCancelled") {
+        // the claim slot: ToolCallStarted there means no cancel will ever be stored
+        const claim = await readClaim(this.bus, this.domain, this.callId);
+        this.claimTaken ||= claim !== undefined;
+        return keep(claim?.type === "ToolCallCancelled" ? claim : undefined);
+      }
       keep(await readEvent(this.bus, this.domain, this.callId, t));
     };
     const wanted = [...new Set(types)];
@@ -130,9 +138,11 @@ class OwnedCall {
     if (!this.answered() && this.found.size > 0) await readOne("ToolArgsValidated");
   }
 
-  /** Whether an event of this type has been read. */
-  has(type: EventType): boolean {
-    return this.found.has(type);
+  /** Whether the stream holds the event of this type, or another that took its slot (then it never will). */
+  holds(type: EventType): boolean {
+    if (this.found.has(type)) return true;
+    if ((OUTCOME_EVENT_TYPES as readonly EventType[]).includes(type)) return this.hasOutcome();
+    return (CLAIM_EVENT_TYPES as readonly EventType[]).includes(type) && this.claimTaken;
   }
 
   private hasOutcome(): boolean {
@@ -171,10 +181,13 @@ function withoutDryRun(e: WardenEvent): WardenEvent {
  */
 function settlingTypeOf(subject: string, data: Uint8Array, wait: CallReadRequest["wait"]): EventType | undefined {
   const slot = parseCallSubject(subject);
+  const settling = slot?.types.filter((t) => settlesRead(t, wait)) ?? [];
+  // every event the outcome slot holds ends a wait: its body (up to an outcome's size) need not be read
+  if (settling.length === 0 || settling.length === slot?.types.length) return settling[0];
   const body = decodeJson(data);
-  if (slot === undefined || !body.ok || typeof body.value !== "object" || body.value === null) return undefined;
+  if (!body.ok || typeof body.value !== "object" || body.value === null) return undefined;
   const type = (body.value as { type?: unknown }).type;
-  return slot.types.find((t) => t === type && settlesRead(t, wait));
+  return settling.find((t) => t === type);
 }
 
 const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { events } as unknown as JsonValue });
@@ -183,7 +196,7 @@ const answer = (events: readonly WardenEvent[]): Reply => ({ ok: true, value: { 
  * Waits (up to the request's timeout) for an event that settles the read. The subscription is made
  * before the stream is read, so nothing slips past; an event seen on it counts only once the
  * stream holds it (a refused publish still reaches core subscribers, and a stored one may reach
- * them first: `ReadWakes`). Only the event types seen are read again.
+ * them first: `ReadWakes`). Only the event types seen, and those not found yet, are read again.
  */
 async function readSettled(bus: Bus, domain: string, callId: string, request: ToolCallRequested, req: CallReadRequest): Promise<WardenEvent[] | "not_owner"> {
   const call = new OwnedCall(bus, domain, callId, request);
@@ -226,7 +239,7 @@ async function readSettled(bus: Bus, domain: string, callId: string, request: To
       }
       const types = wakes.take();
       await call.read([...types, "ToolArgsValidated"]);
-      wakes.confirm(types, (t) => call.has(t));
+      wakes.confirm(types, (t) => call.holds(t));
       events = call.view();
     }
     return events;
