@@ -24,6 +24,8 @@ export interface TestNats {
   stop(): Promise<void>;
 }
 
+const PORT_ATTEMPTS = 5;
+
 /**
  * A real nats-server for one suite, secured exactly as `warden up` secures it: operator-mode
  * auth, a Warden account for services and a clients account for agents and people, each identity
@@ -34,17 +36,30 @@ export async function startTestNats(options: { readonly limits?: LimitsInput } =
   const dir = mkdtempSync(join(tmpdir(), "warden-test-home-"));
   // the JWTs' limits are the defaults `warden up` gives, unless a test asks for others
   const home = openWardenHome(dir, options.limits === undefined ? {} : { limits: options.limits });
-  const port = await freePort();
-  const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
   // WARDEN_TEST_NATS_LOG=FILE keeps the server's log, permission violations included
   const logFile = process.env["WARDEN_TEST_NATS_LOG"];
+  let port = 0;
+  let configFile = "";
   const start = () => startNatsServer({ configFile, port, storeDir: home.storeDir, ...(logFile ? { logFile } : {}) });
+  // a port found free can be taken by another process before the server binds it: take another
+  const startOnFreePort = async (): Promise<LocalNatsServer> => {
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
+      try {
+        return await start();
+      } catch (err) {
+        if (!(err as Error).message.includes("address already in use") || attempt >= PORT_ATTEMPTS) throw err;
+      }
+    }
+  };
   let server: LocalNatsServer;
   try {
-    server = await start();
+    server = await startOnFreePort();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${(err as Error).message})`);
+    const message = (err as Error).message;
+    throw new Error(message.includes("address already in use") ? `nats-server found no free port in ${PORT_ATTEMPTS} attempts\n(${message})` : `tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${message})`);
   }
   const url = server.url;
   home.setUrl(url);
