@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
-import { findNatsServerBinary, freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
+import { findNatsServerBinary, NATS_INSTALL_HINT, startNatsServer, startNatsServerOnFreePort, type LocalNatsServer } from "@warden/local-nats";
 import { connect } from "@nats-io/transport-node";
 import { isPermissionViolation } from "@warden/bus";
 import type { WardenHome } from "@warden/identity";
@@ -29,14 +29,14 @@ export async function provisionNats(io: CommandIo, home: WardenHome, requestedPo
   if (binary === undefined) {
     throw new CliError("UNAVAILABLE", named ? `NATS_SERVER_BIN names ${named}, which does not exist` : `no nats-server found: ${NATS_INSTALL_HINT}`);
   }
-  const port =
-    requestedPort === undefined
-      ? (await isPortFree(DEFAULT_NATS_PORT)) ? DEFAULT_NATS_PORT : await freePort()
-      : requestedPort === 0 ? await freePort() : requestedPort;
+  const port = requestedPort ?? DEFAULT_NATS_PORT;
+  const anyPort = requestedPort === 0 || (requestedPort === undefined && !(await isPortFree(DEFAULT_NATS_PORT)));
   await stopLeftoverServer(home.serverPidFile, io);
   // operator-mode auth: every connection needs credentials minted from this home's keys
-  const configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
-  const server = await startNatsServer({ binary, configFile, port, storeDir: home.storeDir });
+  const configFor = (p: number) => home.writeServerConfig({ host: "127.0.0.1", port: p });
+  const server = anyPort
+    ? await startNatsServerOnFreePort({ binary, configFor, storeDir: home.storeDir })
+    : await startNatsServer({ binary, configFile: await configFor(port), port, storeDir: home.storeDir });
   home.setUrl(server.url);
   return { url: server.url, server };
 }

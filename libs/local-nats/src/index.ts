@@ -1,1 +1,12 @@
-export { findNatsServerBinary, freePort, NATS_INSTALL_HINT, natsServersIn, natsServerVersionText, startNatsServer, type LocalNatsServer, type StartNatsOptions } from "./nats-server.js";
+export {
+  findNatsServerBinary,
+  FREE_PORT_ATTEMPTS,
+  freePort,
+  NATS_INSTALL_HINT,
+  natsServersIn,
+  natsServerVersionText,
+  startNatsServer,
+  startNatsServerOnFreePort,
+  type LocalNatsServer,
+  type StartNatsOptions,
+} from "./nats-server.js";

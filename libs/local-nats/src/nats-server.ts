@@ -133,6 +133,33 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Loca
   };
 }
 
+/** Ports tried before giving up, when each one found free is taken before the server binds it. */
+export const FREE_PORT_ATTEMPTS = 5;
+
+/**
+ * Starts nats-server on a port found free, and on another when that one was taken before the
+ * server bound it (by another process, or as an outgoing connection's ephemeral port: the same
+ * range). `configFor` writes the server's configuration file for a port, which names it.
+ */
+export async function startNatsServerOnFreePort(
+  opts: Omit<StartNatsOptions, "port" | "configFile"> & {
+    readonly configFor?: (port: number) => Promise<string>;
+    /** Where ports come from (default `freePort`). */
+    readonly nextPort?: () => Promise<number>;
+  },
+): Promise<LocalNatsServer> {
+  const { configFor, nextPort = freePort, ...rest } = opts;
+  for (let attempt = 1; ; attempt++) {
+    const port = await nextPort();
+    const configFile = configFor === undefined ? undefined : await configFor(port);
+    try {
+      return await startNatsServer({ ...rest, port, ...(configFile === undefined ? {} : { configFile }) });
+    } catch (err) {
+      if (!(err as Error).message.includes("address already in use") || attempt >= FREE_PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
 /** What nats-server needs of the environment: nothing but where programs are and the time zone. */
 function serverEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectBus, ensureTopology, loadBusConfig, type Bus } from "@warden/bus";
-import { freePort, NATS_INSTALL_HINT, startNatsServer, type LocalNatsServer } from "@warden/local-nats";
+import { FREE_PORT_ATTEMPTS, NATS_INSTALL_HINT, startNatsServer, startNatsServerOnFreePort, type LocalNatsServer } from "@warden/local-nats";
 import type { IdentitySpecInput } from "@warden/contracts/permissions";
 import { openWardenHome, type LimitsInput, type WardenHome } from "@warden/identity";
 
@@ -24,8 +24,6 @@ export interface TestNats {
   stop(): Promise<void>;
 }
 
-const PORT_ATTEMPTS = 5;
-
 /**
  * A real nats-server for one suite, secured exactly as `warden up` secures it: operator-mode
  * auth, a Warden account for services and a clients account for agents and people, each identity
@@ -38,29 +36,19 @@ export async function startTestNats(options: { readonly limits?: LimitsInput } =
   const home = openWardenHome(dir, options.limits === undefined ? {} : { limits: options.limits });
   // WARDEN_TEST_NATS_LOG=FILE keeps the server's log, permission violations included
   const logFile = process.env["WARDEN_TEST_NATS_LOG"];
-  let port = 0;
   let configFile = "";
-  const start = () => startNatsServer({ configFile, port, storeDir: home.storeDir, ...(logFile ? { logFile } : {}) });
-  // a port found free can be taken by another process before the server binds it: take another
-  const startOnFreePort = async (): Promise<LocalNatsServer> => {
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
-      configFile = await home.writeServerConfig({ host: "127.0.0.1", port });
-      try {
-        return await start();
-      } catch (err) {
-        if (!(err as Error).message.includes("address already in use") || attempt >= PORT_ATTEMPTS) throw err;
-      }
-    }
-  };
+  const configFor = async (port: number) => (configFile = await home.writeServerConfig({ host: "127.0.0.1", port }));
+  const logged = logFile ? { logFile } : {};
   let server: LocalNatsServer;
   try {
-    server = await startOnFreePort();
+    server = await startNatsServerOnFreePort({ configFor, storeDir: home.storeDir, ...logged });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     const message = (err as Error).message;
-    throw new Error(message.includes("address already in use") ? `nats-server found no free port in ${PORT_ATTEMPTS} attempts\n(${message})` : `tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${message})`);
+    throw new Error(message.includes("address already in use") ? `nats-server found no free port in ${FREE_PORT_ATTEMPTS} attempts\n(${message})` : `tests need a real nats-server: ${NATS_INSTALL_HINT}\n(${message})`);
   }
+  const port = Number(new URL(server.url).port);
+  const start = () => startNatsServer({ configFile, port, storeDir: home.storeDir, ...logged });
   const url = server.url;
   home.setUrl(url);
   const buses: Bus[] = [];
