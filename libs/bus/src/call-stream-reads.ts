@@ -216,11 +216,12 @@ export function followCallStream(bus: Bus, o: CallStreamFollowOptions, onRecord:
   const background = () => void catchUp().catch((err: unknown) => o.log.warn({ err }, "reading the call stream failed; trying again"));
 
   // a message is heard as the server stores it, so a read at once may just miss it: read again a
-  // moment later too (one trailing read however many are heard)
+  // moment after the last message heard too (one trailing read however many are heard in a row)
   let trailing: NodeJS.Timeout | undefined;
   const wake = () => {
     background();
-    trailing ??= setTimeout(() => {
+    clearTimeout(trailing);
+    trailing = setTimeout(() => {
       trailing = undefined;
       background();
     }, WAKE_AGAIN_MS);
