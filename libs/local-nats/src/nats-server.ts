@@ -155,7 +155,9 @@ export async function startNatsServerOnFreePort(
     try {
       return await startNatsServer({ ...rest, port, ...(configFile === undefined ? {} : { configFile }) });
     } catch (err) {
-      if (!(err as Error).message.includes("address already in use") || attempt >= FREE_PORT_ATTEMPTS) throw err;
+      const message = (err as Error).message;
+      if (!message.includes("address already in use")) throw err;
+      if (attempt >= FREE_PORT_ATTEMPTS) throw new Error(`nats-server found no free port in ${FREE_PORT_ATTEMPTS} attempts (the last: ${message})`);
     }
   }
 }
