@@ -77,12 +77,15 @@ export const REGISTRY_STATUS_SUBJECTS = "warden.registry.status.*";
 export const REGISTRY_VIEW_SUBJECTS = "warden.registry.view.*";
 /** A person's own calls, listed or traced whole: `warden.registry.calls.<principal>` (own-calls.ts). */
 export const OWN_CALLS_SUBJECTS = "warden.registry.calls.*";
-export const CALL_READ_SUBJECTS = "warden.calls.*.*.*";
+/** Built, matched and parsed from one root: `warden.calls.<principal>.<domain>.<callId>`. */
+const CALL_READ_ROOT = "warden.calls";
+export const CALL_READ_SUBJECTS = `${CALL_READ_ROOT}.*.*.*`;
 export const APPROVER_PENDING_SUBJECTS = "warden.approver.pending.*";
 /** A dry run of a call, answered by an executor of the domain: `warden.executor.preview.<domain>`. */
 export const EXECUTOR_PREVIEW_SUBJECTS = "warden.executor.preview.*";
 /** A person's durable deliveries of approval requests: `warden.approver.deliver.<approver>.<durable>`. */
-export const APPROVER_DELIVER_SUBJECTS = "warden.approver.deliver.*.*";
+const APPROVER_DELIVER_ROOT = "warden.approver.deliver";
+export const APPROVER_DELIVER_SUBJECTS = `${APPROVER_DELIVER_ROOT}.*.*`;
 /**
  * A new approval request, told to one person who may decide it: `warden.approver.notify.<approver>.<approvalId>`.
  * Plain NATS (at most once, a cue: the inbox and durable deliveries are the record), published by
@@ -420,7 +423,7 @@ export function ownCallsSubject(principal: string): string {
 
 /** The events of one of the asking principal's own calls: `warden.calls.<principal>.<domain>.<callId>`. */
 export function callReadSubject(principal: string, domain: string, callId: string): string {
-  return `warden.calls.${token("principal", principal)}.${token("domain", domain)}.${token("callId", callId)}`;
+  return `${CALL_READ_ROOT}.${token("principal", principal)}.${token("domain", domain)}.${token("callId", callId)}`;
 }
 
 /** The pending approvals as one approver sees them: `warden.approver.pending.<approver>`. */
@@ -434,7 +437,7 @@ export function approverPendingSubject(approver: string): string {
 
 /** One durable delivery of a person's approval requests: `warden.approver.deliver.<approver>.<durable>`. */
 export function approverDeliverSubject(approver: string, durable: string): string {
-  return `warden.approver.deliver.${token("approver", approver)}.${token("durable", durable)}`;
+  return `${APPROVER_DELIVER_ROOT}.${token("approver", approver)}.${token("durable", durable)}`;
 }
 
 /** One person's notice of one new approval request: `warden.approver.notify.<approver>.<approvalId>`. */
@@ -449,7 +452,7 @@ export function approverNotifyFilter(approver: string): string {
 
 /** `warden.approver.deliver.<approver>.<durable>` parsed; undefined for anything else. */
 export function parseApproverDeliverSubject(subject: string): { approver: string; durable: string } | undefined {
-  const tokens = safeTokensAfter(subject, "warden.approver.deliver", 2);
+  const tokens = safeTokensAfter(subject, APPROVER_DELIVER_ROOT, 2);
   return tokens && { approver: tokens[0], durable: tokens[1] };
 }
 
@@ -466,6 +469,6 @@ export function lastSubjectToken(subject: string): string | undefined {
 
 /** `warden.calls.<principal>.<domain>.<callId>` parsed; undefined for anything else. */
 export function parseCallReadSubject(subject: string): { principal: string; domain: string; callId: string } | undefined {
-  const tokens = safeTokensAfter(subject, "warden.calls", 3);
+  const tokens = safeTokensAfter(subject, CALL_READ_ROOT, 3);
   return tokens && { principal: tokens[0], domain: tokens[1], callId: tokens[2] };
 }
