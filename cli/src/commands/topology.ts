@@ -1,4 +1,4 @@
-import { ensureTopology, isNoAnswer, TopologyError } from "@warden/bus";
+import { ensureTopology, isNoAnswer, isStreamCreateUnsettled, TopologyError } from "@warden/bus";
 import { supportDeskPolicy } from "@warden/example-support-desk";
 import { BUCKET_POLICY } from "@warden/contracts/subjects";
 import { POLICY_DOCUMENT_KEY } from "@warden/contracts/policy";
@@ -15,7 +15,7 @@ const PATIENCE_MS = 60_000;
  * `warden topology [--demo]`: as the admin, creates the streams, buckets and object store
  * (WARDEN_REPLICAS, retention from the environment) and checks WARDEN_CALLS; `--demo` stores the
  * support-desk policy when no policy document is stored. Waits up to a minute for a cluster that
- * is still forming.
+ * is still forming, and creates again a stream whose create a node failed while it formed.
  */
 export const topologyCommand: Command<typeof TOPOLOGY_OPTIONS> = async ({ values }, io) => {
   const deadline = Date.now() + PATIENCE_MS;
@@ -36,7 +36,7 @@ export const topologyCommand: Command<typeof TOPOLOGY_OPTIONS> = async ({ values
       return EXIT_OK;
     } catch (err) {
       if (err instanceof TopologyError) throw new CliError("INVALID_REQUEST", err.message);
-      const retryable = (err instanceof CliError && err.code === "UNAVAILABLE") || isNoAnswer(err);
+      const retryable = (err instanceof CliError && err.code === "UNAVAILABLE") || isNoAnswer(err) || isStreamCreateUnsettled(err);
       if (!retryable || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 2_000));
     }

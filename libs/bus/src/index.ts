@@ -18,7 +18,7 @@ export { copyToDlq, DLQ_INLINE_LIMIT, type DeadLetter, type DeadLetterReference,
 export { entryToJson, kvCreateJson, kvGetJson, kvPutJson, kvUpdateJson, watchJsonMap, type JsonEntry } from "./kv-json.js";
 export { createLogger, silentLogger, type Logger } from "./logger.js";
 export { lazyChild } from "./lazy-logger.js";
-export { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, isSubjectFull, unlessNotFound } from "./nats-errors.js";
+export { isNoAnswer, isNotFound, isPermissionViolation, isRevisionConflict, isStreamCreateUnsettled, isSubjectFull, unlessNotFound } from "./nats-errors.js";
 export type { JsMsg, KV, KvEntry, Msg, NatsConnection, ObjectStore, Subscription } from "./nats-types.js";
 export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, type PullTuning } from "./pull-options.js";
 export { readClaim, readEvent, readEventOnSubject, readOutcome, readRequestOf, type StoredEvent } from "./read-event.js";

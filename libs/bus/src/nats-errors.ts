@@ -62,6 +62,21 @@ export function isNoAnswer(err: unknown): boolean {
   );
 }
 
+const STREAM_CREATE_FAILED_CODE = 10049;
+
+/**
+ * A clustered stream create that did not settle: a node failed to make its replica's store (2.9
+ * on a cluster that has just formed: "error creating store for stream"), or the stream just made
+ * is not found because the meta leader dropped it after that failure. Creating it again, once the
+ * nodes have the account set up, succeeds; a stream create that keeps failing is a real fault.
+ */
+export function isStreamCreateUnsettled(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === STREAM_CREATE_FAILED_CODE || err.code === JetStreamApiCodes.StreamNotFound)
+  );
+}
+
 function causes(err: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let e = err; e !== undefined && e !== null && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
