@@ -5,12 +5,35 @@ import { unlessNotFound } from "./nats-errors.js";
 
 const MS_NS = 1_000_000;
 
+export interface StageConsumerOptions {
+  readonly maxDeliver: number;
+  readonly ackWaitMs: number;
+  readonly maxAckPending: number;
+  /**
+   * For a consumer whose messages are applied strictly in stream order (the projector): made with
+   * AckPolicy.All, so one ack settles a whole run, starting after the sequence this returns (what
+   * is applied already). The server takes each explicit ack as a message of its own (about 15 µs
+   * of its CPU each on this box, docs/performance.md).
+   */
+  readonly inOrderAfter?: () => Promise<number>;
+}
+
+/** How the durable acks, as it stands (an existing one keeps the policy it was made with). */
+export interface StageConsumerState {
+  readonly ackAll: boolean;
+}
+
+/** Whether a durable acks all up to the sequence acked (AckPolicy.All) rather than each message. */
+export function acksAll(config: Pick<ConsumerConfig, "ack_policy">): boolean {
+  return config.ack_policy === AckPolicy.All;
+}
+
 /** Creates a stage's durable, or brings its delivery limits up to date; every copy calls it. */
-export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: { maxDeliver: number; ackWaitMs: number; maxAckPending: number }): Promise<void> {
-  const config = {
+export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: StageConsumerOptions): Promise<StageConsumerState> {
+  const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: durable,
     filter_subject: filterSubject,
-    ack_policy: AckPolicy.Explicit,
+    ack_policy: opts.inOrderAfter === undefined ? AckPolicy.Explicit : AckPolicy.All,
     deliver_policy: DeliverPolicy.All,
     max_deliver: opts.maxDeliver,
     ack_wait: opts.ackWaitMs * MS_NS,
@@ -18,15 +41,24 @@ export async function ensureStageConsumer(bus: Bus, durable: string, filterSubje
   };
   const existing = await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable));
   if (existing === undefined) {
-    await putDurable(bus, config).catch(async (err: unknown) => {
+    const after = (await opts.inOrderAfter?.()) ?? 0;
+    const start = after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : {};
+    await putDurable(bus, { ...config, ...start }).catch(async (err: unknown) => {
       // another replica created it first: fine when it is there now
       if ((await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable))) === undefined) throw err;
     });
-  } else if (existing.config.filter_subject !== filterSubject) {
-    throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
-  } else if (existing.config.max_deliver !== opts.maxDeliver || existing.config.ack_wait !== config.ack_wait) {
-    await putDurable(bus, { ...config, deliver_policy: existing.config.deliver_policy });
+    const made = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+    return { ackAll: acksAll(made.config) };
   }
+  if (existing.config.filter_subject !== filterSubject) {
+    throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
+  }
+  if (existing.config.max_deliver !== opts.maxDeliver || existing.config.ack_wait !== config.ack_wait) {
+    // where it starts and how it acks are fixed once it exists
+    const { ack_policy, deliver_policy, opt_start_seq } = existing.config;
+    await putDurable(bus, { ...config, ack_policy, deliver_policy, ...(opt_start_seq === undefined ? {} : { opt_start_seq }) });
+  }
+  return { ackAll: acksAll(existing.config) };
 }
 
 /**

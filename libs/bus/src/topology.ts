@@ -1,4 +1,4 @@
-import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
+import { AckPolicy, DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import {
   BUCKET_APPROVAL_LOCKS,
   BUCKET_APPROVER_CURSORS,
@@ -21,9 +21,10 @@ import {
   POLICY_CHANGED_SUBJECTS,
   STREAM_POLICY_CHANGES,
 } from "@warden/contracts/subjects";
+import { DURABLE_PROJECTOR } from "@warden/contracts/permissions";
 import type { Bus } from "./bus.js";
 import type { BusConfig } from "./config.js";
-import { isPermissionViolation, unlessNotFound } from "./nats-errors.js";
+import { isNotFound, isPermissionViolation, unlessNotFound } from "./nats-errors.js";
 
 const SECOND_NS = 1_000_000_000;
 
@@ -108,12 +109,27 @@ export async function ensureTopology(bus: Bus): Promise<void> {
   await ensureMissing(bus, `KV_${BUCKET_EXECUTORS}`, () =>
     bus.kvm.create(BUCKET_EXECUTORS, { replicas, history: 1, storage: StorageType.File, ttl: EXECUTOR_HEARTBEAT_TTL_S * 1_000 }),
   );
+  await remakeProjectorDurable(bus);
   await ensureMissing(bus, `OBJ_${OBJECT_STORE_ARTIFACTS}`, () => bus.objm.create(OBJECT_STORE_ARTIFACTS, { replicas, storage: StorageType.File }));
   const info = await bus.jsm.streams.info(STREAM_CALLS);
   const problems = callsStreamProblems(info.config, bus.config);
   if (problems.length > 0) {
     throw new TopologyError(`refusing to run on ${STREAM_CALLS}: ${problems.join("; ")}. Fix the stream (as the admin) or the configuration.`);
   }
+}
+
+/**
+ * The projector's durable made before it acked once per run (AckPolicy.Explicit, one ack per
+ * event) is deleted: the projector makes it again from its cursor, where every model stands, so
+ * nothing is skipped or applied twice. A consumer's ack policy cannot be changed in place, and
+ * only the admin may delete one (a service running this leaves it as it is).
+ */
+async function remakeProjectorDurable(bus: Bus): Promise<void> {
+  const info = await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, DURABLE_PROJECTOR));
+  if (info === undefined || info.config.ack_policy !== AckPolicy.Explicit) return;
+  await bus.jsm.consumers.delete(STREAM_CALLS, DURABLE_PROJECTOR).catch((err: unknown) => {
+    if (!isPermissionViolation(err) && !isNotFound(err)) throw err;
+  });
 }
 
 /** What makes a WARDEN_CALLS unsafe for append-once history; empty when it is fine. */

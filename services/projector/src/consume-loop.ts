@@ -1,4 +1,4 @@
-import { watchStalledPull, type Bus, type JsMsg, type Logger } from "@warden/bus";
+import { acksAll, watchStalledPull, type Bus, type JsMsg, type Logger } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { applyRun, type BatchDeps } from "./apply-batch.js";
 import { HeldMessages } from "./held-messages.js";
@@ -26,7 +26,7 @@ export interface ConsumeOptions {
   readonly batchDeps: BatchDeps;
   readonly onApplied: (seq: number) => void;
   /** Creates the durable (again): a server back on a new store has the stream but not it. */
-  readonly ensureDurable: () => Promise<void>;
+  readonly ensureDurable: () => Promise<unknown>;
   /** The pull ended by itself (not by `stop`). */
   readonly onEnded: () => void;
   /**
@@ -43,6 +43,9 @@ export interface Consuming {
 /** Pulls from the durable and applies runs behind the cursor until stopped. */
 export async function consume(o: ConsumeOptions): Promise<Consuming> {
   const consumer = await o.bus.js.consumers.get(STREAM_CALLS, o.durable);
+  // one ack per applied run where the durable acks all up to a sequence (as it stands now: the
+  // admin may have made it again since the service started)
+  const ackAll = acksAll((await consumer.info(true)).config);
   // at most one batch is asked for (and, by the consumer's max_ack_pending, un-acked) at a time:
   // draining a backlog never holds more than that
   const messages = await consumer.consume({ max_messages: o.batchSize, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS });
@@ -50,7 +53,7 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
   const inbox = new PullInbox<JsMsg>(messages);
   // another copy moving the cursor may be what a held run waits for
   const unwatch = await o.batchDeps.cursor.watch(() => inbox.wake());
-  const stepper = new ProjectionStepper(o, inbox);
+  const stepper = new ProjectionStepper(o, inbox, ackAll);
   let stopped = false;
   const loop = async () => {
     while (!stopped) {
@@ -96,7 +99,7 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
 
 /** One turn of the loop over what this copy holds: apply a run, or wait for a gap to fill. */
 class ProjectionStepper {
-  readonly held = new HeldMessages<JsMsg>();
+  readonly held: HeldMessages<JsMsg>;
   private failures = 0;
   private lastTouch = Date.now();
   private lastAgeCheck = 0;
@@ -106,7 +109,10 @@ class ProjectionStepper {
   constructor(
     private readonly o: ConsumeOptions,
     private readonly inbox: PullInbox<JsMsg>,
-  ) {}
+    ackAll: boolean,
+  ) {
+    this.held = new HeldMessages<JsMsg>(ackAll);
+  }
 
   async run(): Promise<void> {
     try {

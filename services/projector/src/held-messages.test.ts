@@ -26,6 +26,19 @@ describe("held messages", () => {
     expect(held.runFrom(3, 5).map((m) => m.seq)).toEqual([3]);
   });
 
+  it("on a durable that acks all up to a sequence, acks only the last delivery of the highest one the cursor passed", () => {
+    const log: string[] = [];
+    const held = new HeldMessages<Delivery>(true);
+    const again = delivery(4, []);
+    for (const d of [delivery(2, log), delivery(4, log), delivery(3, log), delivery(6, log)]) held.add(d);
+    held.add({ ...again, ack: () => log.push("ack 4 (again)") });
+    held.settle(5);
+    expect(log).toEqual(["ack 4 (again)"]);
+    expect([...held.seqs()]).toEqual([6]);
+    held.settle(5);
+    expect(log).toHaveLength(1);
+  });
+
   it("hands everything back on release and keeps deliveries alive on touch", () => {
     const log: string[] = [];
     const held = new HeldMessages<Delivery>();

@@ -9,10 +9,13 @@ export interface Delivery {
 /**
  * Deliveries held by one projector copy, by stream sequence. A copy applies only the run that
  * follows the global cursor; what lies beyond a gap waits until another copy (or a redelivery)
- * fills it. A sequence delivered twice is held once and every delivery is acked.
+ * fills it. A sequence delivered twice is held once and every delivery is acked: each one on its
+ * own, or, on a durable that acks all up to a sequence (`ackAll`), the highest one settled alone.
  */
 export class HeldMessages<M extends Delivery> {
   private readonly bySeq = new Map<number, M[]>();
+
+  constructor(private readonly ackAll = false) {}
 
   get size(): number {
     return this.bySeq.size;
@@ -26,11 +29,14 @@ export class HeldMessages<M extends Delivery> {
 
   /** Acks and forgets everything at or below `cursor`: it is in every model already. */
   settle(cursor: number): void {
+    let highest: M | undefined;
     for (const [seq, list] of this.bySeq) {
       if (seq > cursor) continue;
-      for (const m of list) m.ack();
+      if (!this.ackAll) for (const m of list) m.ack();
+      else if (highest === undefined || seq > highest.seq) highest = list.at(-1);
       this.bySeq.delete(seq);
     }
+    highest?.ack();
   }
 
   /** The consecutive run starting at `from`, at most `max` long (one delivery each). */

@@ -2,12 +2,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { appendEvent, kvGetJson, loadBusConfig, silentLogger, type Bus } from "@warden/bus";
+import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
+import { appendEvent, ensureTopology, kvGetJson, loadBusConfig, silentLogger, unlessNotFound, type Bus } from "@warden/bus";
 import { type WardenEvent } from "@warden/contracts/events";
 import {
   BUCKET_APPROVALS,
   BUCKET_BUDGETS,
   BUCKET_CALLS,
+  CALLS_SUBJECTS,
   callEventSubject,
   consumerName,
   READ_MODEL_BUCKETS,
@@ -277,6 +279,37 @@ describe("the projector", () => {
     // a second rebuild into the same suffix starts from empty buckets
     const again = await rebuildReadModels(bus, { write: true, suffix: "t1" });
     expect(again.rebuilt).toEqual(r.rebuilt);
+  });
+
+  it("settles each applied run with one ack; a durable made before (one ack per event) still works until the admin's topology makes it again from the cursor", async () => {
+    const durable = consumerName(PROJECTOR_STAGE);
+    const pendingAcks = async () => (await bus.jsm.consumers.info(STREAM_CALLS, durable)).num_ack_pending;
+    await start();
+    await appendAll(bus, mix(40, "k"));
+    await caughtUp(bus);
+    expect((await bus.jsm.consumers.info(STREAM_CALLS, durable)).config.ack_policy).toBe("all");
+    await eventually(async () => expect(await pendingAcks()).toBe(0));
+    await Promise.all(running.splice(0).map((p) => p.stop()));
+
+    // as a release before this one made it: explicit acks, from the stream's start
+    await bus.jsm.consumers.delete(STREAM_CALLS, durable);
+    await bus.jsm.consumers.add(STREAM_CALLS, { durable_name: durable, filter_subject: CALLS_SUBJECTS, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ack_wait: 1_000_000_000, max_ack_pending: 256 });
+    await start();
+    await appendAll(bus, mix(20, "k2"));
+    const cursor = await caughtUp(bus);
+    await eventually(async () => expect(await pendingAcks()).toBe(0));
+    await Promise.all(running.splice(0).map((p) => p.stop()));
+
+    await ensureTopology(bus);
+    expect(await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable))).toBeUndefined();
+    await appendAll(bus, mix(20, "k3"));
+    await start();
+    const made = await bus.jsm.consumers.info(STREAM_CALLS, durable);
+    expect(made.config).toMatchObject({ ack_policy: "all", deliver_policy: "by_start_sequence", opt_start_seq: cursor + 1 });
+    await caughtUp(bus);
+    await eventually(async () => expect(await pendingAcks()).toBe(0));
+    // nothing before the cursor applied twice, nothing after it skipped
+    await expectLiveEqualsReplay(bus);
   });
 });
 

@@ -52,14 +52,17 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
   const batchSize = deps.batchSize ?? 256;
   const ackWaitMs = deps.ackWaitMs ?? 10_000;
   const durable = consumerName(PROJECTOR_STAGE);
-  // a projector may never drop an event: deliveries are unbounded, retries happen in-process
-  const ensureDurable = () => ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize });
-  await ensureDurable();
+  const cursor = await openCursor(bus);
+  // a projector may never drop an event: deliveries are unbounded, retries happen in-process.
+  // Runs are applied in stream order, so one ack settles each (a durable made anew starts after
+  // the cursor: what every model holds already)
+  const ensureDurable = () => ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize, inOrderAfter: () => cursor.read() });
+  if (!(await ensureDurable()).ackAll) log.warn({ durable }, "the projector's durable acks each event (made before acks per run); `warden topology` as the admin makes it again, from the cursor");
   const stores = await Promise.all(READ_MODELS.map(async (spec) => new ModelStore(await bus.kvm.open(spec.bucket), spec)));
   const poison = new PoisonLetters(bus, log, durable);
   const batchDeps: BatchDeps = {
     stores,
-    cursor: await openCursor(bus),
+    cursor,
     log,
     concurrency: deps.concurrency ?? 128,
     onPoison: (m, reason) => poison.record(m, reason),
