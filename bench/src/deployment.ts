@@ -32,6 +32,8 @@ export interface Deployment {
   /** Every process of the deployment (services, executor, nats-server), the load driver not among them. */
   readonly processes: readonly MeasuredProcess[];
   readonly natsPid: number | undefined;
+  /** nats-server's Go profiler port, when profiling (`profileDir`). */
+  readonly natsProfPort: number | undefined;
   /** The notary's own process, in the layouts where it has one. */
   readonly notaryPid: number | undefined;
   /** The admin's connection (as an operator connects), until `stopServices` hands out the next. */
@@ -52,7 +54,7 @@ export interface DeploymentOptions {
   readonly layout: Layout;
   /** The bench's policy, stored by the admin before the executor starts. */
   readonly policy: PolicyDocumentInput;
-  /** A V8 CPU profile of every Node process, written here. */
+  /** A V8 CPU profile of every Node process, written here (and nats-server's profiler opened: `natsProfPort`). */
   readonly profileDir?: string;
 }
 
@@ -92,13 +94,14 @@ async function adminBus(home: WardenHome, url: string): Promise<Bus> {
 async function startUp(o: DeploymentOptions): Promise<Deployment> {
   const dir = mkdtempSync(join(tmpdir(), "warden-bench-"));
   const homeDir = join(dir, "home");
+  const natsProfPort = o.profileDir === undefined ? undefined : await freePort();
   // nothing of this shell's deployment (its server, credentials, home, trace export) reaches the
   // child; the nats-server binary to run (NATS_SERVER_BIN) does: it is what is being measured
   const cleared = Object.fromEntries(Object.keys(process.env).filter((k) => /^(NATS_|WARDEN_|OTEL_)/.test(k) && k !== "NATS_SERVER_BIN").map((k) => [k, undefined]));
   const up = spawnService(
     "warden-up",
     "cli/dist/main.js",
-    { ...cleared, WARDEN_HOME: homeDir, WARDEN_NOTARY_HOME: join(dir, "notary") },
+    { ...cleared, WARDEN_HOME: homeDir, WARDEN_NOTARY_HOME: join(dir, "notary"), ...(natsProfPort === undefined ? {} : { WARDEN_NATS_PROF_PORT: String(natsProfPort) }) },
     { args: ["up", "--nats-port", "0", "--json"], pipeStdout: true, ...(o.profileDir === undefined ? {} : { profileDir: o.profileDir }) },
   );
   const procs: ServiceProcess[] = [up];
@@ -138,6 +141,7 @@ async function startUp(o: DeploymentOptions): Promise<Deployment> {
       approverPublicKeys,
       processes,
       natsPid,
+      natsProfPort,
       notaryPid: undefined,
       get bus() {
         return bus!;
@@ -200,9 +204,10 @@ async function startCompose(o: DeploymentOptions): Promise<Deployment> {
   const homeDir = mkdtempSync(join(tmpdir(), "warden-bench-"));
   const home = openWardenHome(homeDir);
   const port = await freePort();
+  const natsProfPort = o.profileDir === undefined ? undefined : await freePort();
   const natsLog = process.env["BENCH_NATS_LOG"];
   const server = await startNatsServer({
-    configFile: await home.writeServerConfig({ host: "127.0.0.1", port }),
+    configFile: await home.writeServerConfig({ host: "127.0.0.1", port, ...(natsProfPort === undefined ? {} : { profPort: natsProfPort }) }),
     port,
     storeDir: home.storeDir,
     ...(natsLog ? { logFile: natsLog } : {}),
@@ -257,6 +262,7 @@ async function startCompose(o: DeploymentOptions): Promise<Deployment> {
       approverPublicKeys: [approverKey.publicKey],
       processes: [...procs.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "nats-server", pid: server.process.pid }],
       natsPid: server.process.pid,
+      natsProfPort,
       notaryPid: procs.find((p) => p.name === "notary")?.child.pid,
       bus,
       credsEnv,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { writeFileSync } from "node:fs";
 import { runCompare } from "./compare.js";
+import { natsProfileText } from "./go-profile-top.js";
 import { topFramesText } from "./profile-top.js";
 import { layoutArgs, layoutOfArgs, parseLayout } from "./layout.js";
 import { profiledWindow, runRound } from "./round.js";
@@ -39,7 +40,7 @@ if (compareRef !== undefined) {
   await runCompare({ ref: compareRef, quick, rounds, aArgs: layoutArgs(layout), bArgs: layoutArgs(bLayout) });
 } else {
   const report = await runRound({ quick, layout, ...(profileDir === undefined ? {} : { profileDir }) });
-  if (profileDir !== undefined) process.stdout.write(topFramesText(profileDir, 15, profiledWindow()));
+  if (profileDir !== undefined) process.stdout.write(topFramesText(profileDir, 15, profiledWindow()) + natsProfileText(profileDir, 15));
   if (report !== undefined) {
     // a compare run reads the rows from the file and prints its own table
     if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report));

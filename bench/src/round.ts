@@ -1,4 +1,5 @@
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import { connectBus, loadBusConfig, requestRpc, type Bus } from "@warden/bus";
 import { STREAM_CALLS, SUBJECT_REGISTRY_LIST } from "@warden/contracts/subjects";
 import { type PolicyDocumentInput } from "@warden/contracts/policy";
@@ -7,6 +8,7 @@ import { approvalRoundTrip } from "./approval-round-trip.js";
 import { cliCpu, cliCpuText } from "./cli-cpu.js";
 import { fixedRate, peakRate } from "./load.js";
 import { PipelineClient } from "./pipeline-client.js";
+import { fetchGoProfile, NATS_PROFILE_FILE } from "./go-profile-top.js";
 import { monotonicMicros, type ProfileWindow } from "./profile-top.js";
 import { startDeployment } from "./deployment.js";
 import type { Layout } from "./layout.js";
@@ -75,7 +77,10 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
     await peakRate(client, 32, 2);
     if (o.profileDir !== undefined) {
       const fromUs = monotonicMicros();
+      // nats-server's own profile over the same load (Go pprof, read by go-profile-top.ts)
+      const serverProfile = d.natsProfPort === undefined ? undefined : fetchGoProfile(d.natsProfPort, 15, join(o.profileDir, NATS_PROFILE_FILE));
       const rate = await peakRate(client, 256, 15);
+      await serverProfile;
       await waitForConsumersDrained(bus, 120_000);
       const toUs = monotonicMicros();
       process.stdout.write(`profiled peak: ${rate.toFixed(0)} calls/s; profiles in ${o.profileDir}\n`);

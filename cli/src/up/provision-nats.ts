@@ -33,12 +33,23 @@ export async function provisionNats(io: CommandIo, home: WardenHome, requestedPo
   const anyPort = requestedPort === 0 || (requestedPort === undefined && !(await isPortFree(DEFAULT_NATS_PORT)));
   await stopLeftoverServer(home.serverPidFile, io);
   // operator-mode auth: every connection needs credentials minted from this home's keys
-  const configFor = (p: number) => home.writeServerConfig({ host: "127.0.0.1", port: p });
+  const profPort = profilerPort(io.env["WARDEN_NATS_PROF_PORT"]);
+  const configFor = (p: number) => home.writeServerConfig({ host: "127.0.0.1", port: p, ...(profPort === undefined ? {} : { profPort }) });
   const server = anyPort
     ? await startNatsServerOnFreePort({ binary, configFor, storeDir: home.storeDir })
     : await startNatsServer({ binary, configFile: await configFor(port), port, storeDir: home.storeDir });
   home.setUrl(server.url);
   return { url: server.url, server };
+}
+
+/** WARDEN_NATS_PROF_PORT: nats-server's Go profiler on a loopback port (the bench's `--profile` reads it); unset, none. */
+function profilerPort(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new CliError("INVALID_REQUEST", `WARDEN_NATS_PROF_PORT must be a port number (1-65535), not ${JSON.stringify(value)}`);
+  }
+  return port;
 }
 
 /**

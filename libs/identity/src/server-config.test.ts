@@ -52,6 +52,11 @@ describe("renderServerConfig", () => {
     expect(renderServerConfig({ ...base, pidFile: "/h/nats/nats-server.pid" })).toContain('pid_file: "/h/nats/nats-server.pid"');
   });
 
+  it("opens the Go profiler only when asked, on the server's own host", () => {
+    expect(renderServerConfig(base)).not.toContain("prof_port");
+    expect(renderServerConfig({ ...base, profPort: 6061 })).toContain("prof_port: 6061\n");
+  });
+
   it("refuses a server name the config file could not carry as a bare token", () => {
     expect(() => renderServerConfig({ ...base, serverName: "a b" })).toThrow(/server name/);
   });

@@ -25,6 +25,8 @@ export interface ServerConfigOptions {
   readonly cluster?: ClusterOptions;
   /** The server writes its pid here, so the next `warden up` finds a server an earlier one left running. */
   readonly pidFile?: string;
+  /** nats-server's Go profiler (`/debug/pprof/…`) on this port of `host`, for measuring the server under load. */
+  readonly profPort?: number;
 }
 
 /** The operator-mode lines every node needs: whom to trust and the accounts it starts with. */
@@ -50,6 +52,7 @@ export function renderServerConfig(o: ServerConfigOptions): string {
     "max_control_line: 32768",
     `jetstream { store_dir: ${JSON.stringify(o.storeDir)} }`,
     ...(o.pidFile === undefined ? [] : [`pid_file: ${JSON.stringify(o.pidFile)}`]),
+    ...(o.profPort === undefined ? [] : [`prof_port: ${o.profPort}`]),
     ...(o.cluster === undefined ? [] : [renderClusterBlock(o.cluster, o.host)]),
     `resolver: { type: full, dir: ${JSON.stringify(o.resolverDir)}, allow_delete: false, interval: "2m" }`,
     renderAuthConfig(o.jwts, o.systemAccount),

@@ -69,7 +69,7 @@ export interface WardenHome {
   revoke(name: string): Promise<AccountJwts>;
   jwts(): Promise<AccountJwts>;
   /** Writes nats.conf for a server on this host and port; returns its path. */
-  writeServerConfig(o: { host: string; port: number }): Promise<string>;
+  writeServerConfig(o: { host: string; port: number; profPort?: number }): Promise<string>;
   setUrl(url: string): void;
   setApproverPublicKeys(keys: readonly string[]): void;
   setNotaryPublicKeys(keys: readonly string[]): void;
@@ -180,7 +180,7 @@ export function openWardenHome(dir: string, options: WardenHomeOptions = {}): Wa
       return accountJwts(root, revoked(), env.limits);
     },
     jwts: () => accountJwts(root, revoked(), env.limits),
-    async writeServerConfig({ host, port }) {
+    async writeServerConfig({ host, port, profPort }) {
       ensureDir(join(home, "nats", "jwt"));
       ensureDir(join(home, "nats", "store"));
       const path = join(home, "nats", "nats.conf");
@@ -192,6 +192,7 @@ export function openWardenHome(dir: string, options: WardenHomeOptions = {}): Wa
         jwts: await accountJwts(root, revoked(), env.limits),
         systemAccount: root.system.getPublicKey(),
         pidFile: join(home, "nats", SERVER_PID_FILE),
+        ...(profPort === undefined ? {} : { profPort }),
       });
       writeSecret(path, config);
       return path;
