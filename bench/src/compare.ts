@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,7 @@ export async function runCompare(o: CompareOptions): Promise<void> {
   const driver = join(copy.dir, "bench", "dist-compare");
   rmSync(driver, { recursive: true, force: true });
   cpSync(here, driver, { recursive: true });
+  linkBenchPackages(copy.dir);
   const head = git(repo, ["rev-parse", "--short=12", "HEAD"]).trim();
   const dirty = git(repo, ["status", "--porcelain", "--untracked-files=no"]).trim() !== "";
   const sides: Side[] = [
@@ -64,6 +65,21 @@ export async function runCompare(o: CompareOptions): Promise<void> {
     rmSync(scratch, { recursive: true, force: true });
   }
   process.stdout.write(compareTable(sides, o));
+}
+
+/**
+ * The bench's own third-party packages that the copy lacks (added to the bench after `ref`),
+ * linked from this checkout: the bench code placed in the copy imports them, and only the
+ * Warden packages must be the copy's.
+ */
+function linkBenchPackages(copyDir: string): void {
+  const pkg = JSON.parse(readFileSync(join(repo, "bench", "package.json"), "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  for (const name of Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })) {
+    const target = join(copyDir, "node_modules", name);
+    if (name.startsWith("@warden/") || existsSync(target)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(join(repo, "node_modules", name), target, "dir");
+  }
 }
 
 /**

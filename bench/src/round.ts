@@ -79,8 +79,11 @@ export async function runRound(o: RoundOptions): Promise<RoundReport | undefined
       const fromUs = monotonicMicros();
       // nats-server's own profile over the same load (Go pprof, read by go-profile-top.ts)
       const serverProfile = d.natsProfPort === undefined ? undefined : fetchGoProfile(d.natsProfPort, 15, join(o.profileDir, NATS_PROFILE_FILE));
+      const natsCpu0 = cpuSeconds(d.natsPid);
       const rate = await peakRate(client, 256, 15);
       await serverProfile;
+      // what the kernel counted for the server in the same 15 s, to read the profile's total against
+      process.stdout.write(`nats-server CPU in the profiled 15 s (from /proc): ${((cpuSeconds(d.natsPid) - natsCpu0) * 1000).toFixed(0)} ms\n`);
       await waitForConsumersDrained(bus, 120_000);
       const toUs = monotonicMicros();
       process.stdout.write(`profiled peak: ${rate.toFixed(0)} calls/s; profiles in ${o.profileDir}\n`);
