@@ -46,6 +46,9 @@ describe("nats-server's CPU profile", () => {
     expect(goPackageOf("github.com/nats-io/nats-server/server/stree.(*SubjectTree[...]).Find")).toBe("server/stree");
     expect(goPackageOf('github.com/nats-io/nats-server/server/stree.(*SubjectTree[go.shape.struct { github.com/nats-io/nats-server/server.x bool }]).Find')).toBe("server/stree");
     expect(goPackageOf("runtime.mallocgc")).toBe("runtime");
+    const generic = "github.com/nats-io/nats-server/server/stree.(*SubjectTree[go.shape.struct { github.com/nats-io/nats-server/server.x bool }]).Find";
+    const top = goProfileTop(profileOf([{ fns: [generic], ms: 10 }]), 1);
+    expect(top.frames[0]?.name).toBe("server/stree.(*SubjectTree[…]).Find");
     expect(goPackageOf("github.com/klauspost/compress/s2.Encode")).toBe("klauspost/compress/s2");
   });
 });

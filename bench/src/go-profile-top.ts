@@ -27,7 +27,8 @@ export function goPackageOf(fn: string): string {
 
 /** Drops the module path (`/v2` or not: Debian builds it without): `server.(*stream).processJetStreamMsg`. */
 function shortName(fn: string): string {
-  return fn.replace(/^github\.com\/nats-io\/nats-server(\/v2)?\//, "").replace(/^github\.com\//, "");
+  // a generic's instantiation (`[go.shape.struct { … }]`) says nothing a reader of the table needs
+  return fn.replace(/^github\.com\/nats-io\/nats-server(\/v2)?\//, "").replace(/^github\.com\//, "").replace(/\[go\.shape[^\]]*\]/g, "[…]");
 }
 
 /**
