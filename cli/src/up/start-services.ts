@@ -1,4 +1,4 @@
-import { observeBus, type Bus, type Logger } from "@warden/bus";
+import { CallStreamTap, observeBus, type Bus, type Logger } from "@warden/bus";
 import { createServiceMetrics, startHealthServer } from "@warden/service-kit";
 import { startAdaptersService, type LoadedManifest } from "@warden/adapters";
 import { startApproverService } from "@warden/approver";
@@ -107,10 +107,13 @@ export async function startServices(o: StartServicesOptions): Promise<StartedSer
     await start("approver", async () =>
       startApproverService({ bus: await connectAs("approver"), log: log.child({ service: "approver" }), signingKeyPem: o.approverSigningKeyPem, ...(metrics === undefined ? {} : { metrics }) }),
     );
-    await start("projector", async () => startProjectorService({ bus: await connectAs("projector"), log: log.child({ service: "projector" }) }));
+    // the notary seals what the projector in this process was delivered, not a second read of it
+    const tap = new CallStreamTap();
+    await start("projector", async () => startProjectorService({ bus: await connectAs("projector"), log: log.child({ service: "projector" }), tap }));
     await start("notary", async () =>
       startNotaryService({
         bus: await connectAs("notary"),
+        tap,
         log: log.child({ service: "notary" }),
         signingKeyPem: o.notarySigningKeyPem,
         ...(o.notaryHeadLogFile === undefined ? {} : { headLogFile: o.notaryHeadLogFile }),

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { appendEvent, requestRpc, silentLogger, type Bus } from "@warden/bus";
+import { appendEvent, CallStreamTap, requestRpc, silentLogger, type Bus } from "@warden/bus";
 import { NOTARY_EXPORT_SEAL_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
 import { checkExportTrailerSignature, checkpointHash, ExportTrailerSchema, parseHeadLog, pinKeys, verifyEvidence, type StoredMessage } from "@warden/evidence";
 import { eventually, startTestNats, SYNTHETIC_APPROVER_KEY, syntheticCall, useTestNats } from "@warden/testing";
@@ -107,6 +107,48 @@ describe("the notary", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("seals what a reader in its process was delivered without reading it again, and reads itself what that reader does not hold", async () => {
+    const own = await startTestNats();
+    const taken: number[] = [];
+    class CountingTap extends CallStreamTap {
+      override take(fromSeq: number) {
+        const out = super.take(fromSeq);
+        taken.push(...out.map((m) => m.seq));
+        return out;
+      }
+    }
+    const tap = new CountingTap();
+    try {
+      const admin = await own.bus("tap-admin");
+      const appendCalls = async (ids: readonly string[]) => {
+        for (const callId of ids) for (const e of syntheticCall({ callId, outcome: "succeeded" })) expect((await appendEvent(admin, e)).status).toBe("written");
+      };
+      await appendCalls(["tap1", "tap2", "tap3"]);
+      // the first ten as the projector would offer them; the rest it has not applied yet
+      tap.offer((await streamMessages({ bus: admin })).slice(0, 10));
+      const notary = await startNotaryService({ bus: await own.connectAs(NOTARY), log: silentLogger(), signingKeyPem: key.privateKeyPem, maxMessages: 6, intervalMs: 30, tap });
+      try {
+        const last = (await admin.jsm.streams.info(STREAM_CALLS)).state.last_seq;
+        await eventually(() => expect(notary.sealedThrough()).toBe(last), 15_000);
+        // the ten from the tap, the other five read from the stream
+        expect(taken).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        expect(last).toBe(15);
+      } finally {
+        await notary.stop();
+      }
+      const report = await verifyEvidence({
+        messages: await streamMessages({ bus: admin }),
+        checkpoints: (await readCheckpoints(admin)).checkpoints.map((c) => c.checkpoint),
+        notaryKeys: [key.publicKeyDerBase64],
+        approverKeys: [SYNTHETIC_APPROVER_KEY.publicKeyDerBase64],
+        complete: true,
+      });
+      expect(report.findings).toEqual([]);
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
 
   it("after the server lost its store, goes on from its head log so verification names the lost checkpoints; without the log the loss verifies clean", async () => {
     const own = await startTestNats();

@@ -1,4 +1,4 @@
-import { encodeJson, readCallStream, type Bus, type Logger } from "@warden/bus";
+import { encodeJson, readCallStream, type Bus, type CallStreamTap, type Logger } from "@warden/bus";
 import { NOTARY_CHECKPOINT_SUBJECT, STREAM_CALLS } from "@warden/contracts/subjects";
 import { checkpointHash, eventLeaf, signCheckpoint } from "@warden/evidence";
 import { announceService, loadSigningKey } from "@warden/service-kit";
@@ -18,6 +18,11 @@ export interface NotaryServiceDeps {
   readonly intervalMs?: number;
   /** The head log file (head-log.ts): every checkpoint this copy writes is appended there too. */
   readonly headLogFile?: string;
+  /**
+   * What the projector in this process was delivered, in stream order: taken instead of reading
+   * it from the stream again (`warden up`); whatever it does not hold is read as without it.
+   */
+  readonly tap?: CallStreamTap;
 }
 
 export interface NotaryService {
@@ -110,16 +115,21 @@ export async function startNotaryService(deps: NotaryServiceDeps): Promise<Notar
     // read by direct gets, what is new every pollMs: the notary needs no consumer on the call stream
     let next = head.fromSeq ?? 1;
     try {
+      const add = (m: { seq: number; subject: string; data: Uint8Array }) => {
+        builder.add(m.seq, eventLeaf(m.subject, m.data), Date.now());
+        next = m.seq + 1;
+        if (builder.size >= maxMessages) seal();
+        return !stopped && failure === undefined;
+      };
       while (!stopped && failure === undefined) {
-        let whole = true;
-        const { toSeq } = await readCallStream(deps.bus, { fromSeq: next }, (m) => {
-          builder.add(m.seq, eventLeaf(m.subject, m.data), Date.now());
-          next = m.seq + 1;
-          if (builder.size >= maxMessages) seal();
-          whole = !stopped && failure === undefined;
-          return whole;
-        });
-        if (whole) next = Math.max(next, toSeq + 1);
+        const tapped = deps.tap?.take(next) ?? [];
+        if (tapped.length > 0) {
+          for (const m of tapped) if (!add(m)) break;
+        } else {
+          let whole = true;
+          const { toSeq } = await readCallStream(deps.bus, { fromSeq: next }, (m) => (whole = add(m)));
+          if (whole) next = Math.max(next, toSeq + 1);
+        }
         if (!stopped && failure === undefined) await pause(pollMs);
       }
     } finally {

@@ -1,4 +1,4 @@
-import { acksAll, watchStalledPull, type Bus, type JsMsg, type Logger } from "@warden/bus";
+import { acksAll, watchStalledPull, type Bus, type CallStreamTap, type JsMsg, type Logger } from "@warden/bus";
 import { STREAM_CALLS } from "@warden/contracts/subjects";
 import { applyRun, type BatchDeps } from "./apply-batch.js";
 import { HeldMessages } from "./held-messages.js";
@@ -25,6 +25,8 @@ export interface ConsumeOptions {
   readonly ackWaitMs: number;
   readonly batchDeps: BatchDeps;
   readonly onApplied: (seq: number) => void;
+  /** Each run, once applied, is offered here. */
+  readonly tap?: CallStreamTap;
   /** Creates the durable (again): a server back on a new store has the stream but not it. */
   readonly ensureDurable: () => Promise<unknown>;
   /** The pull ended by itself (not by `stop`). */
@@ -136,7 +138,9 @@ class ProjectionStepper {
 
   private async apply(from: number, to: number): Promise<void> {
     const t0 = performance.now();
-    await applyRun(this.o.batchDeps, this.held.runFrom(from, to - from + 1));
+    const run = this.held.runFrom(from, to - from + 1);
+    await applyRun(this.o.batchDeps, run);
+    this.o.tap?.offer(run);
     this.o.onApplied(to);
     this.cursorSeen = Math.max(this.cursorSeen, to);
     this.held.settle(to);

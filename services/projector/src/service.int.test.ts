@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
-import { appendEvent, ensureTopology, kvGetJson, loadBusConfig, silentLogger, unlessNotFound, type Bus } from "@warden/bus";
+import { appendEvent, CallStreamTap, ensureTopology, kvGetJson, loadBusConfig, silentLogger, unlessNotFound, type Bus } from "@warden/bus";
 import { type WardenEvent } from "@warden/contracts/events";
 import {
   BUCKET_APPROVALS,
@@ -279,6 +279,19 @@ describe("the projector", () => {
     // a second rebuild into the same suffix starts from empty buckets
     const again = await rebuildReadModels(bus, { write: true, suffix: "t1" });
     expect(again.rebuilt).toEqual(r.rebuilt);
+  });
+
+  it("offers each run it applied, in stream order, to a reader in its process (the notary of warden up)", async () => {
+    const tap = new CallStreamTap();
+    const from = (await lastSeq(bus)) + 1;
+    await start({ tap, batchSize: 16 });
+    await appendAll(bus, mix(12, "tap"));
+    const to = await caughtUp(bus);
+    const stored = await bus.jsm.streams.getMessage(STREAM_CALLS, { seq: to });
+    const offered = tap.take(from);
+    expect(offered.map((m) => m.seq)).toEqual(Array.from({ length: to - from + 1 }, (_, i) => from + i));
+    expect(offered.at(-1)?.subject).toBe(stored!.subject);
+    expect(Buffer.from(offered.at(-1)!.data).equals(Buffer.from(stored!.data))).toBe(true);
   });
 
   it("settles each applied run with one ack; a durable made before (one ack per event) still works until the admin's topology makes it again from the cursor", async () => {

@@ -1,4 +1,4 @@
-import { ensureStageConsumer, type Bus, type Logger } from "@warden/bus";
+import { ensureStageConsumer, type Bus, type CallStreamTap, type Logger } from "@warden/bus";
 import { newId } from "@warden/contracts/events";
 import { CALLS_SUBJECTS, consumerName } from "@warden/contracts/subjects";
 import { READ_MODELS } from "@warden/projections";
@@ -27,6 +27,8 @@ export interface ProjectorServiceDeps {
    */
   readonly lease?: boolean;
   readonly leaseTtlMs?: number;
+  /** Each applied run is offered here (the notary in the same process reads it instead of the stream). */
+  readonly tap?: CallStreamTap;
 }
 
 export interface ProjectorService {
@@ -93,7 +95,9 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
         appliedTo = Math.max(appliedTo, seq);
         poison.forgetThrough(seq);
       },
+      ...(deps.tap === undefined ? {} : { tap: deps.tap }),
       onCursorBack: (_from, to) => {
+        deps.tap?.reset();
         appliedTo = to;
         poison.forgetAll();
         for (const s of stores) s.forget();
