@@ -2,9 +2,10 @@ import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { findNatsServerBinary, NATS_INSTALL_HINT, startNatsServer, startNatsServerOnFreePort, type LocalNatsServer } from "@warden/local-nats";
 import { connect } from "@nats-io/transport-node";
-import { isPermissionViolation } from "@warden/bus";
+import { ConfigError, isPermissionViolation, parseEnv } from "@warden/bus";
+import { z } from "zod";
 import type { WardenHome } from "@warden/identity";
-import { CliError, EXIT_UNREACHABLE } from "../errors.js";
+import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "../errors.js";
 import type { CommandIo } from "../io.js";
 import { stopLeftoverServer } from "./leftover-server.js";
 
@@ -33,7 +34,7 @@ export async function provisionNats(io: CommandIo, home: WardenHome, requestedPo
   const anyPort = requestedPort === 0 || (requestedPort === undefined && !(await isPortFree(DEFAULT_NATS_PORT)));
   await stopLeftoverServer(home.serverPidFile, io);
   // operator-mode auth: every connection needs credentials minted from this home's keys
-  const profPort = profilerPort(io.env["WARDEN_NATS_PROF_PORT"]);
+  const profPort = profilerPort(io.env);
   const configFor = (p: number) => home.writeServerConfig({ host: "127.0.0.1", port: p, ...(profPort === undefined ? {} : { profPort }) });
   const server = anyPort
     ? await startNatsServerOnFreePort({ binary, configFor, storeDir: home.storeDir })
@@ -43,13 +44,15 @@ export async function provisionNats(io: CommandIo, home: WardenHome, requestedPo
 }
 
 /** WARDEN_NATS_PROF_PORT: nats-server's Go profiler on a loopback port (the bench's `--profile` reads it); unset, none. */
-function profilerPort(value: string | undefined): number | undefined {
-  if (value === undefined || value === "") return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new CliError("INVALID_REQUEST", `WARDEN_NATS_PROF_PORT must be a port number (1-65535), not ${JSON.stringify(value)}`);
+const ProfilerEnvSchema = z.object({ WARDEN_NATS_PROF_PORT: z.coerce.number().int().min(1).max(65_535).optional() });
+
+function profilerPort(env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    return parseEnv(ProfilerEnvSchema, env).WARDEN_NATS_PROF_PORT;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError("INVALID_REQUEST", err.message, EXIT_FAILED);
+    throw err;
   }
-  return port;
 }
 
 /**
