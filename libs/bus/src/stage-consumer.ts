@@ -24,7 +24,7 @@ export interface StageConsumerState {
 }
 
 /** Whether a durable acks all up to the sequence acked (AckPolicy.All) rather than each message. */
-export function acksAll(config: Pick<ConsumerConfig, "ack_policy">): boolean {
+export function acksAll(config: Partial<Pick<ConsumerConfig, "ack_policy">>): boolean {
   return config.ack_policy === AckPolicy.All;
 }
 
@@ -43,12 +43,15 @@ export async function ensureStageConsumer(bus: Bus, durable: string, filterSubje
   if (existing === undefined) {
     const after = (await opts.inOrderAfter?.()) ?? 0;
     const start = after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : {};
-    await putDurable(bus, { ...config, ...start }).catch(async (err: unknown) => {
-      // another replica created it first: fine when it is there now
-      if ((await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable))) === undefined) throw err;
-    });
-    const made = await bus.jsm.consumers.info(STREAM_CALLS, durable);
-    return { ackAll: acksAll(made.config) };
+    try {
+      await putDurable(bus, { ...config, ...start });
+      return { ackAll: acksAll(config) };
+    } catch (err) {
+      // another replica created it first: fine when it is there now, as that one made it
+      const made = await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable));
+      if (made === undefined) throw err;
+      return { ackAll: acksAll(made.config) };
+    }
   }
   if (existing.config.filter_subject !== filterSubject) {
     throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
