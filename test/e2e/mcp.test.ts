@@ -111,11 +111,15 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
 
   describe("over stdio, as support-bot in llm mode", () => {
     let client: Client;
+    /** The same session with a short bound: a call that waits for a person answers PENDING after it. */
+    let bounded: Client;
     let listChanged = 0;
 
     beforeAll(async () => {
-      // a short bound: a call that waits for a person answers PENDING after it
-      client = await stdioClient(["--as", "support-bot", "--scope", "ticket_page", "--timeout", "2s"]);
+      // reads and refusals end on their own: the bound is far above a loaded machine's time for
+      // them (2 s was not, once, in CI)
+      const args = ["--as", "support-bot", "--scope", "ticket_page"];
+      [client, bounded] = await Promise.all([stdioClient([...args, "--timeout", "30s"]), stdioClient([...args, "--timeout", "3s"])]);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChanged += 1));
     }, 30_000);
 
@@ -150,14 +154,14 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
     });
 
     it("answers a model's write with a pending result naming its approval id: nothing ran", async () => {
-      const r = await callTool(client, "ticket__fill", { ticketId: "T-1", fields: { priority: "high" } });
+      const r = await callTool(bounded, "ticket__fill", { ticketId: "T-1", fields: { priority: "high" } });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/^PENDING: this call needs a person's approval \(approvalId \S+\)/);
       expect(metaOf(r)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String), code: "CONFIRMATION_REQUIRED", handle: `warden://calls/${String(metaOf(r)["callId"])}` });
     });
 
     it("answers a send the view never lists, asked for by name, with a pending result: it waits for a person, never for the model", async () => {
-      const send = await callTool(client, "customer__message", { customerId: "C-mcp-llm", text: "hi" });
+      const send = await callTool(bounded, "customer__message", { customerId: "C-mcp-llm", text: "hi" });
       expect(send.isError).toBe(true);
       expect(textOf(send)).toMatch(/^PENDING: this call needs a person's approval \(approvalId \S+\); it has not run yet\. Only a person can confirm it/);
       expect(metaOf(send)).toMatchObject({ status: "awaiting_approval", approvalId: expect.any(String), code: "CONFIRMATION_REQUIRED" });
@@ -197,7 +201,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
   it("over streamable HTTP, in plan mode: a send waits for a person and the result names the approval", async () => {
     // a token of one's own choosing is used as it is, and never printed
     const chosen = "e2e-chosen-token-0123456789abcdef";
-    const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan", "--timeout", "1s"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
+    const http = await startMcpHttp(w.nats.home.dir, ["--as", "support-bot", "--mode", "plan", "--timeout", "3s"], { LOG_LEVEL: "warn", WARDEN_MCP_TOKEN: chosen });
     processes.push(http.child);
     // the token line follows the URL line the start waited for, maybe in a later chunk
     await eventually(() => expect(http.output()).toContain("WARDEN_MCP_TOKEN"), 5_000);
@@ -262,7 +266,7 @@ describe("warden mcp, driven by the official MCP SDK client against a real Warde
 
   it("never asks support-bot's client to confirm: an agent's pending call stays pending", async () => {
     const asked: string[] = [];
-    const client = await stdioClient(["--as", "support-bot", "--mode", "plan", "--timeout", "1s"], { capabilities: { elicitation: {} } });
+    const client = await stdioClient(["--as", "support-bot", "--mode", "plan", "--timeout", "3s"], { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, (req) => {
       asked.push(req.params.message);
       return { action: "accept", content: { confirm: true } };

@@ -48,7 +48,7 @@ describe("a local user reaching warden mcp --http", { timeout: 120_000 }, () => 
     w = await startTestWarden({ demo: true, policy: POLICY });
     await w.nats.home.addIdentity({ kind: "human", name: "alice" });
     // as the issue ran it: no WARDEN_MCP_TOKEN
-    mcp = await startMcpHttp(w.nats.home.dir, ["--as", "alice", "--mode", "human", "--timeout", "1s"]);
+    mcp = await startMcpHttp(w.nats.home.dir, ["--as", "alice", "--mode", "human", "--timeout", "3s"]);
   }, 60_000);
 
   afterAll(async () => {
