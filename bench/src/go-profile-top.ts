@@ -53,7 +53,8 @@ export function goProfileTop(gzipped: Uint8Array, n: number): GoProfileTop {
     const stack = s.locationId.flatMap((id) => linesOf.get(Number(id)) ?? []);
     const leaf = stack[0] ?? "?";
     self.set(leaf, (self.get(leaf) ?? 0) + ns);
-    packages.set(goPackageOf(leaf), (packages.get(goPackageOf(leaf)) ?? 0) + ns);
+    const pkg = goPackageOf(leaf);
+    packages.set(pkg, (packages.get(pkg) ?? 0) + ns);
     for (const fn of new Set(stack)) cumulative.set(fn, (cumulative.get(fn) ?? 0) + ns);
   }
   const top = (m: Map<string, number>, k: number, name: (s: string) => string = shortName): Frame[] =>

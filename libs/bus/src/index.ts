@@ -24,7 +24,7 @@ export { consumeOptions, DEFAULT_IDLE_HEARTBEAT_MS, DEFAULT_PULL_EXPIRES_MS, typ
 export { readClaim, readEvent, readEventOnSubject, readOutcome, readRequestOf, type StoredEvent } from "./read-event.js";
 export { requestRpc, serveRpc, type RpcHandler } from "./rpc.js";
 export { CallStreamTap, type TappedMessage } from "./call-stream-tap.js";
-export { acksAll, ensureStageConsumer, type StageConsumerOptions, type StageConsumerState } from "./stage-consumer.js";
+export { acksAll, ensureStageConsumer, type StageConsumerOptions } from "./stage-consumer.js";
 export { runStage } from "./stage-runner.js";
 export { watchStalledPull, type PulledDurable } from "./stalled-pull.js";
 export {

@@ -18,18 +18,13 @@ export interface StageConsumerOptions {
   readonly inOrderAfter?: () => Promise<number>;
 }
 
-/** How the durable acks, as it stands (an existing one keeps the policy it was made with). */
-export interface StageConsumerState {
-  readonly ackAll: boolean;
-}
-
 /** Whether a durable acks all up to the sequence acked (AckPolicy.All) rather than each message. */
 export function acksAll(config: Partial<Pick<ConsumerConfig, "ack_policy">>): boolean {
   return config.ack_policy === AckPolicy.All;
 }
 
 /** Creates a stage's durable, or brings its delivery limits up to date; every copy calls it. */
-export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: StageConsumerOptions): Promise<StageConsumerState> {
+export async function ensureStageConsumer(bus: Bus, durable: string, filterSubject: string, opts: StageConsumerOptions): Promise<void> {
   const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: durable,
     filter_subject: filterSubject,
@@ -43,15 +38,11 @@ export async function ensureStageConsumer(bus: Bus, durable: string, filterSubje
   if (existing === undefined) {
     const after = (await opts.inOrderAfter?.()) ?? 0;
     const start = after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : {};
-    try {
-      await putDurable(bus, { ...config, ...start });
-      return { ackAll: acksAll(config) };
-    } catch (err) {
-      // another replica created it first: fine when it is there now, as that one made it
-      const made = await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable));
-      if (made === undefined) throw err;
-      return { ackAll: acksAll(made.config) };
-    }
+    await putDurable(bus, { ...config, ...start }).catch(async (err: unknown) => {
+      // another replica created it first: fine when it is there now
+      if ((await unlessNotFound(bus.jsm.consumers.info(STREAM_CALLS, durable))) === undefined) throw err;
+    });
+    return;
   }
   if (existing.config.filter_subject !== filterSubject) {
     throw new Error(`consumer ${durable} exists with filter ${existing.config.filter_subject ?? "(none)"}, not ${filterSubject}`);
@@ -61,7 +52,6 @@ export async function ensureStageConsumer(bus: Bus, durable: string, filterSubje
     const { ack_policy, deliver_policy, opt_start_seq } = existing.config;
     await putDurable(bus, { ...config, ack_policy, deliver_policy, ...(opt_start_seq === undefined ? {} : { opt_start_seq }) });
   }
-  return { ackAll: acksAll(existing.config) };
 }
 
 /**

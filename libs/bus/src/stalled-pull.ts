@@ -29,7 +29,7 @@ const moves = new WeakMap<object, { readonly from: string; readonly at: number }
 export interface PulledDurable {
   readonly bus: Bus;
   readonly durable: string;
-  readonly ensure: () => Promise<unknown>;
+  readonly ensure: () => Promise<void>;
 }
 
 /**

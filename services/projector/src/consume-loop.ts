@@ -28,7 +28,7 @@ export interface ConsumeOptions {
   /** Each run, once applied, is offered here. */
   readonly tap?: CallStreamTap;
   /** Creates the durable (again): a server back on a new store has the stream but not it. */
-  readonly ensureDurable: () => Promise<unknown>;
+  readonly ensureDurable: () => Promise<void>;
   /** The pull ended by itself (not by `stop`). */
   readonly onEnded: () => void;
   /**
@@ -48,6 +48,7 @@ export async function consume(o: ConsumeOptions): Promise<Consuming> {
   // one ack per applied run where the durable acks all up to a sequence (as it stands now: the
   // admin may have made it again since the service started)
   const ackAll = acksAll((await consumer.info(true)).config);
+  if (!ackAll) o.log.warn({ durable: o.durable }, "the projector's durable acks each event (made before acks per run); `warden topology` as the admin makes it again, from the cursor");
   // at most one batch is asked for (and, by the consumer's max_ack_pending, un-acked) at a time:
   // draining a backlog never holds more than that
   const messages = await consumer.consume({ max_messages: o.batchSize, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS });

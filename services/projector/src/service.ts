@@ -59,7 +59,7 @@ export async function startProjectorService(deps: ProjectorServiceDeps): Promise
   // Runs are applied in stream order, so one ack settles each (a durable made anew starts after
   // the cursor: what every model holds already)
   const ensureDurable = () => ensureStageConsumer(bus, durable, CALLS_SUBJECTS, { maxDeliver: -1, ackWaitMs, maxAckPending: batchSize, inOrderAfter: () => cursor.read() });
-  if (!(await ensureDurable()).ackAll) log.warn({ durable }, "the projector's durable acks each event (made before acks per run); `warden topology` as the admin makes it again, from the cursor");
+  await ensureDurable();
   const stores = await Promise.all(READ_MODELS.map(async (spec) => new ModelStore(await bus.kvm.open(spec.bucket), spec)));
   const poison = new PoisonLetters(bus, log, durable);
   const batchDeps: BatchDeps = {
